@@ -1,0 +1,31 @@
+package spi
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Branch records that execution ID was forked from ParentID after the parent's envelope at
+// ForkSequence.
+type Branch struct {
+	ID           string          `json:"id"`
+	ParentID     string          `json:"parentId"`
+	ForkSequence int64           `json:"forkSequence"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+}
+
+// BranchRegistry is the branch seam (spec §7).
+type BranchRegistry interface {
+	// Register records b. Registering an equal branch again is a no-op; a different branch under the
+	// same id is ErrAlreadyExists. A branch that would make a cycle is ErrInvalidArgument.
+	Register(ctx context.Context, b Branch) error
+	// Get returns the branch registered under id, or ErrNotFound.
+	Get(ctx context.Context, id string) (Branch, error)
+	// ListChildren returns the branches whose ParentID is parentID, ascending by ID.
+	ListChildren(ctx context.Context, parentID string) ([]Branch, error)
+}
+
+// BranchRegistryVersioned is how a BranchRegistry states the SPI version it claims.
+type BranchRegistryVersioned interface {
+	BranchRegistrySpiVersion() string
+}
