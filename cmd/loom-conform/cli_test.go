@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+)
+
+// runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Reference: spec §9 — compat exits non-zero on a mismatch; 2 on malformed input.
+func TestCompatExitCodes(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"compat", "--abi", "1.9.0"}, 0, ""},
+		{[]string{"compat", "--abi", "1.3.0", "--event-schema", "1.0.0", "--wire", "1.5.0", "--spi", "EventStore=2.1.0"}, 0, ""},
+		{[]string{"compat", "--abi", "2.0.0"}, 1, "kernel ABI 2.0.0"},
+		{[]string{"compat", "--abi", "1.0.0", "--spi", "SnapshotStore=2.0.0"}, 1, "SnapshotStore SPI"},
+		{[]string{"compat", "--abi", "banana"}, 2, "banana"},
+		{[]string{"compat", "--abi", "1.0.0", "--spi", "EventStore"}, 2, "NAME=VERSION"},
+		{[]string{"compat", "--abi", "1.0.0", "--spi", "Nope=1.0.0"}, 2, "unknown SPI"},
+		{[]string{"compat"}, 2, "--abi is required"},
+		{[]string{"compat", "--bogus"}, 2, "unknown flag"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.err) {
+			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.err)
+		}
+	}
+}
+
+// Reference: spec §9 — the manifest shows every version, syscall, event type and SPI.
+func TestManifestJSON(t *testing.T) {
+	for _, verb := range []string{"manifest", "kernel-manifest"} {
+		code, out, stderr := runCLI(t, "", verb, "--json")
+		if code != 0 {
+			t.Fatalf("%s --json = exit %d: %s", verb, code, stderr)
+		}
+		var m manifest.Manifest
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("%s --json: %v", verb, err)
+		}
+		if m.KernelAbiVersion != "1.3.0" || m.EventSchemaVersion != "1.26.0" || m.WireAbiVersion != "1.0.0" {
+			t.Errorf("%s versions = %s/%s/%s", verb, m.KernelAbiVersion, m.EventSchemaVersion, m.WireAbiVersion)
+		}
+		if len(m.Syscalls) != 13 || len(m.EventTypes) != len(manifest.EventTypes()) || len(m.Spis) != 8 {
+			t.Errorf("%s: %d syscalls, %d event types, %d SPIs", verb, len(m.Syscalls), len(m.EventTypes), len(m.Spis))
+		}
+	}
+	code, out, _ := runCLI(t, "", "manifest")
+	if code != 0 || !strings.Contains(out, "continueAsNew") || !strings.Contains(out, "INBOX_RELEASED") || !strings.Contains(out, "deleteThrough (2.6.0)") {
+		t.Errorf("manifest table output incomplete:\n%s", out)
+	}
+}
+
+func TestSpecCoverageJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "spec", "--coverage", "--json")
+	if code != 0 {
+		t.Fatalf("spec --coverage --json = exit %d: %s", code, stderr)
+	}
+	var cov struct {
+		Rows []struct {
+			Clause struct{ ID string } `json:"clause"`
+		} `json:"rows"`
+		Totals struct{ Covered, Uncovered int } `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &cov); err != nil {
+		t.Fatal(err)
+	}
+	if len(cov.Rows) < 150 || cov.Totals.Covered == 0 || cov.Totals.Covered+cov.Totals.Uncovered != len(cov.Rows) {
+		t.Fatalf("spec --coverage: %d rows, totals %+v", len(cov.Rows), cov.Totals)
+	}
+	if code, out, _ := runCLI(t, "", "version"); code != 0 || !strings.Contains(out, "kernel ABI 1.3.0") {
+		t.Fatalf("version = %d %q", code, out)
+	}
+}

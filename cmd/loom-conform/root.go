@@ -1,0 +1,44 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// toolVersion is this harness's own version (not a kernel contract version).
+const toolVersion = "0.1.0"
+
+// newRootCmd builds the command tree. Each verb lives in its own file.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "loom-conform",
+		Short: "Executable conformance checks for the Loom durable-execution kernel specification",
+		Long: `loom-conform turns the Loom kernel specification into executable checks: the kernel
+manifest and compatibility gate, the clause registry and its coverage, a reference fold,
+conformance kits that certify event/snapshot/archive stores, and fold vectors.
+
+Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 bad input or usage.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, c := range []*cobra.Command{
+		newVersionCmd(),
+		newManifestCmd(),
+		newCompatCmd(),
+		newSpecCmd(),
+	} {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// run executes the CLI with the given arguments and streams and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return exitCode(root.Execute(), stderr)
+}

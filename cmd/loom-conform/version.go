@@ -1,0 +1,21 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/spf13/cobra"
+)
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the harness version and the kernel contract versions it encodes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "loom-conform %s (kernel ABI %s, event schema %s, wire ABI %s)\n",
+				toolVersion, manifest.KernelAbiVersion, manifest.EventSchemaVersion, manifest.WireAbiVersion)
+			return err
+		},
+	}
+}

@@ -1,0 +1,231 @@
+package manifest
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func readSyscallPin(t *testing.T) []Syscall {
+	t.Helper()
+	f, err := os.Open("testdata/syscalls.pin.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Syscall
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			t.Fatalf("syscalls.pin.txt: malformed line %q", line)
+		}
+		s := Syscall{Name: f[0], Since: f[1], Kind: SyscallKind(f[2])}
+		if f[3] != "-" {
+			s.Feature = f[3]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func readEventPin(t *testing.T) []EventSchemaPin {
+	t.Helper()
+	b, err := os.ReadFile("testdata/event-schema.pin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pins []EventSchemaPin
+	if err := json.Unmarshal(b, &pins); err != nil {
+		t.Fatalf("event-schema.pin.json: %v", err)
+	}
+	return pins
+}
+
+// Reference: spec §2 (K1) — the syscall set with versions is pinned.
+func TestSyscallPin(t *testing.T) {
+	pinned := readSyscallPin(t)
+	if err := CheckSyscallPin(pinned, Syscalls(), KernelAbiVersion); err != nil {
+		t.Fatal(err)
+	}
+	if len(Syscalls()) != 13 {
+		t.Fatalf("len(Syscalls()) = %d, want 13", len(Syscalls()))
+	}
+	// The pin must catch each kind of drift.
+	cur := Syscalls()
+	added := append(slices.Clone(cur), Syscall{Name: "fork", Since: "1.3.0", Kind: Unary})
+	removed := cur[1:]
+	repurposed := slices.Clone(cur)
+	repurposed[8].Kind = Unary
+	future := slices.Clone(cur)
+	future[0].Since = "1.4.0"
+	for name, table := range map[string][]Syscall{"added": added, "removed": removed, "repurposed": repurposed, "future": future} {
+		if err := CheckSyscallPin(pinned, table, KernelAbiVersion); err == nil {
+			t.Errorf("CheckSyscallPin(%s) = nil, want drift error", name)
+		}
+	}
+}
+
+// Reference: spec §2 — stream and ui are channel syscalls; the Wave 2 trio is feature-flagged.
+func TestSyscallKindsAndFlags(t *testing.T) {
+	for _, s := range Syscalls() {
+		wantChannel := s.Name == "stream" || s.Name == "ui"
+		if (s.Kind == Channel) != wantChannel {
+			t.Errorf("syscall %s kind = %s", s.Name, s.Kind)
+		}
+		wantFlag := s.Name == "continueAsNew" || s.Name == "receive" || s.Name == "select"
+		if (s.Feature != "") != wantFlag {
+			t.Errorf("syscall %s feature = %q", s.Name, s.Feature)
+		}
+	}
+}
+
+// Reference: spec §4 (K5) — the event-type set is pinned, and it and the version change together.
+func TestEventSchemaPin(t *testing.T) {
+	pins := readEventPin(t)
+	names := EventTypeNames()
+	if err := CheckEventSchemaPin(pins, EventSchemaVersion, names); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckEventSchemaPin(pins, EventSchemaVersion, append(slices.Clone(names), "STEP_PAUSED")); err == nil {
+		t.Error("CheckEventSchemaPin(new type, same version) = nil, want error")
+	}
+	if err := CheckEventSchemaPin(pins, "1.27.0", names); err == nil {
+		t.Error("CheckEventSchemaPin(new version, same set, no pin entry) = nil, want error")
+	}
+	if err := CheckEventSchemaPin(pins, EventSchemaVersion, names[1:]); err == nil {
+		t.Error("CheckEventSchemaPin(removed type) = nil, want error")
+	}
+	bad := append(slices.Clone(pins), EventSchemaPin{Version: "1.26.1", Types: append(slices.Clone(names), "X")})
+	if err := CheckEventSchemaPin(bad, "1.26.1", append(slices.Clone(names), "X")); err == nil {
+		t.Error("CheckEventSchemaPin(set change on a PATCH) = nil, want error")
+	}
+}
+
+// Reference: spec §4 — every type the spec names is in the table, dated no later than the schema.
+func TestEventTypesComplete(t *testing.T) {
+	want := []string{"EXECUTION_STARTED", "EXECUTION_SUSPENDED", "EXECUTION_RESUMED", "EXECUTION_COMPLETED", "EXECUTION_FAILED",
+		"EXECUTION_CANCELLED", "EXECUTION_MIGRATED", "EXECUTION_RECOVERED", "EXECUTION_CONTINUED", "STEP_STARTED", "STEP_COMPLETED",
+		"STEP_FAILED", "STEP_RETRYING", "STEP_CANCELLED", "DECISION_RECORDED", "EFFECT_INDOUBT", "TIMER_FIRED", "APPROVAL_GRANTED",
+		"RESOURCE_METERED", "QUOTA_EXCEEDED", "SAFETY_BLOCKED", "EGRESS_DENIED", "EFFECT_DENIED", "OUTCOME_RECORDED",
+		"PARALLEL_COMPLETED", "EVENTS_REHOMED", "MESSAGE_CONSUMED", "INBOX_QUARANTINED", "INBOX_RELEASED"}
+	got := EventTypeNames()
+	if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("EventTypeNames() = %v, want %v", got, want)
+	}
+	schema, _ := ParseVersion(EventSchemaVersion)
+	for _, e := range EventTypes() {
+		v, err := ParseVersion(e.Since)
+		if err != nil || schema.Less(v) {
+			t.Errorf("event %s since %q: not a version at or before %s", e.Name, e.Since, EventSchemaVersion)
+		}
+	}
+	for _, u := range UserspaceEmittable() {
+		if !IsKernelEventType(u) {
+			t.Errorf("userspace-emittable %s is not a kernel type", u)
+		}
+	}
+	if IsKernelEventType("approve") {
+		t.Error(`IsKernelEventType("approve") = true`)
+	}
+}
+
+// Reference: ADR 0026 A2 — the wire table is derived from the syscall table.
+func TestWireMethodsDerived(t *testing.T) {
+	sys, wire := Syscalls(), WireMethods()
+	if len(sys) != len(wire) {
+		t.Fatalf("len(WireMethods()) = %d, want %d (one per syscall)", len(wire), len(sys))
+	}
+	for i, s := range sys {
+		w := wire[i]
+		if w.Method != "syscall."+s.Name || w.Kind != s.Kind || w.Feature != s.Feature || w.Syscall != s.Name {
+			t.Errorf("WireMethods()[%d] = %+v, want projection of %+v", i, w, s)
+		}
+	}
+}
+
+// Reference: spec §7 — SPI versions and method tables are consistent.
+func TestSpiTables(t *testing.T) {
+	want := map[string]string{SeamEventStore: "2.6.0", SeamSnapshotStore: "1.3.0", SeamArchiveStore: "1.1.0", SeamContentStore: "1.5.0"}
+	for _, s := range Spis() {
+		v, err := ParseVersion(s.Version)
+		if err != nil {
+			t.Fatalf("%s version: %v", s.Name, err)
+		}
+		if w, ok := want[s.Name]; ok && s.Version != w {
+			t.Errorf("%s version = %s, want %s", s.Name, s.Version, w)
+		}
+		seen := map[string]bool{}
+		for _, m := range s.Methods {
+			mv, err := ParseVersion(m.Since)
+			if err != nil || v.Less(mv) {
+				t.Errorf("%s.%s since %q is not at or before %s", s.Name, m.Name, m.Since, s.Version)
+			}
+			if seen[m.Name] {
+				t.Errorf("%s.%s listed twice", s.Name, m.Name)
+			}
+			seen[m.Name] = true
+		}
+	}
+	es, _ := LookupSpi("eventstore")
+	old, err := es.MethodsAt("2.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range old {
+		if m.Name == "deleteThrough" || m.Name == "storeNow" {
+			t.Errorf("MethodsAt(2.0.0) includes %s (arrived later)", m.Name)
+		}
+	}
+}
+
+// Reference: spec §9 — the manifest is built from the constants.
+func TestKernelManifestFromConstants(t *testing.T) {
+	m := KernelManifest()
+	if m.KernelAbiVersion != KernelAbiVersion || m.EventSchemaVersion != EventSchemaVersion || m.WireAbiVersion != WireAbiVersion {
+		t.Fatalf("KernelManifest versions = %s/%s/%s", m.KernelAbiVersion, m.EventSchemaVersion, m.WireAbiVersion)
+	}
+	if len(m.Syscalls) != len(Syscalls()) || len(m.EventTypes) != len(EventTypes()) || len(m.Spis) != len(Spis()) {
+		t.Fatal("KernelManifest tables differ from the package tables")
+	}
+}
+
+// Reference: spec §9 — compatible iff the major versions match.
+func TestCheckCompatibility(t *testing.T) {
+	cases := []struct {
+		d       Declared
+		ok      bool
+		wantErr bool
+	}{
+		{Declared{KernelAbi: "1.9.0"}, true, false},
+		{Declared{KernelAbi: "1.0.0", EventSchema: "1.2.3", Wire: "1.7.0"}, true, false},
+		{Declared{KernelAbi: "2.0.0"}, false, false},
+		{Declared{KernelAbi: "0.9.0"}, false, false},
+		{Declared{Spi: map[string]string{"EventStore": "2.0.0", "snapshotstore": "1.0.0"}}, true, false},
+		{Declared{Spi: map[string]string{"EventStore": "1.9.0"}}, false, false},
+		{Declared{KernelAbi: "banana"}, false, true},
+		{Declared{KernelAbi: "1.2"}, false, true},
+		{Declared{KernelAbi: "01.2.3"}, false, true},
+		{Declared{Spi: map[string]string{"NoSuchStore": "1.0.0"}}, false, true},
+	}
+	for _, c := range cases {
+		r, err := CheckCompatibility(c.d)
+		if (err != nil) != c.wantErr {
+			t.Errorf("CheckCompatibility(%+v) err = %v, want error %v", c.d, err, c.wantErr)
+			continue
+		}
+		if err == nil && r.Compatible != c.ok {
+			t.Errorf("CheckCompatibility(%+v) = %v (%v), want %v", c.d, r.Compatible, r.Reasons, c.ok)
+		}
+		if err == nil && !r.Compatible && len(r.Reasons) == 0 {
+			t.Errorf("CheckCompatibility(%+v): incompatible without a reason", c.d)
+		}
+	}
+}

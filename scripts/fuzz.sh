@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Bounded fuzzing: runs every Fuzz target of the module for FUZZTIME each, then every rapid property
+# package with a large case count. Usage: scripts/fuzz.sh [FUZZTIME] (default 30s).
+set -euo pipefail
+fuzztime=${1:-30s}
+checks=${RAPID_CHECKS:-20000}
+cd "$(dirname "$0")/.."
+status=0
+for pkg in $(go list ./...); do
+  for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+    echo "== fuzz $pkg $target ($fuzztime)"
+    go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" || status=1
+  done
+  if go list -test -deps "$pkg" 2>/dev/null | grep -qx 'pgregory.net/rapid'; then
+    echo "== properties $pkg (rapid.checks=$checks)"
+    go test "$pkg" -run 'Prop' -rapid.checks="$checks" -timeout 60m || status=1
+  fi
+done
+exit $status

@@ -1,0 +1,53 @@
+package spec
+
+// storeInterpretations lists the interpretation clauses of the store area (ids I-STORE-n). Each clause's Note says
+// what the spec leaves open and what we decided.
+func storeInterpretations() []Clause {
+	const s7, s3, s6 = "§7", "§3", "§6"
+	return []Clause{
+		interp("I-STORE-1", s7, Must, "append is optimistic: the batch's first sequence must be the next free one, else a concurrency conflict and nothing is written; of racing appends at one sequence exactly one wins",
+			"Spec §7 names EventStore.append but not its concurrency contract. We make the envelope's own sequence the expectation (dense per execution, spec §4), so two writers racing for sequence n cannot both win and a gap cannot be written; a conflict is spi.ErrConflict."),
+		interp("I-STORE-2", s7, Must, "an append is atomic: all envelopes of the batch or none, also when the caller's context is cancelled mid-call",
+			"The spec says the log is the on-disk ABI (§4) but not what a failed or cancelled multi-event append leaves. A torn batch would break density and replay, so we require all-or-nothing."),
+		interp("I-STORE-3", s7, Must, "read returns the stored envelopes ascending and dense, each field value-exact: payload and metadata as the same JSON value (exact decimals, unicode, nesting), absent metadata stays absent",
+			"The spec fixes the envelope shape (§4) but not how exact storage must be. We compare payload and metadata by JSON value, not bytes (key order and number spelling may change; the number's exact decimal value may not), so a jsonb store passes and a float64 store that rounds 2^53+1 fails."),
+		interp("I-STORE-4", s7, Must, "executions are isolated: no operation on one execution id changes or reveals another",
+			"Implied by executionId keying (§2, §4) but never stated; checked explicitly because sharded and SQL stores key by id."),
+		interp("I-STORE-5", s7, Must, "readRange(from, to) returns the stored envelopes with from <= sequence < to, to < 0 meaning no upper bound; a negative from is an invalid argument",
+			"Spec §7 lists readRange without bounds semantics. We choose the half-open range usual in Go and SQL so adjacent ranges tile the log."),
+		interp("I-STORE-6", s6, Must, "fence tokens strictly increase per execution; a fenced append whose token is not the current one is refused (spi.ErrFenced) and writes nothing; unfenced appends are not fence-checked; deleteExecution fences every earlier token",
+			"Spec §6 says fencing fences a zombie but not how a write carries the fence. We pass the token with the append (spi.AppendOptions.Fence). Refusing unfenced writes while a fence is held would break callers that append without dispatch (resume from an API), so only fenced writes are checked; a zombie always presents its stale token."),
+		interp("I-STORE-7", s7, Must, "acquireFenceIf(expected) issues a new token only if the current token equals expected (0 = never fenced), else refuses with the current token and changes nothing",
+			"Spec §7 calls acquireFenceIf the conditional fence (ADR 0118) without its condition. We read it as compare-and-set on the fence token, which lets a dispatcher take over only from the holder it observed."),
+		interp("I-STORE-8", s7, Must, "appendIfUnchanged appends only if the log is still in the state named by an anchor from Observe; any append, deleteExecution or copyPrefix into the id since then makes it a conflict",
+			"Spec §7 names the conditional append and the observation anchor (ADR 0116, 0129) but not how an anchor is obtained. Ours is an opaque string from Observe; only equality means anything, so stores may encode incarnation and head however they like."),
+		interp("I-STORE-9", s7, Should, "storeNow is epoch milliseconds close to real time and does not go backwards between calls of one client",
+			"Spec §7 says storeNow is the store's clock in epoch ms. A clock that jumps back would age inbox messages wrongly; we check plausibility (within an hour of the caller's clock) and non-decrease."),
+		interp("I-STORE-10", s7, Must, "deleteThrough leaves the next free sequence unchanged; through beyond the stored tail deletes every stored envelope and nothing else; a negative through is an invalid argument",
+			"Spec §7 fixes what deleteThrough removes but not what follows. Keeping the head means a concurrent or later append continues the sequence, so sequences are never reused within an incarnation."),
+		interp("I-STORE-11", s7, Must, "copyPrefix(source, target, through) atomically copies source's envelopes 0..through into an empty target, rewriting only executionId; a non-empty target is spi.ErrAlreadyExists",
+			"Spec §7 lists copyPrefix without semantics. We read it as the fork primitive (branches, §7 BranchRegistry): the target becomes a new execution whose prefix is the source's, so the target's next sequence is through+1."),
+		interp("I-STORE-12", s7, Must, "deleteExecution removes every envelope of the id; the next append starts a new incarnation at sequence 0; deleting an unknown id is a no-op",
+			"Spec §7 lists deleteExecution; the 2.3.0 incarnation rule implies a deleted id may be recreated. We make deletion idempotent so a retried maintenance pass is safe."),
+		interp("I-STORE-13", s7, Must, "listExecutionsPage pages execution ids ascending by byte order after a cursor, at most limit per page; every execution present throughout an enumeration appears exactly once and no id repeats, even under concurrent inserts",
+			"Spec §7 calls the enumeration paged and bounded-memory (SPI 1.2.0) without a cursor contract. Keyset paging by id gives stability under concurrent inserts without server-side state."),
+		interp("I-STORE-14", s7, Must, "under concurrent clients the store's appends and reads are linearizable against a sequential model of the log",
+			"The spec expects a shared store across workers (§6) but states no consistency model. Linearizability is what optimistic concurrency needs to be safe; the kit judges recorded histories with a linearizability checker."),
+		interp("I-STORE-15", s3, Must, "SnapshotStore.save replaces a snapshot at the same (execution, sequence); loadLatest returns the highest sequence or not-found; the state round-trips as the same JSON value (key order may change)",
+			"Spec §3/§7 name save and loadLatest only. Key order is explicitly allowed to change (spec §4 mentions Postgres jsonb reordering), so equality is by value."),
+		interp("I-STORE-16", s7, Must, "loadLatestSealed returns the highest-sequence snapshot that was saved sealed, ignoring later unsealed ones, or not-found",
+			"Spec §7 lists loadLatestSealed (SnapshotStore SPI 1.1.0) with no definition. We read a sealed snapshot as one its writer marked final (spi.Snapshot.Sealed); a reader that only trusts sealed snapshots loads the newest of those."),
+		interp("I-STORE-17", s7, Must, "pruneSnapshots(range) deletes exactly the snapshots whose sequence lies in the inclusive range and returns those sequences ascending",
+			"Spec §7 calls pruneSnapshots a range delete the caller decides is safe, and says listSequences backs its dry run. We take an inclusive range and return what was deleted so the caller can compare with its dry run."),
+		interp("I-STORE-18", s7, Must, "ArchiveStore.append keeps exactly the given envelopes value-exact; re-archiving an equal envelope is a no-op, a different one at an archived sequence is a conflict that changes nothing; read returns them ascending",
+			"Spec §7 says compaction appends the exact envelopes it removes. A compaction retried after a crash re-archives the same envelopes, so equal re-appends must succeed; a different envelope at the same sequence means corruption and is refused."),
+		interp("I-STORE-19", s7, Must, "replaceSegments(range, events) atomically replaces the archived envelopes inside the inclusive range with events and leaves every envelope outside it untouched",
+			"Spec §7 lists replaceSegments (ArchiveStore SPI 1.1.0, ADR 0139 D14) without a shape. We model a segment as a sequence range."),
+		interp("I-STORE-20", s7, Must, "BranchRegistry.register is idempotent for an equal branch, refuses a different one under the same id and any cycle; get of an unknown id is not-found; listChildren returns a parent's branches ascending by id",
+			"Spec §7 lists the seam and its kit but no method semantics; these are the minimal rules for a registry of forks."),
+		interp("I-STORE-21", s7, Must, "a store states the SPI version it claims per seam; the kit holds it to every rule up to that version and skips checks of later versions; a store that states none is held to the current version",
+			"Spec §7 says kits skip omitted optional methods but not how a claim is made. A claim newer than this kit's version, or of another major, is refused."),
+		interp("I-STORE-22", s7, Must, "sealingCapability is nil (seals nothing) or names a cipher and what it covers, and answers the same on every call",
+			"Spec §7 reserves sealingCapability with no caller yet. We check only that the answer is well-formed and stable, and that a sharded decorator reports one only when all shards agree."),
+	}
+}

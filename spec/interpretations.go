@@ -1,0 +1,14 @@
+package spec
+
+// interpretations gathers the clauses this project decided where the spec is silent. Each area keeps
+// its own table in interp_<area>.go; docs/interpretations.md is generated from them.
+func interpretations() []Clause {
+	var out []Clause
+	for _, part := range [][]Clause{
+		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
+		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+	} {
+		out = append(out, part...)
+	}
+	return out
+}
