@@ -7,6 +7,7 @@ func section5() []Clause {
 		s("S5.suspend.config", sec, Must, "suspend durably parks an execution with a config {on, timeout?, correlationKey?, wakeAt?}"),
 		s("S5.resume.by-execution-id", sec, Must, "resume is routed by executionId; nothing in the runtime matches on correlationKey"),
 		s("S5.resume.correlation-optional", sec, May, "a correlationKey is optional metadata for an external dispatcher"),
+		s("S5.resume.correlation-not-required", sec, MustNot, "no rule requires a suspend to carry a correlationKey (ADR 0086 withdrew it)"),
 		s("S5.timer.durable-wakeat", sec, Must, "a timed suspend (sleep, sleepUntil, suspend with timeout) records a durable wakeAt, fired as a TIMER_FIRED resume that survives restart"),
 		s("S5.timer.time-in-log", sec, Must, "the scheduled time is in the log, so wall-clock drift never enters the fold"),
 		s("S5.timer.derive-wakeat", sec, Must, "with a TimerStore wired the runtime derives wakeAt from a suspend's timeout"),

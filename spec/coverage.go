@@ -33,8 +33,12 @@ type Coverage struct {
 func ComputeCoverage(checks []Check) Coverage {
 	by := map[string][]string{}
 	for _, ch := range checks {
+		seen := map[string]bool{}
 		for _, id := range ch.Clauses {
-			by[id] = append(by[id], ch.ID)
+			if !seen[id] {
+				seen[id] = true
+				by[id] = append(by[id], ch.ID)
+			}
 		}
 	}
 	cov := Coverage{ByLevel: map[Level]Count{}, BySource: map[Source]Count{}}

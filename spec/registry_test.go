@@ -68,6 +68,9 @@ func TestValidateRejectsUnknownClause(t *testing.T) {
 
 func TestCoverageCountsHonestly(t *testing.T) {
 	cov := ComputeCoverage([]Check{{ID: "c1", Clauses: []string{"S9.compat.shared-major", "S9.compat.shared-major"}}})
+	if got := cov.Rows[rowIndex(cov, "S9.compat.shared-major")].Checks; len(got) != 1 {
+		t.Fatalf("a check naming a clause twice is listed %d times, want once", len(got))
+	}
 	if cov.Totals.Covered != 1 || cov.Totals.Covered+cov.Totals.Uncovered != len(Clauses()) {
 		t.Fatalf("ComputeCoverage totals = %+v, want 1 covered of %d", cov.Totals, len(Clauses()))
 	}
@@ -82,4 +85,13 @@ func TestCoverageCountsHonestly(t *testing.T) {
 	if err := cov.Render(&b); err != nil || !strings.Contains(b.String(), "S9.compat.shared-major") {
 		t.Fatalf("Render = %v, output lacks the covered clause", err)
 	}
+}
+
+func rowIndex(cov Coverage, id string) int {
+	for i, r := range cov.Rows {
+		if r.Clause.ID == id {
+			return i
+		}
+	}
+	return -1
 }
