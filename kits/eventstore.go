@@ -1,0 +1,113 @@
+package kits
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// EventStoreFactory makes a fresh EventStore for one check.
+type EventStoreFactory = Factory[spi.EventStore]
+
+// EventStoreCase is what an EventStore check runs against.
+type EventStoreCase = Case[spi.EventStore]
+
+// EventStoreKit is the EventStore conformance kit (spec §7, DESIGN §6).
+func EventStoreKit() Kit[spi.EventStore] {
+	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: eventStoreChecks()}
+}
+
+func eventStoreChecks() []Check[spi.EventStore] {
+	type C = Check[spi.EventStore]
+	return []C{
+		{ID: "eventstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
+			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: esVersionClaim},
+		{ID: "eventstore/append-read-order", Clauses: []string{"I-STORE-3", "S4.envelope.shape"}, Level: spec.Must,
+			Doc: "batches appended in turn read back ascending and dense from 0", Run: esAppendReadOrder},
+		{ID: "eventstore/read-unknown-empty", Clauses: []string{"I-STORE-3"}, Level: spec.Must,
+			Doc: "reading an execution that was never written gives no envelopes and no error", Run: esReadUnknown},
+		{ID: "eventstore/append-conflict", Clauses: []string{"I-STORE-1"}, Level: spec.Must,
+			Doc: "an append at a taken or future sequence is a conflict and writes nothing", Run: esAppendConflict},
+		{ID: "eventstore/append-invalid", Clauses: []string{"I-STORE-1", "S4.envelope.shape"}, Level: spec.Must,
+			Doc: "malformed batches (gap, other execution, bad JSON, empty id) are invalid arguments and write nothing", Run: esAppendInvalid},
+		{ID: "eventstore/append-atomic-batch", Clauses: []string{"I-STORE-2"}, Level: spec.Must,
+			Doc: "a batch overlapping the log is refused whole; no prefix of it lands", Run: esAppendAtomic},
+		{ID: "eventstore/append-concurrent-one-wins", Clauses: []string{"I-STORE-1", "I-STORE-2"}, Level: spec.Must,
+			Doc: "of racing appends at one sequence exactly one wins and its batch is stored whole", Run: esConcurrentOneWins},
+		{ID: "eventstore/append-cancel-not-torn", Clauses: []string{"I-STORE-2"}, Level: spec.Must,
+			Doc: "an append whose context is cancelled mid-call lands whole or not at all", Run: esCancelNotTorn},
+		{ID: "eventstore/roundtrip-values", Clauses: []string{"I-STORE-3", "S4.envelope.shape"}, Level: spec.Must,
+			Doc: "payload and metadata round-trip value-exactly (unicode, escapes, big and fractional numbers, nesting, empty containers)", Run: esRoundtrip},
+		{ID: "eventstore/isolation", Clauses: []string{"I-STORE-4"}, Level: spec.Must,
+			Doc: "interleaved writes to two executions never mix", Run: esIsolation},
+		{ID: "eventstore/linearizable", Clauses: []string{"I-STORE-14", "I-STORE-1"}, Level: spec.Must,
+			Doc: "a recorded history of concurrent appends and reads is linearizable against a model log (porcupine)", Run: esLinearizable},
+		{ID: "eventstore/read-range-bounds", Clauses: []string{"S7.es.read-range", "I-STORE-5"}, Level: spec.Must,
+			Requires: []string{spi.MethodReadRange}, Doc: "readRange returns exactly from <= seq < to", Run: esReadRange},
+		{ID: "eventstore/fence-zombie", Clauses: []string{"S6.fencing.zombie", "S7.es.acquire-fence", "I-STORE-6"}, Level: spec.Must,
+			Requires: []string{spi.MethodAcquireFence}, Doc: "after a newer fence, the stale holder's append is refused and writes nothing", Run: esFenceZombie},
+		{ID: "eventstore/fence-monotonic", Clauses: []string{"S7.es.acquire-fence", "I-STORE-6"}, Level: spec.Must,
+			Requires: []string{spi.MethodAcquireFence}, Doc: "concurrently acquired fence tokens are distinct and increasing; only the last one writes", Run: esFenceMonotonic},
+		{ID: "eventstore/fence-if", Clauses: []string{"S7.es.acquire-fence-if", "I-STORE-7"}, Level: spec.Must,
+			Requires: []string{spi.MethodAcquireFenceIf}, Doc: "acquireFenceIf issues a token only when the current one is the expected one", Run: esFenceIf},
+		{ID: "eventstore/fence-if-race", Clauses: []string{"S7.es.acquire-fence-if", "I-STORE-7"}, Level: spec.Must,
+			Requires: []string{spi.MethodAcquireFenceIf}, Doc: "of racing acquireFenceIf calls with the same expectation exactly one wins", Run: esFenceIfRace},
+		{ID: "eventstore/append-if-unchanged", Clauses: []string{"S7.es.append-if-unchanged", "I-STORE-8"}, Level: spec.Must,
+			Requires: []string{spi.MethodAppendIfUnchanged}, Doc: "a conditional append succeeds on a fresh anchor and is a conflict on a stale one", Run: esAppendIfUnchanged},
+		{ID: "eventstore/incarnation-anchor", Clauses: []string{"S7.es.incarnation-anchor", "S7.es.incarnation-metadata-only"}, Level: spec.Must,
+			Requires: []string{spi.MethodAppendIfUnchanged, spi.MethodDeleteExecution}, Since: "2.3.0",
+			Doc: "an anchor from before delete+recreate never matches after it, even with a byte-identical sequence 0, and no event carries the incarnation", Run: esIncarnation},
+		{ID: "eventstore/store-now", Clauses: []string{"S7.es.store-now", "I-STORE-9"}, Level: spec.Should,
+			Requires: []string{spi.MethodStoreNow}, Doc: "storeNow is plausible epoch milliseconds and does not go back", Run: esStoreNow},
+		{ID: "eventstore/delete-through", Clauses: []string{"S7.es.delete-through-atomic", "I-STORE-10"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteThrough}, Doc: "deleteThrough removes 0..through (0 included) and nothing after; the head is kept", Run: esDeleteThrough},
+		{ID: "eventstore/delete-through-concurrent", Clauses: []string{"S7.es.delete-through-concurrent", "S7.es.delete-through-atomic"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteThrough}, Doc: "appends racing a deleteThrough all survive", Run: esDeleteThroughConcurrent},
+		{ID: "eventstore/sealing-capability", Clauses: []string{"S7.es.sealing-forwarded", "I-STORE-22"}, Level: spec.Must,
+			Requires: []string{spi.MethodSealingCapability}, Doc: "sealingCapability is nil or well-formed, and stable", Run: esSealing},
+		{ID: "eventstore/copy-prefix", Clauses: []string{"S7.es.copy-prefix", "I-STORE-11"}, Level: spec.Must,
+			Requires: []string{spi.MethodCopyPrefix}, Doc: "copyPrefix copies exactly 0..through into an empty target, rewriting only executionId", Run: esCopyPrefix},
+		{ID: "eventstore/delete-execution", Clauses: []string{"S7.es.delete-execution", "I-STORE-12", "I-STORE-4"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteExecution}, Doc: "deleteExecution empties one execution, leaves others, and the id restarts at 0", Run: esDeleteExecution},
+		{ID: "eventstore/delete-execution-fences", Clauses: []string{"S6.fencing.zombie", "I-STORE-6", "I-STORE-12"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteExecution, spi.MethodAcquireFence}, Doc: "a fence token from before deleteExecution cannot write the new incarnation", Run: esDeleteFences},
+		{ID: "eventstore/list-executions-page", Clauses: []string{"S7.es.list-executions-page", "I-STORE-13"}, Level: spec.Must,
+			Requires: []string{spi.MethodListExecutionsPage}, Doc: "paging lists every execution exactly once, ascending, at most limit per page", Run: esListPages},
+		{ID: "eventstore/list-executions-concurrent", Clauses: []string{"S7.es.list-executions-page", "I-STORE-13"}, Level: spec.Must,
+			Requires: []string{spi.MethodListExecutionsPage}, Doc: "executions inserted while paging never make a page skip or repeat an id", Run: esListConcurrent},
+	}
+}
+
+// CheckEventStore runs the EventStore kit and returns errors.Join of every failure and unknown.
+func CheckEventStore(ctx context.Context, factory EventStoreFactory, opts Options) error {
+	results, err := Run(ctx, EventStoreKit(), factory, opts)
+	if err != nil {
+		return err
+	}
+	return Errors(results)
+}
+
+func esVersionClaim(ctx context.Context, c *EventStoreCase) error {
+	return versionClaim(c.Store, manifest.SeamEventStore, c.Failf)
+}
+
+func versionClaim(store any, seam string, failf func(op, args string, got, want any) error) error {
+	claim, ok := spi.ClaimedVersion(seam, store)
+	if !ok {
+		return nil
+	}
+	v, err := manifest.ParseVersion(claim)
+	if err != nil {
+		return failf(seam+"SpiVersion", "", claim, "MAJOR.MINOR.PATCH")
+	}
+	s, _ := manifest.LookupSpi(seam)
+	cur, _ := manifest.ParseVersion(s.Version)
+	if v.Major != cur.Major || cur.Less(v) {
+		return failf(seam+"SpiVersion", "", claim, fmt.Sprintf("%d.x.y, at most %s", cur.Major, cur))
+	}
+	return nil
+}
+

@@ -1,0 +1,148 @@
+package kits
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// Factory makes a fresh target for one check. cleanup (may be nil) is called when the check is
+// done, also after a timeout.
+type Factory[T any] func(ctx context.Context) (target T, cleanup func(), err error)
+
+// Check is one conformance check of a kit, as data.
+type Check[T any] struct {
+	ID      string     // stable id, e.g. "eventstore/append-conflict"
+	Clauses []string   // clause ids it enforces (spec/clauses_*.go, spec/interp_store.go)
+	Level   spec.Level // MUST, SHOULD, …: how a failure counts
+	// Requires lists the optional SPI methods (manifest names) the check exercises; it is skipped,
+	// with a message naming them, when the target lacks one.
+	Requires []string
+	// Since is the SPI version of the seam whose semantics the check enforces ("" = the version
+	// the newest required method arrived in). Checks newer than the target version are skipped.
+	Since string
+	Doc   string // one line: what the check does
+	Run   func(ctx context.Context, c *Case[T]) error
+}
+
+// Kit is a named list of checks for one seam.
+type Kit[T any] struct {
+	Name   string // "eventstore", "snapshotstore", "archivestore", "branchregistry"
+	Seam   string // manifest seam name
+	Checks []Check[T]
+}
+
+// Case is what a running check gets: its fresh target and a seeded source of randomness.
+type Case[T any] struct {
+	Store T
+	Seed  int64
+	Rand  *rand.Rand
+	// Fresh makes a further fresh target (for checks that compare two stores); cleaned up with the
+	// case.
+	Fresh func(ctx context.Context) (T, error)
+	// SpiVersion is the SPI version the target is held to in this run.
+	SpiVersion string
+	check      *Check[T]
+	ids        int
+}
+
+// ExecID returns an execution id unique within the case (and, through the seed, very likely across
+// runs), so checks also work against a target that is not empty.
+func (c *Case[T]) ExecID(name string) string {
+	c.ids++
+	return fmt.Sprintf("kit-%x-%s-%d", uint32(c.Seed), name, c.ids)
+}
+
+// Violation is one broken rule, printed in the project's failure grammar:
+// `<check id> [<clause ids>]: <Op>(<args>) = <got>, want <want>`.
+type Violation struct {
+	Check   string
+	Clauses []string
+	Op      string
+	Args    string
+	Got     string
+	Want    string
+	Diff    string // go-cmp (-want +got), when there is one
+	Err     error  // the store's error when Got is an error
+}
+
+func (v *Violation) Error() string {
+	s := fmt.Sprintf("%s [%s]: %s(%s) = %s, want %s", v.Check, strings.Join(v.Clauses, " "), v.Op, v.Args, v.Got, v.Want)
+	if v.Diff != "" {
+		s += "\n(-want +got):\n" + v.Diff
+	}
+	return s
+}
+
+// Unwrap exposes the store's error.
+func (v *Violation) Unwrap() error { return v.Err }
+
+// Failf reports that op(args) gave got where want was expected.
+func (c *Case[T]) Failf(op, args string, got, want any) error {
+	v := &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args, Got: show(got), Want: show(want)}
+	if e, ok := got.(error); ok {
+		v.Err = e
+	}
+	return v
+}
+
+// Diff reports a value mismatch with a go-cmp diff; nil when want and got are equal.
+func (c *Case[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error {
+	d := cmp.Diff(want, got, opts...)
+	if d == "" {
+		return nil
+	}
+	return &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args,
+		Got: "a different value", Want: "the expected value", Diff: d}
+}
+
+// skipError makes a check end as skip.
+type skipError struct{ reason string }
+
+func (s *skipError) Error() string { return "skip: " + s.reason }
+
+// Skip ends the check as skipped.
+func (c *Case[T]) Skip(format string, args ...any) error {
+	return &skipError{reason: fmt.Sprintf(format, args...)}
+}
+
+func show(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nil"
+	case error:
+		return fmt.Sprintf("error %q", x.Error())
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []byte:
+		return fmt.Sprintf("%s", x)
+	default:
+		s := fmt.Sprintf("%v", x)
+		if len(s) > 300 {
+			s = s[:300] + "…"
+		}
+		return s
+	}
+}
+
+// Names lists the check ids of a kit in order.
+func (k Kit[T]) Names() []string {
+	out := make([]string, len(k.Checks))
+	for i, ch := range k.Checks {
+		out[i] = ch.ID
+	}
+	return out
+}
+
+// SpecChecks projects the kit's checks as spec.Check values (Kind kit, Where the kit name).
+func (k Kit[T]) SpecChecks() []spec.Check {
+	out := make([]spec.Check, len(k.Checks))
+	for i, ch := range k.Checks {
+		out[i] = spec.Check{ID: ch.ID, Kind: spec.KindKit, Clauses: append([]string(nil), ch.Clauses...), Where: k.Name}
+	}
+	return out
+}

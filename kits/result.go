@@ -1,0 +1,73 @@
+package kits
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// Verdict is the outcome of one check.
+type Verdict string
+
+const (
+	Pass    Verdict = "pass"
+	Fail    Verdict = "fail"
+	Skip    Verdict = "skip"    // the target does not claim the capability or version
+	Unknown Verdict = "unknown" // timeout, panic or crash of the target: no judgement possible
+)
+
+// Result is the structured verdict of one check, for reports (certify) and the test driver.
+type Result struct {
+	Kit      string        `json:"kit"`
+	CheckID  string        `json:"checkId"`
+	Clauses  []string      `json:"clauses"`
+	Level    spec.Level    `json:"level"`
+	Verdict  Verdict       `json:"verdict"`
+	Duration time.Duration `json:"-"`
+	Message  string        `json:"message,omitempty"`
+	Seed     int64         `json:"seed"`
+	// Repro is a one-line way to re-run exactly this check with this seed.
+	Repro string `json:"repro,omitempty"`
+}
+
+// MarshalJSON writes Duration as milliseconds (durationMs).
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		plain
+		DurationMs float64 `json:"durationMs"`
+	}{plain(r), float64(r.Duration) / float64(time.Millisecond)})
+}
+
+func (r Result) String() string {
+	s := fmt.Sprintf("%-7s %s [%s] %s", r.Verdict, r.CheckID, r.Level, r.Duration.Round(time.Millisecond))
+	if r.Message != "" {
+		s += ": " + r.Message
+	}
+	return s
+}
+
+// Summary counts verdicts.
+type Summary map[Verdict]int
+
+// Summarize counts the verdicts of results.
+func Summarize(results []Result) Summary {
+	s := Summary{}
+	for _, r := range results {
+		s[r.Verdict]++
+	}
+	return s
+}
+
+// Certified reports whether every MUST / MUST NOT check passed or was skipped (nothing failed or
+// stayed unknown at those levels).
+func Certified(results []Result) bool {
+	for _, r := range results {
+		if (r.Level == spec.Must || r.Level == spec.MustNot) && (r.Verdict == Fail || r.Verdict == Unknown) {
+			return false
+		}
+	}
+	return true
+}

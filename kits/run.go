@@ -1,0 +1,242 @@
+package kits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Options configure a kit run. The zero value is usable: every check, DefaultTimeout each, the
+// current SPI version, a time-based seed.
+type Options struct {
+	// Run, when non-empty, is a regular expression a check id must match to run.
+	Run string
+	// Timeout bounds each check (target creation included); past it (plus a short grace for the
+	// check to notice) the verdict is unknown.
+	Timeout time.Duration
+	// SpiVersion is the highest SPI version of the seam to hold the target to; checks of later
+	// versions are skipped. "" = the manifest's current version. A target that claims an older
+	// version is held to its claim.
+	SpiVersion string
+	// Seed seeds every randomised check; 0 picks one from the clock (printed in each Result).
+	Seed int64
+}
+
+// DefaultTimeout is the per-check timeout when Options.Timeout is zero.
+const DefaultTimeout = 20 * time.Second
+
+const grace = 2 * time.Second
+
+func (o Options) withDefaults(seam string) (Options, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Seed == 0 {
+		o.Seed = time.Now().UnixNano() & 0x7fffffff
+	}
+	if o.SpiVersion == "" {
+		s, _ := manifest.LookupSpi(seam)
+		o.SpiVersion = s.Version
+	}
+	if _, err := manifest.ParseVersion(o.SpiVersion); err != nil {
+		return o, fmt.Errorf("options: SpiVersion: %w", err)
+	}
+	return o, nil
+}
+
+// Run runs the kit's checks against fresh targets from factory and returns one Result per check, in
+// kit order. It never hangs: a check that outlives its timeout is abandoned with verdict unknown.
+func Run[T any](ctx context.Context, kit Kit[T], factory Factory[T], opts Options) ([]Result, error) {
+	opts, err := opts.withDefaults(kit.Seam)
+	if err != nil {
+		return nil, err
+	}
+	var filter *regexp.Regexp
+	if opts.Run != "" {
+		if filter, err = regexp.Compile(opts.Run); err != nil {
+			return nil, fmt.Errorf("options: Run: %w", err)
+		}
+	}
+	var out []Result
+	for i := range kit.Checks {
+		ch := &kit.Checks[i]
+		if filter != nil && !filter.MatchString(ch.ID) {
+			continue
+		}
+		out = append(out, runOne(ctx, kit, ch, factory, opts))
+	}
+	return out, nil
+}
+
+func baseResult[T any](kit Kit[T], ch *Check[T], opts Options) Result {
+	return Result{Kit: kit.Name, CheckID: ch.ID, Clauses: ch.Clauses, Level: ch.Level, Seed: opts.Seed,
+		Repro: fmt.Sprintf("LOOM_KITS_SEED=%d go test -run '<TestName>/%s$' | certify --run '^%s$' --seed %d",
+			opts.Seed, ch.ID, regexp.QuoteMeta(ch.ID), opts.Seed)}
+}
+
+// since returns the SPI version a check belongs to: its Since, or the newest Since of the methods it
+// requires.
+func since[T any](kit Kit[T], ch *Check[T]) manifest.Version {
+	v, _ := manifest.ParseVersion("1.0.0")
+	if ch.Since != "" {
+		if s, err := manifest.ParseVersion(ch.Since); err == nil {
+			v = s
+		}
+	}
+	seam, _ := manifest.LookupSpi(kit.Seam)
+	for _, m := range seam.Methods {
+		for _, r := range ch.Requires {
+			if m.Name == r {
+				if s, err := manifest.ParseVersion(m.Since); err == nil && v.Less(s) {
+					v = s
+				}
+			}
+		}
+	}
+	return v
+}
+
+type outcome struct {
+	err      error
+	panicked string
+}
+
+func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Factory[T], opts Options) Result {
+	res := baseResult(kit, ch, opts)
+	start := time.Now()
+	defer func() { res.Duration = time.Since(start) }()
+	finish := func(v Verdict, msg string) Result {
+		res.Verdict, res.Message, res.Duration = v, msg, time.Since(start)
+		return res
+	}
+
+	ctx, cancel := context.WithTimeout(parent, opts.Timeout)
+	defer cancel()
+
+	var cleanups []func()
+	done := make(chan outcome, 1)
+	var skipMsg string
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{panicked: fmt.Sprintf("%v\n%s", p, debug.Stack())}
+			}
+		}()
+		t, cleanup, err := factory(ctx)
+		if cleanup != nil {
+			cleanups = append(cleanups, cleanup)
+		}
+		if err != nil {
+			done <- outcome{err: fmt.Errorf("factory: %w", err)}
+			return
+		}
+		if msg := skipReason(kit, ch, any(t), opts); msg != "" {
+			skipMsg = msg
+			done <- outcome{}
+			return
+		}
+		c := &Case[T]{Store: t, Seed: opts.Seed, Rand: rand.New(rand.NewSource(opts.Seed)), check: ch,
+			SpiVersion: effectiveVersion(kit, any(t), opts).String()}
+		c.Fresh = func(ctx context.Context) (T, error) {
+			t2, cl, err := factory(ctx)
+			if cl != nil {
+				cleanups = append(cleanups, cl)
+			}
+			return t2, err
+		}
+		done <- outcome{err: ch.Run(ctx, c)}
+	}()
+
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(opts.Timeout + grace):
+		// Abandon the goroutine: the target is stuck. Its cleanups are not run (they may block too).
+		return finish(Unknown, fmt.Sprintf("%s: timed out after %s (the target did not return)", ch.ID, opts.Timeout))
+	}
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		runCleanup(cleanups[i])
+	}
+	switch {
+	case skipMsg != "":
+		return finish(Skip, skipMsg)
+	case o.panicked != "":
+		return finish(Unknown, fmt.Sprintf("%s: panic: %s", ch.ID, firstLines(o.panicked, 12)))
+	case o.err == nil:
+		return finish(Pass, "")
+	}
+	var sk *skipError
+	if errors.As(o.err, &sk) {
+		return finish(Skip, sk.reason)
+	}
+	if errors.Is(o.err, spi.ErrUnsupported) {
+		return finish(Skip, fmt.Sprintf("%s: the target says unsupported: %v", ch.ID, o.err))
+	}
+	if ctx.Err() != nil {
+		return finish(Unknown, fmt.Sprintf("%s: timed out after %s: %v", ch.ID, opts.Timeout, o.err))
+	}
+	var v *Violation
+	if errors.As(o.err, &v) {
+		return finish(Fail, o.err.Error())
+	}
+	return finish(Unknown, fmt.Sprintf("%s: %v", ch.ID, o.err))
+}
+
+func runCleanup(f func()) {
+	defer func() { _ = recover() }()
+	f()
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// effectiveVersion is the lower of the run's target version and the target's claim.
+func effectiveVersion[T any](kit Kit[T], target any, opts Options) manifest.Version {
+	v, _ := manifest.ParseVersion(opts.SpiVersion)
+	if claim, ok := spi.ClaimedVersion(kit.Seam, target); ok {
+		if cv, err := manifest.ParseVersion(claim); err == nil && cv.Less(v) {
+			v = cv
+		}
+	}
+	return v
+}
+
+func skipReason[T any](kit Kit[T], ch *Check[T], target any, opts Options) string {
+	var missing []string
+	for _, m := range ch.Requires {
+		if !spi.Has(kit.Seam, target, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("%s: target does not implement %s", ch.ID, strings.Join(missing, ", "))
+	}
+	if eff, need := effectiveVersion(kit, target, opts), since(kit, ch); eff.Less(need) {
+		return fmt.Sprintf("%s: needs %s SPI %s, target held to %s", ch.ID, kit.Seam, need, eff)
+	}
+	return ""
+}
+
+// Errors joins the failures and unknowns of results into one error (nil when there are none).
+func Errors(results []Result) error {
+	var errs []error
+	for _, r := range results {
+		if r.Verdict == Fail || r.Verdict == Unknown {
+			errs = append(errs, fmt.Errorf("%s: %s", r.Verdict, r.Message))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,38 @@
+package kits
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// RunT runs kit as subtests of t, one per check, named by check id; each check gets a fresh target
+// and a timeout. Fail and unknown verdicts fail the subtest, skip skips it. The seed comes from the
+// environment variable LOOM_KITS_SEED when set.
+func RunT[T any](t *testing.T, kit Kit[T], factory Factory[T], opts Options) {
+	t.Helper()
+	if s := os.Getenv("LOOM_KITS_SEED"); s != "" && opts.Seed == 0 {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			opts.Seed = n
+		}
+	}
+	opts, err := opts.withDefaults(kit.Seam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range kit.Checks {
+		ch := &kit.Checks[i]
+		t.Run(ch.ID, func(t *testing.T) {
+			r := runOne(context.Background(), kit, ch, factory, opts)
+			switch r.Verdict {
+			case Fail:
+				t.Errorf("%s\nseed %d; reproduce: %s", r.Message, r.Seed, r.Repro)
+			case Unknown:
+				t.Errorf("unknown: %s\nseed %d", r.Message, r.Seed)
+			case Skip:
+				t.Skip(r.Message)
+			}
+		})
+	}
+}
