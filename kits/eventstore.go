@@ -110,4 +110,3 @@ func versionClaim(store any, seam string, failf func(op, args string, got, want 
 	}
 	return nil
 }
-
