@@ -11,3 +11,21 @@ func EventStore(t *testing.T, factory Factory[spi.EventStore]) {
 	t.Helper()
 	RunT(t, EventStoreKit(), factory, Options{})
 }
+
+// SnapshotStore runs the SnapshotStore kit as subtests of t.
+func SnapshotStore(t *testing.T, factory Factory[spi.SnapshotStore]) {
+	t.Helper()
+	RunT(t, SnapshotStoreKit(), factory, Options{})
+}
+
+// ArchiveStore runs the ArchiveStore kit as subtests of t.
+func ArchiveStore(t *testing.T, factory Factory[spi.ArchiveStore]) {
+	t.Helper()
+	RunT(t, ArchiveStoreKit(), factory, Options{})
+}
+
+// BranchRegistry runs the BranchRegistry kit as subtests of t.
+func BranchRegistry(t *testing.T, factory Factory[spi.BranchRegistry]) {
+	t.Helper()
+	RunT(t, BranchRegistryKit(), factory, Options{})
+}

@@ -58,7 +58,7 @@ func expectLog(ctx context.Context, c *EventStoreCase, exec string, want []spi.E
 }
 
 // expectErr checks that err matches target.
-func expectErr(c *EventStoreCase, op, args string, err, target error) error {
+func expectErr[T any](c *Case[T], op, args string, err, target error) error {
 	if !errors.Is(err, target) {
 		return c.Failf(op, args, err, fmt.Sprintf("error matching %v", target))
 	}
