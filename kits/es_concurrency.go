@@ -88,7 +88,7 @@ func esCancelNotTorn(ctx context.Context, c *EventStoreCase) error {
 		if err == nil && len(got) != len(want) {
 			return c.Failf("Append", appendArgs(x, b, spi.AppendOptions{}), "nil but the batch is not stored", "an error, or the batch stored")
 		}
-		if d := c.Diff("Read", fmt.Sprintf("%q) after (cancelled append %d", x, i), want, got, envCmp); d != nil {
+		if d := c.Diff("Read", fmt.Sprintf("%q) after (cancelled append %d", x, i), nonNil(want), nonNil(got), envCmp); d != nil {
 			return d
 		}
 	}
@@ -232,4 +232,11 @@ func esLinearizable(ctx context.Context, c *EventStoreCase) error {
 	default:
 		return c.Skip("linearizability check timed out (history of %d ops)", len(history))
 	}
+}
+
+func nonNil(e []spi.Envelope) []spi.Envelope {
+	if e == nil {
+		return []spi.Envelope{}
+	}
+	return e
 }

@@ -25,7 +25,7 @@ func (s *ArchiveStore) ArchiveStoreSpiVersion() string { return manifest.Archive
 
 // Append implements spi.ArchiveStore.
 func (s *ArchiveStore) Append(ctx context.Context, id string, events []spi.Envelope) error {
-	if err := ValidateArchiveBatch("append", id, events); err != nil {
+	if err := spi.ValidateArchiveBatch("append", id, events); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -80,7 +80,7 @@ func (s *ArchiveStore) DeleteExecution(ctx context.Context, id string) error {
 
 // ReplaceSegments implements spi.SegmentReplacer.
 func (s *ArchiveStore) ReplaceSegments(ctx context.Context, id string, r spi.SeqRange, events []spi.Envelope) error {
-	if err := ValidateReplace(id, r, events); err != nil {
+	if err := spi.ValidateReplace(id, r, events); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -100,39 +100,6 @@ func (s *ArchiveStore) ReplaceSegments(ctx context.Context, id string, r spi.Seq
 	}
 	for _, e := range events {
 		m[e.Sequence] = clone(e)
-	}
-	return nil
-}
-
-// ValidateArchiveBatch checks an archive batch: a non-empty id, envelopes of that execution with
-// distinct ascending sequences (archived ranges need not be dense) and valid JSON.
-func ValidateArchiveBatch(op, id string, events []spi.Envelope) error {
-	if id == "" {
-		return spi.Invalid(op, "executionId", "empty")
-	}
-	for i, e := range events {
-		if err := spi.ValidateBatch(op, id, []spi.Envelope{e}); err != nil {
-			return err
-		}
-		if i > 0 && e.Sequence <= events[i-1].Sequence {
-			return spi.Invalid(op, "events", "envelope %d has sequence %d, not after %d", i, e.Sequence, events[i-1].Sequence)
-		}
-	}
-	return nil
-}
-
-// ValidateReplace checks a replaceSegments call.
-func ValidateReplace(id string, r spi.SeqRange, events []spi.Envelope) error {
-	if r.From < 0 || r.From > r.Through {
-		return spi.Invalid("replaceSegments", "range", "[%d, %d] is empty or negative", r.From, r.Through)
-	}
-	if err := ValidateArchiveBatch("replaceSegments", id, events); err != nil {
-		return err
-	}
-	for i, e := range events {
-		if !r.Contains(e.Sequence) {
-			return spi.Invalid("replaceSegments", "events", "envelope %d has sequence %d outside [%d, %d]", i, e.Sequence, r.From, r.Through)
-		}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (r *BranchRegistry) BranchRegistrySpiVersion() string { return manifest.Bra
 
 // Register implements spi.BranchRegistry.
 func (r *BranchRegistry) Register(ctx context.Context, b spi.Branch) error {
-	if err := ValidateBranch(b); err != nil {
+	if err := spi.ValidateBranch(b); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -81,22 +81,4 @@ func (r *BranchRegistry) ListChildren(ctx context.Context, parent string) ([]spi
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
-}
-
-// ValidateBranch refuses an empty id or parent, a self-parent, a negative fork sequence and metadata
-// that is not a JSON object.
-func ValidateBranch(b spi.Branch) error {
-	switch {
-	case b.ID == "":
-		return spi.Invalid("register", "id", "empty")
-	case b.ParentID == "":
-		return spi.Invalid("register", "parentId", "empty")
-	case b.ParentID == b.ID:
-		return spi.Invalid("register", "parentId", "%q is the branch itself", b.ID)
-	case b.ForkSequence < 0:
-		return spi.Invalid("register", "forkSequence", "%d is negative", b.ForkSequence)
-	case len(b.Metadata) > 0 && !spi.IsObject(b.Metadata):
-		return spi.Invalid("register", "metadata", "not a JSON object")
-	}
-	return nil
 }

@@ -25,7 +25,7 @@ func (s *SnapshotStore) SnapshotStoreSpiVersion() string { return manifest.Snaps
 
 // Save implements spi.SnapshotStore.
 func (s *SnapshotStore) Save(ctx context.Context, snap spi.Snapshot) error {
-	if err := ValidateSnapshot(snap); err != nil {
+	if err := spi.ValidateSnapshot(snap); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -120,19 +120,4 @@ func (s *SnapshotStore) ListSequences(ctx context.Context, id string) ([]int64, 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out, nil
-}
-
-// ValidateSnapshot refuses a snapshot with an empty execution id, a negative sequence or a state
-// that is not a JSON object.
-func ValidateSnapshot(s spi.Snapshot) error {
-	if s.ExecutionID == "" {
-		return spi.Invalid("save", "executionId", "empty")
-	}
-	if s.Sequence < 0 {
-		return spi.Invalid("save", "sequence", "%d is negative", s.Sequence)
-	}
-	if !spi.IsObject(s.State) {
-		return spi.Invalid("save", "state", "not a JSON object")
-	}
-	return nil
 }

@@ -1,0 +1,161 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// SchemaVersion is the schema this package writes (PRAGMA user_version).
+const SchemaVersion = 1
+
+// BusyTimeout is how long a writer waits for the database lock.
+const BusyTimeout = 10 * time.Second
+
+var migrations = []string{
+	// version 1
+	`CREATE TABLE executions (
+		id          TEXT PRIMARY KEY,
+		next_seq    INTEGER NOT NULL DEFAULT 0,
+		incarnation INTEGER NOT NULL DEFAULT 0,
+		fence       INTEGER NOT NULL DEFAULT 0
+	) WITHOUT ROWID;
+	CREATE TABLE events (
+		execution_id TEXT    NOT NULL,
+		seq          INTEGER NOT NULL,
+		id           TEXT    NOT NULL,
+		workflow_id  TEXT    NOT NULL,
+		event_type   TEXT    NOT NULL,
+		ts           INTEGER NOT NULL,
+		payload      TEXT    NOT NULL,
+		metadata     TEXT,
+		PRIMARY KEY (execution_id, seq)
+	) WITHOUT ROWID;
+	CREATE TABLE snapshots (
+		execution_id TEXT    NOT NULL,
+		seq          INTEGER NOT NULL,
+		state        TEXT    NOT NULL,
+		sealed       INTEGER NOT NULL DEFAULT 0,
+		PRIMARY KEY (execution_id, seq)
+	) WITHOUT ROWID;
+	CREATE TABLE archive (
+		execution_id TEXT    NOT NULL,
+		seq          INTEGER NOT NULL,
+		id           TEXT    NOT NULL,
+		workflow_id  TEXT    NOT NULL,
+		event_type   TEXT    NOT NULL,
+		ts           INTEGER NOT NULL,
+		payload      TEXT    NOT NULL,
+		metadata     TEXT,
+		PRIMARY KEY (execution_id, seq)
+	) WITHOUT ROWID;
+	CREATE TABLE branches (
+		id        TEXT PRIMARY KEY,
+		parent_id TEXT    NOT NULL,
+		fork_seq  INTEGER NOT NULL,
+		metadata  TEXT
+	) WITHOUT ROWID;
+	CREATE INDEX branches_parent ON branches (parent_id, id);`,
+}
+
+// DB is one SQLite database file holding all four seams.
+type DB struct {
+	db   *sql.DB
+	path string
+}
+
+// DSN builds the driver DSN for path: WAL, busy timeout, foreign keys, immediate write transactions.
+func DSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database file at path and migrates it to SchemaVersion. A file
+// written by a newer schema is refused.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	db, err := sql.Open("sqlite", DSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(8)
+	d := &DB{db: db, path: path}
+	if err := d.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *DB) migrate(ctx context.Context) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", d.path, err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: read user_version: %w", d.path, err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("sqlite: %s has schema version %d, this build knows up to %d", d.path, v, len(migrations))
+	}
+	for i := v; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("sqlite: migrate %s to version %d: %w", d.path, i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations))); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", d.path, err)
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// SQL exposes the underlying handle (benchmarks compare against it).
+func (d *DB) SQL() *sql.DB { return d.db }
+
+// Events returns the EventStore over this database.
+func (d *DB) Events() *EventStore { return &EventStore{db: d.db} }
+
+// Snapshots returns the SnapshotStore over this database.
+func (d *DB) Snapshots() *SnapshotStore { return &SnapshotStore{db: d.db} }
+
+// Archive returns the ArchiveStore over this database.
+func (d *DB) Archive() *ArchiveStore { return &ArchiveStore{db: d.db} }
+
+// Branches returns the BranchRegistry over this database.
+func (d *DB) Branches() *BranchRegistry { return &BranchRegistry{db: d.db} }
+
+func nullable(raw []byte) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return string(raw)
+}
+
+// inTx runs f in a write transaction and commits it; any error rolls back.
+func inTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
