@@ -27,6 +27,7 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newManifestCmd(),
 		newCompatCmd(),
 		newSpecCmd(),
+		newVectorsCmd(),
 	} {
 		root.AddCommand(c)
 	}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/vectors"
+	"github.com/spf13/cobra"
+)
+
+func newVectorsCmd() *cobra.Command {
+	var o struct {
+		profile, exec, ledger, junit, report string
+		timeout                              time.Duration
+		serve, quiet                         bool
+	}
+	cmd := &cobra.Command{
+		Use:   "vectors [DIR] [--profile V] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--junit FILE] [--report FILE]",
+		Short: "Run the language-neutral fold vectors against the reference fold or a foreign one",
+		Long: `Run the fold vectors (ADR 0026 T2.3; format and protocol in docs/vectors.md): every *.json file
+under DIR (default: the corpus built into this binary, vectors/corpus) is one vector.
+
+Without --exec the reference fold answers in process. With --exec the command (split like a
+shell would, without one) is started once and driven over the line protocol on its stdin and
+stdout; a vector without an answer within --timeout, or whose process dies, is "unknown" and the
+process is restarted. --serve instead makes this binary the serving side of the protocol, with
+the reference fold behind it.
+
+--expected-failures FILE lists known failures (a JSON array of {"id","reason"}): an unlisted
+failure fails the run, and so does a listed vector that passes.
+
+Progress goes to stderr, the summary table to stdout. Exit 0 when every vector passes (modulo the
+ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, ledger or flag).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.serve {
+				if len(args) > 0 || o.exec != "" {
+					return badInput("vectors --serve takes no DIR and no --exec")
+				}
+				return vectors.Serve(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), vectors.Reference{})
+			}
+			var corpus vectors.Corpus
+			var err error
+			if len(args) == 1 {
+				if st, statErr := os.Stat(args[0]); statErr != nil || !st.IsDir() {
+					return badInput("vectors: DIR %q is not a directory", args[0])
+				}
+				corpus, err = vectors.LoadDir(args[0])
+			} else {
+				corpus, err = vectors.Embedded()
+			}
+			if err != nil {
+				return badInput("%v", err)
+			}
+			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr()}
+			if o.quiet {
+				cfg.Progress = nil
+			}
+			if o.profile != "" {
+				if _, err := fold.ProfileFor(o.profile); err != nil {
+					return badInput("--profile: %v", err)
+				}
+				cfg.Profile = o.profile
+			}
+			if o.ledger != "" {
+				data, err := os.ReadFile(o.ledger)
+				if err != nil {
+					return badInput("--expected-failures: %v", err)
+				}
+				if cfg.Ledger, err = vectors.ParseLedger(data, o.ledger); err != nil {
+					return badInput("--expected-failures: %v", err)
+				}
+			}
+			var folder vectors.Folder = vectors.Reference{}
+			if o.exec != "" {
+				argv, err := vectors.SplitArgs(o.exec)
+				if err != nil {
+					return badInput("--exec: %v", err)
+				}
+				p, err := vectors.NewProcess(argv, "")
+				if err != nil {
+					return badInput("--exec: %v", err)
+				}
+				defer p.Close()
+				folder = p
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			rep := vectors.Run(ctx, corpus, folder, cfg)
+			if err := rep.Render(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			for _, w := range []struct {
+				file  string
+				write func(io.Writer) error
+			}{{o.junit, rep.WriteJUnit}, {o.report, rep.WriteJSON}} {
+				if w.file == "" {
+					continue
+				}
+				if err := writeFile(w.file, w.write); err != nil {
+					return err
+				}
+			}
+			if !rep.OK() {
+				c := rep.Counts()
+				return verdict("vectors: %d failed, %d unknown, %d ledger error(s)", c.Fail, c.Unknown, len(rep.LedgerErrors))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.profile, "profile", "", "run only the fold vectors of this schema profile (1.20.0..1.26.0)")
+	f.StringVar(&o.exec, "exec", "", "drive this foreign fold command over the line protocol (no shell)")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long to wait for one vector's answer")
+	f.StringVar(&o.ledger, "expected-failures", "", "JSON ledger of known failures: [{\"id\",\"reason\"}]")
+	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE")
+	f.StringVar(&o.report, "report", "", "write the JSON report to FILE")
+	f.BoolVar(&o.serve, "serve", false, "serve the line protocol on stdin/stdout with the reference fold")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	return cmd
+}
+
+// writeFile writes a report file through write.
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return f.Close()
+}

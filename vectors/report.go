@@ -1,0 +1,193 @@
+package vectors
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// Render writes the human summary of a run: a table of verdicts per kind, then every vector that
+// did not pass with its message, then the ledger problems.
+func (r Report) Render(w io.Writer) error {
+	type row struct{ pass, fail, unknown, expected int }
+	rows := map[Kind]*row{}
+	for _, k := range Kinds() {
+		rows[k] = &row{}
+	}
+	for _, x := range r.Results {
+		rw := rows[x.Kind]
+		if rw == nil {
+			rw = &row{}
+			rows[x.Kind] = rw
+		}
+		switch {
+		case x.Verdict == Pass:
+			rw.pass++
+		case x.Verdict == Fail && x.Expected != "":
+			rw.expected++
+		case x.Verdict == Fail:
+			rw.fail++
+		default:
+			rw.unknown++
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "kind\tpass\tfail\tunknown\texpected-fail")
+	for _, k := range Kinds() {
+		rw := rows[k]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", k, rw.pass, rw.fail, rw.unknown, rw.expected)
+	}
+	c := r.Counts()
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\n", c.Pass, c.Fail, c.Unknown, c.ExpectedFail)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, x := range r.Results {
+		if x.Verdict == Pass || x.Expected != "" {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s (%s)\n%s\n", x.Verdict, x.ID, x.File, x.Message)
+	}
+	for _, e := range r.LedgerErrors {
+		fmt.Fprintf(w, "\nledger: %s\n", e)
+	}
+	verdict := "PASS"
+	if !r.OK() {
+		verdict = "FAIL"
+	}
+	if r.Excluded > 0 {
+		fmt.Fprintf(w, "\n%d vector(s) of other profiles not run\n", r.Excluded)
+	}
+	_, err := fmt.Fprintf(w, "\n%s: %d vector(s) in %s\n", verdict, len(r.Results), r.Elapsed.Round(time.Millisecond))
+	return err
+}
+
+// WriteJSON writes the machine-readable report (--report FILE).
+func (r Report) WriteJSON(w io.Writer) error {
+	c := r.Counts()
+	type result struct {
+		Result
+		DurationMs float64 `json:"durationMs"`
+	}
+	out := struct {
+		OK           bool     `json:"ok"`
+		Pass         int      `json:"pass"`
+		Fail         int      `json:"fail"`
+		Unknown      int      `json:"unknown"`
+		ExpectedFail int      `json:"expectedFail"`
+		Excluded     int      `json:"excluded"`
+		LedgerErrors []string `json:"ledgerErrors"`
+		ElapsedMs    float64  `json:"elapsedMs"`
+		Results      []result `json:"results"`
+	}{OK: r.OK(), Pass: c.Pass, Fail: c.Fail, Unknown: c.Unknown, ExpectedFail: c.ExpectedFail, Excluded: r.Excluded,
+		LedgerErrors: r.LedgerErrors, ElapsedMs: ms(r.Elapsed), Results: []result{}}
+	if out.LedgerErrors == nil {
+		out.LedgerErrors = []string{}
+	}
+	for _, x := range r.Results {
+		out.Results = append(out.Results, result{x, ms(x.Duration)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// JUnit XML shapes (the common Ant/Jenkins dialect).
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the run as JUnit XML (--junit FILE): one suite per kind, one case per vector.
+// An unknown verdict is an error, a listed failure is skipped with the ledger's reason, and a
+// ledger problem is a failed case of its own.
+func (r Report) WriteJUnit(w io.Writer) error {
+	var out junitSuites
+	idx := map[Kind]int{}
+	for _, x := range r.Results {
+		i, ok := idx[x.Kind]
+		if !ok {
+			i = len(out.Suites)
+			idx[x.Kind] = i
+			out.Suites = append(out.Suites, junitSuite{Name: "vectors/" + string(x.Kind)})
+		}
+		s := &out.Suites[i]
+		jc := junitCase{Name: x.ID, Classname: "vectors." + string(x.Kind), File: x.File, Time: secs(x.Duration)}
+		switch {
+		case x.Verdict == Pass:
+		case x.Verdict == Fail && x.Expected != "":
+			jc.Skipped = &junitMessage{Message: "expected failure: " + x.Expected}
+			s.Skipped++
+		case x.Verdict == Fail:
+			jc.Failure = &junitMessage{Message: firstLine(x.Message), Body: x.Message}
+			s.Failures++
+		default:
+			jc.Error = &junitMessage{Message: firstLine(x.Message), Body: x.Message}
+			s.Errors++
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, jc)
+	}
+	if len(r.LedgerErrors) > 0 {
+		s := junitSuite{Name: "vectors/ledger"}
+		for i, e := range r.LedgerErrors {
+			s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("ledger-%d", i), Classname: "vectors.ledger", Time: "0",
+				Failure: &junitMessage{Message: e}})
+			s.Tests++
+			s.Failures++
+		}
+		out.Suites = append(out.Suites, s)
+	}
+	for i := range out.Suites {
+		var d time.Duration
+		for _, x := range r.Results {
+			if "vectors/"+string(x.Kind) == out.Suites[i].Name {
+				d += x.Duration
+			}
+		}
+		out.Suites[i].Time = secs(d)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }

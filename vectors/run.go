@@ -1,0 +1,243 @@
+package vectors
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+)
+
+// Verdict is the outcome of one vector.
+type Verdict string
+
+const (
+	Pass    Verdict = "pass"
+	Fail    Verdict = "fail"
+	Unknown Verdict = "unknown" // no answer: timeout, a crashed process, an out-of-protocol line
+)
+
+// Config tunes a run. The zero value is usable: defaults are filled in by withDefaults.
+type Config struct {
+	// Timeout bounds the wait for one vector's answer (default 10s).
+	Timeout time.Duration
+	// Profile, when set, selects the fold vectors of that profile only (canonical and digest
+	// vectors do not depend on a profile and always run).
+	Profile string
+	// Ledger lists the known failures.
+	Ledger Ledger
+	// Progress, when set, receives a line per vector that does not pass and a running count.
+	Progress io.Writer
+	// ProgressEvery is how many vectors pass between running counts (default 200).
+	ProgressEvery int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = 200
+	}
+	return c
+}
+
+// Result is the verdict of one vector.
+type Result struct {
+	ID       string        `json:"id"`
+	Kind     Kind          `json:"kind"`
+	File     string        `json:"file"`
+	Clauses  []string      `json:"clauses"`
+	Verdict  Verdict       `json:"verdict"`
+	Want     string        `json:"want"`          // the expected output, or "error:<kind>"
+	Got      string        `json:"got,omitempty"` // the answer, or "error:<kind>"
+	Message  string        `json:"message,omitempty"`
+	Expected string        `json:"expectedFailure,omitempty"` // the ledger's reason, when listed
+	Duration time.Duration `json:"-"`
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Results []Result `json:"results"`
+	// Excluded counts vectors left out by Config.Profile.
+	Excluded int `json:"excluded"`
+	// LedgerErrors are ledger entries that are no longer true: a listed vector that passed or is
+	// not in the corpus.
+	LedgerErrors []string      `json:"ledgerErrors,omitempty"`
+	Elapsed      time.Duration `json:"-"`
+}
+
+// Counts tallies the verdicts; a failure listed in the ledger counts as expected-fail.
+type Counts struct {
+	Pass, Fail, Unknown, ExpectedFail int
+}
+
+// Counts tallies r's verdicts.
+func (r Report) Counts() Counts {
+	var c Counts
+	for _, x := range r.Results {
+		switch {
+		case x.Verdict == Pass:
+			c.Pass++
+		case x.Verdict == Fail && x.Expected != "":
+			c.ExpectedFail++
+		case x.Verdict == Fail:
+			c.Fail++
+		default:
+			c.Unknown++
+		}
+	}
+	return c
+}
+
+// OK reports whether the run passes: every vector passed or is a listed failure, no verdict is
+// unknown and the ledger is true.
+func (r Report) OK() bool {
+	c := r.Counts()
+	return c.Fail == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
+}
+
+// Failing returns the ids whose verdict is not pass (listed or not), in run order.
+func (r Report) Failing(v Verdict) []string {
+	var out []string
+	for _, x := range r.Results {
+		if x.Verdict == v {
+			out = append(out, x.ID)
+		}
+	}
+	return out
+}
+
+// Run judges every vector of c against f. It never stops early: a vector without an answer is
+// unknown and the run goes on. ctx cancellation ends the run; the remaining vectors are unknown.
+func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
+	cfg = cfg.withDefaults()
+	start := time.Now()
+	var rep Report
+	var selected []Vector
+	for _, v := range c.Vectors {
+		if cfg.Profile != "" && v.Kind == KindFold && !sameVersion(v.Profile, cfg.Profile) {
+			rep.Excluded++
+			continue
+		}
+		selected = append(selected, v)
+	}
+	for i, v := range selected {
+		res := judge(ctx, v, f, cfg.Timeout)
+		if reason, ok := cfg.Ledger.reason(v.ID); ok {
+			res.Expected = reason
+			if res.Verdict == Pass {
+				rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure (%s) but passes: remove it from the ledger", v.ID, reason))
+			}
+		}
+		rep.Results = append(rep.Results, res)
+		if cfg.Progress != nil {
+			if res.Verdict != Pass {
+				tag := string(res.Verdict)
+				if res.Expected != "" {
+					tag += " (expected)"
+				}
+				fmt.Fprintf(cfg.Progress, "%-18s %s  %s\n", tag, v.ID, firstLine(res.Message))
+			}
+			if (i+1)%cfg.ProgressEvery == 0 || i+1 == len(selected) {
+				fmt.Fprintf(cfg.Progress, "progress: %d/%d vectors\n", i+1, len(selected))
+			}
+		}
+	}
+	for _, e := range cfg.Ledger.Entries {
+		if _, ok := c.ByID(e.ID); !ok {
+			rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure but no vector has this id", e.ID))
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
+// judge runs one vector.
+func judge(ctx context.Context, v Vector, f Folder, timeout time.Duration) Result {
+	res := Result{ID: v.ID, Kind: v.Kind, File: v.File, Clauses: v.Clauses}
+	wantOut, wantErr, err := v.Want()
+	if err != nil {
+		res.Verdict, res.Message = Unknown, err.Error()
+		return res
+	}
+	res.Want = wantOut
+	if wantErr != "" {
+		res.Want = "error:" + wantErr
+	}
+	start := time.Now()
+	vctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%v", timeout))
+	resp, err := f.Answer(vctx, RequestFor(v))
+	cancel()
+	res.Duration = time.Since(start)
+	if err != nil {
+		res.Verdict = Unknown
+		res.Message = fmt.Sprintf("vector/%s [%s]: %s = no answer: %v", v.ID, strings.Join(v.Clauses, " "), op(v), err)
+		return res
+	}
+	if resp.Error != "" {
+		res.Got = "error:" + resp.Error
+	} else {
+		res.Got = *resp.Output
+	}
+	if res.Got == res.Want {
+		res.Verdict = Pass
+		return res
+	}
+	res.Verdict = Fail
+	res.Message = fmt.Sprintf("vector/%s [%s]: %s = %s, want %s", v.ID, strings.Join(v.Clauses, " "), op(v), clipS(res.Got, 300), clipS(res.Want, 300))
+	if resp.Message != "" {
+		res.Message += " (fold says: " + firstLine(resp.Message) + ")"
+	}
+	if d := jsonDiff(res.Want, res.Got); d != "" {
+		res.Message += "\n(-want +got):\n" + d
+	}
+	return res
+}
+
+// op names the operation a vector exercises, for the failure grammar.
+func op(v Vector) string {
+	switch v.Kind {
+	case KindFold:
+		return fmt.Sprintf("Fold(%s, %s)", v.Profile, v.File)
+	case KindCanonical:
+		return fmt.Sprintf("Canonical(%s)", v.File)
+	case KindDigest:
+		return fmt.Sprintf("Digest(%s)", v.File)
+	}
+	return string(v.Kind)
+}
+
+// jsonDiff diffs two JSON texts by value (go-cmp), or returns "" when either is not JSON.
+func jsonDiff(want, got string) string {
+	var w, g any
+	if json.Unmarshal([]byte(want), &w) != nil || json.Unmarshal([]byte(got), &g) != nil {
+		return ""
+	}
+	return cmp.Diff(w, g)
+}
+
+// sameVersion compares two schema versions as profiles (patches change no fold behaviour).
+func sameVersion(a, b string) bool {
+	pa, errA := fold.ProfileFor(a)
+	pb, errB := fold.ProfileFor(b)
+	return errA == nil && errB == nil && pa == pb
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func clipS(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
