@@ -27,6 +27,8 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newManifestCmd(),
 		newCompatCmd(),
 		newSpecCmd(),
+		newFoldCmd(),
+		newDigestCmd(),
 		newVectorsCmd(),
 	} {
 		root.AddCommand(c)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/spf13/cobra"
+)
+
+func newFoldCmd() *cobra.Command {
+	var profile, snapshot string
+	cmd := &cobra.Command{
+		Use:   "fold [--profile V] [--snapshot FILE] [LOG|-]",
+		Short: "Fold an event log (JSON array or NDJSON of envelopes) and print the canonical state",
+		Long: `fold reads one execution's envelopes (a JSON array or NDJSON; '-' or no argument is stdin),
+folds them with the reference fold as event schema --profile (default the current schema), onto
+--snapshot (a state in the JSON form fold prints) if given, and prints the canonical JSON state.
+
+Bad input (malformed JSON, a wrong field type, a missing, non-integer, out-of-order or non-dense
+sequence, envelopes of several executions) exits 2 with a message naming the envelope index and field.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := fold.Current()
+			if profile != "" {
+				var err error
+				if p, err = fold.ProfileFor(profile); err != nil {
+					return badInput("--profile: %v", err)
+				}
+			}
+			var snap *fold.State
+			if snapshot != "" {
+				b, err := os.ReadFile(snapshot)
+				if err != nil {
+					return badInput("--snapshot: %v", err)
+				}
+				s, err := fold.ParseState(b)
+				if err != nil {
+					return badInput("%s: %v", snapshot, err)
+				}
+				snap = &s
+			}
+			name, in := "stdin", io.Reader(cmd.InOrStdin())
+			if len(args) == 1 && args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return badInput("%v", err)
+				}
+				defer f.Close()
+				name, in = args[0], f
+			}
+			events, err := fold.DecodeLog(in, fold.DecodeOptions{})
+			if err != nil {
+				return foldInputErr(name, err)
+			}
+			st, err := fold.Fold(p, snap, events)
+			if err != nil {
+				return foldInputErr(name, err)
+			}
+			out, err := st.MarshalJSON()
+			if err != nil {
+				return fmt.Errorf("encoding the state: %w", err)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&profile, "profile", "", "event-schema version to fold as (1.20.0 .. "+fold.Current().Version()+")")
+	cmd.Flags().StringVar(&snapshot, "snapshot", "", "a state file to fold the log onto")
+	return cmd
+}
+
+// foldInputErr reports a decode or fold error as bad input naming the file.
+func foldInputErr(name string, err error) error {
+	var ie *fold.InputError
+	if errors.As(err, &ie) {
+		return badInput("%s: %v", name, ie)
+	}
+	return badInput("%s: %v", name, err)
+}

@@ -1,0 +1,95 @@
+package fold
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+)
+
+// EventShape is one row of the payload catalogue (DESIGN §3.5, docs/events.md).
+type EventShape struct {
+	Name       string // the event type
+	Since      string // schema version it arrived in (manifest)
+	Level      string // execution, step or fact (manifest)
+	Payload    string // payload shape; '?' marks an optional member
+	Folds      string // what the fold does with it
+	KernelOnly bool   // folds only from a metadata.kernel: true envelope
+}
+
+// shapes is the immutable catalogue text, keyed by event type.
+var shapes = map[string]struct {
+	payload, folds string
+	kernelOnly     bool
+}{
+	"EXECUTION_STARTED": {"`{input, flowId?, flowHash?, codeHash?, principal?, parent?, chain?, carry?: {resources?, inbox?, quarantined?}}`",
+		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry seeds `_resources`, `_inbox`, `_quarantined` (1.25.0)", false},
+	"EXECUTION_SUSPENDED": {"`{on, timeout?, wakeAt?, correlationKey?, condition?: {stepId?, attempt?}, waits?: [{waitId, ...}]}`",
+		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait}", false},
+	"EXECUTION_RESUMED": {"the answer verbatim (`null` = a null answer); kernel-stamped `{waitId, answer}` addresses a wait (1.23.0)",
+		"status running, ends the park (`_suspendedOn`, `_waits`, `_failedWhileParked` removed); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__`, `_failedWhileParked`); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
+	"EXECUTION_COMPLETED": {"`{output}`", "status completed, `_output`; ends the park", false},
+	"EXECUTION_FAILED":    {"`{error}`", "status failed, `_error`; ends the park", false},
+	"EXECUTION_CANCELLED": {"`{reason?}`", "status cancelled; ends the park", false},
+	"EXECUTION_MIGRATED":  {"`{fromFlowHash?, toFlowHash?, toCodeHash?, migratedInput?}`", "`migratedInput` replaces `_input` (1.15.0); `toCodeHash` replaces `_codeHash` (1.23.0)", false},
+	"EXECUTION_RECOVERED": {"`{by?}`", "log-only: changes no folded key", false},
+	"EXECUTION_CONTINUED": {"`{continuedTo, carried?}`", "terminal status continued, `_continuedTo`; ends the park", true},
+	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt, input}", false},
+	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying, attempt, error; input kept", false},
+	"STEP_COMPLETED":      {"`{stepId, output}`", "frame status completed, output; error fields cleared; input dropped (1.26.0)", false},
+	"STEP_FAILED": {"`{stepId, error, channel?, payload?}`",
+		"frame status failed, error, errorChannel/errorPayload when channel is a string (1.17.0); input dropped (1.26.0); while suspended sets `_failedWhileParked` (1.21.0); never moves the status (before 1.21.0 it failed the execution)", false},
+	"STEP_CANCELLED":     {"`{stepId, reason?}`", "frame status cancelled; input dropped (1.26.0)", false},
+	"DECISION_RECORDED":  {"`{id, choice, context?, policy?, innerSteps?}`", "`_decisions[id]` = {choice, context?, policy?, innerSteps? (kernel-stamped only), seq (1.24.0: the first record's envelope sequence)}", false},
+	"EFFECT_INDOUBT":     {"`{stepId, attempt}`", "log-only", false},
+	"TIMER_FIRED":        {"`{wakeAt}`", "log-only", false},
+	"APPROVAL_GRANTED":   {"`{eventType, by?}`", "log-only", false},
+	"RESOURCE_METERED":   {"`{stepId?, tokens?, costUsd?, ms?, memBytes?, wallMs?, netBytes?, custom?}`", "finite non-negative dimensions summed into `_resources`; `custom` (1.23.0) into `_resources.custom`", false},
+	"QUOTA_EXCEEDED":     {"`{dimension?, reason}`", "log-only", false},
+	"SAFETY_BLOCKED":     {"`{stepId?, reason?}`", "log-only", false},
+	"EGRESS_DENIED":      {"`{stepId?, host?, reason?}`", "log-only", false},
+	"EFFECT_DENIED":      {"`{stepId?, reason?}`", "log-only", false},
+	"OUTCOME_RECORDED":   {"`{..., recordedBy?, late?}`", "log-only", false},
+	"PARALLEL_COMPLETED": {"`{scopeId, branches?}`", "`_scopes[scopeId]` = the payload (1.23.0)", true},
+	"EVENTS_REHOMED":     {"audit object", "appended to `_lifecycle` (1.22.0)", false},
+	"MESSAGE_CONSUMED":   {"`{topic, messageId, waitId?, message?}`", "`_inbox[topic]` = {count, last}; `_waitAnswers[waitId]` = message; drops the topic's released `_quarantined` head of that messageId (1.25.0)", true},
+	"INBOX_QUARANTINED":  {"`{topic, messageId, message?}`", "appends a held entry to `_quarantined[topic]` (at most 1 024)", true},
+	"INBOX_RELEASED":     {"`{topic, messageId, operator?, auto?, deliver?}`", "exactly one of operator/auto, auto only with deliver, else ignored; releases the topic's oldest held entry (deliver) or discards it", true},
+}
+
+// EventShapes returns the payload catalogue, one row per type of manifest.EventTypes(), in the
+// manifest's order.
+func EventShapes() []EventShape {
+	var out []EventShape
+	for _, e := range manifest.EventTypes() {
+		s, ok := shapes[e.Name]
+		if !ok {
+			s.payload, s.folds = "(not catalogued)", "(no handler)"
+		}
+		out = append(out, EventShape{Name: e.Name, Since: e.Since, Level: e.Level, Payload: s.payload, Folds: s.folds, KernelOnly: s.kernelOnly})
+	}
+	return out
+}
+
+// EventsMarkdown renders docs/events.md from EventShapes.
+func EventsMarkdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Event catalogue (event schema %s)\n\n", manifest.EventSchemaVersion)
+	b.WriteString("Generated from `manifest.EventTypes()` and `reference/fold.EventShapes()` by\n" +
+		"`go test ./reference/fold -run TestEventsDocCurrent -update`; do not edit by hand.\n\n" +
+		"Every envelope is `{id, workflowId, executionId, eventType, sequence, timestamp, payload, metadata?}` (DESIGN §3.1).\n" +
+		"Every envelope, known or not, sets `sequence` and `updatedAt`; a `metadata.flowEmit` string stamp counts in\n" +
+		"`_flowEmits` whatever the type (1.19.0); `metadata.seal` is ignored (1.25.0). An unknown type is inert. A\n" +
+		"`__proto__` container key (stepId, decision id, digest, topic, wait id, scope id, custom dimension) rejects the\n" +
+		"envelope: it changes nothing else. Kernel-only rows fold only from `metadata.kernel: true`; otherwise they are\n" +
+		"no-ops. Interpretations: I-FOLD-n in docs/interpretations.md.\n\n")
+	b.WriteString("| event | since | level | payload | fold | kernel-only |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, s := range EventShapes() {
+		k := ""
+		if s.KernelOnly {
+			k = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Name, s.Since, s.Level, s.Payload, s.Folds, k)
+	}
+	return b.String()
+}

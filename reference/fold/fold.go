@@ -1,0 +1,248 @@
+package fold
+
+import (
+	"encoding/json"
+
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Fold folds events onto snapshot (nil: the empty state) as the given schema profile and returns
+// the new state (spec §3, §4; DESIGN §4). It is pure: it reads no clock, randomness or
+// environment, and it never writes to the snapshot or the events (copy-on-write at the pass
+// boundary, owned mutation inside the pass, so the cost is O(len(events)) plus one copy of the
+// snapshot's containers).
+//
+// The events must be one execution's envelopes with dense sequences continuing the snapshot's
+// (the first has sequence snapshot.Sequence+1, or 0), each with a JSON payload and an optional
+// metadata object; anything else is an *InputError naming the envelope index and field. Payload
+// content never makes the fold fail: a payload a handler cannot read folds as a no-op.
+func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
+	var s State
+	if snapshot == nil {
+		s = Empty()
+	} else {
+		s = snapshot.clone()
+	}
+	ps := pass{p: p, s: &s}
+	var execID string
+	for i := range events {
+		e := &events[i]
+		if err := checkEnvelope(i, e); err != nil {
+			return State{}, err
+		}
+		if want := s.Sequence + 1; e.Sequence != want {
+			return State{}, inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
+		}
+		if i == 0 {
+			execID = e.ExecutionID
+		} else if e.ExecutionID != execID {
+			return State{}, inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, execID)
+		}
+		ps.apply(e)
+	}
+	return s, nil
+}
+
+// checkEnvelope validates the JSON members of one envelope.
+func checkEnvelope(i int, e *spi.Envelope) error {
+	if len(e.Payload) == 0 {
+		return inputErr(i, "payload", "missing")
+	}
+	if err := validJSON(e.Payload); err != nil {
+		return inputErr(i, "payload", "%v", err)
+	}
+	if len(e.Metadata) > 0 {
+		if err := validJSON(e.Metadata); err != nil {
+			return inputErr(i, "metadata", "%v", err)
+		}
+		if !isObject(e.Metadata) && !isNull(e.Metadata) {
+			return inputErr(i, "metadata", "want an object")
+		}
+	}
+	return nil
+}
+
+// pass is one fold pass: it owns s (a clone) and mutates it in place.
+type pass struct {
+	p Profile
+	s *State
+}
+
+// meta is what the fold reads from an envelope's metadata (DESIGN §3.1). seal is ignored (1.25.0).
+type meta struct {
+	flowEmit    string
+	hasFlowEmit bool
+	kernel      bool
+	forkChain   []byte
+	forkedBy    []byte
+}
+
+func readMeta(raw []byte) meta {
+	var m meta
+	if len(raw) == 0 {
+		return m
+	}
+	eachField(raw, func(k, v []byte) error { //nolint:errcheck // validated by checkEnvelope
+		switch string(k) {
+		case "flowEmit":
+			m.flowEmit, m.hasFlowEmit = stringValue(v)
+		case "kernel":
+			m.kernel = isTrue(v)
+		case "forkChain":
+			m.forkChain = v
+		case "forkedBy":
+			m.forkedBy = v
+		}
+		return nil
+	})
+	return m
+}
+
+// protoKey is the container key the fold rejects (spec §4 fold hardening).
+const protoKey = "__proto__"
+
+func (ps *pass) apply(e *spi.Envelope) {
+	m := readMeta(e.Metadata)
+	rejected := m.hasFlowEmit && m.flowEmit == protoKey
+	if !rejected {
+		rejected = ps.handle(e, &m)
+	}
+	if !rejected && m.hasFlowEmit {
+		v := &ps.s.Variables
+		if v.FlowEmits == nil {
+			v.FlowEmits = map[string]int64{}
+		}
+		v.FlowEmits[m.flowEmit]++
+	}
+	ps.s.Sequence = e.Sequence
+	ps.s.UpdatedAt = NullInt{Int: e.Timestamp, Valid: true}
+}
+
+// handle runs the event type's handler. It reports true when the envelope was rejected for a
+// __proto__ container key, in which case it changed nothing. Unknown types are inert (spec §4).
+func (ps *pass) handle(e *spi.Envelope, m *meta) bool {
+	if h := handlers[e.EventType]; h != nil {
+		return h(ps, e, m)
+	}
+	return false
+}
+
+// handler folds one envelope; true means rejected (a __proto__ container key), nothing changed.
+type handler func(ps *pass, e *spi.Envelope, m *meta) bool
+
+// logOnly is the handler of the facts that change no folded key (I-FOLD-6).
+func logOnly(*pass, *spi.Envelope, *meta) bool { return false }
+
+// handlers is the immutable dispatch table: one entry per type of manifest.EventTypes(). Version
+// gates (the kernel stamp, the profile) live in the handlers.
+var handlers = map[string]handler{
+	"EXECUTION_STARTED":   (*pass).executionStarted,
+	"EXECUTION_SUSPENDED": func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.executionSuspended(e) },
+	"EXECUTION_RESUMED":   (*pass).executionResumed,
+	"EXECUTION_COMPLETED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+		ps.executionEnded(StatusCompleted, VarOutput, "output", e.Payload)
+		return false
+	},
+	"EXECUTION_FAILED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+		ps.executionEnded(StatusFailed, VarError, "error", e.Payload)
+		return false
+	},
+	"EXECUTION_CANCELLED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+		ps.executionEnded(StatusCancelled, "", "", e.Payload)
+		return false
+	},
+	"EXECUTION_MIGRATED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+		ps.executionMigrated(e)
+		return false
+	},
+	"EXECUTION_CONTINUED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+		if ps.p.wave2() && m.kernel {
+			ps.executionContinued(e)
+		}
+		return false
+	},
+	"STEP_STARTED":      func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepStarted(e) },
+	"STEP_RETRYING":     func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepRetrying(e) },
+	"STEP_COMPLETED":    func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepCompleted(e) },
+	"STEP_FAILED":       func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepFailed(e) },
+	"STEP_CANCELLED":    func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepCancelled(e) },
+	"DECISION_RECORDED": (*pass).decisionRecorded,
+	"RESOURCE_METERED":  func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.resourceMetered(e) },
+	"PARALLEL_COMPLETED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+		return ps.p.wave2() && m.kernel && ps.parallelCompleted(e)
+	},
+	"EVENTS_REHOMED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+		if ps.p.eventsRehomed() {
+			ps.eventsRehomed(e)
+		}
+		return false
+	},
+	"MESSAGE_CONSUMED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+		return ps.p.wave2() && m.kernel && ps.messageConsumed(e)
+	},
+	"INBOX_QUARANTINED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+		return ps.p.quarantine() && m.kernel && ps.inboxQuarantined(e)
+	},
+	"INBOX_RELEASED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+		return ps.p.quarantine() && m.kernel && ps.inboxReleased(e)
+	},
+	"EXECUTION_RECOVERED": logOnly,
+	"EFFECT_INDOUBT":      logOnly,
+	"TIMER_FIRED":         logOnly,
+	"APPROVAL_GRANTED":    logOnly,
+	"QUOTA_EXCEEDED":      logOnly,
+	"SAFETY_BLOCKED":      logOnly,
+	"EGRESS_DENIED":       logOnly,
+	"EFFECT_DENIED":       logOnly,
+	"OUTCOME_RECORDED":    logOnly,
+}
+
+// fieldSet holds the raw values of up to eight named payload members; nil is absent.
+type fieldSet [8][]byte
+
+// fields extracts the named members of the payload object. ok is false when it is not an object.
+func fields(raw []byte, names ...string) (f fieldSet, ok bool) {
+	ok, _ = eachField(raw, func(k, v []byte) error {
+		for i, n := range names {
+			if string(k) == n {
+				f[i] = v
+				return nil
+			}
+		}
+		return nil
+	})
+	return f, ok
+}
+
+// setVar sets or, for a nil value, removes a Values key.
+func (ps *pass) setVar(key string, val []byte) {
+	v := &ps.s.Variables
+	if val == nil {
+		if v.Values != nil {
+			delete(v.Values, key)
+		}
+		return
+	}
+	if v.Values == nil {
+		v.Values = map[string]json.RawMessage{}
+	}
+	v.Values[key] = val
+}
+
+func (ps *pass) hasVar(key string) bool {
+	_, ok := ps.s.Variables.Values[key]
+	return ok
+}
+
+// endPark removes the keys that live only while the execution is parked.
+func (ps *pass) endPark() {
+	ps.setVar(VarSuspendedOn, nil)
+	ps.setVar(VarFailedWhileParked, nil)
+	ps.setVar(VarWaits, nil)
+}
+
+var (
+	rawTrue = []byte("true")
+	rawNull = []byte("null")
+	rawOne  = []byte("1")
+)

@@ -1,0 +1,241 @@
+package fold
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// decisionRecorded folds {id, choice, context?, policy?, innerSteps?} into _decisions: context and
+// policy verbatim (1.18.0); innerSteps only from a kernel-stamped envelope (1.23.0); seq is the
+// envelope sequence of the first record of the id, kept by a repeat and never invented (1.24.0).
+// A repeat rebuilds the entry from its own payload.
+func (ps *pass) decisionRecorded(e *spi.Envelope, m *meta) bool {
+	f, _ := fields(e.Payload, "id", "choice", "context", "policy", "innerSteps")
+	id, ok := stringValue(f[0])
+	if !ok {
+		return false
+	}
+	if id == protoKey {
+		return true
+	}
+	d := Decision{Choice: f[1], Context: f[2], Policy: f[3]}
+	if ps.p.wave2() && m.kernel {
+		d.InnerSteps = f[4]
+	}
+	v := &ps.s.Variables
+	prev, seen := v.Decisions[id]
+	if ps.p.decisionSeq() {
+		switch {
+		case !seen:
+			d.Seq, d.HasSeq = e.Sequence, true
+		case prev.HasSeq:
+			d.Seq, d.HasSeq = prev.Seq, true
+		}
+	}
+	if v.Decisions == nil {
+		v.Decisions = map[string]Decision{}
+	}
+	v.Decisions[id] = d
+	return false
+}
+
+// resourceDimensions are the fixed _resources dimensions (spec §8, ADR 0032).
+var resourceDimensions = [...]string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
+
+// meterValue reads a finite, non-negative number; anything else is not a measurement.
+func meterValue(raw []byte) (float64, bool) {
+	if raw == nil || !isNumber(raw) {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(string(trimRaw(raw)), 64)
+	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x < 0 {
+		return 0, false
+	}
+	return x, true
+}
+
+// resourceMetered adds each measured dimension into the _resources accumulator (spec §8) and,
+// since 1.23.0, each custom dimension into _resources.custom. A dimension is present only once
+// measured (no false zeros).
+func (ps *pass) resourceMetered(e *spi.Envelope) bool {
+	f, ok := fields(e.Payload, resourceDimensions[0], resourceDimensions[1], resourceDimensions[2],
+		resourceDimensions[3], resourceDimensions[4], resourceDimensions[5], "custom")
+	if !ok {
+		return false
+	}
+	var custom map[string]float64
+	if ps.p.wave2() && f[6] != nil {
+		last := map[string][]byte{}                 // a repeated key keeps its last value, as JSON.parse does
+		eachField(f[6], func(k, val []byte) error { //nolint:errcheck // validated
+			last[string(k)] = val
+			return nil
+		})
+		if _, proto := last[protoKey]; proto {
+			return true
+		}
+		for k, val := range last {
+			if x, ok := meterValue(val); ok {
+				if custom == nil {
+					custom = map[string]float64{}
+				}
+				custom[k] = x
+			}
+		}
+	}
+	v := &ps.s.Variables
+	for i, dim := range resourceDimensions {
+		if x, ok := meterValue(f[i]); ok {
+			if v.Resources == nil {
+				v.Resources = map[string]float64{}
+			}
+			v.Resources[dim] += x
+		}
+	}
+	for k, x := range custom {
+		if v.ResourcesCustom == nil {
+			v.ResourcesCustom = map[string]float64{}
+		}
+		v.ResourcesCustom[k] += x
+	}
+	return false
+}
+
+// parallelCompleted (kernel-stamped, 1.23.0): _scopes[scopeId] = the payload, verbatim.
+func (ps *pass) parallelCompleted(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "scopeId")
+	id, ok := stringValue(f[0])
+	if !ok {
+		return false
+	}
+	if id == protoKey {
+		return true
+	}
+	v := &ps.s.Variables
+	if v.Scopes == nil {
+		v.Scopes = map[string]json.RawMessage{}
+	}
+	v.Scopes[id] = trimRaw(e.Payload)
+	return false
+}
+
+// eventsRehomed (1.22.0): the payload appended to the _lifecycle audit list.
+func (ps *pass) eventsRehomed(e *spi.Envelope) {
+	v := &ps.s.Variables
+	v.Lifecycle = append(v.Lifecycle, trimRaw(e.Payload))
+}
+
+// messageConsumed (kernel-stamped, 1.23.0): the topic's _inbox cursor advances; a waitId records
+// the message in _waitAnswers; since 1.25.0 a delivered released entry leaves _quarantined.
+func (ps *pass) messageConsumed(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "topic", "messageId", "waitId", "message")
+	topic, ok1 := stringValue(f[0])
+	msgID, ok2 := stringValue(f[1])
+	if !ok1 || !ok2 {
+		return false
+	}
+	waitID, hasWait := stringValue(f[2])
+	if topic == protoKey || (hasWait && waitID == protoKey) {
+		return true
+	}
+	v := &ps.s.Variables
+	if v.Inbox == nil {
+		v.Inbox = map[string]InboxCursor{}
+	}
+	c := v.Inbox[topic]
+	v.Inbox[topic] = InboxCursor{Count: c.Count + 1, Last: msgID}
+	if hasWait {
+		if v.WaitAnswers == nil {
+			v.WaitAnswers = map[string]json.RawMessage{}
+		}
+		msg := f[3]
+		if msg == nil {
+			msg = rawNull
+		}
+		v.WaitAnswers[waitID] = trimRaw(msg)
+	}
+	if ps.p.quarantine() {
+		if q := v.Quarantined[topic]; len(q) > 0 && q[0].Released && q[0].MessageID == msgID {
+			ps.setQueue(topic, q[1:])
+		}
+	}
+	return false
+}
+
+// setQueue replaces a topic's quarantine queue; an empty queue and an empty map are removed.
+func (ps *pass) setQueue(topic string, q []QuarantineEntry) {
+	v := &ps.s.Variables
+	if len(q) == 0 {
+		delete(v.Quarantined, topic)
+		if len(v.Quarantined) == 0 {
+			v.Quarantined = nil
+		}
+		return
+	}
+	if v.Quarantined == nil {
+		v.Quarantined = map[string][]QuarantineEntry{}
+	}
+	v.Quarantined[topic] = q
+}
+
+// inboxQuarantined (kernel-stamped, 1.25.0): a held entry appended to the topic's queue, unless
+// the message is already queued or the queue holds MaxQuarantined entries.
+func (ps *pass) inboxQuarantined(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "topic", "messageId", "message")
+	topic, ok1 := stringValue(f[0])
+	msgID, ok2 := stringValue(f[1])
+	if !ok1 || !ok2 {
+		return false
+	}
+	if topic == protoKey {
+		return true
+	}
+	q := ps.s.Variables.Quarantined[topic]
+	if len(q) >= MaxQuarantined {
+		return false
+	}
+	for _, x := range q {
+		if x.MessageID == msgID {
+			return false
+		}
+	}
+	ps.setQueue(topic, append(clip(q), QuarantineEntry{MessageID: msgID, Message: f[2]}))
+	return false
+}
+
+// inboxReleased (kernel-stamped, 1.25.0): exactly one of operator/auto, auto only with deliver;
+// otherwise ignored. Release preserves order: only the oldest held entry, with no released entry
+// ahead of it, is released. With deliver it becomes the released head awaiting its
+// MESSAGE_CONSUMED; without, it is discarded (I-FOLD-10).
+func (ps *pass) inboxReleased(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "topic", "messageId", "operator", "auto", "deliver")
+	topic, ok1 := stringValue(f[0])
+	msgID, ok2 := stringValue(f[1])
+	if !ok1 || !ok2 {
+		return false
+	}
+	if topic == protoKey {
+		return true
+	}
+	hasOp := f[2] != nil && !isNull(f[2])
+	hasAuto := f[3] != nil && !isNull(f[3])
+	deliver := f[4] != nil && isTrue(f[4])
+	if hasOp == hasAuto || (hasAuto && !deliver) {
+		return false
+	}
+	q := ps.s.Variables.Quarantined[topic]
+	if len(q) == 0 || q[0].Released || q[0].MessageID != msgID {
+		return false
+	}
+	if !deliver {
+		ps.setQueue(topic, q[1:])
+		return false
+	}
+	nq := make([]QuarantineEntry, len(q))
+	copy(nq, q)
+	nq[0].Released = true
+	ps.setQueue(topic, nq)
+	return false
+}

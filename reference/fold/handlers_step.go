@@ -1,0 +1,128 @@
+package fold
+
+import (
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// stepID reads payload.stepId. ok is false when it is missing or not a string; proto when it is
+// the rejected container key.
+func stepID(payload []byte, f *fieldSet) (id string, ok, proto bool) {
+	id, ok = stringValue(f[0])
+	return id, ok, ok && id == protoKey
+}
+
+// frame returns the frame of id, or a new one at attempt (1 when attempt is not a number).
+func (ps *pass) frame(id string, attempt []byte) Frame {
+	if fr, ok := ps.s.Frames[id]; ok {
+		return fr
+	}
+	if attempt == nil || !isNumber(attempt) {
+		attempt = rawOne
+	}
+	return Frame{StepID: id, Attempt: trimRaw(attempt)}
+}
+
+func (ps *pass) putFrame(fr Frame) {
+	if ps.s.Frames == nil {
+		ps.s.Frames = map[string]Frame{}
+	}
+	ps.s.Frames[fr.StepID] = fr
+}
+
+// stepStarted opens a frame: status running, attempt, input (kept until it settles, 1.26.0).
+func (ps *pass) stepStarted(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "stepId", "attempt", "input")
+	id, ok, proto := stepID(e.Payload, &f)
+	if proto || !ok {
+		return proto
+	}
+	attempt := f[1]
+	if attempt == nil || !isNumber(attempt) {
+		attempt = rawOne
+	}
+	ps.putFrame(Frame{StepID: id, Status: FrameRunning, Attempt: trimRaw(attempt), Input: f[2]})
+	return false
+}
+
+// stepRetrying: status retrying, the new attempt and its error; the input is kept (1.26.0).
+func (ps *pass) stepRetrying(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "stepId", "attempt", "error")
+	id, ok, proto := stepID(e.Payload, &f)
+	if proto || !ok {
+		return proto
+	}
+	fr := ps.frame(id, f[1])
+	fr.Status = FrameRetrying
+	if f[1] != nil && isNumber(f[1]) {
+		fr.Attempt = trimRaw(f[1])
+	}
+	if f[2] != nil {
+		fr.Error = f[2]
+	}
+	ps.putFrame(fr)
+	return false
+}
+
+// settle applies what every settling event shares: the status, and the input dropped (1.26.0).
+func (ps *pass) settle(fr *Frame, status string) {
+	fr.Status = status
+	if ps.p.dropSettledInput() {
+		fr.Input = nil
+	}
+}
+
+// stepCompleted: status completed and its output; earlier error fields are cleared.
+func (ps *pass) stepCompleted(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "stepId", "output", "attempt")
+	id, ok, proto := stepID(e.Payload, &f)
+	if proto || !ok {
+		return proto
+	}
+	fr := ps.frame(id, f[2])
+	ps.settle(&fr, FrameCompleted)
+	fr.Output = f[1]
+	fr.Error, fr.ErrorChannel, fr.ErrorPayload = nil, nil, nil
+	ps.putFrame(fr)
+	return false
+}
+
+// stepFailed: status failed, error, and a typed failure's errorChannel/errorPayload (1.17.0). It
+// never fails the execution (1.21.0); while suspended it sets _failedWhileParked. As 1.20.0 it
+// fails the execution, as that version did.
+func (ps *pass) stepFailed(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "stepId", "error", "channel", "payload", "attempt")
+	id, ok, proto := stepID(e.Payload, &f)
+	if proto || !ok {
+		return proto
+	}
+	fr := ps.frame(id, f[4])
+	ps.settle(&fr, FrameFailed)
+	fr.Output = nil
+	fr.Error = f[1]
+	fr.ErrorChannel, fr.ErrorPayload = nil, nil
+	if _, typed := stringValue(f[2]); typed {
+		fr.ErrorChannel = f[2]
+		fr.ErrorPayload = f[3]
+	}
+	ps.putFrame(fr)
+	switch {
+	case ps.p.stepFailedFailsExecution():
+		ps.s.Status = StatusFailed
+	case ps.s.Status == StatusSuspended:
+		ps.setVar(VarFailedWhileParked, rawTrue)
+	}
+	return false
+}
+
+// stepCancelled: status cancelled.
+func (ps *pass) stepCancelled(e *spi.Envelope) bool {
+	f, _ := fields(e.Payload, "stepId", "attempt")
+	id, ok, proto := stepID(e.Payload, &f)
+	if proto || !ok {
+		return proto
+	}
+	fr := ps.frame(id, f[1])
+	ps.settle(&fr, FrameCancelled)
+	ps.putFrame(fr)
+	return false
+}
