@@ -1,0 +1,200 @@
+package bridge
+
+import (
+	"encoding/json"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// ProtocolVersion is the version of the store bridge protocol (docs/bridge.md). A MINOR bump adds
+// methods or optional fields; a MAJOR bump changes a message shape.
+const ProtocolVersion = "1.0.0"
+
+// MethodHandshake is the one method every bridge answers.
+const MethodHandshake = "bridge.handshake"
+
+// Method describes one wire method: its JSON-RPC name, the seam it belongs to and the manifest
+// method name a handshake lists to declare it (eventStore.observe is declared by
+// "appendIfUnchanged", the two only make sense together).
+type Method struct {
+	Name      string `json:"name"`
+	Seam      string `json:"seam"`
+	SpiMethod string `json:"spiMethod"`
+}
+
+// Methods is the wire method table, in documentation order (bridge.handshake excluded).
+func Methods() []Method {
+	es, ss, as, br := manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry
+	return []Method{
+		{"eventStore.append", es, spi.MethodAppend},
+		{"eventStore.read", es, spi.MethodRead},
+		{"eventStore.readRange", es, spi.MethodReadRange},
+		{"eventStore.acquireFence", es, spi.MethodAcquireFence},
+		{"eventStore.acquireFenceIf", es, spi.MethodAcquireFenceIf},
+		{"eventStore.observe", es, spi.MethodAppendIfUnchanged},
+		{"eventStore.appendIfUnchanged", es, spi.MethodAppendIfUnchanged},
+		{"eventStore.storeNow", es, spi.MethodStoreNow},
+		{"eventStore.deleteThrough", es, spi.MethodDeleteThrough},
+		{"eventStore.sealingCapability", es, spi.MethodSealingCapability},
+		{"eventStore.copyPrefix", es, spi.MethodCopyPrefix},
+		{"eventStore.deleteExecution", es, spi.MethodDeleteExecution},
+		{"eventStore.listExecutionsPage", es, spi.MethodListExecutionsPage},
+		{"snapshotStore.save", ss, spi.MethodSave},
+		{"snapshotStore.loadLatest", ss, spi.MethodLoadLatest},
+		{"snapshotStore.loadLatestSealed", ss, spi.MethodLoadLatestSealed},
+		{"snapshotStore.deleteExecution", ss, spi.MethodDeleteExecution},
+		{"snapshotStore.pruneSnapshots", ss, spi.MethodPruneSnapshots},
+		{"snapshotStore.listSequences", ss, spi.MethodListSequences},
+		{"archiveStore.append", as, spi.MethodAppend},
+		{"archiveStore.read", as, spi.MethodRead},
+		{"archiveStore.deleteExecution", as, spi.MethodDeleteExecution},
+		{"archiveStore.replaceSegments", as, spi.MethodReplaceSegments},
+		{"branchRegistry.register", br, spi.MethodRegister},
+		{"branchRegistry.get", br, spi.MethodGet},
+		{"branchRegistry.listChildren", br, spi.MethodListChildren},
+	}
+}
+
+// LookupMethod returns the wire method named name.
+func LookupMethod(name string) (Method, bool) {
+	for _, m := range Methods() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Method{}, false
+}
+
+// Seams lists the seams a bridge can serve, in report order.
+func Seams() []string {
+	return []string{manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry}
+}
+
+// Handshake is the result of bridge.handshake.
+type Handshake struct {
+	Protocol       string                 `json:"protocol"`
+	Implementation Implementation         `json:"implementation"`
+	Seams          map[string]SeamSupport `json:"seams"`
+}
+
+// Implementation names the store behind a bridge.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// SeamSupport is what a bridge declares for one seam: the SPI version it claims and the manifest
+// names of the methods it implements (required ones included).
+type SeamSupport struct {
+	SpiVersion string   `json:"spiVersion"`
+	Methods    []string `json:"methods"`
+}
+
+// Declares reports whether the handshake lists method for seam.
+func (h Handshake) Declares(seam, method string) bool {
+	s, ok := h.Seams[seam]
+	if !ok {
+		return false
+	}
+	for _, m := range s.Methods {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+// Parameter shapes of the wire methods (docs/bridge.md gives one example exchange per method).
+type (
+	handshakeParams struct {
+		Client   string `json:"client,omitempty"`
+		Protocol string `json:"protocol,omitempty"`
+	}
+	execParams struct {
+		ExecutionID string `json:"executionId"`
+	}
+	appendParams struct {
+		ExecutionID string         `json:"executionId"`
+		Events      []spi.Envelope `json:"events"`
+		Fence       int64          `json:"fence,omitempty"`
+	}
+	readRangeParams struct {
+		ExecutionID string `json:"executionId"`
+		From        int64  `json:"from"`
+		To          int64  `json:"to"`
+	}
+	fenceIfParams struct {
+		ExecutionID string `json:"executionId"`
+		Expected    int64  `json:"expected"`
+	}
+	appendIfParams struct {
+		ExecutionID string         `json:"executionId"`
+		Anchor      string         `json:"anchor"`
+		Events      []spi.Envelope `json:"events"`
+		Fence       int64          `json:"fence,omitempty"`
+	}
+	throughParams struct {
+		ExecutionID string `json:"executionId"`
+		Through     int64  `json:"through"`
+	}
+	copyPrefixParams struct {
+		Source  string `json:"source"`
+		Target  string `json:"target"`
+		Through int64  `json:"through"`
+	}
+	listPageParams struct {
+		Cursor string `json:"cursor"`
+		Limit  int    `json:"limit"`
+	}
+	noParams   struct{}
+	saveParams struct {
+		Snapshot spi.Snapshot `json:"snapshot"`
+	}
+	rangeParams struct {
+		ExecutionID string `json:"executionId"`
+		From        int64  `json:"from"`
+		Through     int64  `json:"through"`
+	}
+	archiveAppendParams struct {
+		ExecutionID string         `json:"executionId"`
+		Events      []spi.Envelope `json:"events"`
+	}
+	replaceParams struct {
+		ExecutionID string         `json:"executionId"`
+		From        int64          `json:"from"`
+		Through     int64          `json:"through"`
+		Events      []spi.Envelope `json:"events"`
+	}
+	registerParams struct {
+		Branch spi.Branch `json:"branch"`
+	}
+	idParams struct {
+		ID string `json:"id"`
+	}
+	parentParams struct {
+		ParentID string `json:"parentId"`
+	}
+	anchorResult struct {
+		Anchor string `json:"anchor"`
+	}
+	nowResult struct {
+		Now int64 `json:"now"`
+	}
+)
+
+// JSON-RPC 2.0 framing.
+type (
+	rpcRequest struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id,omitempty"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}
+	rpcResponse struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *RPCError       `json:"error,omitempty"`
+	}
+)

@@ -1,0 +1,406 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Stores are the stores a bridge serves. Nil seams are not served (absent from the handshake).
+type Stores struct {
+	Implementation Implementation
+	EventStore     spi.EventStore
+	SnapshotStore  spi.SnapshotStore
+	ArchiveStore   spi.ArchiveStore
+	BranchRegistry spi.BranchRegistry
+}
+
+// ServerOptions bound what one call may cost. Zero values take the defaults.
+type ServerOptions struct {
+	// MaxRequestBytes caps a request body (default 16 MiB); larger requests get error -32008.
+	MaxRequestBytes int64
+	// CallTimeout bounds each store call (default 30 s); past it the answer is error -32007.
+	CallTimeout time.Duration
+}
+
+// Defaults of ServerOptions and ClientOptions.
+const (
+	DefaultMaxRequestBytes  = 16 << 20
+	DefaultMaxResponseBytes = 64 << 20
+	DefaultCallTimeout      = 30 * time.Second
+)
+
+func (o ServerOptions) withDefaults() ServerOptions {
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	return o
+}
+
+// Server answers the store bridge protocol over HTTP for a set of Go stores. It is an
+// http.Handler; every path answers.
+type Server struct {
+	stores    Stores
+	opts      ServerOptions
+	schemas   *Schemas
+	handshake Handshake
+	handlers  map[string]handler
+}
+
+type handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// NewServer builds a bridge server. The handshake declares, per served seam, the SPI version the
+// store claims (the manifest's current version if it states none) and every method spi.Has finds.
+func NewServer(st Stores, opts ServerOptions) (*Server, error) {
+	schemas, err := CompileSchemas()
+	if err != nil {
+		return nil, err
+	}
+	if st.Implementation.Name == "" {
+		st.Implementation.Name = "unnamed"
+	}
+	if st.Implementation.Version == "" {
+		st.Implementation.Version = "0.0.0"
+	}
+	s := &Server{stores: st, opts: opts.withDefaults(), schemas: schemas}
+	s.handshake = Handshake{Protocol: ProtocolVersion, Implementation: st.Implementation, Seams: map[string]SeamSupport{}}
+	for seam, store := range map[string]any{
+		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
+		manifest.SeamArchiveStore: st.ArchiveStore, manifest.SeamBranchRegistry: st.BranchRegistry,
+	} {
+		if isNil(store) {
+			continue
+		}
+		def, _ := manifest.LookupSpi(seam)
+		v, ok := spi.ClaimedVersion(seam, store)
+		if !ok {
+			v = def.Version
+		}
+		sup := SeamSupport{SpiVersion: v, Methods: []string{}}
+		for _, m := range def.Methods {
+			if spi.Has(seam, store, m.Name) {
+				sup.Methods = append(sup.Methods, m.Name)
+			}
+		}
+		s.handshake.Seams[seam] = sup
+	}
+	if len(s.handshake.Seams) == 0 {
+		return nil, errors.New("bridge: no store to serve")
+	}
+	s.handlers = s.buildHandlers()
+	return s, nil
+}
+
+func isNil(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case spi.EventStore:
+		return x == nil
+	}
+	return false
+}
+
+// Handshake returns what bridge.handshake answers.
+func (s *Server) Handshake() Handshake { return s.handshake }
+
+// ServeHTTP answers one JSON-RPC 2.0 request (POST). JSON-RPC errors travel with HTTP status 200.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "the store bridge answers JSON-RPC 2.0 over POST (docs/bridge.md)", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeResponse(w, nil, nil, &RPCError{Code: CodeTooLarge, Message: fmt.Sprintf("request exceeds %d bytes", s.opts.MaxRequestBytes)})
+			return
+		}
+		writeResponse(w, nil, nil, &RPCError{Code: CodeParseError, Message: "reading the request: " + err.Error()})
+		return
+	}
+	id, result, rpcErr := s.handle(r.Context(), body)
+	writeResponse(w, id, result, rpcErr)
+}
+
+func (s *Server) handle(ctx context.Context, body []byte) (json.RawMessage, any, *RPCError) {
+	trimmed := bytes.TrimSpace(body)
+	if !json.Valid(trimmed) {
+		return nil, nil, &RPCError{Code: CodeParseError, Message: "the request body is not JSON"}
+	}
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, nil, &RPCError{Code: CodeInvalidRequest, Message: "batch requests are not part of the store bridge protocol"}
+	}
+	var req rpcRequest
+	if err := json.Unmarshal(trimmed, &req); err != nil {
+		return nil, nil, &RPCError{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request object: " + err.Error()}
+	}
+	if req.JSONRPC != "2.0" || req.Method == "" || len(req.ID) == 0 {
+		return req.ID, nil, &RPCError{Code: CodeInvalidRequest, Message: `a request needs "jsonrpc": "2.0", a method and an id`}
+	}
+	h, ok := s.handlers[req.Method]
+	if !ok || !s.declared(req.Method) {
+		return req.ID, nil, &RPCError{Code: CodeMethodNotFound, Message: fmt.Sprintf("method %q is not served by this bridge", req.Method)}
+	}
+	params := req.Params
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage(`{}`)
+	}
+	if err := s.schemas.ValidateParams(req.Method, params); err != nil {
+		e := &RPCError{Code: CodeInvalidParams, Message: err.Error()}
+		e.Data, _ = json.Marshal(invalidData{Op: req.Method, Argument: "params", Reason: err.Error()})
+		return req.ID, nil, e
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
+	defer cancel()
+	result, err := s.call(ctx, h, params)
+	if err != nil {
+		return req.ID, nil, ErrorFromSPI(err)
+	}
+	return req.ID, result, nil
+}
+
+// call runs a handler, turning a panic of the store into an internal error.
+func (s *Server) call(ctx context.Context, h handler, params json.RawMessage) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, fmt.Errorf("the store panicked: %v", p)
+		}
+	}()
+	return h(ctx, params)
+}
+
+func (s *Server) declared(method string) bool {
+	if method == MethodHandshake {
+		return true
+	}
+	m, ok := LookupMethod(method)
+	return ok && s.handshake.Declares(m.Seam, m.SpiMethod)
+}
+
+func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rpcErr *RPCError) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	resp := rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr}
+	if rpcErr == nil {
+		b, err := json.Marshal(result)
+		if err != nil {
+			resp.Error = &RPCError{Code: CodeInternalError, Message: "encoding the result: " + err.Error()}
+		} else {
+			resp.Result = b
+		}
+	}
+	out, _ := json.Marshal(resp)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+// decode unmarshals validated params into p.
+func decode[P any](raw json.RawMessage) (P, error) {
+	var p P
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, spi.Invalid("bridge", "params", "%v", err)
+	}
+	return p, nil
+}
+
+func envs(e []spi.Envelope) []spi.Envelope {
+	if e == nil {
+		return []spi.Envelope{}
+	}
+	return e
+}
+
+func seqList(s []int64) []int64 {
+	if s == nil {
+		return []int64{}
+	}
+	return s
+}
+
+// on builds a handler from a typed function.
+func on[P any](f func(ctx context.Context, p P) (any, error)) handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		p, err := decode[P](raw)
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, p)
+	}
+}
+
+func (s *Server) buildHandlers() map[string]handler {
+	hs := map[string]handler{
+		MethodHandshake: func(context.Context, json.RawMessage) (any, error) { return s.handshake, nil },
+	}
+	if es := s.stores.EventStore; es != nil {
+		addEventStore(hs, es)
+	}
+	if ss := s.stores.SnapshotStore; ss != nil {
+		addSnapshotStore(hs, ss)
+	}
+	if as := s.stores.ArchiveStore; as != nil {
+		addArchiveStore(hs, as)
+	}
+	if br := s.stores.BranchRegistry; br != nil {
+		addBranchRegistry(hs, br)
+	}
+	return hs
+}
+
+func addEventStore(hs map[string]handler, es spi.EventStore) {
+	hs["eventStore.append"] = on(func(ctx context.Context, p appendParams) (any, error) {
+		return nil, es.Append(ctx, p.ExecutionID, p.Events, spi.AppendOptions{Fence: p.Fence})
+	})
+	hs["eventStore.read"] = on(func(ctx context.Context, p execParams) (any, error) {
+		e, err := es.Read(ctx, p.ExecutionID)
+		return envs(e), err
+	})
+	if x, ok := es.(spi.RangeReader); ok {
+		hs["eventStore.readRange"] = on(func(ctx context.Context, p readRangeParams) (any, error) {
+			e, err := x.ReadRange(ctx, p.ExecutionID, p.From, p.To)
+			return envs(e), err
+		})
+	}
+	if x, ok := es.(spi.Fencer); ok {
+		hs["eventStore.acquireFence"] = on(func(ctx context.Context, p execParams) (any, error) {
+			return x.AcquireFence(ctx, p.ExecutionID)
+		})
+	}
+	if x, ok := es.(spi.ConditionalFencer); ok {
+		hs["eventStore.acquireFenceIf"] = on(func(ctx context.Context, p fenceIfParams) (any, error) {
+			return x.AcquireFenceIf(ctx, p.ExecutionID, p.Expected)
+		})
+	}
+	if x, ok := es.(spi.ConditionalAppender); ok {
+		hs["eventStore.observe"] = on(func(ctx context.Context, p execParams) (any, error) {
+			a, err := x.Observe(ctx, p.ExecutionID)
+			return anchorResult{Anchor: string(a)}, err
+		})
+		hs["eventStore.appendIfUnchanged"] = on(func(ctx context.Context, p appendIfParams) (any, error) {
+			return nil, x.AppendIfUnchanged(ctx, p.ExecutionID, spi.Anchor(p.Anchor), p.Events, spi.AppendOptions{Fence: p.Fence})
+		})
+	}
+	if x, ok := es.(spi.Clock); ok {
+		hs["eventStore.storeNow"] = on(func(ctx context.Context, _ noParams) (any, error) {
+			n, err := x.StoreNow(ctx)
+			return nowResult{Now: n}, err
+		})
+	}
+	if x, ok := es.(spi.ThroughDeleter); ok {
+		hs["eventStore.deleteThrough"] = on(func(ctx context.Context, p throughParams) (any, error) {
+			return nil, x.DeleteThrough(ctx, p.ExecutionID, p.Through)
+		})
+	}
+	if x, ok := es.(spi.SealingReporter); ok {
+		hs["eventStore.sealingCapability"] = on(func(ctx context.Context, _ noParams) (any, error) {
+			sc, err := x.SealingCapability(ctx)
+			if sc != nil && sc.Covers == nil {
+				c := *sc
+				c.Covers = []string{}
+				sc = &c
+			}
+			return sc, err
+		})
+	}
+	if x, ok := es.(spi.PrefixCopier); ok {
+		hs["eventStore.copyPrefix"] = on(func(ctx context.Context, p copyPrefixParams) (any, error) {
+			return nil, x.CopyPrefix(ctx, p.Source, p.Target, p.Through)
+		})
+	}
+	if x, ok := es.(spi.ExecutionDeleter); ok {
+		hs["eventStore.deleteExecution"] = on(func(ctx context.Context, p execParams) (any, error) {
+			return nil, x.DeleteExecution(ctx, p.ExecutionID)
+		})
+	}
+	if x, ok := es.(spi.ExecutionLister); ok {
+		hs["eventStore.listExecutionsPage"] = on(func(ctx context.Context, p listPageParams) (any, error) {
+			pg, err := x.ListExecutionsPage(ctx, p.Cursor, p.Limit)
+			if pg.ExecutionIDs == nil {
+				pg.ExecutionIDs = []string{}
+			}
+			return pg, err
+		})
+	}
+}
+
+func addSnapshotStore(hs map[string]handler, ss spi.SnapshotStore) {
+	hs["snapshotStore.save"] = on(func(ctx context.Context, p saveParams) (any, error) {
+		return nil, ss.Save(ctx, p.Snapshot)
+	})
+	hs["snapshotStore.loadLatest"] = on(func(ctx context.Context, p execParams) (any, error) {
+		return ss.LoadLatest(ctx, p.ExecutionID)
+	})
+	if x, ok := ss.(spi.SealedLoader); ok {
+		hs["snapshotStore.loadLatestSealed"] = on(func(ctx context.Context, p execParams) (any, error) {
+			return x.LoadLatestSealed(ctx, p.ExecutionID)
+		})
+	}
+	if x, ok := ss.(spi.SnapshotDeleter); ok {
+		hs["snapshotStore.deleteExecution"] = on(func(ctx context.Context, p execParams) (any, error) {
+			return nil, x.DeleteExecution(ctx, p.ExecutionID)
+		})
+	}
+	if x, ok := ss.(spi.SnapshotPruner); ok {
+		hs["snapshotStore.pruneSnapshots"] = on(func(ctx context.Context, p rangeParams) (any, error) {
+			s, err := x.PruneSnapshots(ctx, p.ExecutionID, spi.SeqRange{From: p.From, Through: p.Through})
+			return seqList(s), err
+		})
+	}
+	if x, ok := ss.(spi.SequenceLister); ok {
+		hs["snapshotStore.listSequences"] = on(func(ctx context.Context, p execParams) (any, error) {
+			s, err := x.ListSequences(ctx, p.ExecutionID)
+			return seqList(s), err
+		})
+	}
+}
+
+func addArchiveStore(hs map[string]handler, as spi.ArchiveStore) {
+	hs["archiveStore.append"] = on(func(ctx context.Context, p archiveAppendParams) (any, error) {
+		return nil, as.Append(ctx, p.ExecutionID, p.Events)
+	})
+	hs["archiveStore.read"] = on(func(ctx context.Context, p execParams) (any, error) {
+		e, err := as.Read(ctx, p.ExecutionID)
+		return envs(e), err
+	})
+	if x, ok := as.(spi.ArchiveDeleter); ok {
+		hs["archiveStore.deleteExecution"] = on(func(ctx context.Context, p execParams) (any, error) {
+			return nil, x.DeleteExecution(ctx, p.ExecutionID)
+		})
+	}
+	if x, ok := as.(spi.SegmentReplacer); ok {
+		hs["archiveStore.replaceSegments"] = on(func(ctx context.Context, p replaceParams) (any, error) {
+			return nil, x.ReplaceSegments(ctx, p.ExecutionID, spi.SeqRange{From: p.From, Through: p.Through}, p.Events)
+		})
+	}
+}
+
+func addBranchRegistry(hs map[string]handler, br spi.BranchRegistry) {
+	hs["branchRegistry.register"] = on(func(ctx context.Context, p registerParams) (any, error) {
+		return nil, br.Register(ctx, p.Branch)
+	})
+	hs["branchRegistry.get"] = on(func(ctx context.Context, p idParams) (any, error) {
+		return br.Get(ctx, p.ID)
+	})
+	hs["branchRegistry.listChildren"] = on(func(ctx context.Context, p parentParams) (any, error) {
+		b, err := br.ListChildren(ctx, p.ParentID)
+		if b == nil {
+			b = []spi.Branch{}
+		}
+		return b, err
+	})
+}
