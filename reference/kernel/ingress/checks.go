@@ -1,0 +1,39 @@
+package ingress
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the checks of this package and the clauses each enforces.
+func Checks() []spec.Check {
+	const (
+		we  = "reference/kernel/ingress:TestWorkedExamplesIngress"
+		pkg = "reference/kernel/ingress:"
+	)
+	return []spec.Check{
+		{ID: "ingress/worked-example/approve-ok", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match", "S5.ingress.one-entry-per-suspend"}, Where: we},
+		{ID: "ingress/worked-example/step-completed-forgery", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing"}, Where: we},
+		{ID: "ingress/worked-example/execution-migrated", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace"}, Where: we},
+		{ID: "ingress/worked-example/approval-granted", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace"}, Where: we},
+		{ID: "ingress/worked-example/other-kernel-type", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace"}, Where: we},
+		{ID: "ingress/worked-example/timer-untimed-gate", Kind: spec.KindTest, Clauses: []string{"S5.ingress.timer-needs-wakeat", "S5.ingress.timer-exception"}, Where: we},
+		{ID: "ingress/worked-example/reject-gate-mismatch", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match"}, Where: we},
+		{ID: "ingress/worked-example/approve-bad-shape", Kind: spec.KindTest, Clauses: []string{"S5.schema.parse-before-append", "S5.schema.refuse-still-parked"}, Where: we},
+		{ID: "ingress/worked-example/approve-parsed-defaults", Kind: spec.KindTest, Clauses: []string{"S5.schema.record-parsed"}, Where: we},
+		{ID: "ingress/worked-example/recovered-on-parked", Kind: spec.KindTest, Clauses: []string{"S5.ingress.recovered-running-only"}, Where: we},
+		{ID: "ingress/worked-example/timer-timed-gate", Kind: spec.KindTest, Clauses: []string{"S5.ingress.timer-exception", "S5.ingress.timer-needs-wakeat"}, Where: we},
+		{ID: "ingress/worked-example/timed-gate-approve", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match"}, Where: we},
+		{ID: "ingress/worked-example/running-approve", Kind: spec.KindTest, Clauses: []string{"S5.ingress.not-suspended", "S5.ingress.suspended-only"}, Where: we},
+		{ID: "ingress/worked-example/running-recovered", Kind: spec.KindTest, Clauses: []string{"S5.ingress.recovered-running-only", "S5.ingress.redrive-no-resumed"}, Where: we},
+		{ID: "ingress/worked-example/failed-parked-null", Kind: spec.KindTest, Clauses: []string{"S4.ingress.null-after-parked-failure"}, Where: we},
+		{ID: "ingress/worked-example/failed-parked-answer", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match"}, Where: we},
+		{ID: "ingress/worked-example/completed-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.suspended-only"}, Where: we},
+		{ID: "ingress/worked-example/failed-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.suspended-only"}, Where: we},
+		{ID: "ingress/worked-example/cancelled-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.suspended-only"}, Where: we},
+		{ID: "ingress/worked-example/completed-resumeas", Kind: spec.KindTest, Clauses: []string{"S5.resumeas.crashed-namespace-only", "S5.ingress.resumeas-terminal-null"}, Where: we},
+		{ID: "ingress/worked-example/completed-resumeas-kernel", Kind: spec.KindTest, Clauses: []string{"S5.resumeas.crashed-namespace-only"}, Where: we},
+		{ID: "ingress/worked-example/indoubt-verdict", Kind: spec.KindTest, Clauses: []string{"S5.ingress.indoubt-verdict-recorded", "S5.decide.verdict-beside-indoubt"}, Where: we},
+		{ID: "ingress/worked-example/indoubt-other-step", Kind: spec.KindTest, Clauses: []string{"S5.ingress.indoubt-other-refused"}, Where: we},
+		{ID: "ingress/worked-example/indoubt-plain-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.indoubt-other-refused"}, Where: we},
+		{ID: "ingress/worked-example/auth-first-rejects", Kind: spec.KindTest, Clauses: []string{"S5.order.identity-ingress-shape", "S5.auth.rejected-not-logged"}, Where: we},
+		{ID: "ingress/worked-example/auth-then-answer", Kind: spec.KindTest, Clauses: []string{"S5.auth.approval-recorded"}, Where: we},
+	}
+}

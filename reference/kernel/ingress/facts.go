@@ -1,0 +1,209 @@
+package ingress
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Facts are what the gate needs from the log beyond the folded state: log-only facts the fold
+// does not keep (EFFECT_INDOUBT, the flow hash) and the history of parks and answers that
+// attributes each _resumePayloads entry (the ambiguous-legacy rule and the legacy warning).
+// Build them with FactsFrom over the WHOLE log (from sequence 0), the same envelopes the state was
+// folded from; Evaluate refuses facts whose sequence differs from the state's.
+type Facts struct {
+	Sequence int64 // of the last envelope scanned; -1 for an empty log
+	Status   string
+	FlowHash string // EXECUTION_STARTED.flowHash, replaced by EXECUTION_MIGRATED.toFlowHash
+	// InDoubt lists every EFFECT_INDOUBT fact, in log order.
+	InDoubt []InDoubtFact
+	// Parks lists every EXECUTION_SUSPENDED, in log order.
+	Parks []Park
+	// Entries attributes each _resumePayloads entry, in order (len == len(state _resumePayloads)).
+	Entries []Entry
+	// HumanSteps lists every step ever started with kind "human", by first start.
+	HumanSteps []HumanStep
+	scanned    bool
+}
+
+// InDoubtFact is one EFFECT_INDOUBT {stepId, attempt}.
+type InDoubtFact struct {
+	Sequence int64
+	StepID   string
+	Attempt  int64
+}
+
+// Park is one EXECUTION_SUSPENDED.
+type Park struct {
+	Sequence int64
+	Gate     string // on
+	StepID   string // condition.stepId: set on a human step's park (post-0104); "" = unattributed
+	// Normal is false for the reserved gates whose null resume answers nothing (in doubt, diverged).
+	Normal bool
+}
+
+// Entry is one _resumePayloads entry: the EXECUTION_RESUMED that added it and whether it answered
+// a suspend point (it was recorded while the execution was parked on a normal gate). An entry that
+// answered nothing can only come from a log written before the ingress gate (spec §5).
+type Entry struct {
+	Index    int
+	Sequence int64
+	Answered bool
+	Gate     string // the gate it answered, when Answered
+}
+
+// HumanStep is a step started with kind "human".
+type HumanStep struct {
+	StepID     string
+	FirstStart int64 // sequence of its first STEP_STARTED
+	Open       bool  // started and not settled at the end of the log
+}
+
+// FactsFrom scans one execution's whole log. It follows the current fold profile's rules for the
+// keys it tracks (status, park, _failedWhileParked, _resumePayloads), so len(Entries) equals the
+// folded state's len(_resumePayloads). Bad envelopes are an *InputError naming the index.
+func FactsFrom(events []spi.Envelope) (Facts, error) {
+	f := Facts{Sequence: -1, Status: fold.StatusPending, scanned: true}
+	var park *Park
+	failedWhileParked := false
+	human := map[string]int{} // stepId -> index in HumanSteps
+	for i := range events {
+		e := &events[i]
+		if e.Sequence != f.Sequence+1 {
+			return Facts{}, &InputError{Field: fmt.Sprintf("events[%d].sequence", i),
+				Detail: fmt.Sprintf("got %d, want %d (facts need the whole log from sequence 0)", e.Sequence, f.Sequence+1)}
+		}
+		if !json.Valid(orNull(e.Payload)) {
+			return Facts{}, &InputError{Field: fmt.Sprintf("events[%d].payload", i), Detail: "not JSON"}
+		}
+		f.Sequence = e.Sequence
+		p, _ := object(e.Payload)
+		switch e.EventType {
+		case manifest.ExecutionStarted:
+			f.Status = fold.StatusRunning
+			if h, ok := str(p["flowHash"]); ok {
+				f.FlowHash = h
+			}
+		case manifest.ExecutionMigrated:
+			if h, ok := str(p["toFlowHash"]); ok {
+				f.FlowHash = h
+			}
+		case manifest.ExecutionSuspended:
+			if protoWait(p["waits"]) {
+				break // the fold rejects the envelope (__proto__ container key)
+			}
+			gate, _ := str(p["on"])
+			pk := Park{Sequence: e.Sequence, Gate: gate, Normal: gate != fold.GateInDoubt && gate != fold.GateDiverged}
+			if c, ok := object(p["condition"]); ok {
+				pk.StepID, _ = str(c["stepId"])
+			}
+			f.Parks = append(f.Parks, pk)
+			park = &f.Parks[len(f.Parks)-1]
+			f.Status = fold.StatusSuspended
+			failedWhileParked = false
+		case manifest.ExecutionResumed:
+			if id, ok := waitAddressed(e, p); ok {
+				if id == protoKey {
+					break // rejected by the fold
+				}
+				f.Status, park, failedWhileParked = fold.StatusRunning, nil, false
+				break
+			}
+			parkedNormal := f.Status == fold.StatusSuspended && park != nil && park.Normal
+			if !isNull(e.Payload) || (parkedNormal && !failedWhileParked) {
+				en := Entry{Index: len(f.Entries), Sequence: e.Sequence, Answered: parkedNormal}
+				if parkedNormal {
+					en.Gate = park.Gate
+				}
+				f.Entries = append(f.Entries, en)
+			}
+			f.Status, park, failedWhileParked = fold.StatusRunning, nil, false
+		case manifest.ExecutionCompleted, manifest.ExecutionFailed, manifest.ExecutionCancelled:
+			f.Status = map[string]string{
+				manifest.ExecutionCompleted: fold.StatusCompleted,
+				manifest.ExecutionFailed:    fold.StatusFailed,
+				manifest.ExecutionCancelled: fold.StatusCancelled,
+			}[e.EventType]
+			park, failedWhileParked = nil, false
+		case manifest.ExecutionContinued:
+			if isKernel(e) && !isNull(p["continuedTo"]) {
+				f.Status, park, failedWhileParked = fold.StatusContinued, nil, false
+			}
+		case manifest.StepStarted:
+			id, ok := str(p["stepId"])
+			if !ok || id == protoKey {
+				break
+			}
+			if k, _ := str(p["kind"]); k == "human" {
+				if j, seen := human[id]; seen {
+					f.HumanSteps[j].Open = true
+				} else {
+					human[id] = len(f.HumanSteps)
+					f.HumanSteps = append(f.HumanSteps, HumanStep{StepID: id, FirstStart: e.Sequence, Open: true})
+				}
+			}
+		case manifest.StepCompleted, manifest.StepFailed, manifest.StepCancelled:
+			id, ok := str(p["stepId"])
+			if !ok || id == protoKey {
+				break
+			}
+			if j, seen := human[id]; seen {
+				f.HumanSteps[j].Open = false
+			}
+			if e.EventType == manifest.StepFailed && f.Status == fold.StatusSuspended {
+				failedWhileParked = true
+			}
+		case manifest.EffectInDoubt:
+			id, ok1 := str(p["stepId"])
+			at, ok2 := integer(p["attempt"])
+			if ok1 && ok2 {
+				f.InDoubt = append(f.InDoubt, InDoubtFact{Sequence: e.Sequence, StepID: id, Attempt: at})
+			}
+		}
+	}
+	return f, nil
+}
+
+// waitAddressed reports a kernel-stamped {waitId, answer} resume (1.23.0): it addresses a wait and
+// adds no _resumePayloads entry.
+func waitAddressed(e *spi.Envelope, p map[string]json.RawMessage) (string, bool) {
+	if !isKernel(e) || p == nil {
+		return "", false
+	}
+	id, isStr := str(p["waitId"])
+	_, hasAnswer := p["answer"]
+	return id, isStr && hasAnswer
+}
+
+// protoKey is the container key the fold rejects (spec §4 fold hardening).
+const protoKey = "__proto__"
+
+// protoWait reports a waits[] array naming a __proto__ waitId, which the fold rejects.
+func protoWait(raw json.RawMessage) bool {
+	var ws []map[string]json.RawMessage
+	if json.Unmarshal(raw, &ws) != nil {
+		return false
+	}
+	for _, w := range ws {
+		if id, ok := str(w["waitId"]); ok && id == protoKey {
+			return true
+		}
+	}
+	return false
+}
+
+func isKernel(e *spi.Envelope) bool {
+	m, ok := object(e.Metadata)
+	return ok && string(m["kernel"]) == "true"
+}
+
+// currentPark returns the last park when the facts end parked.
+func (f *Facts) currentPark() (Park, bool) {
+	if f.Status != fold.StatusSuspended || len(f.Parks) == 0 {
+		return Park{}, false
+	}
+	return f.Parks[len(f.Parks)-1], true
+}
