@@ -1,0 +1,161 @@
+package kernel
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Features are the kernel feature flags (spec §2): each Wave 2 syscall is available only when its
+// flag is set. The zero value enables none of them.
+type Features struct {
+	ContinueAsNew bool
+	Receive       bool
+	Select        bool
+}
+
+// enabled reports whether the feature named as in manifest.Syscall.Feature is on.
+func (f Features) enabled(name string) bool {
+	switch name {
+	case "":
+		return true
+	case "continueAsNew":
+		return f.ContinueAsNew
+	case "receive":
+		return f.Receive
+	case "select":
+		return f.Select
+	}
+	return false
+}
+
+// Budget caps resource dimensions (spec §8): dimension ("tokens", "costUsd", "ms", "memBytes",
+// "wallMs", "netBytes") to the largest total an execution may meter before admission control
+// refuses new effects. A nil Budget caps nothing.
+type Budget map[string]float64
+
+// Warning is a loud, non-fatal report of the runtime: a degraded typed failure, a payload with no
+// JSON form, a legacy resume entry.
+type Warning struct {
+	ExecutionID string
+	Code        string // "typed-failure-degraded", "emit-unmatchable", "legacy-resume-entry", ...
+	Clauses     []string
+	Message     string
+}
+
+// Config configures a Runtime. Store is required; every other field is optional and New fills the
+// defaults in one place (withDefaults). Time, ids and randomness are injected here so the runtime's
+// decision logic stays pure and tests are deterministic.
+type Config struct {
+	// Store is the event log. Required.
+	Store spi.EventStore
+	// Snapshots, when set, is read at the start of every run (the replay starts from the latest
+	// snapshot and folds the tail) and written by Snapshot.
+	Snapshots spi.SnapshotStore
+	// Timers, when set, makes suspend({on, timeout}) derive a durable wakeAt and schedules every
+	// recorded wakeAt; FireDueTimers raises TIMER_FIRED for the due ones (spec §5).
+	Timers TimerStore
+	// Features enables the Wave 2 syscalls.
+	Features Features
+	// Effects is the effect boundary: task kinds resolve to an effect by toolId (spec §2).
+	Effects map[string]EffectDef
+	// Budget caps resource dimensions (spec §8).
+	Budget Budget
+	// Ingress configures the resume gate (authenticator, resume schemas); see gate.go.
+	Ingress IngressOptions
+	// Profile is the event-schema profile the runtime folds with; zero = current.
+	Profile fold.Profile
+
+	// Now returns the time in epoch milliseconds. Default: the wall clock.
+	Now func() int64
+	// NewID returns a fresh envelope or execution id. Default: 16 random bytes in hex.
+	NewID func() string
+	// RunTimeout bounds one run of a flow (a flow that never returns is abandoned with a
+	// *FlowTimeoutError). Default 30s. The caller's context deadline applies as well.
+	RunTimeout time.Duration
+	// Warn receives loud reports. Default: slog.Default().Warn.
+	Warn func(Warning)
+	// Trace, when set, receives every emit-serving decision (spec §3) as it is made. Observing
+	// changes nothing in the log.
+	Trace func(executionID string, d EmitDecision)
+
+	// Hooks deliberately break the runtime; they exist so the property kits can prove they reject
+	// a broken kernel. Never set them outside tests.
+	Hooks Hooks
+}
+
+// Hooks are mutants: each one, when set, disables one rule of spec §3.
+type Hooks struct {
+	// StampWhileInFlight stamps emits even while effects are executing or inside parallel branches
+	// (breaks S3.emit.stamp-nothing-in-flight).
+	StampWhileInFlight bool
+	// ServeIgnoringLiveWork skips an emit whenever the log holds more stamped copies, ignoring live
+	// work in the segment (breaks S3.emit.serve-skip / S3.emit.serve-append).
+	ServeIgnoringLiveWork bool
+	// StampAfterUnserved stamps emits after an outcome a re-run does not serve
+	// (breaks S3.emit.stamp-nothing-unserved).
+	StampAfterUnserved bool
+	// RerunCompletedSteps re-invokes the effect of a completed step on replay (breaks
+	// S2.execute.served-not-rerun).
+	RerunCompletedSteps bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.Now == nil {
+		c.Now = func() int64 { return time.Now().UnixMilli() }
+	}
+	if c.NewID == nil {
+		c.NewID = randomID
+	}
+	if c.RunTimeout <= 0 {
+		c.RunTimeout = 30 * time.Second
+	}
+	if c.Warn == nil {
+		c.Warn = func(w Warning) {
+			slog.Default().Warn(w.Message, "execution", w.ExecutionID, "code", w.Code, "clauses", w.Clauses)
+		}
+	}
+	if c.Profile == (fold.Profile{}) {
+		c.Profile = fold.Current()
+	}
+	return c
+}
+
+func randomID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("kernel: crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// SequentialIDs returns an id source that yields prefix-1, prefix-2, ... — deterministic ids for
+// tests and golden logs.
+func SequentialIDs(prefix string) func() string {
+	var mu sync.Mutex
+	var n int64
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return prefix + "-" + strconv.FormatInt(n, 10)
+	}
+}
+
+// FixedClock returns a clock that starts at start and advances step milliseconds per reading.
+func FixedClock(start, step int64) func() int64 {
+	var mu sync.Mutex
+	t := start - step
+	return func() int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		t += step
+		return t
+	}
+}

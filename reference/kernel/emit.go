@@ -1,0 +1,98 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+)
+
+// Emit appends a flow-level event once per execution (spec §3, ADR 0102). On a re-run the n-th
+// emit of a digest is served (not appended) iff the log holds more than n stamped emits of it and
+// nothing in the current segment ran live; otherwise it is appended, stamped only when it exceeds
+// the logged count, nothing of the run is in flight and nothing earlier ended unserved.
+func (c *Context) Emit(eventType string, payload any) error { return c.emit("emit", eventType, payload) }
+
+// Stream appends one chunk of a stream channel (spec §2); served exactly as Emit.
+func (c *Context) Stream(eventType string, chunk any) error {
+	return c.emit("stream", eventType, chunk)
+}
+
+// UI appends a UI event (spec §2); served exactly as Emit.
+func (c *Context) UI(eventType string, spec any) error { return c.emit("ui", eventType, spec) }
+
+// EmitDecision is what the serving rule decided for one emit; the kits read it through
+// Config.Trace.
+type EmitDecision struct {
+	Syscall   string
+	EventType string
+	Digest    string // "" when the payload has no JSON form
+	Segment   int
+	N         int64 // emits of this digest already made in this run
+	Logged    int64 // stamped emits of this digest in the log at the decision
+	Appended  bool
+	Stamped   bool
+}
+
+func (c *Context) emit(syscall, eventType string, payload any) error {
+	r := c.r
+	if eventType == "" {
+		return &SyscallError{Syscall: syscall, Reason: "empty event type"}
+	}
+	raw, jsonErr := rawJSON(payload)
+	if jsonErr == nil {
+		if err := r.validateUserspace(eventType, raw); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.enter()
+	if jsonErr != nil {
+		// spec §3: a payload with no JSON form is appended unstamped; its persisted form is null
+		// (I-KERNEL-4).
+		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "emit-unmatchable", Clauses: []string{"S3.emit.unmatchable-unstamped"},
+			Message: fmt.Sprintf("%s %s: payload has no JSON form (%v); appended unstamped as null", syscall, eventType, jsonErr)})
+		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
+		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
+		return nil
+	}
+	if served, err := r.servedUserspaceDecision(eventType, raw); served || err != nil {
+		return err
+	}
+	d, err := fold.EmitDigest(r.segment, eventType, raw)
+	if err != nil { // cannot happen for canonical JSON; treat as unmatchable
+		r.mustAppend(newEvent{eventType: eventType, payload: raw, emit: true})
+		return nil
+	}
+	n := r.emitN[d]
+	r.emitN[d] = n + 1
+	logged := r.flowEmits[d]
+	dec := EmitDecision{Syscall: syscall, EventType: eventType, Digest: d, Segment: r.segment, N: n, Logged: logged}
+	h := r.rt.cfg.Hooks
+	if logged > n && (!r.segLive || h.ServeIgnoringLiveWork) {
+		r.trace(dec) // served: the log proves this emit
+		return nil
+	}
+	stamp := logged <= n && // it exceeds the logged count
+		(h.StampWhileInFlight || (r.inFlight == 0 && !c.inParallel)) &&
+		(h.StampAfterUnserved || !r.unserved) &&
+		!isKernelFact(eventType)
+	ev := newEvent{eventType: eventType, payload: raw, emit: true}
+	if stamp {
+		ev.metadata = obj("flowEmit", d)
+	}
+	r.mustAppend(ev)
+	if stamp && !r.readOnly {
+		r.flowEmits[d]++
+	}
+	dec.Appended, dec.Stamped = true, stamp
+	r.trace(dec)
+	return nil
+}
+
+func (r *run) trace(d EmitDecision) {
+	if r.rt.cfg.Trace != nil {
+		r.rt.cfg.Trace(r.execID, d)
+	}
+}

@@ -1,0 +1,138 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+)
+
+// ResumeSchema is one resumeSchemas entry (spec §5): it parses a gate's payload and returns the
+// parsed value, which is what gets recorded.
+type ResumeSchema = ingress.Parser
+
+// IngressOptions wires the optional identity checks of the resume gate (spec §5). The zero value
+// wires none; the gate itself (kernel namespace, parked gate, in-doubt verdicts, ...) always runs.
+type IngressOptions struct {
+	Authenticator ingress.ResumeAuthenticator
+	Authorizer    ingress.Authorizer
+}
+
+// Resume delivers a resume event to a parked execution (spec §5) and re-runs it. The request goes
+// through the ingress gate first — authenticator, ingress rules, the flow's resumeSchemas shape
+// gate — and a refusal (*ingress.ResumeRefusedError, *ingress.ResumePayloadValidationError) appends
+// nothing.
+func (rt *Runtime) Resume(ctx context.Context, executionID, eventType string, payload json.RawMessage) (Result, error) {
+	return rt.ingest(ctx, executionID, ingress.Request{EventType: eventType, Payload: payload})
+}
+
+// ResumeRequest is the full form of a resume, for the overrides Resume does not take.
+type ResumeRequest = ingress.Request
+
+// ResumeWith is Resume with a full request (discardLegacyAnswers, a verdict built by
+// ingress.VerdictRequest, ...).
+func (rt *Runtime) ResumeWith(ctx context.Context, executionID string, req ResumeRequest) (Result, error) {
+	req.As = nil
+	return rt.ingest(ctx, executionID, req)
+}
+
+// Recover re-drives a crashed execution (running, no live driver): EXECUTION_RECOVERED is
+// appended and the flow re-runs from the log. A parked or terminal execution is refused.
+func (rt *Runtime) Recover(ctx context.Context, executionID string) (Result, error) {
+	return rt.ingest(ctx, executionID, ingress.Request{EventType: manifest.ExecutionRecovered})
+}
+
+// ResumeAsRequest moves an execution onto another flow (K11.3).
+type ResumeAsRequest struct {
+	// FlowID is the target flow; it must be registered.
+	FlowID string
+	// EventType / Payload: the gate's answer when the execution is parked (required then).
+	EventType string
+	Payload   json.RawMessage
+	// Transform optionally maps the current _input to the migrated input (K11.5); its result is
+	// recorded as EXECUTION_MIGRATED.migratedInput, and an error refuses with nothing appended.
+	Transform func(input json.RawMessage) (json.RawMessage, error)
+}
+
+// ResumeAs re-runs the execution on the target flow (spec §5 resumeAs): onto a crashed or
+// terminal execution only the kernel-namespace rule applies; onto a parked one every resume rule
+// does, with the target flow's resumeSchemas.
+func (rt *Runtime) ResumeAs(ctx context.Context, executionID string, req ResumeAsRequest) (Result, error) {
+	def, err := rt.flow(req.FlowID)
+	if err != nil {
+		return Result{}, err
+	}
+	return rt.ingest(ctx, executionID, ingress.Request{
+		EventType: req.EventType, Payload: req.Payload,
+		As: &ingress.ResumeAs{FlowID: def.ID, CodeHash: def.CodeHash, ResumeSchemas: def.ResumeSchemas, Transform: req.Transform},
+	})
+}
+
+// ingest runs a request through the ingress gate and, when accepted, appends its plan as one
+// atomic batch and re-runs the flow.
+func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.Request) (Result, error) {
+	req.ExecutionID = executionID
+	events, err := rt.cfg.Store.Read(ctx, executionID)
+	if err != nil {
+		return Result{}, &StoreError{ExecutionID: executionID, Op: "read", Err: err}
+	}
+	if len(events) == 0 {
+		return Result{}, &ingress.ResumeRefusedError{Reason: ingress.ReasonNotSuspended, EventType: req.EventType,
+			Detail: "the execution has no log"}
+	}
+	st, err := fold.Fold(rt.cfg.Profile, nil, events)
+	if err != nil {
+		return Result{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
+	}
+	facts, err := ingress.FactsFrom(events)
+	if err != nil {
+		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
+	}
+	def, err := rt.flow(events[len(events)-1].WorkflowID)
+	if req.As != nil {
+		def, err = rt.flow(req.As.FlowID)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	opts := ingress.Options{Authenticator: rt.cfg.Ingress.Authenticator, Authorizer: rt.cfg.Ingress.Authorizer,
+		ResumeSchemas: def.ResumeSchemas}
+	plan, err := ingress.Evaluate(ctx, st, facts, req, opts)
+	if err != nil {
+		return Result{ExecutionID: executionID, Status: st.Status}, err
+	}
+	rt.warnLegacy(executionID, facts)
+	pre := make([]newEvent, len(plan.Appends))
+	for i, a := range plan.Appends {
+		pre[i] = newEvent{eventType: a.EventType, payload: a.Payload, metadata: a.Metadata}
+	}
+	if rt.cfg.Timers != nil && st.Status == fold.StatusSuspended {
+		if w, ok := wakeAtOf(st); ok {
+			defer rt.cfg.Timers.Cancel(context.WithoutCancel(ctx), Timer{ExecutionID: executionID, WakeAt: w}) //nolint:errcheck // a stale timer is refused by the gate
+		}
+	}
+	return rt.runWith(ctx, executionID, def, st, pre)
+}
+
+// warnLegacy reports _resumePayloads entries that answered no suspend point (logs written before
+// the ingress gate), saying whether each is spent (spec §5 SHOULD).
+func (rt *Runtime) warnLegacy(executionID string, f ingress.Facts) {
+	for _, e := range ingress.LegacyEntries(f) {
+		b, _ := json.Marshal(e)
+		rt.cfg.Warn(Warning{ExecutionID: executionID, Code: "legacy-resume-entry", Clauses: []string{"S5.ingress.legacy-warn"},
+			Message: "a _resumePayloads entry answered no suspend point (pre-ingress log): " + string(b)})
+	}
+}
+
+func wakeAtOf(st fold.State) (int64, bool) {
+	var on struct {
+		WakeAt *int64 `json:"wakeAt"`
+	}
+	if json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on) != nil || on.WakeAt == nil {
+		return 0, false
+	}
+	return *on.WakeAt, true
+}
+

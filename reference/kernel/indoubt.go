@@ -1,0 +1,46 @@
+package kernel
+
+import (
+	"encoding/json"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+)
+
+// inDoubt handles an at-most-once step whose last attempt has no recorded outcome (K9.3). With a
+// verdict for that attempt in the log (ingress.VerdictDecisionID), an applied verdict settles the
+// step with its output (served) and a not-applied one lets it run again; without one the execution
+// records EFFECT_INDOUBT and parks on the in-doubt gate. r.mu is held.
+func (c *Context) inDoubt(stepID string, f frameRec) (json.RawMessage, bool, error) {
+	r := c.r
+	if choice, ok := r.decisions[ingress.VerdictDecisionID(stepID, int64(f.attempt))]; ok {
+		var v struct {
+			Verdict string          `json:"verdict"`
+			Output  json.RawMessage `json:"output"`
+		}
+		_ = json.Unmarshal(choice, &v)
+		if v.Verdict == ingress.VerdictApplied {
+			out := v.Output
+			if out == nil {
+				out = json.RawMessage("null")
+			}
+			r.mustAppend(newEvent{eventType: manifest.StepCompleted, payload: obj("stepId", stepID, "output", out)})
+			r.frames[stepID] = frameRec{status: fold.FrameCompleted, attempt: f.attempt, output: out}
+			return out, true, nil
+		}
+		return nil, false, nil // not applied: run it again
+	}
+	r.unserved = true // an in-doubt park is an outcome a re-run does not serve (spec §3)
+	if r.readOnly || (r.startStatus == fold.StatusSuspended && r.parkedOn == fold.GateInDoubt) {
+		r.parked, r.parkedGate = true, fold.GateInDoubt
+		panic(parkSignal{})
+	}
+	cond := obj("stepId", stepID, "attempt", f.attempt)
+	r.mustAppend(
+		newEvent{eventType: manifest.EffectInDoubt, payload: cond},
+		newEvent{eventType: manifest.ExecutionSuspended, payload: obj("on", fold.GateInDoubt, "condition", cond)},
+	)
+	r.parked, r.parkedGate = true, fold.GateInDoubt
+	panic(parkSignal{})
+}

@@ -1,0 +1,93 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// Branch is one branch of Parallel.
+type Branch func(ctx *Context) (any, error)
+
+// BranchError is the first failing branch of a Parallel, by index.
+type BranchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BranchError) Error() string { return fmt.Sprintf("parallel branch %d: %v", e.Index, e.Err) }
+func (e *BranchError) Unwrap() error { return e.Err }
+
+// branchPanic carries a genuine panic of a branch to the flow goroutine.
+type branchPanic struct{ value any }
+
+// Parallel runs the branches concurrently and waits for all of them (spec §2). Each branch gets its
+// own Context; their syscalls are served and recorded exactly as sequential ones. Emits inside a
+// parallel of two or more branches are never stamped: whether a sibling's effect had settled is
+// timing (spec §3, I-KERNEL-5). The results are the branches' outputs as JSON, in branch order; the
+// error is the first failing branch's, by index.
+func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
+	c.r.mu.Lock()
+	c.enter()
+	c.r.mu.Unlock()
+	out := make([]json.RawMessage, len(branches))
+	errs := make([]error, len(branches))
+	signals := make([]any, len(branches))
+	var wg sync.WaitGroup
+	for i, b := range branches {
+		if b == nil {
+			return nil, &SyscallError{Syscall: "parallel", Reason: fmt.Sprintf("branch %d is nil", i)}
+		}
+	}
+	for i, b := range branches {
+		child := &Context{r: c.r, inParallel: c.inParallel || len(branches) > 1}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					signals[i] = p
+				}
+			}()
+			v, err := b(child)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			raw, jerr := rawJSON(v)
+			if jerr != nil {
+				errs[i] = &SyscallError{Syscall: "parallel", Reason: fmt.Sprintf("branch %d output has no JSON form: %v", i, jerr)}
+				return
+			}
+			out[i] = raw
+		}()
+	}
+	wg.Wait()
+	// Unwinding signals outrank results: an abort first, then a park, then a genuine panic.
+	for _, want := range []func(any) bool{isAbort, isPark, func(any) bool { return true }} {
+		for _, s := range signals {
+			if s != nil && want(s) {
+				switch s.(type) {
+				case abortSignal, parkSignal, continueSignal, branchPanic:
+					panic(s)
+				}
+				panic(branchPanic{value: s})
+			}
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			return out, &BranchError{Index: i, Err: err}
+		}
+	}
+	return out, nil
+}
+
+func isAbort(s any) bool { _, ok := s.(abortSignal); return ok }
+func isPark(s any) bool {
+	switch s.(type) {
+	case parkSignal, continueSignal:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,233 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// frameRec is what the replay needs of one step: its last recorded lifecycle.
+type frameRec struct {
+	status  string // fold frame status
+	attempt int
+	output  json.RawMessage
+	channel string // typed failure channel ("" = untyped)
+	payload json.RawMessage
+	message string
+}
+
+// newEvent is an envelope before the run gives it an id, sequence and timestamp.
+type newEvent struct {
+	eventType string
+	payload   json.RawMessage
+	metadata  json.RawMessage
+	emit      bool // a flow-level emit (the only kind a read-only replay may drop)
+}
+
+// run is one execution of a flow function over a log: the replay index built from the folded
+// state at the start, the emit-serving counters of spec §3, and the single writer of the log.
+type run struct {
+	rt     *Runtime
+	execID string
+	flow   FlowDef
+	ctx    context.Context // store calls and effects; cancelled when the run is abandoned
+	cancel context.CancelFunc
+	fence  int64
+
+	mu       sync.Mutex
+	next     int64 // next free sequence
+	closed   error // set once the run may append no more (store failure, abandoned)
+	appended []spi.Envelope
+	readOnly bool // parked or terminal execution: replay without writing
+
+	// replay index (from the fold at the start, updated by this run's own appends)
+	startStatus string
+	frames      map[string]frameRec
+	decisions   map[string]json.RawMessage
+	resumes     []json.RawMessage
+	waitAnswers map[string]json.RawMessage
+	resources   map[string]float64
+	parkedOn    string // the gate the log is parked on at the start ("" = not parked)
+
+	// emit serving (spec §3)
+	gateIdx   int              // suspend points consumed so far in this run
+	segment   int              // gate passthroughs consumed at this point
+	flowEmits map[string]int64 // logged stamped emits per digest (the fold's _flowEmits + own stamps)
+	emitN     map[string]int64 // emits of each digest made so far in this run
+	segLive   bool             // a step or decision of the current segment ran live in this run
+	unserved  bool             // an earlier step or decider ended in an outcome a re-run does not serve
+	inFlight  int              // own effects and deciders executing
+
+	waitIdx   int            // wait syscalls (receive/select) made so far
+	budgetIdx map[string]int // negotiateBudget calls per dimension
+
+	parked      bool
+	parkedGate  string
+	continuedTo string
+}
+
+func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fold.State) *run {
+	rctx, cancel := context.WithCancel(ctx)
+	r := &run{
+		rt: rt, execID: execID, flow: flow, ctx: rctx, cancel: cancel,
+		next:        st.Sequence + 1,
+		startStatus: st.Status,
+		frames:      make(map[string]frameRec, len(st.Frames)),
+		decisions:   make(map[string]json.RawMessage, len(st.Variables.Decisions)),
+		resumes:     st.Variables.ResumePayloads,
+		waitAnswers: map[string]json.RawMessage{},
+		resources:   map[string]float64{},
+		flowEmits:   map[string]int64{},
+		emitN:       map[string]int64{},
+		budgetIdx:   map[string]int{},
+	}
+	for id, f := range st.Frames {
+		r.frames[id] = frameFromFold(f)
+	}
+	for id, d := range st.Variables.Decisions {
+		r.decisions[id] = d.Choice
+	}
+	for d, n := range st.Variables.FlowEmits {
+		r.flowEmits[d] = n
+	}
+	for k, v := range st.Variables.WaitAnswers {
+		r.waitAnswers[k] = v
+	}
+	for k, v := range st.Variables.Resources {
+		r.resources[k] = v
+	}
+	if st.Status == fold.StatusSuspended {
+		r.parkedOn = gateOf(st)
+	}
+	return r
+}
+
+func frameFromFold(f fold.Frame) frameRec {
+	rec := frameRec{status: f.Status, attempt: 1, output: f.Output, payload: f.ErrorPayload}
+	if n, err := strconv.Atoi(string(f.Attempt)); err == nil {
+		rec.attempt = n
+	}
+	if len(f.ErrorChannel) > 0 {
+		var ch string
+		if json.Unmarshal(f.ErrorChannel, &ch) == nil {
+			rec.channel = ch
+		}
+	}
+	return rec
+}
+
+// gateOf returns _suspendedOn.on of a parked state.
+func gateOf(st fold.State) string {
+	var on struct {
+		On string `json:"on"`
+	}
+	_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
+	return on.On
+}
+
+// appendLocked appends events as one atomic batch. The caller holds r.mu. A store failure closes
+// the run (nothing more is written by it) and is returned.
+func (r *run) appendLocked(evs ...newEvent) error {
+	if r.closed != nil {
+		return r.closed
+	}
+	if r.readOnly {
+		for _, e := range evs {
+			if !isFlowEmit(e) {
+				r.closed = &ReplayDivergenceError{ExecutionID: r.execID, EventType: e.eventType}
+				return r.closed
+			}
+		}
+		return nil // a read-only replay never writes; emits are simply not re-appended
+	}
+	envs := make([]spi.Envelope, len(evs))
+	for i, e := range evs {
+		envs[i] = spi.Envelope{
+			ID:          r.rt.cfg.NewID(),
+			WorkflowID:  r.flow.ID,
+			ExecutionID: r.execID,
+			EventType:   e.eventType,
+			Sequence:    r.next + int64(i),
+			Timestamp:   r.rt.cfg.Now(),
+			Payload:     e.payload,
+			Metadata:    e.metadata,
+		}
+	}
+	if err := r.rt.cfg.Store.Append(r.ctx, r.execID, envs, spi.AppendOptions{Fence: r.fence}); err != nil {
+		r.closed = &StoreError{ExecutionID: r.execID, Op: "append", Err: err}
+		return r.closed
+	}
+	r.next += int64(len(envs))
+	r.appended = append(r.appended, envs...)
+	return nil
+}
+
+// isFlowEmit reports whether e is an emit (a non-kernel-fact event the flow asked for). Only
+// those may be dropped by a read-only replay.
+func isFlowEmit(e newEvent) bool { return e.emit }
+
+// mustAppend appends or unwinds the calling flow goroutine.
+func (r *run) mustAppend(evs ...newEvent) {
+	if err := r.appendLocked(evs...); err != nil {
+		panic(abortSignal{err})
+	}
+}
+
+// close stops the run from writing again (abandoned or finished).
+func (r *run) close(err error) {
+	r.mu.Lock()
+	if r.closed == nil {
+		r.closed = err
+	}
+	r.mu.Unlock()
+	r.cancel()
+}
+
+// abortSignal unwinds a flow whose run can no longer write.
+type abortSignal struct{ err error }
+
+// parkSignal unwinds a flow that parked.
+type parkSignal struct{}
+
+// continueSignal unwinds a flow that continued as new.
+type continueSignal struct{}
+
+// rawJSON marshals v canonically; a value with no JSON form is an error.
+func rawJSON(v any) (json.RawMessage, error) {
+	b, err := fold.Canonical(v)
+	return json.RawMessage(b), err
+}
+
+// obj builds a JSON object payload in key order; nil values are omitted.
+func obj(kv ...any) json.RawMessage {
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			continue
+		}
+		if raw, ok := kv[i+1].(json.RawMessage); ok && raw == nil {
+			continue
+		}
+		m[kv[i].(string)] = kv[i+1]
+	}
+	b, err := fold.Canonical(m)
+	if err != nil {
+		panic("kernel: internal payload has no JSON form: " + err.Error())
+	}
+	return b
+}
+
+var kernelMeta = json.RawMessage(`{"kernel":true}`)
+
+func isKernelFact(eventType string) bool {
+	switch eventType {
+	case manifest.DecisionRecorded, manifest.EffectInDoubt:
+		return true
+	}
+	return len(eventType) > 5 && (eventType[:5] == "STEP_" || (len(eventType) > 10 && eventType[:10] == "EXECUTION_"))
+}

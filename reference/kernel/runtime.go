@@ -1,0 +1,217 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Runtime is the reference kernel runtime over one EventStore. It is safe for concurrent use on
+// different executions; one execution must be driven by one caller at a time (a second driver is
+// refused by the store's optimistic concurrency, and fenced when the store fences).
+type Runtime struct {
+	cfg Config
+
+	mu    sync.RWMutex
+	flows map[string]FlowDef
+}
+
+// New returns a Runtime; cfg.Store is required, every other field has a default.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("kernel: Config.Store is required")
+	}
+	return &Runtime{cfg: cfg.withDefaults(), flows: map[string]FlowDef{}}, nil
+}
+
+// Register adds a flow. Registering an id twice replaces the code (a deploy).
+func (rt *Runtime) Register(def FlowDef) error {
+	if def.ID == "" || def.Fn == nil {
+		return errors.New("kernel: Register: a flow needs an ID and a Fn")
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.flows[def.ID] = def
+	return nil
+}
+
+func (rt *Runtime) flow(id string) (FlowDef, error) {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	f, ok := rt.flows[id]
+	if !ok {
+		return FlowDef{}, &UnknownFlowError{FlowID: id}
+	}
+	return f, nil
+}
+
+// Start appends EXECUTION_STARTED for a new execution of flowID and runs it.
+func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input any) (Result, error) {
+	def, err := rt.flow(flowID)
+	if err != nil {
+		return Result{}, err
+	}
+	if executionID == "" {
+		return Result{}, &SyscallError{Syscall: "start", Reason: "empty execution id"}
+	}
+	raw, err := rawJSON(input)
+	if err != nil {
+		return Result{}, &SyscallError{Syscall: "start", Reason: "input has no JSON form: " + err.Error()}
+	}
+	l, err := rt.load(ctx, executionID)
+	if err != nil {
+		return Result{}, err
+	}
+	st := l.st
+	if st.Sequence >= 0 {
+		return Result{}, &ExecutionExistsError{ExecutionID: executionID}
+	}
+	var codeHash any
+	if def.CodeHash != "" {
+		codeHash = def.CodeHash
+	}
+	start := newEvent{eventType: manifest.ExecutionStarted, payload: obj("input", raw, "flowId", def.ID, "codeHash", codeHash)}
+	return rt.runWith(ctx, executionID, def, st, []newEvent{start})
+}
+
+// Drive re-runs an execution over its log. A running execution (crashed, or just resumed) is
+// re-driven live: every syscall the log answers is served, the rest run live. A parked or terminal
+// execution is replayed read-only: nothing is appended, and a syscall the log does not answer is
+// a *ReplayDivergenceError.
+func (rt *Runtime) Drive(ctx context.Context, executionID string) (Result, error) {
+	l, err := rt.load(ctx, executionID)
+	if err != nil {
+		return Result{}, err
+	}
+	def, err := rt.flowOf(l)
+	if err != nil {
+		return Result{}, err
+	}
+	return rt.runWith(ctx, executionID, def, l.st, nil)
+}
+
+// flowOf returns the flow that wrote the log (the workflowId of its envelopes).
+func (rt *Runtime) flowOf(l loaded) (FlowDef, error) {
+	if l.st.Sequence < 0 {
+		return FlowDef{}, fmt.Errorf("execution: %w (empty log)", ErrNotFound)
+	}
+	return rt.flow(l.flowID)
+}
+
+// State folds the execution's log (from the latest snapshot when a SnapshotStore is wired).
+func (rt *Runtime) State(ctx context.Context, executionID string) (fold.State, error) {
+	l, err := rt.load(ctx, executionID)
+	return l.st, err
+}
+
+// loaded is an execution as read at the start of a call.
+type loaded struct {
+	st     fold.State
+	flowID string
+}
+
+// load folds the log, starting from the latest snapshot when one is wired and present.
+func (rt *Runtime) load(ctx context.Context, executionID string) (loaded, error) {
+	var base *fold.State
+	from := int64(0)
+	if rt.cfg.Snapshots != nil {
+		snap, err := rt.cfg.Snapshots.LoadLatest(ctx, executionID)
+		switch {
+		case err == nil:
+			s, perr := fold.ParseState(snap.State)
+			if perr != nil {
+				return loaded{}, &StoreError{ExecutionID: executionID, Op: "load snapshot", Err: perr}
+			}
+			s = fold.NormalizeSnapshotState(s, rt.cfg.Profile)
+			base, from = &s, snap.Sequence+1
+		case errors.Is(err, spi.ErrNotFound):
+		default:
+			return loaded{}, &StoreError{ExecutionID: executionID, Op: "load snapshot", Err: err}
+		}
+	}
+	tail, err := rt.readFrom(ctx, executionID, from)
+	if err != nil {
+		return loaded{}, err
+	}
+	st, err := fold.Fold(rt.cfg.Profile, base, tail)
+	if err != nil {
+		return loaded{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
+	}
+	id, err := rt.flowIDOf(ctx, executionID, tail, st.Sequence)
+	if err != nil {
+		return loaded{}, err
+	}
+	return loaded{st: st, flowID: id}, nil
+}
+
+func (rt *Runtime) readFrom(ctx context.Context, executionID string, from int64) ([]spi.Envelope, error) {
+	if from > 0 && spi.Has(manifest.SeamEventStore, rt.cfg.Store, spi.MethodReadRange) {
+		evs, err := rt.cfg.Store.(spi.RangeReader).ReadRange(ctx, executionID, from, -1)
+		if err != nil {
+			return nil, &StoreError{ExecutionID: executionID, Op: "readRange", Err: err}
+		}
+		return evs, nil
+	}
+	evs, err := rt.cfg.Store.Read(ctx, executionID)
+	if err != nil {
+		return nil, &StoreError{ExecutionID: executionID, Op: "read", Err: err}
+	}
+	for i, e := range evs {
+		if e.Sequence >= from {
+			return evs[i:], nil
+		}
+	}
+	return nil, nil
+}
+
+// Snapshot folds the execution and saves the state to the SnapshotStore (out of band: the log is
+// not touched, spec §3).
+func (rt *Runtime) Snapshot(ctx context.Context, executionID string) (spi.Snapshot, error) {
+	if rt.cfg.Snapshots == nil {
+		return spi.Snapshot{}, errors.New("kernel: Snapshot: no SnapshotStore wired")
+	}
+	l, err := rt.load(ctx, executionID)
+	if err != nil {
+		return spi.Snapshot{}, err
+	}
+	st := l.st
+	b, err := fold.CanonicalState(st)
+	if err != nil {
+		return spi.Snapshot{}, err
+	}
+	snap := spi.Snapshot{ExecutionID: executionID, Sequence: st.Sequence, State: b}
+	if err := rt.cfg.Snapshots.Save(ctx, snap); err != nil {
+		return spi.Snapshot{}, &StoreError{ExecutionID: executionID, Op: "save snapshot", Err: err}
+	}
+	return snap, nil
+}
+
+// flowIDOf returns the workflowId of the execution's last envelope: every envelope the runtime
+// appends carries the flow it runs, so after a resumeAs the target flow is the current one.
+func (rt *Runtime) flowIDOf(ctx context.Context, executionID string, tail []spi.Envelope, last int64) (string, error) {
+	if len(tail) > 0 {
+		return tail[len(tail)-1].WorkflowID, nil
+	}
+	if last < 0 {
+		return "", nil
+	}
+	var evs []spi.Envelope
+	var err error
+	if spi.Has(manifest.SeamEventStore, rt.cfg.Store, spi.MethodReadRange) {
+		evs, err = rt.cfg.Store.(spi.RangeReader).ReadRange(ctx, executionID, last, last+1)
+	} else {
+		evs, err = rt.cfg.Store.Read(ctx, executionID)
+	}
+	if err != nil {
+		return "", &StoreError{ExecutionID: executionID, Op: "read", Err: err}
+	}
+	if len(evs) == 0 {
+		return "", nil
+	}
+	return evs[len(evs)-1].WorkflowID, nil
+}

@@ -1,0 +1,219 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+)
+
+// quotaChannel is the reserved typed-failure channel a budget refusal is recorded on, so a re-run
+// serves the refusal instead of asking admission control again (I-KERNEL-9).
+const quotaChannel = "__loom_quota__"
+
+func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage, error) {
+	r := c.r
+	r.mu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			r.mu.Unlock()
+		}
+	}()
+	c.enter()
+	if task.ID == "" {
+		return nil, &SyscallError{Syscall: syscall, Reason: "empty step id"}
+	}
+	eff, errMap, atMostOnce, err := r.resolve(syscall, task)
+	if err != nil {
+		return nil, err
+	}
+	attempt := 1
+	if f, ok := r.frames[task.ID]; ok {
+		switch {
+		case f.status == fold.FrameCompleted && !r.rt.cfg.Hooks.RerunCompletedSteps:
+			return f.output, nil
+		case f.status == fold.FrameFailed && f.channel == quotaChannel:
+			return nil, quotaFromPayload(task.ID, f.payload)
+		case f.status == fold.FrameFailed && f.channel != "":
+			return nil, &TypedFailure{Channel: f.channel, Payload: f.payload}
+		case (f.status == fold.FrameRunning || f.status == fold.FrameRetrying) && atMostOnce:
+			out, served, err := c.inDoubt(task.ID, f)
+			if served || err != nil {
+				return out, err
+			}
+		}
+		attempt = f.attempt + 1
+	}
+	raw, err := rawJSON(input)
+	if err != nil {
+		return nil, &SyscallError{Syscall: syscall, Reason: fmt.Sprintf("step %q input has no JSON form: %v", task.ID, err)}
+	}
+	if r.readOnly {
+		panic(abortSignal{r.divergence(manifest.StepStarted)})
+	}
+	r.segLive = true
+	if q := r.admission(task.ID); q != nil {
+		r.mustAppend(
+			newEvent{eventType: manifest.QuotaExceeded, payload: obj("dimension", q.Dimension, "reason", q.Error(), "stepId", task.ID)},
+			newEvent{eventType: manifest.StepStarted, payload: stepStarted(task, attempt, raw)},
+			newEvent{eventType: manifest.StepFailed, payload: obj("stepId", task.ID, "error", obj("message", q.Error()),
+				"channel", quotaChannel, "payload", obj("dimension", q.Dimension, "limit", q.Limit, "used", q.Used))},
+		)
+		r.frames[task.ID] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: quotaChannel}
+		return nil, q
+	}
+	r.mustAppend(newEvent{eventType: manifest.StepStarted, payload: stepStarted(task, attempt, raw)})
+	r.frames[task.ID] = frameRec{status: fold.FrameRunning, attempt: attempt}
+	r.inFlight++
+	locked = false
+	r.mu.Unlock()
+
+	res := r.invoke(eff, task, attempt, raw)
+
+	r.mu.Lock()
+	locked = true
+	return c.settle(task, attempt, errMap, res)
+}
+
+func (r *run) divergence(eventType string) error {
+	r.closed = &ReplayDivergenceError{ExecutionID: r.execID, EventType: eventType}
+	return r.closed
+}
+
+// resolve finds the effect of a task: its Fn, or the effect registered under its ToolID.
+func (r *run) resolve(syscall string, task Task) (Effect, map[string]PayloadSchema, bool, error) {
+	if task.Fn != nil {
+		return task.Fn, task.Errors, task.AtMostOnce, nil
+	}
+	def, ok := r.rt.cfg.Effects[task.ToolID]
+	if !ok || def.Fn == nil {
+		return nil, nil, false, &SyscallError{Syscall: syscall, Reason: fmt.Sprintf("step %q: no effect registered for toolId %q", task.ID, task.ToolID)}
+	}
+	merged := make(map[string]PayloadSchema, len(def.Errors)+len(task.Errors))
+	for ch, s := range def.Errors {
+		merged[ch] = s
+	}
+	for ch, s := range task.Errors { // step-level wins (spec §4.1)
+		merged[ch] = s
+	}
+	return def.Fn, merged, task.AtMostOnce || def.AtMostOnce, nil
+}
+
+func stepStarted(task Task, attempt int, input json.RawMessage) json.RawMessage {
+	var kind, tool any
+	if task.Kind != "" {
+		kind = task.Kind
+	}
+	if task.ToolID != "" {
+		tool = task.ToolID
+	}
+	return obj("stepId", task.ID, "attempt", attempt, "kind", kind, "toolId", tool, "input", input)
+}
+
+// effectResult is how an effect invocation ended.
+type effectResult struct {
+	out      any
+	err      error
+	timedOut bool
+	panicked any
+}
+
+// invoke runs the effect in its own goroutine so a timeout or an abandoned run does not wait for
+// it; the effect counts as in flight until it really returns (spec §3).
+func (r *run) invoke(eff Effect, task Task, attempt int, input json.RawMessage) effectResult {
+	ctx, cancel := r.ctx, context.CancelFunc(func() {})
+	if task.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(r.ctx, task.Timeout)
+	}
+	ec := &EffectContext{r: r, ctx: ctx, stepID: task.ID, attempt: attempt}
+	done := make(chan effectResult, 1)
+	go func() {
+		var res effectResult
+		defer func() {
+			if p := recover(); p != nil {
+				res = effectResult{panicked: p}
+			}
+			r.mu.Lock()
+			r.inFlight--
+			r.mu.Unlock()
+			done <- res
+		}()
+		res.out, res.err = eff(ec, input)
+	}()
+	select {
+	case res := <-done:
+		cancel()
+		if res.err != nil && task.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
+			res.timedOut = true
+		}
+		return res
+	case <-ctx.Done():
+		cancel()
+		if r.ctx.Err() != nil {
+			return effectResult{err: r.ctx.Err()}
+		}
+		return effectResult{timedOut: true, err: ctx.Err()}
+	}
+}
+
+// settle records the outcome of a live effect. r.mu is held.
+func (c *Context) settle(task Task, attempt int, errMap map[string]PayloadSchema, res effectResult) (json.RawMessage, error) {
+	r := c.r
+	if r.closed != nil {
+		panic(abortSignal{r.closed})
+	}
+	id := task.ID
+	fail := func(msg string, extra ...any) error {
+		e := append([]any{"message", msg}, extra...)
+		r.mustAppend(newEvent{eventType: manifest.StepFailed, payload: obj("stepId", id, "error", obj(e...))})
+		r.frames[id] = frameRec{status: fold.FrameFailed, attempt: attempt, message: msg}
+		r.unserved = true
+		return nil
+	}
+	switch {
+	case res.panicked != nil:
+		msg := fmt.Sprintf("effect panicked: %v", res.panicked)
+		fail(msg)
+		return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: msg}
+	case res.timedOut:
+		msg := fmt.Sprintf("timed out after %v", task.Timeout)
+		fail(msg, "timeout", true)
+		return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: msg, Timeout: true}
+	case res.err == nil:
+		out, err := rawJSON(res.out)
+		if err != nil {
+			msg := "effect output has no JSON form: " + err.Error()
+			fail(msg)
+			return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: msg}
+		}
+		r.mustAppend(newEvent{eventType: manifest.StepCompleted, payload: obj("stepId", id, "output", out)})
+		r.frames[id] = frameRec{status: fold.FrameCompleted, attempt: attempt, output: out}
+		return out, nil
+	case errors.Is(res.err, context.Canceled):
+		r.mustAppend(newEvent{eventType: manifest.StepCancelled, payload: obj("stepId", id, "reason", res.err.Error())})
+		r.frames[id] = frameRec{status: fold.FrameCancelled, attempt: attempt}
+		r.unserved = true
+		return nil, &StepCancelledError{StepID: id, Reason: res.err.Error()}
+	}
+	var tf *TypedFailure
+	if errors.As(res.err, &tf) {
+		payload, degraded := r.checkTyped(tf, errMap)
+		if degraded == "" {
+			r.mustAppend(newEvent{eventType: manifest.StepFailed, payload: obj("stepId", id,
+				"error", obj("message", tf.Error()), "channel", tf.Channel, "payload", payload)})
+			r.frames[id] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: tf.Channel, payload: payload}
+			return nil, &TypedFailure{Channel: tf.Channel, Payload: payload}
+		}
+		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "typed-failure-degraded",
+			Clauses: []string{"S41.typed.degrade-loudly"},
+			Message: fmt.Sprintf("step %q: typed failure on channel %q degraded to an untyped STEP_FAILED: %s", id, tf.Channel, degraded)})
+		fail(tf.Error(), "degraded", degraded, "channel", tf.Channel)
+		return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: tf.Error(), Degraded: degraded}
+	}
+	fail(res.err.Error())
+	return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: res.err.Error()}
+}
