@@ -11,7 +11,9 @@ import (
 // emit of a digest is served (not appended) iff the log holds more than n stamped emits of it and
 // nothing in the current segment ran live; otherwise it is appended, stamped only when it exceeds
 // the logged count, nothing of the run is in flight and nothing earlier ended unserved.
-func (c *Context) Emit(eventType string, payload any) error { return c.emit("emit", eventType, payload) }
+func (c *Context) Emit(eventType string, payload any) error {
+	return c.emit("emit", eventType, payload)
+}
 
 // Stream appends one chunk of a stream channel (spec §2); served exactly as Emit.
 func (c *Context) Stream(eventType string, chunk any) error {

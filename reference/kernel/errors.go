@@ -75,7 +75,9 @@ type DeciderError struct {
 	Err error
 }
 
-func (e *DeciderError) Error() string { return fmt.Sprintf("decide %q: decider failed: %v", e.ID, e.Err) }
+func (e *DeciderError) Error() string {
+	return fmt.Sprintf("decide %q: decider failed: %v", e.ID, e.Err)
+}
 func (e *DeciderError) Unwrap() error { return e.Err }
 
 // QuotaExceededError: admission control refused an effect because a budget is spent (spec §8).

@@ -135,4 +135,3 @@ func wakeAtOf(st fold.State) (int64, bool) {
 	}
 	return *on.WakeAt, true
 }
-

@@ -20,7 +20,9 @@ type TypedFailure struct {
 }
 
 // Fail returns a *TypedFailure on channel with payload.
-func Fail(channel string, payload any) error { return &TypedFailure{Channel: channel, Payload: payload} }
+func Fail(channel string, payload any) error {
+	return &TypedFailure{Channel: channel, Payload: payload}
+}
 
 func (e *TypedFailure) Error() string { return fmt.Sprintf("typed failure on channel %q", e.Channel) }
 
