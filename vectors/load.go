@@ -148,7 +148,7 @@ func (v Vector) Validate() error {
 	if v.Expect.Error != "" && !contains(ErrorKinds(v.Kind), v.Expect.Error) {
 		bad("expect.error %q: want one of %v for a %s vector", v.Expect.Error, ErrorKinds(v.Kind), v.Kind)
 	}
-	foldMembers := v.Profile != "" || v.Snapshot != nil || v.Events != nil
+	foldMembers := v.Profile != "" || v.Snapshot != nil || v.SnapshotProfile != "" || v.Events != nil
 	switch v.Kind {
 	case KindFold:
 		if v.Input != nil || v.Segment != nil || v.EventType != "" || v.Payload != nil {
@@ -159,6 +159,14 @@ func (v Vector) Validate() error {
 		}
 		if _, err := fold.ProfileFor(v.Profile); err != nil {
 			bad("profile: %v", err)
+		}
+		if v.SnapshotProfile != "" {
+			if v.Snapshot == nil {
+				bad("snapshotProfile without a snapshot")
+			}
+			if _, err := fold.ProfileFor(v.SnapshotProfile); err != nil {
+				bad("snapshotProfile: %v", err)
+			}
 		}
 		if v.Events == nil {
 			bad("events: missing (use [] for none)")

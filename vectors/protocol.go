@@ -14,6 +14,8 @@ type Request struct {
 
 	Profile  string             `json:"profile,omitempty"`
 	Snapshot json.RawMessage    `json:"snapshot,omitempty"`
+	// SnapshotProfile: the profile that wrote the snapshot, when it must be normalised.
+	SnapshotProfile string `json:"snapshotProfile,omitempty"`
 	Events   *[]json.RawMessage `json:"events,omitempty"`
 
 	Input *string `json:"input,omitempty"`
@@ -41,7 +43,7 @@ func RequestFor(v Vector) Request {
 		if evs == nil {
 			evs = []json.RawMessage{}
 		}
-		r.Profile, r.Snapshot, r.Events = v.Profile, v.Snapshot, &evs
+		r.Profile, r.Snapshot, r.SnapshotProfile, r.Events = v.Profile, v.Snapshot, v.SnapshotProfile, &evs
 	case KindCanonical:
 		r.Input = v.Input
 	case KindDigest:

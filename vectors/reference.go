@@ -51,7 +51,13 @@ func answer(req Request) Response {
 				}
 			}
 		}
-		st, err := foldAs(p, req.Snapshot, evs)
+		writer := p
+		if req.SnapshotProfile != "" {
+			if writer, err = fold.ProfileFor(req.SnapshotProfile); err != nil {
+				return fail(ErrUnsupported, err)
+			}
+		}
+		st, err := foldAs(p, writer, req.Snapshot, evs)
 		if err != nil {
 			return fail(foldErrorKind(err), err)
 		}
@@ -82,8 +88,10 @@ func answer(req Request) Response {
 	return fail(ErrUnsupported, errors.New("unknown kind "+string(req.Kind)))
 }
 
-// foldAs reads a stored snapshot (if any) and folds events onto it as profile p.
-func foldAs(p fold.Profile, snapshot json.RawMessage, evs []spi.Envelope) (fold.State, error) {
+// foldAs reads a stored snapshot (if any) written by profile writer, normalising it when writer
+// is older than p, and folds events onto it as profile p. It also checks copy-on-write (spec §3):
+// the snapshot the fold was given must be unchanged afterwards.
+func foldAs(p, writer fold.Profile, snapshot json.RawMessage, evs []spi.Envelope) (fold.State, error) {
 	if len(snapshot) == 0 {
 		return fold.Fold(p, nil, evs)
 	}
@@ -91,7 +99,21 @@ func foldAs(p fold.Profile, snapshot json.RawMessage, evs []spi.Envelope) (fold.
 	if err != nil {
 		return fold.State{}, err
 	}
-	return fold.Fold(p, &snap, evs)
+	if writer != p {
+		snap = fold.NormalizeSnapshotState(snap, writer)
+	}
+	before, err := snap.MarshalJSON()
+	if err != nil {
+		return fold.State{}, err
+	}
+	st, err := fold.Fold(p, &snap, evs)
+	if err != nil {
+		return st, err
+	}
+	if after, err := snap.MarshalJSON(); err != nil || string(after) != string(before) {
+		return fold.State{}, errors.New("copy-on-write: the fold changed the snapshot it was given (spec §3)")
+	}
+	return st, nil
 }
 
 // foldErrorKind maps a reference-fold error to its error kind (docs/vectors.md).
