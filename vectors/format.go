@@ -56,13 +56,13 @@ type Vector struct {
 	Clauses []string `json:"clauses"` // clause ids it enforces (loom-conform spec)
 
 	// fold
-	Profile  string            `json:"profile,omitempty"`  // event-schema version folded as, 1.20.0..1.26.0
-	Snapshot json.RawMessage   `json:"snapshot,omitempty"` // a stored folded state; absent = empty log
+	Profile  string          `json:"profile,omitempty"`  // event-schema version folded as, 1.20.0..1.26.0
+	Snapshot json.RawMessage `json:"snapshot,omitempty"` // a stored folded state; absent = empty log
 	// SnapshotProfile names the profile whose fold wrote the snapshot when it is older than
 	// Profile: the snapshot is then read through normalizeSnapshotState for that writer (spec §4,
 	// I-FOLD-13). Absent: the snapshot was written by Profile and is read as is.
-	SnapshotProfile string `json:"snapshotProfile,omitempty"`
-	Events   []json.RawMessage `json:"events,omitempty"`   // envelopes (DESIGN §3.1), in order
+	SnapshotProfile string            `json:"snapshotProfile,omitempty"`
+	Events          []json.RawMessage `json:"events,omitempty"` // envelopes (DESIGN §3.1), in order
 
 	// canonical
 	Input *string `json:"input,omitempty"` // a JSON text, as a string so its spelling is exact

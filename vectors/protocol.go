@@ -12,11 +12,11 @@ type Request struct {
 	Kind Kind   `json:"kind"`
 	ID   string `json:"id"`
 
-	Profile  string             `json:"profile,omitempty"`
-	Snapshot json.RawMessage    `json:"snapshot,omitempty"`
+	Profile  string          `json:"profile,omitempty"`
+	Snapshot json.RawMessage `json:"snapshot,omitempty"`
 	// SnapshotProfile: the profile that wrote the snapshot, when it must be normalised.
-	SnapshotProfile string `json:"snapshotProfile,omitempty"`
-	Events   *[]json.RawMessage `json:"events,omitempty"`
+	SnapshotProfile string             `json:"snapshotProfile,omitempty"`
+	Events          *[]json.RawMessage `json:"events,omitempty"`
 
 	Input *string `json:"input,omitempty"`
 
