@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
 	"maps"
 
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -86,18 +87,23 @@ func (ec *EffectContext) Resources() map[string]float64 {
 // validated as every userspace emit (spec §5: kernel types refused except the seven; an effect's
 // DECISION_RECORDED id is rewritten into its step's namespace) and never stamped (spec §3).
 func (ec *EffectContext) Emit(eventType string, payload any) error {
-	raw, err := rawJSON(payload)
-	if err != nil {
-		return &SyscallError{Syscall: "EffectContext.emit", Reason: "payload has no JSON form: " + err.Error()}
-	}
 	r := ec.r
-	raw, err = r.validateEffectEmit(eventType, raw, ec.stepID, ec.attempt)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	chk, err := r.checkUserspace(userspace.Emit{Source: userspace.SourceEffect, EventType: eventType, Payload: payload,
+		StepID: ec.stepID, Attempt: ec.attempt})
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.appendLocked(newEvent{eventType: eventType, payload: raw, emit: true})
+	raw := chk.Payload
+	if chk.NoJSONForm {
+		raw = json.RawMessage("null")
+	}
+	if err := r.appendLocked(newEvent{eventType: eventType, payload: raw}); err != nil {
+		return err
+	}
+	r.noteUserspaceDecision(chk)
+	return nil
 }
 
 // Raw returns the JSON text of v (a helper for effects that build payloads).

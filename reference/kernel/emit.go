@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
@@ -41,30 +42,29 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	if eventType == "" {
 		return &SyscallError{Syscall: syscall, Reason: "empty event type"}
 	}
-	raw, jsonErr := rawJSON(payload)
-	if jsonErr == nil {
-		if err := r.validateUserspace(eventType, raw); err != nil {
-			return err
-		}
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c.enter()
-	if jsonErr != nil {
+	chk, err := r.checkUserspace(userspace.Emit{Source: userspace.SourceFlow, EventType: eventType, Payload: payload})
+	if err != nil {
+		return err // refused by the userspace rules (spec §5): nothing appended
+	}
+	if chk.NoJSONForm {
 		// spec §3: a payload with no JSON form is appended unstamped; its persisted form is null
 		// (I-KERNEL-4).
 		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "emit-unmatchable", Clauses: []string{"S3.emit.unmatchable-unstamped"},
-			Message: fmt.Sprintf("%s %s: payload has no JSON form (%v); appended unstamped as null", syscall, eventType, jsonErr)})
+			Message: fmt.Sprintf("%s %s: payload has no JSON form; appended unstamped as null", syscall, eventType)})
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
 		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
 		return nil
 	}
-	if served, err := r.servedUserspaceDecision(eventType, raw); served || err != nil {
-		return err
+	if r.servedUserspaceDecision(chk) {
+		return nil
 	}
+	raw := chk.Payload
 	d, err := fold.EmitDigest(r.segment, eventType, raw)
-	if err != nil { // cannot happen for canonical JSON; treat as unmatchable
-		r.mustAppend(newEvent{eventType: eventType, payload: raw, emit: true})
+	if err != nil { // the userspace copy is JSON; treat anything else as unmatchable
+		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
 		return nil
 	}
 	n := r.emitN[d]
@@ -85,6 +85,7 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 		ev.metadata = obj("flowEmit", d)
 	}
 	r.mustAppend(ev)
+	r.noteUserspaceDecision(chk)
 	if stamp && !r.readOnly {
 		r.flowEmits[d]++
 	}

@@ -180,3 +180,70 @@ func (h *harness) ok(r Result, err error) Result {
 	}
 	return r
 }
+
+// crashStore fails the first append batch holding an envelope that matches crashOn: the process
+// "dies" before that write, so nothing of the batch reaches the log.
+type crashStore struct {
+	spi.EventStore
+	mu      sync.Mutex
+	crashOn func(spi.Envelope) bool
+}
+
+var errCrash = fmt.Errorf("injected crash")
+
+func (s *crashStore) Append(ctx context.Context, id string, evs []spi.Envelope, opts spi.AppendOptions) error {
+	s.mu.Lock()
+	f := s.crashOn
+	for _, e := range evs {
+		if f != nil && f(e) {
+			s.crashOn = nil
+			s.mu.Unlock()
+			return errCrash
+		}
+	}
+	s.mu.Unlock()
+	return s.EventStore.Append(ctx, id, evs, opts)
+}
+
+func (s *crashStore) arm(f func(spi.Envelope) bool) {
+	s.mu.Lock()
+	s.crashOn = f
+	s.mu.Unlock()
+}
+
+// newCrashHarness is a harness whose store can be armed to crash.
+func newCrashHarness(t testing.TB, mod func(*Config)) (*harness, *crashStore) {
+	cs := &crashStore{EventStore: memory.NewEventStore()}
+	h := newHarness(t, func(c *Config) {
+		c.Store = cs
+		if mod != nil {
+			mod(c)
+		}
+	})
+	h.store = cs.EventStore.(*memory.EventStore)
+	return h, cs
+}
+
+func isType(t string) func(spi.Envelope) bool {
+	return func(e spi.Envelope) bool { return e.EventType == t }
+}
+
+func isStep(t, step string) func(spi.Envelope) bool {
+	return func(e spi.Envelope) bool {
+		var p struct {
+			StepID string `json:"stepId"`
+		}
+		_ = json.Unmarshal(e.Payload, &p)
+		return e.EventType == t && p.StepID == step
+	}
+}
+
+type ctxT = context.Context
+
+var context_Canceled = context.Canceled
+
+func (h *harness) count(name string) {
+	h.mu.Lock()
+	h.calls[name]++
+	h.mu.Unlock()
+}

@@ -231,3 +231,11 @@ func isKernelFact(eventType string) bool {
 	}
 	return len(eventType) > 5 && (eventType[:5] == "STEP_" || (len(eventType) > 10 && eventType[:10] == "EXECUTION_"))
 }
+
+// spiEnvelope builds the first envelope of another execution (continueAsNew's start).
+func spiEnvelope(r *run, execID, eventType string, payload, metadata json.RawMessage) []spi.Envelope {
+	return []spi.Envelope{{ID: r.rt.cfg.NewID(), WorkflowID: r.flow.ID, ExecutionID: execID, EventType: eventType,
+		Sequence: 0, Timestamp: r.rt.cfg.Now(), Payload: payload, Metadata: metadata}}
+}
+
+func specAppendOpts() spi.AppendOptions { return spi.AppendOptions{} }

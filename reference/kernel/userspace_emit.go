@@ -2,31 +2,58 @@ package kernel
 
 import (
 	"encoding/json"
-	"fmt"
-	"slices"
 
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// validateUserspace applies the userspace emit rules of spec §5 to a flow-level emit.
-func (r *run) validateUserspace(eventType string, payload json.RawMessage) error {
-	if manifest.IsKernelEventType(eventType) && !slices.Contains(manifest.UserspaceEmittable(), eventType) {
-		return &SyscallError{Syscall: "emit", Reason: fmt.Sprintf("event type %q is a kernel event type a flow may not emit", eventType)}
+// recordedDecisions is the view of _decisions the userspace rules read. r.mu is held.
+func (r *run) recordedDecisions(eventType string) map[string]fold.Decision {
+	if eventType != manifest.DecisionRecorded {
+		return nil
 	}
-	return nil
+	out := make(map[string]fold.Decision, len(r.decisions))
+	for id, ch := range r.decisions {
+		out[id] = fold.Decision{Choice: ch}
+	}
+	return out
 }
 
-// validateEffectEmit applies the userspace emit rules to EffectContext.emit and returns the
-// payload to append.
-func (r *run) validateEffectEmit(eventType string, payload json.RawMessage, stepID string, attempt int) (json.RawMessage, error) {
-	if err := r.validateUserspace(eventType, payload); err != nil {
-		return nil, err
-	}
-	return payload, nil
+// checkUserspace applies the userspace emit rules of spec §5 (package userspace). r.mu is held.
+func (r *run) checkUserspace(e userspace.Emit) (userspace.Checked, error) {
+	return userspace.Check(e, r.recordedDecisions(e.EventType))
 }
 
 // servedUserspaceDecision reports a flow-level DECISION_RECORDED whose id already holds the same
-// choice: it is served, not appended again. r.mu is held.
-func (r *run) servedUserspaceDecision(eventType string, payload json.RawMessage) (bool, error) {
-	return false, nil
+// choice: it is served, not appended again (I-KERNEL-11). r.mu is held.
+func (r *run) servedUserspaceDecision(c userspace.Checked) bool {
+	if c.EventType != manifest.DecisionRecorded {
+		return false
+	}
+	prev, ok := r.decisions[c.DecisionID]
+	if !ok {
+		return false
+	}
+	var p struct {
+		Choice json.RawMessage `json:"choice"`
+	}
+	_ = json.Unmarshal(c.Payload, &p)
+	return spi.SameJSON(prev, p.Choice)
+}
+
+// noteUserspaceDecision records an appended userspace decision in the replay index. r.mu is held.
+func (r *run) noteUserspaceDecision(c userspace.Checked) {
+	if c.EventType != manifest.DecisionRecorded || c.DecisionID == "" {
+		return
+	}
+	var p struct {
+		Choice json.RawMessage `json:"choice"`
+	}
+	_ = json.Unmarshal(c.Payload, &p)
+	if p.Choice == nil {
+		p.Choice = json.RawMessage("null")
+	}
+	r.decisions[c.DecisionID] = p.Choice
 }
