@@ -6,9 +6,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${LOOM_CONFORM_POSTGRES_DSN:-}" ]; then
   if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then
-    # shellcheck source=/dev/null
-    source "$here/pg-start.sh"
-    trap '"$here/pg-stop.sh"' EXIT
+    eval "$("$here/pg-start.sh")"
+    trap '"$here/pg-stop.sh" >&2' EXIT
   elif [ "${CI:-}" = "true" ]; then
     echo "with-services: CI=true but no PostgreSQL server binaries (install postgresql-15) and no LOOM_CONFORM_POSTGRES_DSN" >&2
     exit 1
