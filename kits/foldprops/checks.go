@@ -1,0 +1,18 @@
+package foldprops
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the kit's properties and self-tests with the clauses each enforces.
+func Checks() []spec.Check {
+	const dir = "kits/foldprops:"
+	var out []spec.Check
+	for _, p := range Properties() {
+		out = append(out, spec.Check{ID: p.ID, Kind: spec.KindProperty, Clauses: p.Clauses, Where: dir + "TestReferenceFoldProperties"})
+	}
+	return append(out,
+		spec.Check{ID: "foldprops/self-test", Kind: spec.KindTest, Clauses: []string{"S4.snapshot.every-k", "S3.fold.copy-on-write", "S4.fold.unknown-inert", "S4.fold.status-execution-only"},
+			Where: dir + "TestKitRejectsBrokenFolds"},
+		spec.Check{ID: "foldprops/classify", Kind: spec.KindTest, Clauses: []string{"S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq"},
+			Where: dir + "TestClassifyExceptions"},
+	)
+}

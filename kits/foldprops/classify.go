@@ -1,0 +1,144 @@
+package foldprops
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Exception names a documented exception to fold(snapshot@k, tail) == fold(events) (spec §4).
+type Exception string
+
+// The documented exceptions.
+const (
+	// ExceptionFailedWithoutError: a pre-1.21.0 snapshot after an EXECUTION_FAILED without error
+	// (never kernel-written), which normalizeSnapshotState takes for a step failure (ADR 0105 D4).
+	ExceptionFailedWithoutError Exception = "pre-1.21 EXECUTION_FAILED without error"
+	// ExceptionResumeAsCaughtFailure: a pre-1.21.0 snapshot of a genuine failure re-opened by
+	// resumeAs (stale _error) that then caught a step failure (ADR 0105 D4).
+	ExceptionResumeAsCaughtFailure Exception = "pre-1.21 resumeAs-reopened failure that caught a step failure"
+	// ExceptionLegacyDecisions: _decisions entries absorbed by a 1.23 snapshot carry no seq and are
+	// never given one (1.24.0).
+	ExceptionLegacyDecisions Exception = "1.23 legacy decision entries without seq"
+	// ExceptionMixedFleetUnstamped: a 1.23 node in a mixed fleet adds or rebuilds a decision
+	// without seq (1.24.0).
+	ExceptionMixedFleetUnstamped Exception = "mixed-fleet decision entries without seq"
+	// ExceptionMixedFleetInput: a pre-1.26 node re-adds an input to a frame it settles (1.26.0).
+	ExceptionMixedFleetInput Exception = "mixed-fleet settled frames keeping input"
+)
+
+// Verdict is the outcome of comparing a snapshot-path fold with the whole-log fold.
+type Verdict struct {
+	Equal      bool        // byte-identical
+	Exceptions []Exception // the documented exceptions that explain every difference (if Defect is "")
+	Defect     string      // a (-want +got) diff of what no documented exception explains
+}
+
+// Classify compares got (the fold of a snapshot written by writer at the end of prefix, read
+// through the normaliser, plus the tail folded as tailReader) with want (the whole log folded as
+// the current profile). Differences are erased only along the dimension of a documented exception
+// and only when the log has that exception's shape; whatever remains is a defect.
+func Classify(got, want fold.State, writer, tailReader fold.Profile, prefix []spi.Envelope) Verdict {
+	gb, err1 := got.MarshalJSON()
+	wb, err2 := want.MarshalJSON()
+	if err1 != nil || err2 != nil {
+		return Verdict{Defect: fmt.Sprintf("state has no canonical JSON: %v %v", err1, err2)}
+	}
+	if string(gb) == string(wb) {
+		return Verdict{Equal: true}
+	}
+	var g, w map[string]any
+	json.Unmarshal(gb, &g) //nolint:errcheck // canonical output
+	json.Unmarshal(wb, &w) //nolint:errcheck // canonical output
+	var exc []Exception
+	mark := func(e Exception) {
+		for _, x := range exc {
+			if x == e {
+				return
+			}
+		}
+		exc = append(exc, e)
+	}
+	if !writer.AtLeast(24) || !tailReader.AtLeast(24) {
+		gd, _ := vmap(g)["_decisions"].(map[string]any)
+		wd, _ := vmap(w)["_decisions"].(map[string]any)
+		for id, we := range wd {
+			wem, _ := we.(map[string]any)
+			gem, _ := gd[id].(map[string]any)
+			if _, wseq := wem["seq"]; wseq && gem != nil {
+				if _, gseq := gem["seq"]; !gseq {
+					delete(wem, "seq")
+					if !writer.AtLeast(24) {
+						mark(ExceptionLegacyDecisions)
+					} else {
+						mark(ExceptionMixedFleetUnstamped)
+					}
+				}
+			}
+		}
+	}
+	if !tailReader.AtLeast(26) {
+		gf, _ := g["frames"].(map[string]any)
+		wf, _ := w["frames"].(map[string]any)
+		for id, f := range gf {
+			fm, _ := f.(map[string]any)
+			wm, _ := wf[id].(map[string]any)
+			st, _ := fm["status"].(string)
+			if _, has := fm["input"]; has && wm != nil && (st == "completed" || st == "failed" || st == "cancelled") {
+				if _, wHas := wm["input"]; !wHas {
+					delete(fm, "input")
+					mark(ExceptionMixedFleetInput)
+				}
+			}
+		}
+	}
+	if !writer.AtLeast(21) && g["status"] != w["status"] {
+		if e, ok := pre121Shape(prefix); ok {
+			g["status"] = w["status"]
+			if fwp, ok := vmap(w)["_failedWhileParked"]; ok {
+				vmap(g)["_failedWhileParked"] = fwp
+			} else {
+				delete(vmap(g), "_failedWhileParked")
+			}
+			mark(e)
+		}
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		return Verdict{Defect: d}
+	}
+	return Verdict{Exceptions: exc}
+}
+
+func vmap(m map[string]any) map[string]any {
+	v, _ := m["variables"].(map[string]any)
+	if v == nil {
+		v = map[string]any{}
+		m["variables"] = v
+	}
+	return v
+}
+
+// pre121Shape reports which of the two ADR 0105 D4 shapes the prefix holds, if any.
+func pre121Shape(prefix []spi.Envelope) (Exception, bool) {
+	failed, reopened := false, false
+	for _, e := range prefix {
+		switch e.EventType {
+		case "EXECUTION_FAILED":
+			var p map[string]json.RawMessage
+			if json.Unmarshal(e.Payload, &p) != nil || p["error"] == nil {
+				return ExceptionFailedWithoutError, true
+			}
+			failed, reopened = true, false
+		case "EXECUTION_RESUMED":
+			reopened = reopened || failed
+		case "STEP_FAILED":
+			if reopened {
+				return ExceptionResumeAsCaughtFailure, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,593 @@
+package foldprops
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+	"pgregory.net/rapid"
+)
+
+// GenOptions configures the log generator. Zero fields take the defaults.
+type GenOptions struct {
+	// Profile is the newest schema the log may use: features of later versions are not generated
+	// (I-FOLD-14). Zero: the current schema.
+	Profile fold.Profile
+	// MaxActions bounds the number of generator actions (each writes one to three envelopes).
+	// Default 40.
+	MaxActions int
+	// CoreOnly restricts the log to the core subset the model fold implements: execution-level
+	// events, STEP_STARTED/_COMPLETED/_FAILED, DECISION_RECORDED {id, choice} and unknown types,
+	// stamped or not.
+	CoreOnly bool
+	// Unusual allows shapes a kernel never writes but a log may hold: an EXECUTION_FAILED without
+	// error (spec §4, ADR 0105 D4) and known types with unreadable payloads.
+	Unusual bool
+	// ExecutionID of the generated envelopes. Default "exec-1".
+	ExecutionID string
+}
+
+func (o GenOptions) withDefaults() GenOptions {
+	if o.MaxActions <= 0 {
+		o.MaxActions = 40
+	}
+	if o.ExecutionID == "" {
+		o.ExecutionID = "exec-1"
+	}
+	if o.Profile == (fold.Profile{}) {
+		o.Profile = fold.Current()
+	}
+	return o
+}
+
+// Log generates one execution's realistic envelope log: a start, then steps with retries and
+// typed or untyped failures, decisions (repeated ids too), stamped and unstamped emits, parks on
+// ordinary and reserved gates with null and non-null resumes, parallel siblings failing while
+// parked, resumeAs re-opens, migrations, metering, kernel-stamped and unstamped Wave 2 facts,
+// quarantine, unknown types and __proto__ container keys. Sequences are dense from 0.
+func Log(o GenOptions) *rapid.Generator[[]spi.Envelope] {
+	o = o.withDefaults()
+	return rapid.Custom(func(t *rapid.T) []spi.Envelope { return genLog(t, o) })
+}
+
+// JSONValue generates JSON-able Go values rich in the cases canonical JSON must get right:
+// hard numbers, escapes, U+2028, astral characters, __proto__ and array-index-like keys.
+func JSONValue() *rapid.Generator[any] {
+	return rapid.Custom(func(t *rapid.T) any { return jsonValue(t, 2) })
+}
+
+var (
+	hardStrings = []string{"", "a", "é", "\u2028", "😀", "__proto__", "<&>", `"q"\`, "line\n\t", "\u0000x", "\uFB33"}
+	hardKeys    = []string{"a", "b", "z", "__proto__", "10", "2", "é", "😀", "", "\uFB33"}
+	hardNumbers = []float64{0, 1, -1, 0.1, 1e21, 1e-7, 0.000001, -0.5, 123456789012345680000, 9007199254740993, 2.5, 1e300}
+)
+
+func jsonValue(t *rapid.T, depth int) any {
+	max := 6
+	if depth <= 0 {
+		max = 3
+	}
+	switch rapid.IntRange(0, max).Draw(t, "kind") {
+	case 0:
+		return nil
+	case 1:
+		return rapid.Bool().Draw(t, "bool")
+	case 2:
+		if rapid.Bool().Draw(t, "intOrHard") {
+			return float64(rapid.IntRange(-1000, 1000).Draw(t, "int"))
+		}
+		return rapid.SampledFrom(hardNumbers).Draw(t, "number")
+	case 3, 4:
+		return rapid.SampledFrom(hardStrings).Draw(t, "string")
+	case 5:
+		n := rapid.IntRange(0, 3).Draw(t, "len")
+		a := make([]any, n)
+		for i := range a {
+			a[i] = jsonValue(t, depth-1)
+		}
+		return a
+	default:
+		n := rapid.IntRange(0, 3).Draw(t, "len")
+		m := map[string]any{}
+		for range n {
+			m[rapid.SampledFrom(hardKeys).Draw(t, "key")] = jsonValue(t, depth-1)
+		}
+		return m
+	}
+}
+
+// encode writes v as JSON in one of several equivalent spellings (canonical, Go's encoder with
+// HTML escapes, indented), so the fold is fed raw texts that differ from its own output.
+func encode(t *rapid.T, v any) json.RawMessage {
+	var b []byte
+	var err error
+	switch rapid.IntRange(0, 2).Draw(t, "spelling") {
+	case 0:
+		b, err = fold.Canonical(v)
+	case 1:
+		b, err = json.Marshal(v)
+	default:
+		b, err = json.MarshalIndent(v, " ", "  ")
+	}
+	if err != nil {
+		panic(fmt.Sprintf("foldprops: encoding %#v: %v", v, err))
+	}
+	return b
+}
+
+// builder writes one log while tracking what a kernel would know, so actions stay realistic.
+type builder struct {
+	t        *rapid.T
+	o        GenOptions
+	evs      []spi.Envelope
+	status   string // running, suspended, terminal
+	open     []string
+	attempts map[string]int
+	steps    int
+	decided  []string
+	emitted  [][3]string // type, payload, digest
+	segment  int
+	waits    []string
+	topics   map[string][]string // held message ids per topic (kernel view)
+	released map[string]string
+	msgs     int
+}
+
+func (b *builder) wave2() bool      { return b.o.Profile.AtLeast(23) }
+func (b *builder) quarantine() bool { return b.o.Profile.AtLeast(25) }
+
+func (b *builder) add(typ string, payload json.RawMessage, meta map[string]any) {
+	seq := int64(len(b.evs))
+	e := spi.Envelope{
+		ID: "ev-" + strconv.FormatInt(seq, 10), WorkflowID: "wf-1", ExecutionID: b.o.ExecutionID,
+		EventType: typ, Sequence: seq, Timestamp: 1_700_000_000_000 + seq*7, Payload: payload,
+	}
+	if len(meta) > 0 {
+		e.Metadata, _ = json.Marshal(meta)
+	}
+	b.evs = append(b.evs, e)
+}
+
+func (b *builder) obj(kv ...any) json.RawMessage {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return encode(b.t, m)
+}
+
+func (b *builder) kernelMeta(label string) map[string]any {
+	if rapid.IntRange(0, 3).Draw(b.t, label) > 0 {
+		return map[string]any{"kernel": true}
+	}
+	return nil
+}
+
+func genLog(t *rapid.T, o GenOptions) []spi.Envelope {
+	b := &builder{t: t, o: o, attempts: map[string]int{}, topics: map[string][]string{}, released: map[string]string{}}
+	b.start()
+	n := rapid.IntRange(o.MaxActions/3, o.MaxActions).Draw(t, "actions")
+	for range n {
+		switch b.status {
+		case "running":
+			b.running()
+		case "suspended":
+			b.suspended()
+		default:
+			b.terminal()
+		}
+	}
+	return b.evs
+}
+
+func (b *builder) start() {
+	t := b.t
+	kv := []any{"input", jsonValue(t, 1)}
+	var meta map[string]any
+	if !b.o.CoreOnly && b.wave2() && rapid.Bool().Draw(t, "wave2Start") {
+		kv = append(kv, "codeHash", "sha256:ab", "principal", map[string]any{"sub": "u1"})
+		if rapid.Bool().Draw(t, "carry") {
+			carry := map[string]any{
+				"resources": map[string]any{"tokens": 5.0, "custom": map[string]any{"gpu": 1.5}},
+				"inbox":     map[string]any{"orders": map[string]any{"count": 2.0, "last": "m0"}},
+			}
+			if b.quarantine() {
+				carry["quarantined"] = map[string]any{"orders": []any{map[string]any{"messageId": "q0", "state": "held"}}}
+				b.topics["orders"] = []string{"q0"}
+			}
+			kv = append(kv, "carry", carry)
+		}
+		if rapid.Bool().Draw(t, "fork") {
+			meta = map[string]any{"kernel": true, "forkChain": []any{"exec-0"}, "forkedBy": "exec-0"}
+		}
+	}
+	b.add("EXECUTION_STARTED", b.obj(kv...), meta)
+	b.status = "running"
+}
+
+func (b *builder) newStep() {
+	b.steps++
+	id := "s" + strconv.Itoa(b.steps)
+	if b.steps > 1 && rapid.IntRange(0, 9).Draw(b.t, "reuseStepId") == 0 {
+		// Re-running a settled step id (a re-run after an untyped failure); never an open one.
+		reused := "s" + strconv.Itoa(rapid.IntRange(1, b.steps-1).Draw(b.t, "reused"))
+		if !slices.Contains(b.open, reused) {
+			id = reused
+		}
+	}
+	b.attempts[id] = 1
+	kv := []any{"stepId", id, "attempt", 1.0, "input", jsonValue(b.t, 1)}
+	if !b.o.CoreOnly && rapid.Bool().Draw(b.t, "kind") {
+		kv = append(kv, "kind", "tool", "toolId", "t1")
+	}
+	b.add("STEP_STARTED", b.obj(kv...), nil)
+	b.open = append(b.open, id)
+}
+
+// settle ends or retries an open step; sibling is true for a parallel sibling while parked.
+func (b *builder) settle(sibling bool) {
+	t := b.t
+	i := rapid.IntRange(0, len(b.open)-1).Draw(t, "openStep")
+	id := b.open[i]
+	max := 3
+	if b.o.CoreOnly {
+		max = 1
+	}
+	switch rapid.IntRange(0, max).Draw(t, "settle") {
+	case 0:
+		b.add("STEP_COMPLETED", b.obj("stepId", id, "output", jsonValue(t, 1)), nil)
+	case 1:
+		if !b.o.CoreOnly && rapid.Bool().Draw(t, "typed") {
+			b.add("STEP_FAILED", b.obj("stepId", id, "error", "E", "channel", "notFound", "payload", jsonValue(t, 1)), nil)
+		} else {
+			b.add("STEP_FAILED", b.obj("stepId", id, "error", jsonValue(t, 0)), nil)
+		}
+	case 2:
+		b.add("STEP_CANCELLED", b.obj("stepId", id, "reason", "timeout"), nil)
+	default:
+		b.attempts[id]++
+		b.add("STEP_RETRYING", b.obj("stepId", id, "attempt", float64(b.attempts[id]), "error", "transient"), nil)
+		return
+	}
+	b.open = append(b.open[:i:i], b.open[i+1:]...)
+}
+
+func (b *builder) decide() {
+	t := b.t
+	id := "d" + strconv.Itoa(len(b.decided)+1)
+	if len(b.decided) > 0 && rapid.IntRange(0, 2).Draw(t, "repeatDecision") == 0 {
+		id = rapid.SampledFrom(b.decided).Draw(t, "repeated")
+	} else {
+		b.decided = append(b.decided, id)
+	}
+	kv := []any{"id", id, "choice", jsonValue(t, 1)}
+	var meta map[string]any
+	if !b.o.CoreOnly {
+		if rapid.Bool().Draw(t, "policy") {
+			kv = append(kv, "context", map[string]any{"obs": 1.0}, "policy", map[string]any{"name": "eps", "propensity": 0.25})
+		}
+		if b.wave2() && rapid.Bool().Draw(t, "innerSteps") {
+			kv = append(kv, "innerSteps", []any{"s1"})
+			meta = b.kernelMeta("innerStepsKernel")
+		}
+	}
+	b.add("DECISION_RECORDED", b.obj(kv...), meta)
+}
+
+func (b *builder) emit() {
+	t := b.t
+	if len(b.emitted) > 0 && rapid.IntRange(0, 2).Draw(t, "repeatEmit") == 0 {
+		e := rapid.SampledFrom(b.emitted).Draw(t, "repeatedEmit")
+		b.add(e[0], json.RawMessage(e[1]), map[string]any{"flowEmit": e[2]})
+		return
+	}
+	typ := rapid.SampledFrom([]string{"progress", "ui", "stream.chunk"}).Draw(t, "emitType")
+	v := jsonValue(t, 1)
+	payload := encode(t, v)
+	if !rapid.Bool().Draw(t, "stamped") {
+		b.add(typ, payload, nil)
+		return
+	}
+	d, err := fold.EmitDigest(b.segment, typ, payload)
+	if err != nil {
+		panic(err)
+	}
+	b.emitted = append(b.emitted, [3]string{typ, string(payload), d})
+	b.add(typ, payload, map[string]any{"flowEmit": d})
+}
+
+func (b *builder) suspend() {
+	t := b.t
+	gates := []string{"approve", "review", fold.GateInDoubt}
+	if b.wave2() {
+		gates = append(gates, fold.GateDiverged)
+	}
+	if b.o.CoreOnly {
+		gates = []string{"approve", "review", fold.GateInDoubt}
+	}
+	gate := rapid.SampledFrom(gates).Draw(t, "gate")
+	kv := []any{"on", gate}
+	if !b.o.CoreOnly && rapid.Bool().Draw(t, "timed") {
+		kv = append(kv, "timeout", 60000.0, "wakeAt", 1_700_000_060_000.0)
+	}
+	b.waits = nil
+	if !b.o.CoreOnly && b.wave2() && rapid.IntRange(0, 3).Draw(t, "waits") == 0 {
+		b.waits = []string{"w1", "w2"}
+		kv = append(kv, "waits", []any{map[string]any{"waitId": "w1", "topic": "orders"}, map[string]any{"waitId": "w2", "timeoutMs": 5.0}})
+	}
+	b.add("EXECUTION_SUSPENDED", b.obj(kv...), nil)
+	b.status = "suspended"
+}
+
+func (b *builder) running() {
+	t := b.t
+	if b.o.CoreOnly {
+		switch rapid.IntRange(0, 7).Draw(t, "coreAction") {
+		case 0, 1:
+			b.newStep()
+		case 2:
+			if len(b.open) > 0 {
+				b.settle(false)
+			}
+		case 3:
+			b.decide()
+		case 4:
+			b.emit()
+		case 5:
+			b.suspend()
+		case 6:
+			b.add(rapid.SampledFrom([]string{"CUSTOM_THING", "x.y"}).Draw(t, "unknown"), encode(t, jsonValue(t, 1)), nil)
+		default:
+			b.end()
+		}
+		return
+	}
+	switch rapid.IntRange(0, 13).Draw(t, "action") {
+	case 0, 1:
+		b.newStep()
+	case 2, 3:
+		if len(b.open) > 0 {
+			b.settle(false)
+		}
+	case 4:
+		b.decide()
+	case 5:
+		b.emit()
+	case 6:
+		b.suspend()
+	case 7:
+		b.fact()
+	case 8:
+		b.weird()
+	case 9:
+		if b.wave2() {
+			b.wave2Fact()
+		}
+	case 10:
+		if b.quarantine() {
+			b.quarantineFact()
+		}
+	case 11:
+		if b.o.Profile.AtLeast(22) {
+			b.add("EVENTS_REHOMED", b.obj("segment", float64(rapid.IntRange(0, 3).Draw(t, "rehomed")), "by", "operator"), nil)
+		}
+	case 12:
+		b.add("EXECUTION_MIGRATED", b.obj("fromFlowHash", "fnv1a:1", "toFlowHash", "sha256:2", "migratedInput", jsonValue(t, 1)), nil)
+		if b.wave2() && rapid.Bool().Draw(t, "toCodeHash") {
+			b.add("EXECUTION_MIGRATED", b.obj("toCodeHash", "sha256:c2"), nil)
+		}
+	default:
+		b.end()
+	}
+}
+
+func (b *builder) end() {
+	t := b.t
+	switch rapid.IntRange(0, 3).Draw(t, "end") {
+	case 0, 1:
+		b.add("EXECUTION_COMPLETED", b.obj("output", jsonValue(t, 1)), nil)
+	case 2:
+		if b.o.Unusual && rapid.IntRange(0, 3).Draw(t, "failedWithoutError") == 0 {
+			b.add("EXECUTION_FAILED", b.obj(), nil)
+		} else {
+			b.add("EXECUTION_FAILED", b.obj("error", jsonValue(t, 0)), nil)
+		}
+	default:
+		b.add("EXECUTION_CANCELLED", b.obj("reason", "operator"), nil)
+	}
+	b.status = "terminal"
+	b.open = nil
+}
+
+func (b *builder) suspended() {
+	t := b.t
+	max := 6
+	if b.o.CoreOnly {
+		max = 3
+	}
+	switch rapid.IntRange(0, max).Draw(t, "parkedAction") {
+	case 0:
+		if len(b.open) > 0 { // a parallel sibling settles (or fails) while the flow is parked
+			b.settle(true)
+		} else {
+			b.newStep()
+		}
+	case 1, 2:
+		b.resume()
+	case 3:
+		if b.o.CoreOnly {
+			b.end()
+		} else {
+			b.fact()
+		}
+	case 4:
+		b.add("EXECUTION_CANCELLED", b.obj(), nil)
+		b.status, b.open = "terminal", nil
+	case 5:
+		b.weird()
+	default:
+		if b.wave2() {
+			b.wave2Fact()
+		}
+	}
+}
+
+func (b *builder) resume() {
+	t := b.t
+	if !b.o.CoreOnly && rapid.IntRange(0, 3).Draw(t, "timer") == 0 {
+		b.add("TIMER_FIRED", b.obj("wakeAt", 1_700_000_060_000.0), nil)
+	}
+	switch {
+	case len(b.waits) > 0 && rapid.Bool().Draw(t, "waitResume"):
+		w := rapid.SampledFrom(b.waits).Draw(t, "wait")
+		b.add("EXECUTION_RESUMED", b.obj("waitId", w, "answer", jsonValue(t, 1)), b.kernelMeta("waitKernel"))
+	case rapid.Bool().Draw(t, "nullResume"):
+		b.add("EXECUTION_RESUMED", json.RawMessage("null"), nil)
+		b.segment++
+	default:
+		b.add("EXECUTION_RESUMED", encode(t, jsonValue(t, 1)), nil)
+		b.segment++
+	}
+	b.status = "running"
+}
+
+func (b *builder) terminal() {
+	t := b.t
+	switch rapid.IntRange(0, 4).Draw(t, "terminalAction") {
+	case 0, 4: // resumeAs onto a terminal execution: a null resume re-opens it (1.20.0)
+		b.add("EXECUTION_RESUMED", json.RawMessage("null"), nil)
+		b.status = "running"
+	case 1:
+		if b.o.CoreOnly {
+			b.emit()
+		} else {
+			b.fact()
+		}
+	default:
+		if !b.o.CoreOnly {
+			b.weird()
+		}
+	}
+}
+
+func (b *builder) fact() {
+	t := b.t
+	switch rapid.IntRange(0, 6).Draw(t, "fact") {
+	case 0:
+		kv := []any{"stepId", "s1", "tokens", float64(rapid.IntRange(0, 500).Draw(t, "tokens")), "costUsd", 0.25}
+		if rapid.Bool().Draw(t, "badDim") {
+			kv = append(kv, "ms", -3.0, "wallMs", "slow")
+		}
+		if b.wave2() && rapid.Bool().Draw(t, "custom") {
+			kv = append(kv, "custom", map[string]any{"gpu": 0.5, "neg": -1.0})
+		}
+		b.add("RESOURCE_METERED", b.obj(kv...), nil)
+	case 1:
+		b.add("QUOTA_EXCEEDED", b.obj("dimension", "tokens", "reason", "budget"), nil)
+	case 2:
+		b.add("APPROVAL_GRANTED", b.obj("eventType", "approve", "by", "alice"), nil)
+	case 3:
+		b.add("EFFECT_INDOUBT", b.obj("stepId", "s1", "attempt", 1.0), nil)
+	case 4:
+		b.add("OUTCOME_RECORDED", b.obj("score", 1.0, "recordedBy", "grader", "late", true), nil)
+	case 5:
+		b.add("EXECUTION_RECOVERED", b.obj("by", "dispatcher"), nil)
+	default:
+		b.add(rapid.SampledFrom([]string{"SAFETY_BLOCKED", "EGRESS_DENIED", "EFFECT_DENIED"}).Draw(t, "denied"), b.obj("reason", "policy"), nil)
+	}
+}
+
+// weird writes what a fold must shrug off: unknown types (kernel-stamped too), __proto__
+// container keys, a stamped kernel fact, and unreadable payloads of known types.
+func (b *builder) weird() {
+	t := b.t
+	switch rapid.IntRange(0, 4).Draw(t, "weird") {
+	case 0:
+		b.add(rapid.SampledFrom([]string{"CUSTOM_THING", "STEP_EXPLODED", "execution_started"}).Draw(t, "unknown"),
+			encode(t, jsonValue(t, 1)), b.kernelMeta("unknownKernel"))
+	case 1:
+		switch rapid.IntRange(0, 3).Draw(t, "proto") {
+		case 0:
+			b.add("STEP_COMPLETED", b.obj("stepId", "__proto__", "output", 1.0), nil)
+		case 1:
+			b.add("DECISION_RECORDED", b.obj("id", "__proto__", "choice", 1.0), nil)
+		case 2:
+			b.add("progress", b.obj("p", 1.0), map[string]any{"flowEmit": "__proto__"})
+		default:
+			b.add("MESSAGE_CONSUMED", b.obj("topic", "__proto__", "messageId", "m"), map[string]any{"kernel": true})
+		}
+	case 2:
+		b.add("EXECUTION_MIGRATED", b.obj("note", "no migratedInput"), map[string]any{"seal": map[string]any{"v": 1.0, "cipher": "x", "covers": []any{"payload"}}})
+	case 3:
+		if b.o.Unusual {
+			b.add(rapid.SampledFrom([]string{"STEP_STARTED", "DECISION_RECORDED", "RESOURCE_METERED"}).Draw(t, "unreadable"),
+				encode(t, rapid.SampledFrom([]any{"oops", 1.0, nil, []any{}}).Draw(t, "unreadablePayload")), nil)
+		}
+	default: // an application event that carries a Wave 2 name, unstamped: a no-op
+		if b.wave2() {
+			b.add(rapid.SampledFrom([]string{"MESSAGE_CONSUMED", "PARALLEL_COMPLETED", "EXECUTION_CONTINUED"}).Draw(t, "w2name"),
+				b.obj("topic", "t", "messageId", "m", "scopeId", "p", "continuedTo", "elsewhere"), nil)
+		}
+	}
+}
+
+func (b *builder) wave2Fact() {
+	t := b.t
+	switch rapid.IntRange(0, 3).Draw(t, "wave2") {
+	case 0, 1:
+		b.msgs++
+		kv := []any{"topic", "orders", "messageId", "m" + strconv.Itoa(b.msgs), "message", jsonValue(t, 0)}
+		if len(b.waits) > 0 && rapid.Bool().Draw(t, "consumedWait") {
+			kv = append(kv, "waitId", b.waits[0])
+		}
+		b.add("MESSAGE_CONSUMED", b.obj(kv...), b.kernelMeta("consumedKernel"))
+	case 2:
+		b.add("PARALLEL_COMPLETED", b.obj("scopeId", "p"+strconv.Itoa(rapid.IntRange(1, 3).Draw(t, "scope")), "branches", 2.0), b.kernelMeta("scopeKernel"))
+	default:
+		if b.status == "running" {
+			meta := b.kernelMeta("continuedKernel")
+			b.add("EXECUTION_CONTINUED", b.obj("continuedTo", "exec-2", "carried", map[string]any{"inbox": map[string]any{}}), meta)
+			if meta != nil {
+				b.status, b.open = "terminal", nil
+			}
+		}
+	}
+}
+
+func (b *builder) quarantineFact() {
+	t := b.t
+	topic := rapid.SampledFrom([]string{"orders", "alerts"}).Draw(t, "topic")
+	held := b.topics[topic]
+	switch rapid.IntRange(0, 3).Draw(t, "quarantine") {
+	case 0, 1:
+		b.msgs++
+		id := "q" + strconv.Itoa(b.msgs)
+		b.add("INBOX_QUARANTINED", b.obj("topic", topic, "messageId", id, "message", jsonValue(t, 0)), map[string]any{"kernel": true})
+		b.topics[topic] = append(held, id)
+	case 2:
+		if len(held) == 0 {
+			return
+		}
+		kv := []any{"topic", topic, "messageId", held[0]}
+		switch rapid.IntRange(0, 4).Draw(t, "releaseKind") {
+		case 0:
+			kv = append(kv, "operator", "alice", "deliver", true)
+		case 1:
+			kv = append(kv, "operator", "alice")
+		case 2:
+			kv = append(kv, "auto", true, "deliver", true)
+		case 3:
+			kv = append(kv, "auto", true) // ignored: auto only with deliver
+		default:
+			kv = append(kv, "operator", "alice", "auto", true, "deliver", true) // ignored: both
+		}
+		b.add("INBOX_RELEASED", b.obj(kv...), b.kernelMeta("releaseKernel"))
+	default:
+		if len(held) > 0 {
+			b.add("MESSAGE_CONSUMED", b.obj("topic", topic, "messageId", held[0]), map[string]any{"kernel": true})
+		}
+	}
+}

@@ -1,0 +1,394 @@
+package foldprops
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+	"pgregory.net/rapid"
+)
+
+// Input is one generated case: a log within the schema of Writer, whose snapshots Writer writes
+// and whose tail Reader folds (equal for the single-profile properties).
+type Input struct {
+	Writer fold.Profile
+	Reader fold.Profile
+	Log    []spi.Envelope
+}
+
+// GoString prints the case as rapid reports it: the profiles and the log as NDJSON.
+func (in Input) GoString() string {
+	return fmt.Sprintf("writer %s, reader %s, log (NDJSON):\n%s", in.Writer, in.Reader, NDJSON(in.Log))
+}
+
+// Property is one check of the kit: an id, the clauses it enforces, the generator of its cases
+// and the check of one case (nil error = holds).
+type Property struct {
+	ID      string
+	Clauses []string
+	Gen     *rapid.Generator[Input]
+	Check   func(tg Target, in Input) error
+}
+
+// Properties returns the kit, in order.
+func Properties() []Property {
+	return []Property{
+		{"foldprops/snapshot-every-k", []string{"S4.snapshot.every-k", "S3.snapshot.equivalence", "I-FOLD-16"}, sameProfile(), checkEveryK},
+		{"foldprops/determinism", []string{"S1.P2.replay-identical", "S1.P2.fold-pure"}, sameProfile(), checkDeterminism},
+		{"foldprops/no-mutation", []string{"S3.fold.copy-on-write", "S4.fold.handler-pure", "S3.fold.structural-sharing"}, sameProfile(), checkNoMutation},
+		{"foldprops/unknown-inert", []string{"S4.fold.unknown-inert", "S4.v1_23.kernel-stamp-only", "S4.v1_25.quarantine-kernel-only"}, sameProfile(), checkUnknownInert},
+		{"foldprops/status-execution-only", []string{"S4.fold.status-execution-only", "S4.fold.step-frame-only", "S4.fold.step-failed-not-fatal", "I-FOLD-18"}, statusProfiles(), checkStatusOnly},
+		{"foldprops/cross-version", []string{"S4.snapshot.normalize-pre-1.21", "S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq", "S4.v1_26.normalize-strips-input", "I-FOLD-13", "I-FOLD-14"}, crossVersion(), checkCrossVersion},
+		{"foldprops/mixed-fleet", []string{"S4.v1_24.mixed-fleet-unstamped", "S4.v1_26.mixed-fleet-input"}, mixedFleet(), checkCrossVersion},
+		{"foldprops/differential-model", []string{"S4.fold.unknown-inert", "S4.fold.status-execution-only", "S4.v1_16.resume-payloads", "S4.v1_20.null-resume-no-passthrough",
+			"S4.v1_24.decision-seq", "S4.v1_19.flow-emits-any-type", "S4.v1_26.input-dropped-at-settle", "S4.fold.failed-while-parked-set", "S4.fold.proto-rejected"}, core(), checkDifferential},
+	}
+}
+
+// Run runs every property against tg as subtests named by check id. The case count is rapid's
+// (-rapid.checks, RAPID_CHECKS; default 100). A failing case prints rapid's seed and the shrunk
+// log as NDJSON.
+func Run(t *testing.T, tg Target) {
+	for _, p := range Properties() {
+		t.Run(strings.TrimPrefix(p.ID, "foldprops/"), rapid.MakeCheck(func(rt *rapid.T) {
+			in := p.Gen.Draw(rt, "input")
+			if err := p.Check(tg, in); err != nil {
+				rt.Fatalf("%s %v: %v", p.ID, p.Clauses, err)
+			}
+		}))
+	}
+}
+
+// NDJSON renders envelopes one per line (the input `loom-conform fold` reads).
+func NDJSON(es []spi.Envelope) string {
+	var b strings.Builder
+	for _, e := range es {
+		j, _ := json.Marshal(e)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func profileGen(ps []fold.Profile) *rapid.Generator[fold.Profile] {
+	return rapid.SampledFrom(ps)
+}
+
+func sameProfile() *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		p := profileGen(fold.Profiles()).Draw(t, "profile")
+		return Input{Writer: p, Reader: p, Log: Log(GenOptions{Profile: p, Unusual: true}).Draw(t, "log")}
+	})
+}
+
+func statusProfiles() *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		p := profileGen(fold.Profiles()[1:]).Draw(t, "profile") // 1.21.0 on: STEP_FAILED moves no status
+		return Input{Writer: p, Reader: p, Log: Log(GenOptions{Profile: p, Unusual: true}).Draw(t, "log")}
+	})
+}
+
+func crossVersion() *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		ps := fold.Profiles()
+		w := profileGen(ps[:len(ps)-1]).Draw(t, "writer")
+		return Input{Writer: w, Reader: fold.Current(), Log: Log(GenOptions{Profile: w, Unusual: true}).Draw(t, "log")}
+	})
+}
+
+func mixedFleet() *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		r := profileGen([]fold.Profile{fold.MustProfile("1.23.0"), fold.MustProfile("1.24.0"), fold.MustProfile("1.25.0")}).Draw(t, "reader")
+		return Input{Writer: fold.Current(), Reader: r, Log: Log(GenOptions{Profile: r}).Draw(t, "log")}
+	})
+}
+
+func core() *rapid.Generator[Input] {
+	return rapid.Custom(func(t *rapid.T) Input {
+		return Input{Writer: fold.Current(), Reader: fold.Current(), Log: Log(GenOptions{CoreOnly: true}).Draw(t, "log")}
+	})
+}
+
+func canonical(s fold.State) string {
+	b, err := s.MarshalJSON()
+	if err != nil {
+		return "<no canonical JSON: " + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// foldAll folds the whole log from nothing.
+func foldAll(tg Target, p fold.Profile, log []spi.Envelope) (fold.State, error) {
+	return tg.Fold(p, nil, log)
+}
+
+// checkEveryK: for every k, the snapshot at k (as is, through canonical JSON, and through a
+// key-reordering jsonb round trip) plus the tail folds to the whole log's state.
+func checkEveryK(tg Target, in Input) error {
+	full, err := foldAll(tg, in.Writer, in.Log)
+	if err != nil {
+		return fmt.Errorf("Fold(all) = %v", err)
+	}
+	want := canonical(full)
+	for k := 0; k < len(in.Log); k++ {
+		snap, err := tg.Fold(in.Writer, nil, in.Log[:k+1])
+		if err != nil {
+			return fmt.Errorf("Fold(prefix %d) = %v", k, err)
+		}
+		b, err := snap.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("snapshot %d has no canonical JSON: %v", k, err)
+		}
+		jb, err := JSONBReorder(b)
+		if err != nil {
+			return err
+		}
+		for _, via := range []struct {
+			name string
+			raw  []byte
+		}{{"as is", nil}, {"canonical JSON", b}, {"jsonb reorder", jb}} {
+			s := snap
+			if via.raw != nil {
+				if s, err = fold.ParseState(via.raw); err != nil {
+					return fmt.Errorf("ParseState(snapshot %d %s) = %v", k, via.name, err)
+				}
+			}
+			got, err := tg.Fold(in.Writer, &s, in.Log[k+1:])
+			if err != nil {
+				return fmt.Errorf("Fold(snapshot@%d %s, tail) = %v", k, via.name, err)
+			}
+			if g := canonical(got); g != want {
+				return fmt.Errorf("Fold(snapshot@%d %s, tail) != Fold(all) (-want +got):\n%s", k, via.name, cmp.Diff(want, g))
+			}
+		}
+	}
+	return nil
+}
+
+// checkDeterminism: the same bytes folded twice, through two decodes, print the same state.
+func checkDeterminism(tg Target, in Input) error {
+	raw := []byte(NDJSON(in.Log))
+	var outs []string
+	for range 2 {
+		es, err := fold.DecodeLogBytes(raw)
+		if err != nil {
+			return fmt.Errorf("DecodeLog = %v", err)
+		}
+		s, err := foldAll(tg, in.Writer, es)
+		if err != nil {
+			return fmt.Errorf("Fold = %v", err)
+		}
+		outs = append(outs, canonical(s))
+	}
+	s, err := foldAll(tg, in.Writer, in.Log)
+	if err != nil {
+		return fmt.Errorf("Fold = %v", err)
+	}
+	outs = append(outs, canonical(s))
+	if outs[0] != outs[1] || outs[0] != outs[2] {
+		return fmt.Errorf("Fold is not deterministic:\n%s\n%s\n%s", outs[0], outs[1], outs[2])
+	}
+	return nil
+}
+
+func cloneEnvelopes(es []spi.Envelope) []spi.Envelope {
+	out := make([]spi.Envelope, len(es))
+	for i, e := range es {
+		e.Payload = bytes.Clone(e.Payload)
+		e.Metadata = bytes.Clone(e.Metadata)
+		out[i] = e
+	}
+	return out
+}
+
+// checkNoMutation: folding never writes to the caller's snapshot or events, and a result is not
+// changed by a later fold from the same snapshot (structural sharing stays within one pass).
+func checkNoMutation(tg Target, in Input) error {
+	before := cloneEnvelopes(in.Log)
+	for k := 0; k < len(in.Log); k++ {
+		snap, err := tg.Fold(in.Writer, nil, in.Log[:k+1])
+		if err != nil {
+			return fmt.Errorf("Fold(prefix %d) = %v", k, err)
+		}
+		snapBytes := canonical(snap)
+		r1, err := tg.Fold(in.Writer, &snap, in.Log[k+1:])
+		if err != nil {
+			return fmt.Errorf("Fold(snapshot@%d, tail) = %v", k, err)
+		}
+		r1Bytes := canonical(r1)
+		if got := canonical(snap); got != snapBytes {
+			return fmt.Errorf("Fold wrote to the caller's snapshot@%d (-before +after):\n%s", k, cmp.Diff(snapBytes, got))
+		}
+		// A second pass from the same snapshot with a different tail must not reach into r1.
+		other := cloneEnvelopes(in.Log[k+1:])
+		for i := range other {
+			other[i].EventType = "EXECUTION_RESUMED"
+			other[i].Payload = json.RawMessage(`{"other":true}`)
+			other[i].Metadata = json.RawMessage(`{"flowEmit":"0000000000000000"}`)
+		}
+		if _, err := tg.Fold(in.Writer, &snap, other); err != nil {
+			return fmt.Errorf("Fold(snapshot@%d, other tail) = %v", k, err)
+		}
+		if got := canonical(r1); got != r1Bytes {
+			return fmt.Errorf("a later fold from snapshot@%d changed an earlier result (-before +after):\n%s", k, cmp.Diff(r1Bytes, got))
+		}
+		if got := canonical(snap); got != snapBytes {
+			return fmt.Errorf("Fold wrote to the caller's snapshot@%d (-before +after):\n%s", k, cmp.Diff(snapBytes, got))
+		}
+	}
+	if d := cmp.Diff(NDJSON(before), NDJSON(in.Log)); d != "" {
+		return fmt.Errorf("Fold wrote to the caller's events (-before +after):\n%s", d)
+	}
+	return nil
+}
+
+// inertTypes are types the fold must ignore at profile p, and the metadata they come with.
+func inertTypes(p fold.Profile) []string {
+	ts := []string{"UNKNOWN_KIND", "step_started", "EXECUTION_STARTED "}
+	if !p.AtLeast(22) {
+		ts = append(ts, "EVENTS_REHOMED")
+	}
+	if !p.AtLeast(23) {
+		ts = append(ts, "MESSAGE_CONSUMED", "EXECUTION_CONTINUED", "PARALLEL_COMPLETED")
+	}
+	if !p.AtLeast(25) {
+		ts = append(ts, "INBOX_QUARANTINED", "INBOX_RELEASED")
+	}
+	return ts
+}
+
+// checkUnknownInert: after every prefix, an envelope of an unknown type (or a type the profile
+// does not know, or an unstamped Wave 2 / quarantine kind) changes nothing but sequence/updatedAt.
+func checkUnknownInert(tg Target, in Input) error {
+	type probe struct {
+		typ, meta string
+	}
+	var probes []probe
+	for _, t := range inertTypes(in.Writer) {
+		probes = append(probes, probe{t, `{"kernel":true}`}, probe{t, ""})
+	}
+	for _, t := range []string{"MESSAGE_CONSUMED", "EXECUTION_CONTINUED", "PARALLEL_COMPLETED", "INBOX_QUARANTINED", "INBOX_RELEASED"} {
+		probes = append(probes, probe{t, `{"seal":{"v":1}}`}) // unstamped: a no-op at every profile
+	}
+	payload := json.RawMessage(`{"topic":"orders","messageId":"q1","scopeId":"p","continuedTo":"x","operator":"a","deliver":true,"stepId":"s1","status":"failed"}`)
+	for k := -1; k < len(in.Log); k++ {
+		s, err := tg.Fold(in.Writer, nil, in.Log[:k+1])
+		if err != nil {
+			return fmt.Errorf("Fold(prefix %d) = %v", k, err)
+		}
+		for _, pr := range probes {
+			u := spi.Envelope{ID: "u", WorkflowID: "wf-1", ExecutionID: "exec-1", EventType: pr.typ, Sequence: int64(k + 1), Timestamp: 42, Payload: payload}
+			if len(in.Log) > 0 {
+				u.ExecutionID = in.Log[0].ExecutionID
+			}
+			if pr.meta != "" {
+				u.Metadata = json.RawMessage(pr.meta)
+			}
+			got, err := tg.Fold(in.Writer, &s, []spi.Envelope{u})
+			if err != nil {
+				return fmt.Errorf("Fold(prefix %d + %s) = %v", k, pr.typ, err)
+			}
+			want := s
+			want.Sequence, want.UpdatedAt = int64(k+1), fold.NullInt{Int: 42, Valid: true}
+			if g, w := canonical(got), canonical(want); g != w {
+				return fmt.Errorf("%s (metadata %s) after prefix %d is not inert (-want +got):\n%s", pr.typ, pr.meta, k, cmp.Diff(w, g))
+			}
+		}
+	}
+	return nil
+}
+
+// executionLevel reports whether e may move the status (spec §4; EXECUTION_CONTINUED, I-FOLD-18).
+func executionLevel(e spi.Envelope) bool {
+	switch e.EventType {
+	case "EXECUTION_STARTED", "EXECUTION_SUSPENDED", "EXECUTION_RESUMED", "EXECUTION_COMPLETED", "EXECUTION_FAILED", "EXECUTION_CANCELLED", "EXECUTION_CONTINUED":
+		return true
+	}
+	return false
+}
+
+// checkStatusOnly: between consecutive prefixes the status moves only on an execution-level
+// event, and a STEP_* event changes no variable but _failedWhileParked.
+func checkStatusOnly(tg Target, in Input) error {
+	prev, err := tg.Fold(in.Writer, nil, nil)
+	if err != nil {
+		return fmt.Errorf("Fold(empty) = %v", err)
+	}
+	for k, e := range in.Log {
+		cur, err := tg.Fold(in.Writer, &prev, in.Log[k:k+1])
+		if err != nil {
+			return fmt.Errorf("Fold(envelope %d) = %v", k, err)
+		}
+		if cur.Status != prev.Status && !executionLevel(e) {
+			return fmt.Errorf("envelope %d (%s) moved the status %s -> %s", k, e.EventType, prev.Status, cur.Status)
+		}
+		if strings.HasPrefix(e.EventType, "STEP_") {
+			a, b := varsJSON(prev), varsJSON(cur)
+			delete(a, "_failedWhileParked")
+			delete(b, "_failedWhileParked")
+			if d := cmp.Diff(a, b); d != "" {
+				return fmt.Errorf("envelope %d (%s) changed variables beyond its frame (-before +after):\n%s", k, e.EventType, d)
+			}
+		}
+		prev = cur
+	}
+	return nil
+}
+
+func varsJSON(s fold.State) map[string]any {
+	var m map[string]any
+	json.Unmarshal([]byte(canonical(s)), &m) //nolint:errcheck // canonical output
+	v, _ := m["variables"].(map[string]any)
+	return v
+}
+
+// checkCrossVersion: a snapshot written by in.Writer at every k, read through the normaliser,
+// plus the tail folded as in.Reader, equals the whole log folded as the current profile, except
+// for the documented exceptions (Classify); anything else is a defect.
+func checkCrossVersion(tg Target, in Input) error {
+	full, err := foldAll(tg, fold.Current(), in.Log)
+	if err != nil {
+		return fmt.Errorf("Fold(all) = %v", err)
+	}
+	for k := 0; k < len(in.Log); k++ {
+		snap, err := tg.Fold(in.Writer, nil, in.Log[:k+1])
+		if err != nil {
+			return fmt.Errorf("Fold(%s, prefix %d) = %v", in.Writer, k, err)
+		}
+		norm := tg.Normalize(snap, in.Writer)
+		got, err := tg.Fold(in.Reader, &norm, in.Log[k+1:])
+		if err != nil {
+			return fmt.Errorf("Fold(%s, normalized snapshot@%d, tail) = %v", in.Reader, k, err)
+		}
+		if v := Classify(got, full, in.Writer, in.Reader, in.Log[:k+1]); v.Defect != "" {
+			return fmt.Errorf("snapshot written by %s at %d, tail folded by %s: a difference no documented exception explains (-want +got):\n%s",
+				in.Writer, k, in.Reader, v.Defect)
+		}
+	}
+	return nil
+}
+
+// checkDifferential: on the core subset the fold agrees with ModelFold.
+func checkDifferential(tg Target, in Input) error {
+	want, err := ModelFold(in.Log)
+	if err != nil {
+		return err
+	}
+	s, err := foldAll(tg, fold.Current(), in.Log)
+	if err != nil {
+		return fmt.Errorf("Fold = %v", err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(canonical(s)), &got); err != nil {
+		return err
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return fmt.Errorf("Fold disagrees with the model (-model +fold):\n%s", d)
+	}
+	return nil
+}
