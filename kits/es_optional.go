@@ -556,7 +556,13 @@ func listAll(ctx context.Context, c *EventStoreCase, limit int, between func(pag
 		if len(p.ExecutionIDs) > limit {
 			return nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, %d", cursor, limit), fmt.Sprintf("%d ids", len(p.ExecutionIDs)), fmt.Sprintf("at most %d", limit))
 		}
-		out = append(out, p.ExecutionIDs...)
+		for _, id := range p.ExecutionIDs {
+			if n := len(out); n > 0 && out[n-1] >= id {
+				return nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, %d", cursor, limit),
+					fmt.Sprintf("%q after %q (page %d)", id, out[n-1], page), "ascending ids, none repeated")
+			}
+			out = append(out, id)
+		}
 		if p.Next == "" {
 			return out, nil
 		}
@@ -625,9 +631,12 @@ func esListConcurrent(ctx context.Context, c *EventStoreCase) error {
 	}
 	inserted := 0
 	between := func(page int) error {
+		if page >= 8 {
+			return nil
+		}
 		// Insert ids before, between and after the ones already listed.
-		for _, k := range []int{page*20 + 5, page*20 + 15, 1, 299 - page} {
-			x := fmt.Sprintf("%s-%03d-new%d", prefix, k, page)
+		for j, k := range []int{page*20 + 5, page*20 + 15, 1, 299 - page} {
+			x := fmt.Sprintf("%s-%03d-new%d-%d", prefix, k, page, j)
 			inserted++
 			if err := appendOK(ctx, c, x, batch(x, 0, 1, "new"), spi.AppendOptions{}); err != nil {
 				return err

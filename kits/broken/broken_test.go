@@ -1,0 +1,108 @@
+package broken_test
+
+import (
+	"context"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+func rejectedBy[T any](t *testing.T, kit kits.Kit[T], stores []broken.Store[T]) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, id := range kit.Names() {
+		ids[id] = true
+	}
+	for _, b := range stores {
+		t.Run(b.Name, func(t *testing.T) {
+			if !ids[b.Catch] {
+				t.Fatalf("broken store %s names check %q, which kit %s does not have", b.Name, b.Catch, kit.Name)
+			}
+			results, err := kits.Run(context.Background(), kit, b.Factory(),
+				kits.Options{Run: "^" + regexp.QuoteMeta(b.Catch) + "$", Timeout: 10 * time.Second, Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(results) != 1 {
+				t.Fatalf("Run(%s) = %d results, want 1", b.Catch, len(results))
+			}
+			r := results[0]
+			if r.Verdict != kits.Fail || r.CheckID != b.Catch {
+				t.Fatalf("%s (%s): check %s verdict = %s (%s), want fail", b.Name, b.Defect, b.Catch, r.Verdict, r.Message)
+			}
+			if !regexp.MustCompile(`^` + regexp.QuoteMeta(b.Catch) + ` \[[^\]]+\]: \w+\(`).MatchString(r.Message) {
+				t.Errorf("message %q does not follow `<check id> [<clause ids>]: Op(args) = got, want want`", r.Message)
+			}
+			t.Logf("%s rejected: %s", b.Name, firstLine(r.Message))
+		})
+	}
+}
+
+func firstLine(s string) string {
+	for i, c := range s {
+		if c == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func TestBrokenEventStoresRejected(t *testing.T) {
+	rejectedBy(t, kits.EventStoreKit(), broken.EventStores())
+}
+
+func TestBrokenSnapshotStoresRejected(t *testing.T) {
+	rejectedBy(t, kits.SnapshotStoreKit(), broken.SnapshotStores())
+}
+
+func TestBrokenArchiveStoresRejected(t *testing.T) {
+	rejectedBy(t, kits.ArchiveStoreKit(), broken.ArchiveStores())
+}
+
+func TestBrokenBranchRegistriesRejected(t *testing.T) {
+	rejectedBy(t, kits.BranchRegistryKit(), broken.BranchRegistries())
+}
+
+func TestEnoughBrokenStores(t *testing.T) {
+	n := len(broken.EventStores()) + len(broken.SnapshotStores()) + len(broken.ArchiveStores()) + len(broken.BranchRegistries())
+	if n < 20 {
+		t.Fatalf("%d broken stores, want at least 20", n)
+	}
+}
+
+// A store claiming 2.2.0 is not held to the 2.3.0 incarnation rule: the check skips, it does not fail.
+// Claiming 2.6.0 with the same defect fails (TestBrokenEventStoresRejected).
+func TestIncarnationRuleFollowsTheClaim(t *testing.T) {
+	f := func(ctx context.Context) (spi.EventStore, func(), error) {
+		return broken.IncarnationReuseClaiming("2.2.0"), nil, nil
+	}
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), f, kits.Options{Run: `^eventstore/(incarnation-anchor|append-if-unchanged)$`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]kits.Verdict{}
+	for _, r := range results {
+		got[r.CheckID] = r.Verdict
+	}
+	if got["eventstore/incarnation-anchor"] != kits.Skip || got["eventstore/append-if-unchanged"] != kits.Pass {
+		t.Fatalf("verdicts = %v, want incarnation-anchor skip and append-if-unchanged pass", got)
+	}
+	// The run's target version caps the claim as well.
+	results, _ = kits.Run(context.Background(), kits.EventStoreKit(), func(ctx context.Context) (spi.EventStore, func(), error) {
+		return broken.IncarnationReuseClaiming("2.6.0"), nil, nil
+	}, kits.Options{Run: `^eventstore/incarnation-anchor$`, SpiVersion: "2.2.0"})
+	if len(results) != 1 || results[0].Verdict != kits.Skip {
+		t.Fatalf("Run(SpiVersion 2.2.0) = %v, want skip", results)
+	}
+}
+
+// A correct store that reorders state keys (as jsonb does) passes the whole SnapshotStore kit.
+func TestKeyReorderingStorePasses(t *testing.T) {
+	kits.SnapshotStore(t, func(ctx context.Context) (spi.SnapshotStore, func(), error) {
+		return broken.KeyReorderingSnapshotStore(), nil, nil
+	})
+}
