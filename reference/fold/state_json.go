@@ -175,7 +175,12 @@ func (s *State) UnmarshalJSON(b []byte) error {
 
 // snapErr is an InputError about the snapshot.
 func snapErr(field, format string, a ...any) error {
-	return &InputError{Index: -1, Field: "snapshot." + field, Msg: fmt.Sprintf(format, a...)}
+	if field != "" {
+		field = "snapshot." + field
+	} else {
+		field = "snapshot"
+	}
+	return &InputError{Index: -1, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
 var (
