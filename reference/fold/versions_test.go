@@ -152,8 +152,12 @@ func TestForkMetadata(t *testing.T) {
 // Reference: spec §4 1.25.0 — quarantine: kernel-only, exactly one of operator/auto, auto only
 // with deliver, order-preserving release, MESSAGE_CONSUMED drops the released head, 1 024 bound.
 func TestQuarantine(t *testing.T) {
-	q := func(id string) ev { return ev{"INBOX_QUARANTINED", `{"topic":"t","messageId":"` + id + `","message":{"id":"` + id + `"}}`, kernel} }
-	rel := func(id, extra string) ev { return ev{"INBOX_RELEASED", `{"topic":"t","messageId":"` + id + `"` + extra + `}`, kernel} }
+	q := func(id string) ev {
+		return ev{"INBOX_QUARANTINED", `{"topic":"t","messageId":"` + id + `","message":{"id":"` + id + `"}}`, kernel}
+	}
+	rel := func(id, extra string) ev {
+		return ev{"INBOX_RELEASED", `{"topic":"t","messageId":"` + id + `"` + extra + `}`, kernel}
+	}
 	base := []ev{{"EXECUTION_STARTED", started, ""}, q("a"), q("b"), q("a")}
 	type entry = map[string]any
 	held := func(id string) entry { return entry{"messageId": id, "state": "held", "message": entry{"id": id}} }
