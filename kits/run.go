@@ -33,7 +33,8 @@ type Options struct {
 // DefaultTimeout is the per-check timeout when Options.Timeout is zero.
 const DefaultTimeout = 20 * time.Second
 
-const grace = 2 * time.Second
+// grace is how long past its timeout a check may take to notice before it is abandoned.
+func grace(timeout time.Duration) time.Duration { return min(timeout, 2*time.Second) }
 
 func (o Options) withDefaults(seam string) (Options, error) {
 	if o.Timeout <= 0 {
@@ -158,7 +159,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	var o outcome
 	select {
 	case o = <-done:
-	case <-time.After(opts.Timeout + grace):
+	case <-time.After(opts.Timeout + grace(opts.Timeout)):
 		// Abandon the goroutine: the target is stuck. Its cleanups are not run (they may block too).
 		return finish(Unknown, fmt.Sprintf("%s: timed out after %s (the target did not return)", ch.ID, opts.Timeout))
 	}

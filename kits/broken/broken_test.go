@@ -8,6 +8,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -105,4 +106,10 @@ func TestKeyReorderingStorePasses(t *testing.T) {
 	kits.SnapshotStore(t, func(ctx context.Context) (spi.SnapshotStore, func(), error) {
 		return broken.KeyReorderingSnapshotStore(), nil, nil
 	})
+}
+
+func TestChecksValid(t *testing.T) {
+	if err := spec.Validate(broken.Checks()); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,21 @@
+package broken
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the tests that prove the kits with the broken stores.
+func Checks() []spec.Check {
+	return []spec.Check{
+		{ID: "kits/broken/eventstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.fencing.zombie", "S7.es.incarnation-anchor", "S7.es.delete-through-atomic", "S7.es.delete-through-concurrent"},
+			Where: "kits/broken:TestBrokenEventStoresRejected"},
+		{ID: "kits/broken/snapshotstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S3.snapshot.equivalence", "S7.ss.prune-range", "S7.ss.list-sequences"},
+			Where: "kits/broken:TestBrokenSnapshotStoresRejected"},
+		{ID: "kits/broken/archivestores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S7.as.compact-archives-first", "S7.as.replace-segments"},
+			Where: "kits/broken:TestBrokenArchiveStoresRejected"},
+		{ID: "kits/broken/branchregistries-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit"},
+			Where: "kits/broken:TestBrokenBranchRegistriesRejected"},
+		{ID: "kits/broken/incarnation-follows-claim", Kind: spec.KindTest, Clauses: []string{"S7.es.incarnation-anchor", "S7.spi.optional-may-omit", "I-STORE-21"},
+			Where: "kits/broken:TestIncarnationRuleFollowsTheClaim"},
+		{ID: "kits/broken/key-reordering-passes", Kind: spec.KindTest, Clauses: []string{"S3.snapshot.equivalence", "I-STORE-15"},
+			Where: "kits/broken:TestKeyReorderingStorePasses"},
+	}
+}

@@ -1,0 +1,154 @@
+package kits_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// minimal implements only the required EventStore methods.
+type minimal struct{ m *memory.EventStore }
+
+func (s minimal) Append(ctx context.Context, id string, e []spi.Envelope, o spi.AppendOptions) error {
+	return s.m.Append(ctx, id, e, o)
+}
+func (s minimal) Read(ctx context.Context, id string) ([]spi.Envelope, error) {
+	return s.m.Read(ctx, id)
+}
+
+// hanging never returns from Append, whatever the context says.
+type hanging struct{ minimal }
+
+func (hanging) Append(context.Context, string, []spi.Envelope, spi.AppendOptions) error {
+	select {}
+}
+
+// panicking panics on Read.
+type panicking struct{ minimal }
+
+func (panicking) Read(context.Context, string) ([]spi.Envelope, error) { panic("store exploded") }
+
+// unsupported has every method but says readRange is not really there.
+type unsupported struct{ *memory.EventStore }
+
+func (unsupported) Implements(m string) bool { return m != spi.MethodReadRange }
+
+func factoryOf(s spi.EventStore) kits.Factory[spi.EventStore] {
+	return func(context.Context) (spi.EventStore, func(), error) { return s, nil, nil }
+}
+
+func verdicts(results []kits.Result) map[string]kits.Verdict {
+	out := map[string]kits.Verdict{}
+	for _, r := range results {
+		out[r.CheckID] = r.Verdict
+	}
+	return out
+}
+
+func TestRequiredOnlyStoreSkipsOptionalChecks(t *testing.T) {
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(minimal{memory.NewEventStore()}), kits.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		optional := false
+		for _, ch := range kits.EventStoreKit().Checks {
+			if ch.ID == r.CheckID && len(ch.Requires) > 0 {
+				optional = true
+			}
+		}
+		switch {
+		case optional && r.Verdict != kits.Skip:
+			t.Errorf("%s: verdict %s, want skip (method not implemented)", r.CheckID, r.Verdict)
+		case optional && !strings.Contains(r.Message, "does not implement"):
+			t.Errorf("%s: skip message %q does not name the missing method", r.CheckID, r.Message)
+		case !optional && r.Verdict != kits.Pass:
+			t.Errorf("%s: verdict %s (%s), want pass", r.CheckID, r.Verdict, r.Message)
+		}
+	}
+}
+
+func TestHangingStoreIsUnknownNotAHang(t *testing.T) {
+	start := time.Now()
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(hanging{}),
+		kits.Options{Run: `^eventstore/append-read-order$`, Timeout: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].Verdict != kits.Unknown || !strings.Contains(results[0].Message, "timed out") {
+		t.Fatalf("Run(hanging store) = %+v, want one unknown verdict that says timed out", results)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Run(hanging store) took %s, want about the timeout", d)
+	}
+}
+
+func TestPanickingStoreIsUnknown(t *testing.T) {
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(panicking{minimal{memory.NewEventStore()}}),
+		kits.Options{Run: `^eventstore/read-unknown-empty$`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].Verdict != kits.Unknown || !strings.Contains(results[0].Message, "store exploded") {
+		t.Fatalf("Run(panicking store) = %+v, want unknown naming the panic", results)
+	}
+}
+
+func TestCapabilitiesSayNo(t *testing.T) {
+	results, _ := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(unsupported{memory.NewEventStore()}),
+		kits.Options{Run: `^eventstore/(read-range-bounds|fence-zombie)$`})
+	if got := verdicts(results); got["eventstore/read-range-bounds"] != kits.Skip || got["eventstore/fence-zombie"] != kits.Pass {
+		t.Fatalf("verdicts = %v, want read-range-bounds skip (Implements says no), fence-zombie pass", got)
+	}
+}
+
+func TestOptionsAndReport(t *testing.T) {
+	if _, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(minimal{memory.NewEventStore()}), kits.Options{Run: "("}); err == nil {
+		t.Error("Run(Options{Run: \"(\"}) = nil error, want a regexp error")
+	}
+	if _, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(minimal{memory.NewEventStore()}), kits.Options{SpiVersion: "two"}); err == nil {
+		t.Error("Run(Options{SpiVersion: \"two\"}) = nil error, want a version error")
+	}
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(memory.NewEventStore()),
+		kits.Options{Run: `^eventstore/(store-now|delete-through)$`, SpiVersion: "2.4.0", Seed: 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := verdicts(results)
+	if len(got) != 2 || got["eventstore/store-now"] != kits.Pass || got["eventstore/delete-through"] != kits.Skip {
+		t.Fatalf("verdicts at SPI 2.4.0 = %v, want store-now pass, delete-through (2.6.0) skip", got)
+	}
+	b, err := json.Marshal(results[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	for _, k := range []string{"kit", "checkId", "clauses", "level", "verdict", "durationMs", "seed"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("Result JSON %s lacks %q", b, k)
+		}
+	}
+	if m["seed"].(float64) != 99 {
+		t.Errorf("Result seed = %v, want 99", m["seed"])
+	}
+	if !kits.Certified(results) {
+		t.Errorf("Certified(pass+skip) = false, want true")
+	}
+}
+
+func TestCheckTwinJoinsViolations(t *testing.T) {
+	if err := kits.CheckEventStore(context.Background(), factoryOf(memory.NewEventStore()), kits.Options{}); err != nil {
+		t.Fatalf("CheckEventStore(memory) = %v, want nil", err)
+	}
+	err := kits.CheckEventStore(context.Background(), factoryOf(panicking{minimal{memory.NewEventStore()}}), kits.Options{Run: `^eventstore/(read-unknown-empty|isolation)$`})
+	if err == nil || strings.Count(err.Error(), "unknown:") != 2 {
+		t.Fatalf("CheckEventStore(panicking) = %v, want two joined unknowns", err)
+	}
+}

@@ -1,0 +1,29 @@
+package stores
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the tests that run every kit against the reference stores (spec §10: kits run
+// against the reference implementations).
+func Checks() []spec.Check {
+	var out []spec.Check
+	for _, st := range []string{"memory", "sqlite", "postgres"} {
+		for _, k := range []struct{ test, clause string }{
+			{"TestEventStoreKit", "S7.spi.versioned-kit"},
+			{"TestSnapshotStoreKit", "S3.snapshot.equivalence"},
+			{"TestArchiveStoreKit", "S7.as.compact-archives-first"},
+			{"TestBranchRegistryKit", "S7.spi.versioned-kit"},
+		} {
+			out = append(out, spec.Check{ID: "stores/" + st + "/" + k.test, Kind: spec.KindTest,
+				Clauses: []string{"S10.kits.reference-impls", k.clause}, Where: "reference/stores/" + st + ":" + k.test})
+		}
+	}
+	out = append(out,
+		spec.Check{ID: "stores/sharded/kit", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "S7.spi.versioned-kit"},
+			Where: "reference/stores/sharded:TestShardedMemoryPassesEventStoreKit"},
+		spec.Check{ID: "stores/sharded/sealing-agree", Kind: spec.KindTest, Clauses: []string{"S7.es.sealing-sharded-agree", "S7.es.sealing-forwarded"},
+			Where: "reference/stores/sharded:TestSealingOnlyWhenEveryShardAgrees"},
+		spec.Check{ID: "stores/postgres/store-now-database-time", Kind: spec.KindTest, Clauses: []string{"S7.es.store-now"},
+			Where: "reference/stores/postgres:TestStoreNowIsDatabaseTime"},
+	)
+	return out
+}

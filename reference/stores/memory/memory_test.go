@@ -1,0 +1,42 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+func TestEventStoreKit(t *testing.T) {
+	kits.EventStore(t, func(context.Context) (spi.EventStore, func(), error) { return memory.NewEventStore(), nil, nil })
+}
+
+func TestSnapshotStoreKit(t *testing.T) {
+	kits.SnapshotStore(t, func(context.Context) (spi.SnapshotStore, func(), error) { return memory.NewSnapshotStore(), nil, nil })
+}
+
+func TestArchiveStoreKit(t *testing.T) {
+	kits.ArchiveStore(t, func(context.Context) (spi.ArchiveStore, func(), error) { return memory.NewArchiveStore(), nil, nil })
+}
+
+func TestBranchRegistryKit(t *testing.T) {
+	kits.BranchRegistry(t, func(context.Context) (spi.BranchRegistry, func(), error) { return memory.NewBranchRegistry(), nil, nil })
+}
+
+func TestValuesAreCopied(t *testing.T) {
+	ctx := context.Background()
+	s := memory.NewEventStore()
+	e := spi.Envelope{ID: "a", ExecutionID: "x", Payload: []byte(`{"n":1}`)}
+	if err := s.Append(ctx, "x", []spi.Envelope{e}, spi.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.Payload[2] = 'm'
+	got, _ := s.Read(ctx, "x")
+	got[0].Payload[2] = 'z'
+	again, _ := s.Read(ctx, "x")
+	if string(again[0].Payload) != `{"n":1}` {
+		t.Fatalf("Read(x) payload = %s after callers wrote to their copies, want {\"n\":1}", again[0].Payload)
+	}
+}
