@@ -30,6 +30,8 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newFoldCmd(),
 		newDigestCmd(),
 		newVectorsCmd(),
+		newCertifyCmd(),
+		newServeStoreCmd(),
 	} {
 		root.AddCommand(c)
 	}

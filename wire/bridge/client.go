@@ -303,3 +303,31 @@ func (c *Client) claimed(seam string) string {
 	d, _ := manifest.LookupSpi(seam)
 	return d.Version
 }
+
+// PostRaw sends body as-is and returns the HTTP status and response body, with no checks: for
+// probing how a bridge treats malformed requests.
+func (c *Client) PostRaw(ctx context.Context, body []byte) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, nil, &TransportError{Method: "(raw)", Err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxResponseBytes))
+	return resp.StatusCode, b, err
+}
+
+// ErrorCode returns the JSON-RPC error code of a response body, or 0 when it carries none.
+func ErrorCode(body []byte) int {
+	var r rpcResponse
+	if json.Unmarshal(body, &r) != nil || r.Error == nil {
+		return 0
+	}
+	return r.Error.Code
+}

@@ -1,0 +1,146 @@
+package certify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/reference/stores/postgres"
+	"github.com/loom-kernel/loom-conform/reference/stores/sqlite"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// Backend names one of the project's own stores: memory, sqlite (File, a temporary file when
+// empty) or postgres (DSN, Schema).
+type Backend struct {
+	Name   string
+	File   string
+	DSN    string
+	Schema string
+	// Version is the implementation version the bridge's handshake reports.
+	Version string
+}
+
+// Backends lists the names OpenBackend accepts.
+func Backends() []string { return []string{"memory", "sqlite", "postgres"} }
+
+// OpenBackend opens the backend's four stores for a bridge server. close releases them (and
+// removes a temporary SQLite file).
+func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) {
+	impl := bridge.Implementation{Name: "loom-conform " + b.Name, Version: b.Version}
+	if impl.Version == "" {
+		impl.Version = "dev"
+	}
+	if strings.HasPrefix(b.Name, "broken:") {
+		st, _, err := brokenBackend(b.Name)
+		return st, func() {}, err
+	}
+	switch b.Name {
+	case "memory":
+		return bridge.Stores{Implementation: impl, EventStore: memory.NewEventStore(), SnapshotStore: memory.NewSnapshotStore(),
+			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry()}, func() {}, nil
+	case "sqlite":
+		file, cleanup := b.File, func() {}
+		if file == "" {
+			dir, err := os.MkdirTemp("", "loom-sqlite-")
+			if err != nil {
+				return bridge.Stores{}, nil, fmt.Errorf("sqlite backend: %w", err)
+			}
+			file, cleanup = filepath.Join(dir, "loom.db"), func() { _ = os.RemoveAll(dir) }
+		}
+		db, err := sqlite.Open(ctx, file)
+		if err != nil {
+			cleanup()
+			return bridge.Stores{}, nil, err
+		}
+		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, func() { _ = db.Close(); cleanup() }, nil
+	case "postgres":
+		if b.DSN == "" {
+			return bridge.Stores{}, nil, fmt.Errorf("postgres backend: a DSN is required (--dsn)")
+		}
+		schema := b.Schema
+		if schema == "" {
+			schema = "loom"
+		}
+		db, err := postgres.Open(ctx, b.DSN, schema)
+		if err != nil {
+			return bridge.Stores{}, nil, err
+		}
+		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, db.Close, nil
+	}
+	return bridge.Stores{}, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
+}
+
+// BuiltinTarget certifies one of the project's own stores end to end: it is served by an
+// in-process bridge on a loopback port and certified through the wire like any other target.
+type BuiltinTarget struct{ Backend Backend }
+
+func (t BuiltinTarget) Describe() Identity {
+	if t.Backend.Name == "postgres" {
+		return Identity{Kind: "dsn", Spec: redactDSN(t.Backend.DSN), Flag: "--dsn " + shellQuote(redactDSN(t.Backend.DSN))}
+	}
+	return Identity{Kind: "builtin", Spec: t.Backend.Name, Flag: "--builtin " + t.Backend.Name}
+}
+
+func (t BuiltinTarget) Start(ctx context.Context) (*Running, error) {
+	stores, closeStores, err := OpenBackend(ctx, t.Backend)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := bridge.NewServer(stores, bridge.ServerOptions{})
+	if err != nil {
+		closeStores()
+		return nil, err
+	}
+	url, stop, err := bridge.Start("127.0.0.1:0", srv)
+	if err != nil {
+		closeStores()
+		return nil, err
+	}
+	id := t.Describe()
+	id.URL = url
+	stopped := false
+	return &Running{URL: url, Identity: id, Stop: func(context.Context) error {
+		if !stopped {
+			stopped = true
+			stop()
+			closeStores()
+		}
+		return nil
+	}}, nil
+}
+
+// redactDSN hides a password in a DSN (URL or key=value form).
+func redactDSN(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		rest := dsn[i+3:]
+		if at := strings.Index(rest, "@"); at >= 0 {
+			if c := strings.Index(rest[:at], ":"); c >= 0 {
+				return dsn[:i+3] + rest[:c] + ":xxxxx" + rest[at:]
+			}
+		}
+		return dsn
+	}
+	fields := strings.Fields(dsn)
+	for i, f := range fields {
+		if strings.HasPrefix(f, "password=") {
+			fields[i] = "password=xxxxx"
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

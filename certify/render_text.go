@@ -1,0 +1,103 @@
+package certify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loom-kernel/loom-conform/kits"
+)
+
+// WriteSummary writes the per-kit table of verdicts, then every blocking or failing check.
+func WriteSummary(w io.Writer, r *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kit\tpass\tfail\tskip\tunknown\texpected\t")
+	var order []string
+	per := map[string]*Summary{}
+	for _, c := range r.Checks {
+		if per[c.Kit] == nil {
+			per[c.Kit] = &Summary{}
+			order = append(order, c.Kit)
+		}
+		s := per[c.Kit]
+		*s = addTo(*s, c)
+	}
+	for _, k := range order {
+		s := per[k]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", k, s.Pass, s.Fail, s.Skip, s.Unknown, s.Expected)
+	}
+	s := r.Summary
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t\n", s.Pass, s.Fail, s.Skip, s.Unknown, s.Expected)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range r.Checks {
+		if !c.Blocking && c.Verdict != kits.Fail {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s %s [%s] (%s)", strings.ToUpper(string(c.Verdict)), c.ID, strings.Join(c.Clauses, " "), c.Level)
+		if c.Why != "" {
+			fmt.Fprintf(w, " — %s", c.Why)
+		} else if c.Expected != nil {
+			fmt.Fprintf(w, " — expected: %s", c.Expected.Reason)
+		}
+		fmt.Fprintf(w, "\n  %s\n  reproduce: %s\n", indent(c.Message), c.Repro)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "\nPROBLEM %s\n", p)
+	}
+	return nil
+}
+
+func addTo(s Summary, c CheckResult) Summary {
+	one := summarize([]CheckResult{c})
+	s.Total += one.Total
+	s.Pass += one.Pass
+	s.Fail += one.Fail
+	s.Skip += one.Skip
+	s.Unknown += one.Unknown
+	s.Expected += one.Expected
+	s.Blocking += one.Blocking
+	return s
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// WriteCertificate writes the certificate: what was certified, per seam the SPI version and its
+// verdict, the counts and the overall verdict. It is the last thing `certify` prints (to stdout).
+func WriteCertificate(w io.Writer, r *Report) error {
+	verdict := "NOT CERTIFIED"
+	if r.Certified {
+		verdict = "CERTIFIED"
+	}
+	impl := "(no handshake)"
+	if r.Handshake != nil {
+		impl = fmt.Sprintf("%s %s", r.Handshake.Implementation.Name, r.Handshake.Implementation.Version)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "loom store certificate — %s\n", verdict)
+	fmt.Fprintf(&b, "  target:         %s\n", r.Target)
+	fmt.Fprintf(&b, "  implementation: %s\n", impl)
+	for _, s := range r.Seams {
+		v := "not certified"
+		switch {
+		case !s.Served:
+			v = "not served"
+		case s.Certified:
+			v = "certified"
+		}
+		ver := s.SpiVersion
+		if ver == "" {
+			ver = "-"
+		}
+		fmt.Fprintf(&b, "  %-15s SPI %-6s %s\n", s.Seam+":", ver, v)
+	}
+	s := r.Summary
+	fmt.Fprintf(&b, "  checks:         %d run: %d pass, %d fail (%d expected), %d skip, %d unknown; MUST %d/%d passed\n",
+		s.Total, s.Pass, s.Fail, s.Expected, s.Skip, s.Unknown, s.MustPass, s.MustRun)
+	fmt.Fprintf(&b, "  harness:        loom-conform %s (kernel ABI %s, event schema %s, bridge protocol %s), seed %d, %.1fs\n",
+		r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Spec["bridgeProtocol"], r.Options.Seed, r.DurationMs/1000)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,527 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// Kinds are the store kits certify runs, in order; "all" selects every one.
+func Kinds() []string { return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry"} }
+
+func seamOf(kind string) string {
+	switch kind {
+	case "eventstore":
+		return manifest.SeamEventStore
+	case "snapshotstore":
+		return manifest.SeamSnapshotStore
+	case "archivestore":
+		return manifest.SeamArchiveStore
+	case "branchregistry":
+		return manifest.SeamBranchRegistry
+	}
+	return ""
+}
+
+// ParseKind expands a certify kind argument ("eventstore", …, "all").
+func ParseKind(arg string) ([]string, error) {
+	if arg == "all" {
+		return Kinds(), nil
+	}
+	for _, k := range Kinds() {
+		if k == arg {
+			return []string{k}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown kind %q (want %s or all)", arg, strings.Join(Kinds(), ", "))
+}
+
+// Config is a certification run. The zero value of every field but Kinds is usable.
+type Config struct {
+	Kinds []string // from ParseKind
+	// Run is a regular expression a check id must match to run (the others are left out).
+	Run string
+	// SpiVersions holds the SPI version to hold each seam to (by manifest seam name); absent = the
+	// current version, or the store's claim if it is older.
+	SpiVersions map[string]string
+	// Timeout bounds each check (default kits.DefaultTimeout).
+	Timeout time.Duration
+	// Seed seeds randomised checks (0 = from the clock).
+	Seed int64
+	// Ledger is the expected-failures ledger (nil = none).
+	Ledger *Ledger
+	// Faults adds the fault checks (connection cuts, pauses) to the run.
+	Faults bool
+	// StartTimeout bounds starting the target and its handshake (default 60 s).
+	StartTimeout time.Duration
+	// Progress receives one line per check as it finishes (nil = silent).
+	Progress io.Writer
+	// ToolVersion is reported as the harness version.
+	ToolVersion string
+	// Command is how the CLI was invoked up to the kind (default "loom-conform"), for reproducing commands.
+	Command string
+	// Now is the clock for ledger expiry (default time.Now).
+	Now func() time.Time
+	// DeadAfter is how many checks in a row may end unknown before the bridge is declared
+	// unresponsive and the rest are not run (default 3).
+	DeadAfter int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = kits.DefaultTimeout
+	}
+	if c.Seed == 0 {
+		c.Seed = time.Now().UnixNano() & 0x7fffffff
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 60 * time.Second
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	if c.Command == "" {
+		c.Command = "loom-conform"
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.DeadAfter <= 0 {
+		c.DeadAfter = 3
+	}
+	return c
+}
+
+// Run certifies target: it starts it, dials its bridge, runs the bridge protocol checks and the
+// selected kits check by check (printing progress), applies the ledger and tears the target down.
+// The error is for bad configuration only; a target that fails is a report that is not certified.
+func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
+	cfg = cfg.withDefaults()
+	var filter *regexp.Regexp
+	if cfg.Run != "" {
+		var err error
+		if filter, err = regexp.Compile(cfg.Run); err != nil {
+			return nil, fmt.Errorf("--run %q: %v", cfg.Run, err)
+		}
+	}
+	for seam, v := range cfg.SpiVersions {
+		if _, err := manifest.ParseVersion(v); err != nil {
+			return nil, fmt.Errorf("--spi %s=%s: %v", seam, v, err)
+		}
+	}
+	if len(cfg.Kinds) == 0 {
+		return nil, errors.New("no kind to certify")
+	}
+	rep := &Report{
+		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
+		Spec: map[string]string{"kernelAbi": manifest.KernelAbiVersion, "eventSchema": manifest.EventSchemaVersion,
+			"wireAbi": manifest.WireAbiVersion, "bridgeProtocol": bridge.ProtocolVersion},
+		Kinds: cfg.Kinds, Target: target.Describe(), Started: time.Now().UTC(),
+		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults},
+	}
+	if cfg.Ledger != nil {
+		rep.Options.Ledger = cfg.Ledger.File
+	}
+	if len(cfg.Kinds) == 1 {
+		rep.Options.SpiVersion = cfg.SpiVersions[seamOf(cfg.Kinds[0])]
+	}
+	start := time.Now()
+	defer func() { rep.DurationMs = ms(time.Since(start)) }()
+
+	r := &runner{cfg: cfg, filter: filter, rep: rep, target: target}
+	r.run(ctx)
+	r.finish()
+	return rep, nil
+}
+
+type runner struct {
+	cfg     Config
+	filter  *regexp.Regexp
+	rep     *Report
+	target  Target
+	running *Running
+	client  *bridge.Client
+	// dead, once set, is why the remaining checks are not run.
+	dead         string
+	unknownInRow int
+	total, done  int
+}
+
+func (r *runner) run(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
+	running, err := r.target.Start(sctx)
+	cancel()
+	if running != nil {
+		r.running = running
+		r.rep.Target = running.Identity
+		defer r.stop()
+	}
+	if err != nil {
+		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("the target did not start: %v", err))
+		r.dead = "the target did not start"
+	}
+	url := ""
+	if running != nil {
+		url = running.URL
+	}
+	var proxy *faultProxy
+	if r.dead == "" && r.cfg.Faults {
+		if proxy, err = newFaultProxy(url); err != nil {
+			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("fault proxy: %v", err))
+			r.dead = "the fault proxy did not start"
+		} else {
+			defer proxy.Close()
+			url = proxy.URL()
+		}
+	}
+	if r.dead == "" {
+		dctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
+		r.client, err = dialUntil(dctx, url)
+		cancel()
+		if err != nil {
+			r.dead = fmt.Sprintf("no handshake: %v", err)
+		} else {
+			hs := r.client.Handshake()
+			r.rep.Handshake = &hs
+			defer r.client.Close()
+		}
+	}
+	plans := r.plans(proxy)
+	for _, p := range plans {
+		r.total += len(p.checks)
+	}
+	for _, p := range plans {
+		r.runPlan(ctx, p)
+	}
+}
+
+func (r *runner) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r.running.Logs != nil {
+		r.rep.Logs = r.running.Logs(ctx)
+	}
+	if err := r.running.Stop(ctx); err != nil {
+		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("tearing the target down: %v", err))
+	}
+}
+
+// dialUntil retries the handshake until ctx ends (a starting bridge may not listen yet).
+func dialUntil(ctx context.Context, url string) (*bridge.Client, error) {
+	var last error
+	for {
+		c, err := bridge.Dial(ctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second})
+		if err == nil {
+			return c, nil
+		}
+		last = err
+		var pe *bridge.ProtocolError
+		if errors.As(err, &pe) {
+			return nil, err // it answered, wrongly: retrying will not help
+		}
+		select {
+		case <-ctx.Done():
+			return nil, last
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// plan is one kit prepared for the run: its checks (after --run) and a function that runs one.
+type plan struct {
+	kit    string
+	seam   string // "" for the bridge and fault kits
+	served bool
+	checks []checkMeta
+	run    func(ctx context.Context, id string, opts kits.Options) ([]kits.Result, error)
+	// skip, when set, is why every check of the plan is skipped.
+	skip string
+}
+
+type checkMeta struct {
+	id      string
+	clauses []string
+	level   spec.Level
+}
+
+func metas[T any](k kits.Kit[T], filter *regexp.Regexp) []checkMeta {
+	var out []checkMeta
+	for _, ch := range k.Checks {
+		if filter == nil || filter.MatchString(ch.ID) {
+			out = append(out, checkMeta{ch.ID, ch.Clauses, ch.Level})
+		}
+	}
+	return out
+}
+
+func runner1[T any](k kits.Kit[T], target T) func(ctx context.Context, id string, opts kits.Options) ([]kits.Result, error) {
+	return func(ctx context.Context, id string, opts kits.Options) ([]kits.Result, error) {
+		opts.Run = "^" + regexp.QuoteMeta(id) + "$"
+		return kits.Run(ctx, k, func(context.Context) (T, func(), error) { return target, nil, nil }, opts)
+	}
+}
+
+func (r *runner) plans(proxy *faultProxy) []plan {
+	var out []plan
+	bk := BridgeKit()
+	bp := plan{kit: bk.Name, served: true, checks: metas(bk, r.filter)}
+	if r.client != nil {
+		bp.run = runner1(bk, r.client)
+	}
+	out = append(out, bp)
+	for _, kind := range r.cfg.Kinds {
+		seam := seamOf(kind)
+		p := plan{kit: kind, seam: seam}
+		served := r.client != nil && r.client.Handshake().Seams[seam].SpiVersion != ""
+		p.served = served
+		switch kind {
+		case "eventstore":
+			k := kits.EventStoreKit()
+			p.checks = metas(k, r.filter)
+			if served {
+				p.run = runner1[spi.EventStore](k, r.client.EventStore())
+			}
+		case "snapshotstore":
+			k := kits.SnapshotStoreKit()
+			p.checks = metas(k, r.filter)
+			if served {
+				p.run = runner1[spi.SnapshotStore](k, r.client.SnapshotStore())
+			}
+		case "archivestore":
+			k := kits.ArchiveStoreKit()
+			p.checks = metas(k, r.filter)
+			if served {
+				p.run = runner1[spi.ArchiveStore](k, r.client.ArchiveStore())
+			}
+		case "branchregistry":
+			k := kits.BranchRegistryKit()
+			p.checks = metas(k, r.filter)
+			if served {
+				p.run = runner1[spi.BranchRegistry](k, r.client.BranchRegistry())
+			}
+		}
+		if r.client != nil && !served {
+			p.skip = fmt.Sprintf("the bridge does not serve %s (its handshake lists no such seam)", seam)
+			if len(r.cfg.Kinds) == 1 {
+				r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("certify %s: %s", kind, p.skip))
+			}
+		}
+		out = append(out, p)
+	}
+	if r.cfg.Faults {
+		fk := FaultKit()
+		fp := plan{kit: fk.Name, served: true, checks: metas(fk, r.filter)}
+		if r.client != nil && proxy != nil {
+			var pauser Pauser
+			if r.running != nil {
+				pauser = r.running.Pauser
+			}
+			fp.run = runner1(fk, &FaultTarget{Client: r.client, Proxy: proxy, Pauser: pauser})
+		}
+		out = append(out, fp)
+	}
+	return out
+}
+
+func (r *runner) runPlan(ctx context.Context, p plan) {
+	for _, m := range p.checks {
+		res := r.runCheck(ctx, p, m)
+		r.done++
+		r.rep.Checks = append(r.rep.Checks, res)
+		fmt.Fprintf(r.cfg.Progress, "[%3d/%d] %-7s %s (%s)%s\n", r.done, r.total, res.Verdict, res.ID,
+			time.Duration(res.DurationMs*float64(time.Millisecond)).Round(time.Millisecond), progressNote(res))
+	}
+}
+
+func progressNote(c CheckResult) string {
+	if c.Verdict == kits.Pass {
+		return ""
+	}
+	msg := c.Message
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " …"
+	}
+	if len(msg) > 160 {
+		msg = msg[:160] + "…"
+	}
+	return ": " + msg
+}
+
+func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult {
+	res := CheckResult{Kit: p.kit, ID: m.id, Clauses: m.clauses, Level: m.level, Seed: r.cfg.Seed, Repro: r.repro(p, m.id)}
+	switch {
+	case r.dead != "":
+		res.Verdict, res.Message = kits.Unknown, "not run: "+r.dead
+		return res
+	case p.skip != "":
+		res.Verdict, res.Message = kits.Skip, p.skip
+		return res
+	case p.run == nil:
+		res.Verdict, res.Message = kits.Unknown, "not run: no bridge client"
+		return res
+	}
+	opts := kits.Options{Timeout: r.cfg.Timeout, Seed: r.cfg.Seed}
+	if p.seam != "" {
+		opts.SpiVersion = r.cfg.SpiVersions[p.seam]
+	} else {
+		opts.SpiVersion = "1.0.0"
+	}
+	before := r.client.Stats()
+	results, err := p.run(ctx, m.id, opts)
+	after := r.client.Stats()
+	if err != nil || len(results) != 1 {
+		res.Verdict, res.Message = kits.Unknown, fmt.Sprintf("the kit did not run the check: %v", err)
+		return res
+	}
+	kr := results[0]
+	res.Verdict, res.Message, res.DurationMs = kr.Verdict, kr.Message, ms(kr.Duration)
+	transport := after.TransportErrors > before.TransportErrors
+	protocol := after.ProtocolErrors > before.ProtocolErrors
+	switch {
+	case protocol && res.Verdict != kits.Pass:
+		// The bridge broke the protocol: that is the bridge's failure, named by its clause.
+		res.Verdict = kits.Fail
+		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-4")
+		res.Message = fmt.Sprintf("the bridge broke the protocol during the check: %v\n%s", after.LastFault, res.Message)
+	case transport && res.Verdict == kits.Fail && p.kit != "faults":
+		// The link failed: no judgement on the store is possible.
+		res.Verdict = kits.Unknown
+		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
+		res.Message = fmt.Sprintf("the link to the bridge failed during the check (%v); no verdict on the store\n%s", after.LastFault, res.Message)
+	}
+	if res.Verdict == kits.Unknown {
+		r.unknownInRow++
+		if err := r.probe(ctx); err != nil {
+			r.dead = fmt.Sprintf("the bridge stopped answering during %s (%v)", m.id, err)
+		} else if r.unknownInRow >= r.cfg.DeadAfter {
+			r.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s); the bridge is treated as unresponsive", r.unknownInRow, m.id)
+		}
+	} else {
+		r.unknownInRow = 0
+	}
+	return res
+}
+
+// probe asks for the handshake with a short deadline.
+func (r *runner) probe(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err := r.client.FetchHandshake(pctx)
+	return err
+}
+
+func appendClause(cs []string, id string) []string {
+	for _, c := range cs {
+		if c == id {
+			return cs
+		}
+	}
+	return append(append([]string(nil), cs...), id)
+}
+
+func (r *runner) repro(p plan, id string) string {
+	kind := p.kit
+	if p.seam == "" {
+		kind = r.cfg.Kinds[0]
+		if len(r.cfg.Kinds) > 1 {
+			kind = "all"
+		}
+	}
+	s := fmt.Sprintf("%s certify %s %s --run %s --seed %d", r.cfg.Command, kind, r.target.Describe().Flag,
+		shellQuote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
+	if v := r.cfg.SpiVersions[p.seam]; v != "" {
+		s += " --spi " + v
+	}
+	if p.kit == "faults" {
+		s += " --faults"
+	}
+	return s
+}
+
+// finish applies the ledger and computes the verdicts.
+func (r *runner) finish() {
+	rep := r.rep
+	now := r.cfg.Now()
+	ran := map[string]bool{}
+	for i := range rep.Checks {
+		c := &rep.Checks[i]
+		ran[c.ID] = true
+		if e, ok := r.cfg.Ledger.Lookup(c.ID); ok {
+			e := e
+			c.Expected = &e
+		}
+		switch {
+		case c.Expected != nil && c.Expected.Expired(now):
+			c.Blocking, c.Why = true, fmt.Sprintf("the expected-failures entry expired on %s (I-BRIDGE-8)", c.Expected.Expires)
+		case c.Expected != nil && c.Verdict == kits.Pass:
+			c.Blocking, c.Why = true, "listed as an expected failure but it passes: remove the entry (I-BRIDGE-8)"
+		case c.Expected != nil && c.Verdict == kits.Fail:
+			// Known and listed: does not block.
+		case isMust(c.Level) && c.Verdict == kits.Fail:
+			c.Blocking, c.Why = true, "a MUST check failed"
+		case isMust(c.Level) && c.Verdict == kits.Unknown:
+			c.Blocking, c.Why = true, "a MUST check has no verdict"
+		}
+	}
+	if r.cfg.Ledger != nil {
+		for _, e := range r.cfg.Ledger.Entries {
+			if !ran[e.Check] && !knownCheck(e.Check) {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of this harness", r.cfg.Ledger.File, e.Check))
+			}
+		}
+	}
+	rep.Summary = summarize(rep.Checks)
+	rep.Certified = rep.Summary.Blocking == 0 && len(rep.Problems) == 0
+	for _, kind := range r.cfg.Kinds {
+		seam := seamOf(kind)
+		sv := SeamVerdict{Seam: seam, Kit: kind}
+		if rep.Handshake != nil {
+			if s, ok := rep.Handshake.Seams[seam]; ok {
+				sv.Served, sv.SpiVersion = true, s.SpiVersion
+			}
+		}
+		if v := r.cfg.SpiVersions[seam]; v != "" && sv.SpiVersion != "" {
+			if a, _ := manifest.ParseVersion(v); a.Less(mustVersion(sv.SpiVersion)) {
+				sv.SpiVersion = v
+			}
+		}
+		sv.Certified = sv.Served && len(rep.Problems) == 0
+		for _, c := range rep.Checks {
+			if c.Blocking && (c.Kit == kind || c.Kit == "bridge" || c.Kit == "faults") {
+				sv.Certified = false
+			}
+		}
+		rep.Seams = append(rep.Seams, sv)
+	}
+}
+
+func mustVersion(s string) manifest.Version {
+	v, _ := manifest.ParseVersion(s)
+	return v
+}
+
+func knownCheck(id string) bool {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return true
+		}
+	}
+	for _, c := range kits.Checks() {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

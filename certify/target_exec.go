@@ -1,0 +1,203 @@
+package certify
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ExecTarget starts a bridge as a subprocess (no shell) and reads its address from the first line
+// of its standard output: "listening http://HOST:PORT/" or just the URL (docs/bridge.md).
+type ExecTarget struct {
+	// Command is the command line, split like a shell would split words (quotes and backslashes)
+	// but never run by one.
+	Command string
+	Env     []string // extra environment, KEY=VALUE
+}
+
+func (t ExecTarget) Describe() Identity {
+	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shellQuote(t.Command)}
+}
+
+func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
+	args, err := SplitCommand(t.Command)
+	if err != nil {
+		return nil, fmt.Errorf("--exec %q: %v", t.Command, err)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), t.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	logs := &boundedLog{max: 256 << 10}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("--exec %q: %w", t.Command, err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	firstLine := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		line, _ := r.ReadString('\n')
+		firstLine <- line
+		_, _ = io.Copy(logs, r)
+	}()
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	p := &process{cmd: cmd, exited: exited}
+	run := &Running{Identity: t.Describe(), Pauser: p,
+		Logs: func(context.Context) string { return logs.String() },
+		Stop: func(context.Context) error { p.stop(); return nil }}
+	run.Identity.PID = cmd.Process.Pid
+	select {
+	case line := <-firstLine:
+		url, err := parseListenLine(line)
+		if err != nil {
+			p.stop()
+			return run, fmt.Errorf("--exec %q: first line of stdout %q: %v", t.Command, strings.TrimSpace(line), err)
+		}
+		run.URL, run.Identity.URL = url, url
+		return run, nil
+	case <-exited:
+		return run, fmt.Errorf("--exec %q exited before printing its address (%v); stderr: %s", t.Command, waitErr, clipStr(logs.String(), 500))
+	case <-ctx.Done():
+		p.stop()
+		return run, fmt.Errorf("--exec %q printed no address within the start timeout: %w", t.Command, ctx.Err())
+	}
+}
+
+// parseListenLine finds the bridge URL in the first line a bridge prints.
+func parseListenLine(line string) (string, error) {
+	for _, f := range strings.Fields(line) {
+		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+			return f, nil
+		}
+	}
+	return "", errors.New(`want "listening http://HOST:PORT/"`)
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	once   sync.Once
+}
+
+// stop sends SIGTERM to the process group, then SIGKILL after three seconds.
+func (p *process) stop() {
+	p.once.Do(func() {
+		pg := -p.cmd.Process.Pid
+		_ = syscall.Kill(pg, syscall.SIGCONT)
+		_ = syscall.Kill(pg, syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(3 * time.Second):
+			_ = syscall.Kill(pg, syscall.SIGKILL)
+			<-p.exited
+		}
+	})
+}
+
+func (p *process) Pause(context.Context) error {
+	return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP)
+}
+
+func (p *process) Resume(context.Context) error {
+	return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
+}
+
+// SplitCommand splits a command line into words: blanks separate, single quotes keep everything,
+// double quotes keep everything but \" and \\, a backslash outside quotes escapes the next
+// character. No expansion of any kind.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
+}
+
+// boundedLog keeps the last max bytes written to it.
+type boundedLog struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (b *boundedLog) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > b.max {
+		b.buf = append([]byte(nil), b.buf[len(b.buf)-b.max:]...)
+	}
+	return len(p), nil
+}
+
+func (b *boundedLog) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+func clipStr(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

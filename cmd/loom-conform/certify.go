@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/spf13/cobra"
+)
+
+type certifyFlags struct {
+	builtin, dsn, url, execCmd, image, port string
+	run, ledger                              string
+	spi                                      []string
+	timeout, startTimeout                    time.Duration
+	seed                                     int64
+	faults                                   bool
+	report, junit, html, badge               string
+}
+
+func newCertifyCmd() *cobra.Command {
+	var f certifyFlags
+	cmd := &cobra.Command{
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all TARGET",
+		Short: "Certify a store against the SPI conformance kits through the store bridge",
+		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
+through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
+
+  --builtin memory|sqlite|postgres   one of the reference stores, served in process
+  --dsn DSN                          the PostgreSQL reference store on that database
+  --url URL                          a bridge that is already running
+  --exec 'CMD ARGS'                  a bridge subprocess (no shell); its first stdout line is its address
+  --image IMG                        a bridge image, started with testcontainers and always removed
+
+Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
+Exit 0 only when every MUST check passes (and the expected-failures ledger is true), 1 otherwise,
+2 on bad flags.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn)")
+	fl.StringVar(&f.dsn, "dsn", "", "certify the PostgreSQL reference store on this database")
+	fl.StringVar(&f.url, "url", "", "certify the bridge answering at this URL")
+	fl.StringVar(&f.execCmd, "exec", "", "start this bridge command (split into words, no shell)")
+	fl.StringVar(&f.image, "image", "", "start this bridge image with testcontainers")
+	fl.StringVar(&f.port, "port", certify.DefaultBridgePort, "container port the --image bridge listens on")
+	fl.StringVar(&f.run, "run", "", "run only checks whose id matches this regular expression")
+	fl.StringArrayVar(&f.spi, "spi", nil, "SPI version to hold the store to: VERSION (one kind) or SEAM=VERSION (repeatable)")
+	fl.StringVar(&f.ledger, "expected-failures", "", `JSON ledger of known failures: {"expectedFailures":[{"check","reason","expires"?}]}`)
+	fl.DurationVar(&f.timeout, "timeout", kits.DefaultTimeout, "timeout of each check")
+	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "timeout for the target to start and answer the handshake")
+	fl.Int64Var(&f.seed, "seed", 0, "seed of randomised checks (0 = from the clock; printed in the report)")
+	fl.BoolVar(&f.faults, "faults", false, "add the fault checks: cut connections and pause the store mid-workload")
+	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
+	fl.StringVar(&f.junit, "junit", "", "write JUnit XML to this file")
+	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
+	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
+	return cmd
+}
+
+func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
+	kinds, err := certify.ParseKind(kind)
+	if err != nil {
+		return badInput("certify: %v", err)
+	}
+	target, err := certifyTarget(f)
+	if err != nil {
+		return badInput("certify: %v", err)
+	}
+	spis, err := parseSpiFlags(f.spi, kinds)
+	if err != nil {
+		return badInput("certify: %v", err)
+	}
+	cfg := certify.Config{Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
+		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
+		Command: "loom-conform"}
+	if f.ledger != "" {
+		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
+			return badInput("certify: --expected-failures: %v", err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(cmd.ErrOrStderr(), "certify %s: %s\n", kind, target.Describe())
+	rep, err := certify.Run(ctx, target, cfg)
+	if err != nil {
+		return badInput("certify: %v", err)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr())
+	if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.ErrOrStderr())
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer, *certify.Report) error
+	}{{f.report, certify.WriteJSON}, {f.junit, certify.WriteJUnit}, {f.html, certify.WriteHTML}, {f.badge, certify.WriteBadge}} {
+		if out.path == "" {
+			continue
+		}
+		if err := writeReport(out.path, rep, out.write); err != nil {
+			return fmt.Errorf("certify: %w", err)
+		}
+	}
+	if err := certify.WriteCertificate(cmd.OutOrStdout(), rep); err != nil {
+		return err
+	}
+	if !rep.Certified {
+		return verdict("certify %s: not certified (%d blocking check(s), %d problem(s))", kind, rep.Summary.Blocking, len(rep.Problems))
+	}
+	return nil
+}
+
+func writeReport(path string, rep *certify.Report, write func(io.Writer, *certify.Report) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(fh, rep); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+// certifyTarget picks the one target the flags name.
+func certifyTarget(f certifyFlags) (certify.Target, error) {
+	var picked []string
+	for name, v := range map[string]string{"--builtin": f.builtin, "--url": f.url, "--exec": f.execCmd, "--image": f.image} {
+		if v != "" {
+			picked = append(picked, name)
+		}
+	}
+	if f.dsn != "" && f.builtin != "postgres" {
+		picked = append(picked, "--dsn")
+	}
+	if len(picked) != 1 {
+		return nil, fmt.Errorf("name exactly one target (--builtin, --dsn, --url, --exec or --image); got %d: %s", len(picked), strings.Join(picked, " "))
+	}
+	switch {
+	case f.builtin != "":
+		if f.builtin == "postgres" && f.dsn == "" {
+			return nil, fmt.Errorf("--builtin postgres needs --dsn")
+		}
+		ok := false
+		for _, b := range certify.Backends() {
+			ok = ok || b == f.builtin
+		}
+		if !ok && !strings.HasPrefix(f.builtin, "broken:") {
+			return nil, fmt.Errorf("--builtin %q: want one of %s", f.builtin, strings.Join(certify.Backends(), ", "))
+		}
+		return certify.BuiltinTarget{Backend: certify.Backend{Name: f.builtin, DSN: f.dsn, Version: toolVersion}}, nil
+	case f.dsn != "":
+		return certify.BuiltinTarget{Backend: certify.Backend{Name: "postgres", DSN: f.dsn, Version: toolVersion}}, nil
+	case f.url != "":
+		if !strings.HasPrefix(f.url, "http://") && !strings.HasPrefix(f.url, "https://") {
+			return nil, fmt.Errorf("--url %q: want http://HOST:PORT[/PATH]", f.url)
+		}
+		return certify.URLTarget{URL: f.url}, nil
+	case f.execCmd != "":
+		if _, err := certify.SplitCommand(f.execCmd); err != nil {
+			return nil, fmt.Errorf("--exec %q: %v", f.execCmd, err)
+		}
+		return certify.ExecTarget{Command: f.execCmd}, nil
+	}
+	return certify.ImageTarget{Image: f.image, Port: f.port}, nil
+}
+
+// parseSpiFlags reads --spi VERSION (one kind) and --spi SEAM=VERSION.
+func parseSpiFlags(vals []string, kinds []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range vals {
+		seam, ver, ok := strings.Cut(v, "=")
+		if !ok {
+			if len(kinds) != 1 {
+				return nil, fmt.Errorf("--spi %s: with several kinds write SEAM=VERSION (e.g. eventstore=2.3.0)", v)
+			}
+			seam, ver = kinds[0], v
+		}
+		found := ""
+		for _, k := range certify.Kinds() {
+			if strings.EqualFold(seam, k) {
+				found = seamName(k)
+			}
+		}
+		if found == "" {
+			return nil, fmt.Errorf("--spi %s: unknown seam %q (want %s)", v, seam, strings.Join(certify.Kinds(), ", "))
+		}
+		if _, err := manifest.ParseVersion(ver); err != nil {
+			return nil, fmt.Errorf("--spi %s: %v", v, err)
+		}
+		out[found] = ver
+	}
+	return out, nil
+}
+
+func seamName(kind string) string {
+	for _, s := range manifest.Spis() {
+		if strings.EqualFold(s.Name, kind) {
+			return s.Name
+		}
+	}
+	return ""
+}
