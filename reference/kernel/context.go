@@ -15,6 +15,24 @@ type Context struct {
 	// inParallel is set in a branch of a parallel with more than one branch (and below it): an
 	// emit there may race a sibling's effect, so it is never stamped (spec §3 example 7).
 	inParallel bool
+	// Inside a parallel branch the live-work test of spec §3 reads the branch's causal past only:
+	// the segment's flag when the parallel began (entryLive) or live work of this branch
+	// (branchLive). A sibling's live work is timing, not cause (I-KERNEL-18).
+	entryLive, branchLive bool
+}
+
+// segmentLive is the live-work test of spec §3 as this Context sees it. r.mu is held.
+func (c *Context) segmentLive() bool {
+	if c.inParallel {
+		return c.entryLive || c.branchLive
+	}
+	return c.r.segLive
+}
+
+// markLive records live work of the current segment. r.mu is held.
+func (c *Context) markLive() {
+	c.r.segLive = true
+	c.branchLive = true
 }
 
 // Context returns the run's context: cancelled when the run is abandoned.

@@ -61,7 +61,7 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 	if r.readOnly {
 		panic(abortSignal{r.divergence(manifest.DecisionRecorded)})
 	}
-	r.segLive = true
+	c.markLive()
 	r.inFlight++
 	locked = false
 	r.mu.Unlock()

@@ -72,7 +72,7 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	logged := r.flowEmits[d]
 	dec := EmitDecision{Syscall: syscall, EventType: eventType, Digest: d, Segment: r.segment, N: n, Logged: logged}
 	h := r.rt.cfg.Hooks
-	if logged > n && (!r.segLive || h.ServeIgnoringLiveWork) {
+	if logged > n && (!c.segmentLive() || h.ServeIgnoringLiveWork) {
 		r.trace(dec) // served: the log proves this emit
 		return nil
 	}

@@ -29,6 +29,7 @@ type branchPanic struct{ value any }
 func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 	c.r.mu.Lock()
 	c.enter()
+	entryLive := c.segmentLive()
 	c.r.mu.Unlock()
 	out := make([]json.RawMessage, len(branches))
 	errs := make([]error, len(branches))
@@ -40,7 +41,7 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 		}
 	}
 	for i, b := range branches {
-		child := &Context{r: c.r, inParallel: c.inParallel || len(branches) > 1}
+		child := &Context{r: c.r, inParallel: c.inParallel || len(branches) > 1, entryLive: entryLive}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

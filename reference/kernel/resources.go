@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
 	"math"
 	"sort"
 )
@@ -11,12 +12,12 @@ import (
 // resourceDims are the fixed dimensions of spec §8, in payload order.
 var resourceDims = [...]string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
 
-// MeterCeiling is the sanity ceiling of a single measurement (spec §5: finite, non-negative and
-// under a sanity ceiling; I-KERNEL-10).
-const MeterCeiling = 1e15
+// MeterCeiling is the sanity ceiling of a single measurement (spec §5; the userspace rule's
+// bound, I-KERNEL-61).
+const MeterCeiling = userspace.MaxMetered
 
 func validMeter(v float64) bool {
-	return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 && v < MeterCeiling
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 && v <= MeterCeiling
 }
 
 // admission is admission control (spec §8): before a live effect runs, a spent budget refuses it.

@@ -55,7 +55,7 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 	if r.readOnly {
 		panic(abortSignal{r.divergence(manifest.StepStarted)})
 	}
-	r.segLive = true
+	c.markLive()
 	if q := r.admission(task.ID); q != nil {
 		r.mustAppend(
 			newEvent{eventType: manifest.QuotaExceeded, payload: obj("dimension", q.Dimension, "reason", q.Error(), "stepId", task.ID)},
