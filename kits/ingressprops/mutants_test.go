@@ -1,0 +1,153 @@
+package ingressprops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+)
+
+func reasonOf(err error) string {
+	r, _ := outcome(err)
+	return r
+}
+
+func resumeAppends(et string, answer json.RawMessage) []ingress.Append {
+	return []ingress.Append{{EventType: et, Payload: answer}, {EventType: "EXECUTION_RESUMED", Payload: answer}}
+}
+
+// mutants are deliberately broken gates, one defect each.
+var mutants = map[string]Gate{
+	// Lets TIMER_FIRED wake a park that recorded no wakeAt.
+	"timer-without-wakeat-accepted": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == "timer-without-wakeat" && st.Status == fold.StatusSuspended {
+			return ingress.Plan{Kind: ingress.KindAnswer, Answers: true, Appends: resumeAppends(req.EventType, json.RawMessage(`{}`))}, nil
+		}
+		return p, err
+	},
+	// Accepts a null answer after a parked failure (evaluates as if the flag were not set).
+	"null-after-parked-failure-accepted": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == "null-answer-after-parked-failure" {
+			st.Variables.Values = maps.Clone(st.Variables.Values)
+			delete(st.Variables.Values, fold.VarFailedWhileParked)
+			return ingress.Evaluate(ctx, st, f, req, o)
+		}
+		return p, err
+	},
+	// Runs the shape gate before identity and the ingress rules.
+	"shape-before-identity": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		schemas := o.ResumeSchemas
+		if req.As != nil {
+			schemas = req.As.ResumeSchemas
+		}
+		if parse := schemas[req.EventType]; parse != nil {
+			if _, err := parse(req.Payload); err != nil {
+				return ingress.Plan{}, &ingress.ResumePayloadValidationError{EventType: req.EventType, Err: err}
+			}
+		}
+		return ingress.Evaluate(ctx, st, f, req, o)
+	},
+	// Forgets the kernel-namespace rule: a forged STEP_COMPLETED (or any kernel type) answers the gate.
+	"kernel-namespace-off": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == "kernel-namespace" && st.Status == fold.StatusSuspended {
+			return ingress.Plan{Kind: ingress.KindAnswer, Answers: true, Appends: resumeAppends(req.EventType, req.Payload)}, nil
+		}
+		return p, err
+	},
+	// Accepts EXECUTION_RECOVERED on a parked or terminal execution.
+	"recover-anywhere": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == "recovered-not-running" {
+			return ingress.Plan{Kind: ingress.KindRecover, Appends: []ingress.Append{{EventType: "EXECUTION_RECOVERED", Payload: json.RawMessage(`{}`)}}}, nil
+		}
+		return p, err
+	},
+	// Records an EXECUTION_RESUMED on a recover (an answer for whatever gate comes next).
+	"recover-records-resumed": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.Kind == ingress.KindRecover {
+			p.Appends = append(p.Appends, ingress.Append{EventType: "EXECUTION_RESUMED", Payload: json.RawMessage(`{}`)})
+		}
+		return p, err
+	},
+	// Names the parked gate to any caller.
+	"gate-named-to-anyone": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		var r *ingress.ResumeRefusedError
+		if errors.As(err, &r) && r.Reason == "gate-mismatch" {
+			var on struct{ On string }
+			_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
+			r.Gate = on.On
+		}
+		return p, err
+	},
+	// Records the raw payload instead of the parsed one.
+	"raw-not-parsed": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.Kind == ingress.KindAnswer && req.EventType != "TIMER_FIRED" {
+			n := len(p.Appends)
+			p.Appends[n-1].Payload, p.Appends[n-2].Payload = req.Payload, req.Payload
+		}
+		return p, err
+	},
+	// Accepts any resume at an in-doubt park as a plain answer.
+	"indoubt-any-answer": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == "validation" && st.Status == fold.StatusSuspended && req.EventType != "TIMER_FIRED" {
+			return ingress.Plan{Kind: ingress.KindAnswer, Answers: true, Appends: resumeAppends(req.EventType, req.Payload)}, nil
+		}
+		return p, err
+	},
+	// Never refuses an ambiguous legacy log.
+	"ambiguity-ignored": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == "ambiguous-legacy-answers" {
+			f.HumanSteps = nil
+			req.DiscardLegacyAnswers = nil
+			return ingress.Evaluate(ctx, st, f, req, o)
+		}
+		return p, err
+	},
+	// Refuses, but still hands back a plan.
+	"plan-on-refusal": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err != nil {
+			p.Appends = resumeAppends(req.EventType, req.Payload)
+		}
+		return p, err
+	},
+	// resumeAs onto a parked execution validated against the source flow's map.
+	"resumeas-source-schema": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		if req.As != nil && st.Status == fold.StatusSuspended {
+			as := *req.As
+			as.ResumeSchemas = o.ResumeSchemas
+			req.As = &as
+		}
+		return ingress.Evaluate(ctx, st, f, req, o)
+	},
+}
+
+// TestKitRejectsMutantGates: every deliberately broken gate is caught by the property within the
+// deterministic sweep, and the reference gate is not. Reference: spec §5; DESIGN §6 (kits prove
+// themselves).
+func TestKitRejectsMutantGates(t *testing.T) {
+	const n = 3000
+	if seed, err := Sweep(Reference(), n); err != nil {
+		t.Fatalf("ingressprops/mutants: the reference gate fails at seed %d: %v", seed, err)
+	}
+	for name, g := range mutants {
+		seed, err := Sweep(g, n)
+		if err == nil {
+			t.Errorf("ingressprops/mutants [S5.ingress.always]: Sweep(%s, %d) = no violation, want the mutant rejected", name, n)
+			continue
+		}
+		t.Logf("%s: caught at seed %d: %.200s", name, seed, err.Error())
+	}
+}
