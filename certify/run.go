@@ -17,7 +17,9 @@ import (
 )
 
 // Kinds are the store kits certify runs, in order; "all" selects every one.
-func Kinds() []string { return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry"} }
+func Kinds() []string {
+	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry"}
+}
 
 func seamOf(kind string) string {
 	switch kind {

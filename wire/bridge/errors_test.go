@@ -1,0 +1,92 @@
+package bridge_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// Typed SPI errors survive the round trip server → code → client (I-BRIDGE-3).
+func TestErrorCodesRoundTrip(t *testing.T) {
+	cases := []struct {
+		err  error
+		code int
+		is   error
+	}{
+		{&spi.ConflictError{ExecutionID: "e", Expected: 1, Actual: 3}, bridge.CodeConflict, spi.ErrConflict},
+		{fmt.Errorf("wrapped: %w", &spi.FencedError{ExecutionID: "e", Held: 1, Current: 2}), bridge.CodeFenced, spi.ErrFenced},
+		{spi.ErrNotFound, bridge.CodeNotFound, spi.ErrNotFound},
+		{spi.ErrAlreadyExists, bridge.CodeAlreadyExists, spi.ErrAlreadyExists},
+		{spi.Invalid("append", "events", "gap"), bridge.CodeInvalidArgument, spi.ErrInvalidArgument},
+		{spi.ErrUnsupported, bridge.CodeUnsupported, spi.ErrUnsupported},
+		{context.DeadlineExceeded, bridge.CodeTimeout, context.DeadlineExceeded},
+		{errors.New("disk on fire"), bridge.CodeInternalError, nil},
+	}
+	for _, c := range cases {
+		rpc := bridge.ErrorFromSPI(c.err)
+		if rpc.Code != c.code {
+			t.Errorf("ErrorFromSPI(%v).Code = %d, want %d", c.err, rpc.Code, c.code)
+		}
+		back := bridge.ErrorToSPI("m", *rpc)
+		if c.is != nil && !errors.Is(back, c.is) {
+			t.Errorf("ErrorToSPI(%d) = %v, want errors.Is %v", rpc.Code, back, c.is)
+		}
+		for _, other := range []error{spi.ErrConflict, spi.ErrFenced, spi.ErrNotFound, spi.ErrAlreadyExists, spi.ErrInvalidArgument} {
+			if other != c.is && errors.Is(back, other) {
+				t.Errorf("ErrorToSPI(%d) = %v, also matches %v", rpc.Code, back, other)
+			}
+		}
+	}
+	var fe *spi.FencedError
+	if !errors.As(bridge.ErrorToSPI("m", *bridge.ErrorFromSPI(&spi.FencedError{ExecutionID: "e", Held: 4, Current: 9})), &fe) || fe.Current != 9 || fe.Held != 4 {
+		t.Errorf("ErrorToSPI lost the FencedError details: %+v", fe)
+	}
+	var ce *spi.ConflictError
+	if !errors.As(bridge.ErrorToSPI("m", *bridge.ErrorFromSPI(&spi.ConflictError{ExecutionID: "e", Expected: 1, Actual: 3})), &ce) || ce.Actual != 3 {
+		t.Errorf("ErrorToSPI lost the ConflictError details: %+v", ce)
+	}
+}
+
+// A client only calls declared methods: an undeclared one is unsupported without a call, and
+// spi.Has says no, so a kit skips it (I-BRIDGE-2).
+func TestUndeclaredMethodsAreUnsupported(t *testing.T) {
+	srv, err := bridge.NewServer(bridge.Stores{EventStore: minimalStore{}}, bridge.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := bridge.Start("127.0.0.1:0", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, err := bridge.Dial(context.Background(), url, bridge.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := c.EventStore()
+	if spi.Has("EventStore", es, spi.MethodReadRange) {
+		t.Errorf("spi.Has(readRange) = true for a store without it")
+	}
+	if !spi.Has("EventStore", es, spi.MethodRead) {
+		t.Errorf("spi.Has(read) = false")
+	}
+	before := c.Stats().Calls
+	if _, err := es.ReadRange(context.Background(), "x", 0, -1); !errors.Is(err, spi.ErrUnsupported) {
+		t.Errorf("ReadRange = %v, want ErrUnsupported", err)
+	}
+	if c.Stats().Calls != before {
+		t.Errorf("ReadRange of an undeclared method made a call")
+	}
+	if c.SnapshotStore() != nil {
+		t.Errorf("SnapshotStore() = non-nil for a bridge that does not serve it")
+	}
+}
+
+type minimalStore struct{}
+
+func (minimalStore) Append(context.Context, string, []spi.Envelope, spi.AppendOptions) error { return nil }
+func (minimalStore) Read(context.Context, string) ([]spi.Envelope, error)                     { return nil, nil }
