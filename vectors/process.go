@@ -38,7 +38,9 @@ type child struct {
 	stdin *os.File
 	lines chan line
 	done  chan struct{}
-	exit  chan error // the result of cmd.Wait, once
+	// exited is closed when cmd.Wait returns; waitErr is its result (read after exited).
+	exited  chan struct{}
+	waitErr error
 }
 
 type line struct {
@@ -150,9 +152,12 @@ func (p *Process) start() (*child, error) {
 	}
 	inR.Close()
 	outW.Close()
-	c := &child{cmd: cmd, stdin: inW, lines: make(chan line), done: make(chan struct{}), exit: make(chan error, 1)}
+	c := &child{cmd: cmd, stdin: inW, lines: make(chan line), done: make(chan struct{}), exited: make(chan struct{})}
 	go c.read(outR)
-	go func() { c.exit <- cmd.Wait() }()
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
 	return c, nil
 }
 
@@ -185,12 +190,11 @@ func (c *child) read(r *os.File) {
 // exitError describes the end of the child's stdout: usually its exit.
 func (c *child) exitError() error {
 	select {
-	case err := <-c.exit:
-		c.exit <- err
-		if err == nil {
+	case <-c.exited:
+		if c.waitErr == nil {
 			return errors.New("process exited (status 0) without answering")
 		}
-		return fmt.Errorf("process died without answering: %v", err)
+		return fmt.Errorf("process died without answering: %v", c.waitErr)
 	case <-time.After(2 * time.Second):
 		return errors.New("process closed its stdout without answering")
 	}
@@ -236,8 +240,7 @@ func (c *child) kill() {
 	c.stdin.Close()
 	killProcessGroup(c.cmd)
 	select {
-	case err := <-c.exit:
-		c.exit <- err
+	case <-c.exited:
 	case <-time.After(5 * time.Second):
 	}
 }
@@ -255,7 +258,7 @@ func (p *Process) Close() error {
 	}
 	c.stdin.Close()
 	select {
-	case <-c.exit:
+	case <-c.exited:
 	case <-time.After(time.Second):
 	}
 	c.kill()

@@ -1,0 +1,192 @@
+package vectors_test
+
+import (
+	"context"
+	"github.com/loom-kernel/loom-conform/vectors"
+	"github.com/loom-kernel/loom-conform/vectors/internal/foreignfold"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the foreign fold (package internal/foreignfold, the code of
+// testdata/foreignfold): started with foreignFoldArg as its first argument it serves the protocol.
+const foreignFoldArg = "-vectors.foreignfold"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == foreignFoldArg {
+		os.Exit(foreignfold.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// foreignFold returns the command line that starts the foreign fold with args.
+func foreignFold(args ...string) []string {
+	return append([]string{os.Args[0], foreignFoldArg}, args...)
+}
+
+// handCorpus is the embedded corpus minus generated vectors and saved counterexamples, whose
+// content changes with regeneration: the exact failing sets below are derived by hand for it.
+func handCorpus(t *testing.T) vectors.Corpus {
+	t.Helper()
+	c, err := vectors.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out vectors.Corpus
+	for _, v := range c.Vectors {
+		if !strings.HasPrefix(v.ID, "generated/") && !strings.HasPrefix(v.ID, "counterexample/") {
+			out.Vectors = append(out.Vectors, v)
+		}
+	}
+	return out
+}
+
+func runForeign(t *testing.T, c vectors.Corpus, timeout time.Duration, args ...string) (vectors.Report, *vectors.Process) {
+	t.Helper()
+	p, err := vectors.NewProcess(foreignFold(args...), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return vectors.Run(ctx, c, p, vectors.Config{Timeout: timeout}), p
+}
+
+// Reference: ADR 0026 T2.3 — the reference fold behind the protocol passes every vector.
+func TestForeignCorrectFoldPassesAll(t *testing.T) {
+	c, err := vectors.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, p := runForeign(t, c, 10*time.Second, "-bug", "none")
+	for _, r := range rep.Results {
+		if r.Verdict != vectors.Pass {
+			t.Errorf("%s", r.Message)
+		}
+	}
+	if len(rep.Results) != len(c.Vectors) || p.Starts() != 1 {
+		t.Errorf("ran %d of %d vectors with %d process start(s), want all with 1", len(rep.Results), len(c.Vectors), p.Starts())
+	}
+}
+
+// Each deliberately wrong fold fails exactly the vectors that pin its defect (sets derived by
+// reading the vectors, not by running the fold).
+func TestForeignWrongFoldsFailExactly(t *testing.T) {
+	cases := []struct {
+		bug  string
+		want []string
+	}{
+		// 1.21.0: never sets _failedWhileParked, so it is missing from the state and a null resume
+		// after a parked failure is taken as a gate answer.
+		{"forget-failed-while-parked", []string{
+			"fold/park/failed-while-parked-null-resume",
+			"fold/park/failed-while-parked-set",
+			"fold/snapshot/pre-1.21-parked-step-failure",
+			"fold/snapshot/prefix-at-4",
+			"fold/snapshot/resume-from-4",
+			"fold/snapshot/whole-log",
+		}},
+		// DESIGN §3.3: keys sorted by UTF-8 bytes; differs only where an object holds keys whose
+		// byte order is not their UTF-16 order (astral vs U+E000..U+FFFF, escaped lone surrogates).
+		{"bytes-order", []string{
+			"canonical/key-order-utf16",
+			"canonical/key-order-utf16-vs-codepoint",
+			"canonical/keys-lone-surrogates",
+			"digest/payload-utf16-key-order",
+			"fold/steps/frame-keys-utf16-order",
+		}},
+	}
+	c := handCorpus(t)
+	for _, tc := range cases {
+		t.Run(tc.bug, func(t *testing.T) {
+			rep, _ := runForeign(t, c, 10*time.Second, "-bug", tc.bug)
+			got := rep.Failing(vectors.Fail)
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("vectors/wrong-folds [A26.vectors.language-agnostic]: Run(foreignfold -bug %s) failing = %q, want %q", tc.bug, got, tc.want)
+			}
+			if u := rep.Failing(vectors.Unknown); len(u) > 0 {
+				t.Errorf("unknown verdicts %q, want none", u)
+			}
+		})
+	}
+}
+
+// A foreign fold that hangs, dies or writes garbage gets unknown verdicts for exactly those
+// vectors; it is restarted each time and the run goes on.
+func TestForeignHangCrashGarbageUnknown(t *testing.T) {
+	all := handCorpus(t)
+	var c vectors.Corpus
+	for _, v := range all.Vectors {
+		if v.Kind == vectors.KindCanonical && len(c.Vectors) < 8 {
+			c.Vectors = append(c.Vectors, v)
+		}
+	}
+	hang, crash, garbage := c.Vectors[1].ID, c.Vectors[3].ID, c.Vectors[5].ID
+	rep, p := runForeign(t, c, 300*time.Millisecond, "-hang-on", hang, "-crash-on", crash, "-garbage-on", garbage)
+	got := rep.Failing(vectors.Unknown)
+	want := []string{hang, crash, garbage}
+	if !slices.Equal(got, want) {
+		t.Errorf("Run(hang/crash/garbage) unknown = %q, want %q", got, want)
+	}
+	if n := rep.Counts().Pass; n != len(c.Vectors)-3 {
+		t.Errorf("Run(hang/crash/garbage) passed %d, want %d", n, len(c.Vectors)-3)
+	}
+	if p.Starts() != 4 {
+		t.Errorf("process starts = %d, want 4 (one plus a restart after each unknown)", p.Starts())
+	}
+	for _, r := range rep.Results {
+		if r.Verdict == vectors.Unknown && !strings.Contains(r.Message, "no answer") {
+			t.Errorf("unknown verdict message %q does not say why", r.Message)
+		}
+	}
+	if rep.OK() {
+		t.Error("Report.OK() = true with unknown verdicts, want false")
+	}
+}
+
+func TestNewProcessRefusesMissingCommand(t *testing.T) {
+	if _, err := vectors.NewProcess([]string{"/nonexistent/fold-binary"}, ""); err == nil {
+		t.Error("NewProcess(missing command) = nil error, want one")
+	}
+}
+
+// The ledger: a listed failure is tolerated; an unlisted one, a listed pass and a listed unknown
+// id all make the run fail.
+func TestLedgerKeptTrue(t *testing.T) {
+	c := handCorpus(t)
+	p, err := vectors.NewProcess(foreignFold("-bug", "bytes-order"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	failing := []string{"canonical/key-order-utf16", "canonical/key-order-utf16-vs-codepoint", "canonical/keys-lone-surrogates",
+		"digest/payload-utf16-key-order", "fold/steps/frame-keys-utf16-order"}
+	ledger := func(ids ...string) vectors.Ledger {
+		var l vectors.Ledger
+		for _, id := range ids {
+			l.Entries = append(l.Entries, vectors.LedgerEntry{ID: id, Reason: "byte order"})
+		}
+		return l
+	}
+	cases := []struct {
+		name string
+		l    vectors.Ledger
+		ok   bool
+	}{
+		{"all listed", ledger(failing...), true},
+		{"one unlisted", ledger(failing[1:]...), false},
+		{"a passing vector listed", ledger(append(slices.Clone(failing), "fold/basic/started")...), false},
+		{"an unknown id listed", ledger(append(slices.Clone(failing), "no/such/vector")...), false},
+	}
+	for _, tc := range cases {
+		rep := vectors.Run(context.Background(), c, p, vectors.Config{Ledger: tc.l})
+		if rep.OK() != tc.ok {
+			t.Errorf("%s: Run OK = %v, want %v (ledger errors %q, counts %+v)", tc.name, rep.OK(), tc.ok, rep.LedgerErrors, rep.Counts())
+		}
+	}
+}

@@ -1,0 +1,259 @@
+// Package foreignfold is a foreign fold for the vectors harness's own tests: it speaks the line
+// protocol of docs/vectors.md over stdin/stdout and answers with the reference fold, optionally
+// with one deliberate defect, so the tests can prove the vectors catch exactly that defect. The
+// program is vectors/testdata/foreignfold; the package tests run the same code by re-executing
+// their own binary.
+//
+//	foreignfold [-bug none|forget-failed-while-parked|bytes-order|trivial] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
+//
+// -bug forget-failed-while-parked folds envelope by envelope and drops _failedWhileParked after
+// each one (a fold that never implemented 1.21.0's flag); -bug bytes-order sorts object keys by
+// UTF-8 bytes instead of UTF-16 code units; -bug trivial answers every request with an empty
+// output without looking at it (the protocol's cost alone). -hang-on, -crash-on and -garbage-on
+// take comma-separated vector ids at which the process never answers, exits with status 3, or
+// writes a line that is not a response.
+package foreignfold
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/vectors"
+)
+
+// Main runs the foreign fold with the given arguments on stdin/stdout and returns its exit code.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("foreignfold", flag.ContinueOnError)
+	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order or trivial")
+	hang := fs.String("hang-on", "", "comma-separated vector ids to never answer")
+	crash := fs.String("crash-on", "", "comma-separated vector ids to exit at")
+	garbage := fs.String("garbage-on", "", "comma-separated vector ids to answer out of protocol")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *bug == "trivial" {
+		trivial()
+		return 0
+	}
+	f := &folder{bug: *bug, hang: set(*hang), crash: set(*crash), garbage: set(*garbage)}
+	if err := vectors.Serve(context.Background(), os.Stdin, os.Stdout, f); err != nil {
+		fmt.Fprintln(os.Stderr, "foreignfold:", err)
+		return 1
+	}
+	return 0
+}
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range strings.Split(s, ",") {
+		if x != "" {
+			m[x] = true
+		}
+	}
+	return m
+}
+
+// trivial answers each line with the id it carries and an empty output.
+func trivial() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	out := bufio.NewWriter(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(in.Bytes(), &req)
+		id, _ := json.Marshal(req.ID)
+		fmt.Fprintf(out, "{\"id\":%s,\"output\":\"\"}\n", id)
+		out.Flush()
+	}
+}
+
+type folder struct {
+	bug                  string
+	hang, crash, garbage map[string]bool
+}
+
+func (f *folder) Answer(ctx context.Context, req vectors.Request) (vectors.Response, error) {
+	switch {
+	case f.hang[req.ID]:
+		fmt.Fprintln(os.Stderr, "foreignfold: hanging on", req.ID)
+		time.Sleep(time.Hour)
+	case f.crash[req.ID]:
+		fmt.Fprintln(os.Stderr, "foreignfold: crashing on", req.ID)
+		os.Exit(3)
+	case f.garbage[req.ID]:
+		fmt.Println("this is not a response")
+	}
+	switch f.bug {
+	case "forget-failed-while-parked":
+		if req.Kind == vectors.KindFold {
+			return forgetFailedWhileParked(req), nil
+		}
+	case "bytes-order":
+		return bytesOrder(ctx, req)
+	}
+	return vectors.Reference{}.Answer(ctx, req)
+}
+
+// forgetFailedWhileParked folds one envelope at a time and removes _failedWhileParked after each,
+// so the flag never exists and never makes a null resume status-only.
+func forgetFailedWhileParked(req vectors.Request) vectors.Response {
+	if whole, _ := (vectors.Reference{}).Answer(context.Background(), req); whole.Error != "" {
+		return whole // the defect is the flag, not input validation
+	}
+	// The snapshot as the reference reads it (normalised for its writer), minus the flag.
+	r, err := vectors.Reference{}.Answer(context.Background(), vectors.Request{Kind: req.Kind, ID: req.ID, Profile: req.Profile,
+		Snapshot: req.Snapshot, SnapshotProfile: req.SnapshotProfile, Events: &[]json.RawMessage{}})
+	if err != nil || r.Error != "" {
+		return r
+	}
+	st, err := fold.ParseState([]byte(*r.Output))
+	if err != nil {
+		return vectors.Response{ID: req.ID, Error: vectors.ErrInternal, Message: err.Error()}
+	}
+	st = without(st)
+	p, err := fold.ProfileFor(req.Profile)
+	if err != nil {
+		return vectors.Response{ID: req.ID, Error: vectors.ErrUnsupported, Message: err.Error()}
+	}
+	for _, raw := range *req.Events {
+		var e spi.Envelope
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return vectors.Response{ID: req.ID, Error: vectors.ErrInvalidEnvelope, Message: err.Error()}
+		}
+		next, err := fold.Fold(p, &st, []spi.Envelope{e})
+		if err != nil { // the whole request gives the reference's error kind
+			r, _ := vectors.Reference{}.Answer(context.Background(), req)
+			return r
+		}
+		st = without(next)
+	}
+	b, err := st.MarshalJSON()
+	if err != nil {
+		return vectors.Response{ID: req.ID, Error: vectors.ErrInternal, Message: err.Error()}
+	}
+	s := string(b)
+	return vectors.Response{ID: req.ID, Output: &s}
+}
+
+// without returns s minus _failedWhileParked.
+func without(s fold.State) fold.State {
+	if _, ok := s.Variables.Values[fold.VarFailedWhileParked]; !ok {
+		return s
+	}
+	vals := map[string]json.RawMessage{}
+	for k, v := range s.Variables.Values {
+		if k != fold.VarFailedWhileParked {
+			vals[k] = v
+		}
+	}
+	s.Variables.Values = vals
+	return s
+}
+
+// bytesOrder answers as the reference does but with object keys sorted by UTF-8 bytes.
+func bytesOrder(ctx context.Context, req vectors.Request) (vectors.Response, error) {
+	if req.Kind == vectors.KindDigest {
+		canon, err := fold.Canonical([]any{req.EventType, req.Payload})
+		if err != nil {
+			return vectors.Response{ID: req.ID, Error: vectors.ErrInternal, Message: err.Error()}, nil
+		}
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d|%s", *req.Segment, resort(canon))
+		s := fmt.Sprintf("%016x", h.Sum64())
+		return vectors.Response{ID: req.ID, Output: &s}, nil
+	}
+	r, err := vectors.Reference{}.Answer(ctx, req)
+	if err != nil || r.Output == nil {
+		return r, err
+	}
+	s := string(resort([]byte(*r.Output)))
+	r.Output = &s
+	return r, nil
+}
+
+// resort rewrites canonical JSON (no whitespace) with every object's members ordered by the bytes
+// of their keys as written.
+func resort(b []byte) []byte {
+	out, _ := value(b, 0)
+	return out
+}
+
+// value rewrites the value at b[i] and returns it with the index past it.
+func value(b []byte, i int) ([]byte, int) {
+	switch b[i] {
+	case '"':
+		j := str(b, i)
+		return b[i:j], j
+	case '[':
+		out := []byte{'['}
+		i++
+		for b[i] != ']' {
+			v, j := value(b, i)
+			out = append(out, v...)
+			i = j
+			if b[i] == ',' {
+				out = append(out, ',')
+				i++
+			}
+		}
+		return append(out, ']'), i + 1
+	case '{':
+		type member struct{ key, val []byte }
+		var ms []member
+		i++
+		for b[i] != '}' {
+			j := str(b, i)
+			key := b[i:j]
+			v, k := value(b, j+1) // skip ':'
+			ms = append(ms, member{key, v})
+			i = k
+			if b[i] == ',' {
+				i++
+			}
+		}
+		for x := 1; x < len(ms); x++ { // insertion sort by key bytes
+			for y := x; y > 0 && string(ms[y].key) < string(ms[y-1].key); y-- {
+				ms[y], ms[y-1] = ms[y-1], ms[y]
+			}
+		}
+		out := []byte{'{'}
+		for x, m := range ms {
+			if x > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, m.key...)
+			out = append(out, ':')
+			out = append(out, m.val...)
+		}
+		return append(out, '}'), i + 1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != ']' && b[j] != '}' {
+		j++
+	}
+	return b[i:j], j
+}
+
+// str returns the index just past the string starting at b[i].
+func str(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
