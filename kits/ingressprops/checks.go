@@ -12,7 +12,7 @@ func Checks() []spec.Check {
 		}
 		return out
 	}
-	props := all(CheckVerdict, CheckNoPlan, CheckPlan, CheckGateNamed, CheckStateMoves)
+	props := all(CheckVerdict, CheckNoPlan, CheckPlan, CheckGateNamed, CheckStateMoves, CheckInert)
 	return []spec.Check{
 		{ID: "ingressprops/properties", Kind: spec.KindProperty, Clauses: props, Where: pkg + "TestReferenceGateProperties"},
 		{ID: "ingressprops/sweep", Kind: spec.KindTest, Clauses: props, Where: pkg + "TestReferenceGateSweep"},

@@ -48,6 +48,7 @@ const (
 	CheckGateNamed  = "ingressprops/gate-named-authenticated"
 	CheckStateMoves = "ingressprops/append-moves-state"
 	CheckBuilder    = "ingressprops/builder-sane"
+	CheckInert      = "ingressprops/delivered-event-inert"
 )
 
 var clauses = map[string][]string{
@@ -61,6 +62,7 @@ var clauses = map[string][]string{
 	CheckGateNamed:  {"S5.ingress.gate-match", "I-KERNEL-51"},
 	CheckStateMoves: {"S5.ingress.one-entry-per-suspend", "S4.fold.failed-while-parked-cleared", "S4.v1_20.null-resume-no-passthrough", "S5.resumeas.transform-recorded", "S5.decide.verdict-beside-indoubt"},
 	CheckBuilder:    {"S4.fold.status-execution-only"},
+	CheckInert:      {"S5.ingress.refusal-fold-identical", "S4.fold.unknown-inert"},
 }
 
 func violation(check string, c Case, got, want string) *Violation {
@@ -197,6 +199,9 @@ func checkAppended(c Case, want Prediction, before fold.State, events []spi.Enve
 			}
 		}
 	}
+	if err := checkInert(c, before, plan); err != nil {
+		return err
+	}
 	after, err := fold.Fold(fold.Current(), &before, envs)
 	if err != nil {
 		return violation(CheckStateMoves, c, "refold error "+err.Error(), "the plan folds")
@@ -265,4 +270,30 @@ func Sweep(g Gate, n int) (seed int, err error) {
 		}
 	}
 	return -1, nil
+}
+
+// checkInert: the caller's delivered event, folded alone, changes nothing but sequence and
+// updatedAt — so refusing it is fold-identical for a legitimate log (spec §5, G2): only the
+// kernel's own envelopes of a plan move state.
+func checkInert(c Case, before fold.State, plan ingress.Plan) error {
+	for _, a := range plan.Appends {
+		if a.EventType != c.Attempt.EventType || a.EventType == "" {
+			continue
+		}
+		env := plan.Envelopes("wf", "x", before.Sequence, 9000, func(int) string { return "inert" })[:1]
+		env[0].EventType, env[0].Payload, env[0].Metadata = a.EventType, a.Payload, a.Metadata
+		got, err := fold.Fold(fold.Current(), &before, env)
+		if err != nil {
+			return violation(CheckInert, c, "fold error "+err.Error(), "the delivered event folds")
+		}
+		got.Sequence, got.UpdatedAt = before.Sequence, before.UpdatedAt
+		gb, _ := fold.CanonicalState(got)
+		bb, _ := fold.CanonicalState(before)
+		if string(gb) != string(bb) {
+			v := violation(CheckInert, c, "the delivered "+a.EventType+" moved the state", "a no-op")
+			v.Diff = cmp.Diff(string(bb), string(gb))
+			return v
+		}
+	}
+	return nil
 }

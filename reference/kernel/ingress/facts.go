@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -64,7 +65,9 @@ type HumanStep struct {
 
 // FactsFrom scans one execution's whole log. It follows the current fold profile's rules for the
 // keys it tracks (status, park, _failedWhileParked, _resumePayloads), so len(Entries) equals the
-// folded state's len(_resumePayloads). Bad envelopes are an *InputError naming the index.
+// folded state's len(_resumePayloads). It expects envelopes the fold accepted (payload content
+// it cannot read counts as absent, as in the fold); a sequence gap is an *InputError naming the
+// index.
 func FactsFrom(events []spi.Envelope) (Facts, error) {
 	f := Facts{Sequence: -1, Status: fold.StatusPending, scanned: true}
 	var park *Park
@@ -76,10 +79,10 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 			return Facts{}, &InputError{Field: fmt.Sprintf("events[%d].sequence", i),
 				Detail: fmt.Sprintf("got %d, want %d (facts need the whole log from sequence 0)", e.Sequence, f.Sequence+1)}
 		}
-		if !json.Valid(orNull(e.Payload)) {
-			return Facts{}, &InputError{Field: fmt.Sprintf("events[%d].payload", i), Detail: "not JSON"}
-		}
 		f.Sequence = e.Sequence
+		if !f.needs(e, len(human) > 0) {
+			continue
+		}
 		p, _ := object(e.Payload)
 		switch e.EventType {
 		case manifest.ExecutionStarted:
@@ -165,6 +168,25 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 		}
 	}
 	return f, nil
+}
+
+// needs reports whether the scan reads e's payload: only the kinds it tracks, a STEP_STARTED only
+// when it may be a human step, and a settling STEP_* only when a human step is known or the
+// execution is parked (so a long log of ordinary steps is skipped, not decoded).
+func (f *Facts) needs(e *spi.Envelope, humans bool) bool {
+	switch e.EventType {
+	case manifest.ExecutionStarted, manifest.ExecutionMigrated, manifest.ExecutionSuspended, manifest.ExecutionResumed,
+		manifest.ExecutionCompleted, manifest.ExecutionFailed, manifest.ExecutionCancelled, manifest.ExecutionContinued,
+		manifest.EffectInDoubt:
+		return true
+	case manifest.StepStarted:
+		return bytes.Contains(e.Payload, []byte("human")) || bytes.IndexByte(e.Payload, '\\') >= 0
+	case manifest.StepCompleted, manifest.StepCancelled:
+		return humans
+	case manifest.StepFailed:
+		return humans || f.Status == fold.StatusSuspended
+	}
+	return false
 }
 
 // waitAddressed reports a kernel-stamped {waitId, answer} resume (1.23.0): it addresses a wait and
