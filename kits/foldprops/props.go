@@ -276,10 +276,15 @@ func checkUnknownInert(tg Target, in Input) error {
 		probes = append(probes, probe{t, `{"seal":{"v":1}}`}) // unstamped: a no-op at every profile
 	}
 	payload := json.RawMessage(`{"topic":"orders","messageId":"q1","scopeId":"p","continuedTo":"x","operator":"a","deliver":true,"stepId":"s1","status":"failed"}`)
+	s, err := tg.Fold(in.Writer, nil, nil)
+	if err != nil {
+		return fmt.Errorf("Fold(empty) = %v", err)
+	}
 	for k := -1; k < len(in.Log); k++ {
-		s, err := tg.Fold(in.Writer, nil, in.Log[:k+1])
-		if err != nil {
-			return fmt.Errorf("Fold(prefix %d) = %v", k, err)
+		if k >= 0 { // the prefix state, one envelope at a time
+			if s, err = tg.Fold(in.Writer, &s, in.Log[k:k+1]); err != nil {
+				return fmt.Errorf("Fold(prefix %d) = %v", k, err)
+			}
 		}
 		for _, pr := range probes {
 			u := spi.Envelope{ID: "u", WorkflowID: "wf-1", ExecutionID: "exec-1", EventType: pr.typ, Sequence: int64(k + 1), Timestamp: 42, Payload: payload}

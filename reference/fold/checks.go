@@ -8,6 +8,9 @@ func Checks() []spec.Check {
 	t := func(id, fn string, clauses ...string) spec.Check {
 		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: dir + fn}
 	}
+	f := func(id, fn string, clauses ...string) spec.Check {
+		return spec.Check{ID: id, Kind: spec.KindFuzz, Clauses: clauses, Where: dir + fn}
+	}
 	return []spec.Check{
 		t("fold/unknown-inert", "TestUnknownTypesInert", "S4.fold.unknown-inert"),
 		t("fold/proto-rejected", "TestProtoKeysRejected", "S4.fold.proto-rejected", "I-FOLD-4"),
@@ -42,6 +45,12 @@ func Checks() []spec.Check {
 		t("fold/frame-input", "TestFrameInput", "S4.v1_26.input-set-kept", "S4.v1_26.input-dropped-at-settle", "S4.v1_26.normalize-strips-input"),
 		t("fold/normalize-pre-1.21", "TestNormalizePre121", "S4.snapshot.normalize-pre-1.21", "I-FOLD-13"),
 		t("fold/profiles", "TestProfiles", "I-FOLD-13", "S4.K5.version-and-set-together"),
+		f("fold/fuzz-fold", "FuzzFold", "I-FOLD-1", "S2.state.shape", "S3.emit.canonical-form", "I-FOLD-16", "S4.snapshot.every-k"),
+		f("fold/fuzz-canonical", "FuzzCanonicalJSON", "S3.emit.canonical-form"),
+		t("fold/decode-errors", "TestDecodeLogErrors", "S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"),
+		{ID: "cli/fold", Kind: spec.KindTest, Clauses: []string{"S4.fold.step-failed-not-fatal", "S4.snapshot.every-k", "S2.state.shape"}, Where: "cmd/loom-conform:TestFoldCommand"},
+		{ID: "cli/fold-bad-input", Kind: spec.KindTest, Clauses: []string{"S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"}, Where: "cmd/loom-conform:TestFoldBadInput"},
+		{ID: "cli/digest", Kind: spec.KindTest, Clauses: []string{"S3.emit.identity"}, Where: "cmd/loom-conform:TestDigestCommand"},
 		t("fold/state-round-trip", "TestStateRoundTrip", "S2.state.shape", "I-FOLD-16", "S3.snapshot.equivalence"),
 	}
 }

@@ -3,6 +3,7 @@ package fold
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"strconv"
 
@@ -214,6 +215,10 @@ func (d *logReader) element(i int) ([]byte, error) {
 // decodeEnvelope checks and decodes one envelope object.
 func decodeEnvelope(i int, raw []byte) (spi.Envelope, error) {
 	if err := validJSON(raw); err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return spi.Envelope{}, inputErr(i, memberAt(raw, se.Offset), "%v", err)
+		}
 		return spi.Envelope{}, inputErr(i, "", "%v", err)
 	}
 	var (
@@ -311,4 +316,50 @@ func describe(v []byte) string {
 		return "a number"
 	}
 	return "the number " + string(t)
+}
+
+// memberAt names the top-level member of the object raw whose text holds byte off ("" if none).
+func memberAt(raw []byte, off int) string {
+	depth, inStr, esc, expKey := 0, false, false, false
+	keyStart, field := -1, ""
+	for j := 0; j < len(raw) && j < off; j++ {
+		c := raw[j]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			if depth == 1 && expKey {
+				keyStart = j
+			}
+		case ':':
+			if depth == 1 && keyStart >= 0 {
+				if k, ok := stringValue(bytes.TrimRight(raw[keyStart:j], " \t\r\n")); ok {
+					field = k
+				}
+				keyStart, expKey = -1, false
+			}
+		case ',':
+			if depth == 1 {
+				expKey, field = true, ""
+			}
+		case '{', '[':
+			depth++
+			if depth == 1 {
+				expKey = true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return field
 }

@@ -15,8 +15,17 @@ const MaxDepth = 10000
 // errSyntax is wrapped by every scanner error.
 var errSyntax = errors.New("invalid JSON")
 
+// SyntaxError is invalid JSON at byte Offset of the value read.
+type SyntaxError struct {
+	Offset int
+	What   string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.What) }
+func (e *SyntaxError) Unwrap() error { return errSyntax }
+
 func syntaxErr(i int, what string) error {
-	return fmt.Errorf("%w at byte %d: %s", errSyntax, i, what)
+	return &SyntaxError{Offset: i, What: what}
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
