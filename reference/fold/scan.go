@@ -21,7 +21,9 @@ type SyntaxError struct {
 	What   string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.What) }
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.What)
+}
 func (e *SyntaxError) Unwrap() error { return errSyntax }
 
 func syntaxErr(i int, what string) error {
