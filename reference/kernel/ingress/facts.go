@@ -86,6 +86,9 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 		p, _ := object(e.Payload)
 		switch e.EventType {
 		case manifest.ExecutionStarted:
+			if rejectedAlone(e, fold.StatusRunning) {
+				break // a __proto__ key in the carry: the fold rejects the envelope
+			}
 			f.Status = fold.StatusRunning
 			if h, ok := str(p["flowHash"]); ok {
 				f.FlowHash = h
@@ -95,8 +98,8 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 				f.FlowHash = h
 			}
 		case manifest.ExecutionSuspended:
-			if protoWait(p["waits"]) {
-				break // the fold rejects the envelope (__proto__ container key)
+			if rejectedAlone(e, fold.StatusSuspended) {
+				break // a __proto__ waitId: the fold rejects the envelope
 			}
 			gate, _ := str(p["on"])
 			pk := Park{Sequence: e.Sequence, Gate: gate, Normal: gate != fold.GateInDoubt && gate != fold.GateDiverged}
@@ -203,18 +206,15 @@ func waitAddressed(e *spi.Envelope, p map[string]json.RawMessage) (string, bool)
 // protoKey is the container key the fold rejects (spec §4 fold hardening).
 const protoKey = "__proto__"
 
-// protoWait reports a waits[] array naming a __proto__ waitId, which the fold rejects.
-func protoWait(raw json.RawMessage) bool {
-	var ws []map[string]json.RawMessage
-	if json.Unmarshal(raw, &ws) != nil {
-		return false
-	}
-	for _, w := range ws {
-		if id, ok := str(w["waitId"]); ok && id == protoKey {
-			return true
-		}
-	}
-	return false
+// rejectedAlone reports whether the fold rejects e for a __proto__ container key, by folding e
+// alone: its handler would set status want, and a rejected envelope changes nothing. Rejection
+// depends on the payload only, so the answer holds in any state; asking the fold keeps the scan
+// exact without copying its hardening rules.
+func rejectedAlone(e *spi.Envelope, want string) bool {
+	one := *e
+	one.Sequence = 0
+	st, err := fold.Fold(fold.Current(), nil, []spi.Envelope{one})
+	return err == nil && st.Status != want
 }
 
 func isKernel(e *spi.Envelope) bool {
