@@ -19,6 +19,7 @@ type frameRec struct {
 	channel string // typed failure channel ("" = untyped)
 	payload json.RawMessage
 	message string
+	timeout bool
 }
 
 // newEvent is an envelope before the run gives it an id, sequence and timestamp.
@@ -111,6 +112,13 @@ func frameFromFold(f fold.Frame) frameRec {
 	rec := frameRec{status: f.Status, attempt: 1, output: f.Output, payload: f.ErrorPayload}
 	if n, err := strconv.Atoi(string(f.Attempt)); err == nil {
 		rec.attempt = n
+	}
+	var e struct {
+		Message string `json:"message"`
+		Timeout bool   `json:"timeout"`
+	}
+	if json.Unmarshal(f.Error, &e) == nil {
+		rec.message, rec.timeout = e.Message, e.Timeout
 	}
 	if len(f.ErrorChannel) > 0 {
 		var ch string

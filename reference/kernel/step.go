@@ -40,6 +40,11 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 			return nil, quotaFromPayload(task.ID, f.payload)
 		case f.status == fold.FrameFailed && f.channel != "":
 			return nil, &TypedFailure{Channel: f.channel, Payload: f.payload}
+		case r.readOnly && f.status == fold.FrameFailed:
+			// a read-only replay serves even an untyped failure: it may not run effects (I-KERNEL-1)
+			return nil, &StepFailedError{StepID: task.ID, Attempt: f.attempt, Message: f.message, Timeout: f.timeout}
+		case r.readOnly && f.status == fold.FrameCancelled:
+			return nil, &StepCancelledError{StepID: task.ID, Reason: "cancelled (recorded)"}
 		case (f.status == fold.FrameRunning || f.status == fold.FrameRetrying) && atMostOnce:
 			out, served, err := c.inDoubt(task.ID, f)
 			if served || err != nil {

@@ -1,0 +1,17 @@
+package kernelprops
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the kit's properties and self-tests with the clauses each enforces.
+func Checks() []spec.Check {
+	const dir = "kits/kernelprops:"
+	var out []spec.Check
+	for _, p := range Properties() {
+		out = append(out, spec.Check{ID: p.ID, Kind: spec.KindProperty, Clauses: p.Clauses, Where: dir + "TestReferenceKernelProperties"})
+	}
+	return append(out,
+		spec.Check{ID: "kernelprops/self-test", Kind: spec.KindTest,
+			Clauses: []string{"S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved", "S3.emit.serve-skip", "S3.emit.serve-append", "S2.execute.served-not-rerun"},
+			Where:   dir + "TestKitRejectsMutants"},
+	)
+}

@@ -1,0 +1,243 @@
+package kernelprops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Target is the kernel under test: the reference runtime with a Config modifier (options, or a
+// deliberately broken Hooks set).
+type Target struct {
+	Name string
+	Mod  func(*kernel.Config)
+}
+
+// Reference is the reference kernel, unmodified.
+func Reference() Target { return Target{Name: "reference"} }
+
+// errCrash is the injected process crash.
+var errCrash = errors.New("kit: injected crash")
+
+// crashStore fails the n-th append of the current run, before writing it.
+type crashStore struct {
+	spi.EventStore
+	mu        sync.Mutex
+	countdown int
+}
+
+func (s *crashStore) arm(n int) {
+	s.mu.Lock()
+	s.countdown = n
+	s.mu.Unlock()
+}
+
+func (s *crashStore) Append(ctx context.Context, id string, evs []spi.Envelope, opts spi.AppendOptions) error {
+	s.mu.Lock()
+	if s.countdown > 0 {
+		s.countdown--
+		if s.countdown == 0 {
+			s.mu.Unlock()
+			return errCrash
+		}
+	}
+	s.mu.Unlock()
+	return s.EventStore.Append(ctx, id, evs, opts)
+}
+
+// RunRecord is one call of the driver (Start, Resume, ResumeAs, Recover) and what flow code observed.
+type RunRecord struct {
+	Call    string
+	From    int // log length when it began
+	To      int // log length when it ended
+	Trace   []Event
+	Crashed bool
+	Program Program
+}
+
+// Outcome is a driven execution.
+type Outcome struct {
+	ExecID  string
+	Log     []spi.Envelope
+	Runs    []RunRecord
+	Status  string
+	Effects map[string]int
+	rt      *kernel.Runtime
+	store   *crashStore
+	rec     *recorder
+}
+
+const maxRuns = 40
+
+// newRuntime builds the runtime a scenario runs on: deterministic clock and ids, the target's
+// modifications, flows "prog" and (with a code change) "prog2".
+func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sched Schedule) (*kernel.Runtime, error) {
+	cfg := kernel.Config{
+		Store:      store,
+		Now:        kernel.FixedClock(1_000, 1),
+		NewID:      kernel.SequentialIDs("k"),
+		RunTimeout: 10 * time.Second,
+		Warn:       func(kernel.Warning) {},
+	}
+	if tg.Mod != nil {
+		tg.Mod(&cfg)
+	}
+	rt, err := kernel.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.Register(kernel.FlowDef{ID: "prog", Fn: prog.flow(rec)}); err != nil {
+		return nil, err
+	}
+	if sched.ChangeAt >= 0 {
+		if err := rt.Register(kernel.FlowDef{ID: "prog2", Fn: prog.Insert(sched.ChangeAt).flow(rec)}); err != nil {
+			return nil, err
+		}
+	}
+	return rt, nil
+}
+
+func newRecorder(seed int64) *recorder {
+	rng := rand.New(rand.NewSource(seed))
+	var mu sync.Mutex
+	return &recorder{effects: map[string]int{}, latency: func() time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		if rng.Intn(3) == 0 {
+			return 0
+		}
+		return time.Duration(rng.Intn(300)) * time.Microsecond
+	}}
+}
+
+// drive runs prog to completion under sched: crashes are recovered, parks are resumed with
+// "answer-<gate>", and a code change is deployed by resumeAs at the first resume.
+func drive(ctx context.Context, tg Target, prog Program, sched Schedule) (*Outcome, error) {
+	store := &crashStore{EventStore: memory.NewEventStore()}
+	rec := newRecorder(sched.LatencySeed)
+	rt, err := newRuntime(tg, store, rec, prog, sched)
+	if err != nil {
+		return nil, err
+	}
+	o := &Outcome{ExecID: "x", rt: rt, store: store, rec: rec}
+	return o, o.continueDriving(ctx, prog, sched, 0)
+}
+
+// continueDriving drives o.ExecID until it completes; crash i of sched applies to run i+crashBase.
+func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Schedule, crashBase int) error {
+	changed := false
+	cur := prog
+	for i := 0; ; i++ {
+		if i >= maxRuns {
+			return fmt.Errorf("execution did not complete within %d runs", maxRuns)
+		}
+		if ci := i - crashBase; ci >= 0 && ci < len(sched.Crashes) {
+			o.store.arm(sched.Crashes[ci])
+		} else {
+			o.store.arm(0)
+		}
+		log, err := o.store.Read(ctx, o.ExecID)
+		if err != nil {
+			return err
+		}
+		st, err := fold.Fold(fold.Current(), nil, log)
+		if err != nil {
+			return err
+		}
+		if st.Status == fold.StatusCompleted {
+			o.Log, o.Status, o.Effects = log, st.Status, o.rec.snapshotEffects()
+			return nil
+		}
+		mark := len(o.rec.trace())
+		r := RunRecord{From: len(log), Program: cur}
+		switch {
+		case len(log) == 0:
+			r.Call = "start"
+			_, err = o.rt.Start(ctx, "prog", o.ExecID, nil)
+		case st.Status == fold.StatusSuspended:
+			gate := gateOf(st)
+			if sched.ChangeAt >= 0 && !changed {
+				r.Call = "resumeAs " + gate
+				r.Program = prog.Insert(sched.ChangeAt)
+				_, err = o.rt.ResumeAs(ctx, o.ExecID, kernel.ResumeAsRequest{FlowID: "prog2", EventType: gate, Payload: answer(gate)})
+			} else {
+				r.Call = "resume " + gate
+				_, err = o.rt.Resume(ctx, o.ExecID, gate, answer(gate))
+			}
+		case st.Status == fold.StatusRunning:
+			r.Call = "recover"
+			_, err = o.rt.Recover(ctx, o.ExecID)
+		default:
+			return fmt.Errorf("unexpected status %s", st.Status)
+		}
+		if err != nil && !errors.Is(err, errCrash) {
+			return fmt.Errorf("%s: %w", r.Call, err)
+		}
+		r.Crashed = err != nil
+		after, rerr := o.store.Read(ctx, o.ExecID)
+		if rerr != nil {
+			return rerr
+		}
+		r.To = len(after)
+		r.Trace = o.rec.trace()[mark:]
+		o.Runs = append(o.Runs, r)
+		if !r.Crashed && strings.HasPrefix(r.Call, "resumeAs") {
+			changed, cur = true, r.Program
+		}
+		if r.Crashed && strings.HasPrefix(r.Call, "resumeAs") && r.To > r.From {
+			changed, cur = true, r.Program // the migration was appended before the crash
+		}
+	}
+}
+
+func (r *recorder) snapshotEffects() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]int, len(r.effects))
+	for k, v := range r.effects {
+		out[k] = v
+	}
+	return out
+}
+
+func answer(gate string) json.RawMessage { return json.RawMessage(`"answer-` + gate + `"`) }
+
+func gateOf(st fold.State) string {
+	var on struct {
+		On string `json:"on"`
+	}
+	_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
+	return on.On
+}
+
+// NDJSON renders a log one envelope per line, for failure reports.
+func NDJSON(evs []spi.Envelope) string {
+	var b strings.Builder
+	for _, e := range evs {
+		line, _ := json.Marshal(e)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// describe prints an outcome for a failure report: the runs and the log.
+func (o *Outcome) describe() string {
+	var b strings.Builder
+	for i, r := range o.Runs {
+		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v program: %s\n", i, r.Call, r.From, r.To, r.Crashed, r.Program)
+	}
+	b.WriteString("log (NDJSON):\n")
+	b.WriteString(NDJSON(o.Log))
+	return b.String()
+}

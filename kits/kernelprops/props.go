@@ -1,0 +1,334 @@
+package kernelprops
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Scenario is one generated case: a program and how it is driven.
+type Scenario struct {
+	Program  Program
+	Schedule Schedule
+}
+
+// GoString prints the case as rapid reports it.
+func (s Scenario) GoString() string {
+	return fmt.Sprintf("program: %s\nschedule: %+v", s.Program, s.Schedule)
+}
+
+// Property is one check of the kit: an id, the clauses it enforces, its generator and the check
+// of one case against a target (nil error = holds).
+type Property struct {
+	ID       string
+	Clauses  []string
+	Gen      *rapid.Generator[Scenario]
+	Examples []Scenario // fixed cases run before the random ones (the worked examples)
+	Check    func(ctx context.Context, tg Target, s Scenario) error
+}
+
+func genScenario(maxOps int, parallel, codeChange bool) *rapid.Generator[Scenario] {
+	return rapid.Custom(func(t *rapid.T) Scenario {
+		p := genProgram(maxOps, parallel).Draw(t, "program")
+		return Scenario{Program: p, Schedule: genSchedule(p, codeChange).Draw(t, "schedule")}
+	})
+}
+
+// examples are the worked examples of emit serving as scenarios (WORKED-EXAMPLES.md).
+func examples() []Scenario {
+	emit := func(c int) Op { return Op{Kind: OpEmit, Content: c} }
+	step := func(id string) Op { return Op{Kind: OpStep, ID: id} }
+	f := Program{step("A"), emit(1), {Kind: OpDecide, ID: "route"}, emit(2), {Kind: OpSuspend, ID: "approve"}, emit(1), step("B"), emit(3)}
+	xsx := Program{emit(1), step("S"), emit(1), {Kind: OpSuspend, ID: "g"}}
+	par := Program{{Kind: OpParallel, Branches: [][]Op{{step("slow")}, {emit(1)}}}, emit(2), {Kind: OpSuspend, ID: "g"}}
+	unserved := Program{{Kind: OpFail, ID: "f"}, emit(1), {Kind: OpSuspend, ID: "g"}, emit(2)}
+	none := Schedule{ChangeAt: -1}
+	return []Scenario{
+		{f, none}, // 1, 2: fresh run, resume
+		{f, Schedule{Crashes: []int{5}, ChangeAt: -1}}, // 3: crash after E1, before route
+		{f, Schedule{Crashes: []int{3}, ChangeAt: -1}}, // 4: crash while A runs
+		{xsx, none},                  // 5: same content twice
+		{xsx, Schedule{ChangeAt: 2}}, // 6: a code change inserts a live step
+		{par, none},                  // 7: emit beside a sibling effect
+		{par, Schedule{Crashes: []int{0, 0}, ChangeAt: -1}},
+		{unserved, none}, // 8: emit after an untyped failure
+	}
+}
+
+// Properties returns the kit, in order.
+func Properties() []Property {
+	return []Property{
+		{
+			ID: "kernelprops/emit-serving-model",
+			Clauses: []string{"S3.emit.serve-skip", "S3.emit.serve-append", "S3.emit.stamp", "S3.emit.stamp-exceeds-count",
+				"S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved", "S3.emit.never-timing", "S3.emit.identity",
+				"S3.emit.segment", "S3.emit.residual", "I-KERNEL-5", "I-KERNEL-18"},
+			Gen: genScenario(8, true, true), Examples: examples(), Check: checkModel,
+		},
+		{
+			ID:      "kernelprops/emit-once",
+			Clauses: []string{"S3.emit.once", "S3.resume.rerun-served", "S3.emit.fold-count"},
+			Gen:     genScenario(8, true, false), Examples: withoutChange(examples()), Check: checkEmitOnce,
+		},
+		{
+			ID:      "kernelprops/effects-per-start",
+			Clauses: []string{"S2.execute.served-not-rerun", "S41.typed.untyped-at-least-once", "S1.P9.decision-logged"},
+			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkEffects,
+		},
+		{
+			ID:      "kernelprops/legacy-log",
+			Clauses: []string{"S3.emit.legacy-log"},
+			Gen:     genScenario(8, true, false), Examples: withoutChange(examples()), Check: checkLegacy,
+		},
+		{
+			ID:      "kernelprops/replay-appends-nothing",
+			Clauses: []string{"S3.resume.rerun-served", "S2.execute.served-not-rerun", "S1.P2.replay-identical", "I-KERNEL-1"},
+			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkReplay,
+		},
+		{
+			ID:      "kernelprops/g2-unwired",
+			Clauses: []string{"S1.G2.unwired-byte-identical", "S1.G2.opt-in", "S5.schema.absent-unchanged"},
+			Gen:     genScenario(8, false, true), Examples: withoutParallel(examples()), Check: checkG2,
+		},
+	}
+}
+
+func withoutChange(in []Scenario) []Scenario {
+	var out []Scenario
+	for _, s := range in {
+		if s.Schedule.ChangeAt < 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func withoutParallel(in []Scenario) []Scenario {
+	var out []Scenario
+	for _, s := range in {
+		if !s.Program.HasParallel() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// caseTimeout bounds one scenario: no hang, ever.
+const caseTimeout = 30 * time.Second
+
+// Run runs every property against tg as subtests named by check id: the worked examples first,
+// then rapid's random cases (-rapid.checks, default 100). A failure prints rapid's seed, the
+// shrunk program and schedule, the runs and the log.
+func Run(t *testing.T, tg Target) {
+	for _, p := range Properties() {
+		t.Run(strings.TrimPrefix(p.ID, "kernelprops/"), func(t *testing.T) {
+			if err := CheckProperty(p, tg, nil); err != nil {
+				t.Fatal(err)
+			}
+			rapid.Check(t, func(rt *rapid.T) {
+				s := p.Gen.Draw(rt, "scenario")
+				ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+				defer cancel()
+				if err := p.Check(ctx, tg, s); err != nil {
+					rt.Fatalf("%s %v: %v\n%s", p.ID, p.Clauses, err, s.GoString())
+				}
+			})
+		})
+	}
+}
+
+// CheckProperty runs a property's fixed examples (and, when gen is not nil, the given scenarios)
+// and returns the first violation, for callers outside go test.
+func CheckProperty(p Property, tg Target, extra []Scenario) error {
+	var errs []error
+	for i, s := range append(append([]Scenario(nil), p.Examples...), extra...) {
+		ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+		err := p.Check(ctx, tg, s)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %v: example %d: %w\n%s", p.ID, p.Clauses, i, err, s.GoString()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func driveOrErr(ctx context.Context, tg Target, s Scenario) (*Outcome, error) {
+	o, err := drive(ctx, tg, s.Program, s.Schedule)
+	if err != nil {
+		return o, fmt.Errorf("driving: %w\n%s", err, describeStore(ctx, o))
+	}
+	return o, nil
+}
+
+func describeStore(ctx context.Context, o *Outcome) string {
+	if o == nil {
+		return ""
+	}
+	if o.Log == nil && o.store != nil {
+		o.Log, _ = o.store.Read(ctx, o.ExecID)
+	}
+	return o.describe()
+}
+
+func checkModel(ctx context.Context, tg Target, s Scenario) error {
+	o, err := driveOrErr(ctx, tg, s)
+	if err != nil {
+		return err
+	}
+	for _, r := range o.Runs {
+		if err := checkRunModel(r, o.Log[:r.From], o.Log); err != nil {
+			return fmt.Errorf("%w\n%s", err, o.describe())
+		}
+	}
+	return nil
+}
+
+func checkEmitOnce(ctx context.Context, tg Target, s Scenario) error {
+	o, err := driveOrErr(ctx, tg, s)
+	if err != nil {
+		return err
+	}
+	if err := checkOnce(s.Program, o.Log, func(emitKey) int { return 1 }); err != nil {
+		return fmt.Errorf("%w\n%s", err, o.describe())
+	}
+	return nil
+}
+
+func checkEffects(ctx context.Context, tg Target, s Scenario) error {
+	o, err := driveOrErr(ctx, tg, s)
+	if err != nil {
+		return err
+	}
+	if err := checkEffectsPerStart(o.Log, o.Effects); err != nil {
+		return fmt.Errorf("%w\n%s", err, o.describe())
+	}
+	return nil
+}
+
+// checkLegacy drives the program to its first park, strips every stamp (a pre-1.19.0 log), and
+// drives the copy to completion: the emits of the segments before the park are appended exactly
+// once more (the exact ones), the later ones once.
+func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
+	gates := s.Program.Gates()
+	if len(gates) == 0 {
+		return nil
+	}
+	cut := indexOfGate(s.Program, gates[0])
+	prefix := s.Program[:cut+1] // up to and including the first park
+	store := &crashStore{EventStore: memory.NewEventStore()}
+	rec := newRecorder(s.Schedule.LatencySeed)
+	rt, err := newRuntime(tg, store, rec, s.Program, Schedule{ChangeAt: -1})
+	if err != nil {
+		return err
+	}
+	if _, err := rt.Start(ctx, "prog", "x", nil); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	log, err := store.Read(ctx, "x")
+	if err != nil {
+		return err
+	}
+	legacy := make([]spi.Envelope, len(log))
+	for i, e := range log {
+		e.ExecutionID, e.Metadata = "legacy", nil
+		legacy[i] = e
+	}
+	if err := store.EventStore.Append(ctx, "legacy", legacy, spi.AppendOptions{}); err != nil {
+		return err
+	}
+	o := &Outcome{ExecID: "legacy", rt: rt, store: store, rec: rec}
+	if err := o.continueDriving(ctx, s.Program, Schedule{Crashes: s.Schedule.Crashes, ChangeAt: -1}, 0); err != nil {
+		return fmt.Errorf("driving the legacy copy: %w\n%s", err, describeStore(ctx, o))
+	}
+	preSegments := 1 // segment 0 ran before the park
+	_ = prefix
+	if err := checkOnce(s.Program, o.Log, func(k emitKey) int {
+		if k.Segment < preSegments {
+			return 2
+		}
+		return 1
+	}); err != nil {
+		return fmt.Errorf("legacy log [S3.emit.legacy-log]: %w\n%s", err, o.describe())
+	}
+	return nil
+}
+
+func indexOfGate(p Program, gate string) int {
+	for i, op := range p {
+		if op.Kind == OpSuspend && op.ID == gate {
+			return i
+		}
+	}
+	return len(p) - 1
+}
+
+// checkReplay: re-running the finished execution over its log appends nothing and invokes no
+// effect or decider.
+func checkReplay(ctx context.Context, tg Target, s Scenario) error {
+	o, err := driveOrErr(ctx, tg, s)
+	if err != nil {
+		return err
+	}
+	before := len(o.rec.trace())
+	res, err := o.rt.Drive(ctx, o.ExecID)
+	if err != nil {
+		return fmt.Errorf("replay of the finished execution: %w\n%s", err, o.describe())
+	}
+	after, _ := o.store.Read(ctx, o.ExecID)
+	var live []Event
+	for _, ev := range o.rec.trace()[before:] {
+		if ev.Kind == "effect" || ev.Kind == "decider" {
+			live = append(live, ev)
+		}
+	}
+	if len(after) != len(o.Log) || len(res.Appended) != 0 || len(live) != 0 {
+		return fmt.Errorf("replay appended %d envelopes and ran %v live, want nothing\n%s", len(after)-len(o.Log), live, o.describe())
+	}
+	return nil
+}
+
+// checkG2: the same scenario on a runtime with every option present but unwired writes a
+// byte-identical log (the program has no parallel, so the log is deterministic).
+func checkG2(ctx context.Context, tg Target, s Scenario) error {
+	s.Program = s.Program.WithoutParallel()
+	if len(s.Program) == 0 {
+		return nil
+	}
+	s.Schedule.LatencySeed = 0
+	plain, err := driveOrErr(ctx, tg, s)
+	if err != nil {
+		return err
+	}
+	unwired := Target{Name: tg.Name + "+unwired", Mod: func(c *kernel.Config) {
+		if tg.Mod != nil {
+			tg.Mod(c)
+		}
+		c.Snapshots = memory.NewSnapshotStore()
+		c.Budget = kernel.Budget{}
+		c.Effects = map[string]kernel.EffectDef{}
+		c.Ingress = kernel.IngressOptions{}
+		c.Features = kernel.Features{}
+		c.Trace = func(string, kernel.EmitDecision) {}
+	}}
+	other, err := driveOrErr(ctx, unwired, s)
+	if err != nil {
+		return err
+	}
+	a, _ := json.Marshal(plain.Log)
+	b, _ := json.Marshal(other.Log)
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("logs differ with options present but unwired:\nplain:\n%s\nunwired:\n%s", NDJSON(plain.Log), NDJSON(other.Log))
+	}
+	return nil
+}
