@@ -24,7 +24,7 @@ func Checks() []spec.Check {
 		{ID: "ingress/worked-example/running-approve", Kind: spec.KindTest, Clauses: []string{"S5.ingress.not-suspended", "S5.ingress.suspended-only"}, Where: we},
 		{ID: "ingress/worked-example/running-recovered", Kind: spec.KindTest, Clauses: []string{"S5.ingress.recovered-running-only", "S5.ingress.redrive-no-resumed"}, Where: we},
 		{ID: "ingress/worked-example/failed-parked-null", Kind: spec.KindTest, Clauses: []string{"S4.ingress.null-after-parked-failure"}, Where: we},
-		{ID: "ingress/worked-example/failed-parked-answer", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match"}, Where: we},
+		{ID: "ingress/worked-example/failed-parked-answer", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match", "S4.fold.failed-while-parked-cleared"}, Where: we},
 		{ID: "ingress/worked-example/completed-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.suspended-only"}, Where: we},
 		{ID: "ingress/worked-example/failed-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.suspended-only"}, Where: we},
 		{ID: "ingress/worked-example/cancelled-resume", Kind: spec.KindTest, Clauses: []string{"S5.ingress.suspended-only"}, Where: we},

@@ -48,6 +48,7 @@ func TestWorkedExamplesIngress(t *testing.T) {
 		types   []string // plan event types when accepted
 		answer  string   // recorded answer when accepted (JSON)
 		after   string   // status after appending the plan
+		thenOK  *Request // refused rows: a request that must still be accepted (still parked, resumable)
 	}
 	rows := []row{
 		{name: "approve-ok",
@@ -67,7 +68,7 @@ func TestWorkedExamplesIngress(t *testing.T) {
 			log: parked, req: Request{EventType: "reject", Payload: json.RawMessage(`{}`)}, want: ReasonGateMismatch},
 		{name: "approve-bad-shape",
 			log: parked, req: Request{EventType: "approve", Payload: json.RawMessage(`{"ok":"yes"}`)},
-			opts: Options{ResumeSchemas: approveSchema}, want: "validation"},
+			opts: Options{ResumeSchemas: approveSchema}, want: "validation", thenOK: &Request{EventType: "approve", Payload: json.RawMessage(`{"ok":true}`)}},
 		{name: "approve-parsed-defaults",
 			log: parked, req: Request{EventType: "approve", Payload: json.RawMessage(`{}`)},
 			opts: Options{ResumeSchemas: approveSchema}, types: []string{"approve", "EXECUTION_RESUMED"},
@@ -129,6 +130,11 @@ func TestWorkedExamplesIngress(t *testing.T) {
 				if len(p.Appends) != 0 {
 					t.Fatalf("ingress/worked-examples %v: Evaluate(%s) refused but planned %v, want no plan", r.clauses, r.name, p.Types())
 				}
+				if r.thenOK != nil {
+					if _, err := w.eval(t, *r.thenOK, r.opts); err != nil {
+						t.Errorf("ingress/worked-examples %v: after refusing %s, Evaluate(%q) = %v, want accepted (still parked and resumable)", r.clauses, r.name, r.thenOK.EventType, err)
+					}
+				}
 				return
 			}
 			if diff := cmp.Diff(r.types, p.Types()); diff != "" {
@@ -140,6 +146,17 @@ func TestWorkedExamplesIngress(t *testing.T) {
 			st := w.then(t, p)
 			if st.Status != r.after {
 				t.Errorf("ingress/worked-examples %v: fold after plan(%s).status = %q, want %q", r.clauses, r.name, st.Status, r.after)
+			}
+			grew := len(st.Variables.ResumePayloads) - len(w.st.Variables.ResumePayloads)
+			if (grew == 1) != p.Answers || grew > 1 {
+				t.Errorf("ingress/worked-examples %v: plan(%s) added %d _resumePayloads entries, want %d", r.clauses, r.name, grew, map[bool]int{true: 1}[p.Answers])
+			}
+			if st.Status == fold.StatusRunning {
+				for _, k := range []string{fold.VarFailedWhileParked, fold.VarSuspendedOn} {
+					if _, ok := st.Variables.Values[k]; ok {
+						t.Errorf("ingress/worked-examples %v: after plan(%s) %s is still set, want cleared", r.clauses, r.name, k)
+					}
+				}
 			}
 		})
 	}
