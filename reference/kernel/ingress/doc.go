@@ -49,6 +49,14 @@
 // A gate-mismatch refusal names the gate (ResumeRefusedError.Gate) only when an authenticator
 // accepted the caller.
 //
+// # Facts
+//
+// FactsFrom scans the same envelopes the state was folded from, from sequence 0: the EFFECT_INDOUBT
+// facts, the flow hash, and the history of parks and answers (which entry answered which park,
+// which steps are human). The fold keeps none of these. Evaluate refuses facts whose sequence,
+// status or entry count differ from the state's (an *InputError, never a plan). FactsFrom decodes
+// only the payloads it tracks, so it costs a fraction of a fold (BenchmarkFactsVsFold).
+//
 // # Legacy logs
 //
 // LegacyEntries lists _resumePayloads entries that answered no suspend point (logs written before

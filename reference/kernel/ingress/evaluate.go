@@ -125,7 +125,7 @@ func (g *gate) run() (Plan, error) {
 		if req.DiscardLegacyAnswers != nil {
 			return Plan{}, refuse(ReasonDiscardNotApplicable, et, "nothing is answered at the divergence gate")
 		}
-		return g.plan(KindRelease, rawNull, false, Append{})
+		return g.plan(KindRelease, jsonNull(), false, Append{})
 	}
 	fwp := failedWhileParked(st)
 	if fwp && isNull(req.Payload) {
@@ -240,7 +240,7 @@ func (g *gate) legacy(timer bool) (Append, error) {
 		why = fmt.Sprintf("discardLegacyAnswers count %d is outside 1..%d", d.Count, len(g.st.Variables.ResumePayloads))
 	default:
 		payload := mustJSON(map[string]any{"id": DiscardDecisionID(d.StepID), "choice": map[string]int{"count": d.Count}})
-		return Append{EventType: manifest.DecisionRecorded, Payload: payload, Metadata: kernelMeta}, nil
+		return Append{EventType: manifest.DecisionRecorded, Payload: payload, Metadata: kernelMeta()}, nil
 	}
 	return Append{}, refuse(ReasonAmbiguousLegacy, et, "open human step(s) "+strings.Join(amb, ", ")+" cannot be told apart from legacy entries: "+why)
 }
@@ -256,7 +256,7 @@ func (g *gate) plan(kind Kind, answer json.RawMessage, answers bool, decision Ap
 		if g.approval.By != "" {
 			ap["by"] = g.approval.By
 		}
-		p.Appends = append(p.Appends, Append{EventType: manifest.ApprovalGranted, Payload: mustJSON(ap), Metadata: kernelMeta})
+		p.Appends = append(p.Appends, Append{EventType: manifest.ApprovalGranted, Payload: mustJSON(ap), Metadata: kernelMeta()})
 	}
 	if req.As != nil {
 		mig, migrated, err := migratedAppend(g.st, g.f, req)
@@ -272,10 +272,10 @@ func (g *gate) plan(kind Kind, answer json.RawMessage, answers bool, decision Ap
 		if g.approval != nil && g.approval.By != "" {
 			rec["by"] = g.approval.By
 		}
-		p.Appends = append(p.Appends, Append{EventType: manifest.ExecutionRecovered, Payload: mustJSON(rec), Metadata: kernelMeta})
+		p.Appends = append(p.Appends, Append{EventType: manifest.ExecutionRecovered, Payload: mustJSON(rec), Metadata: kernelMeta()})
 		return p, nil
 	case KindVerdict:
-		p.Appends = append(p.Appends, decision, Append{EventType: manifest.ExecutionResumed, Payload: rawNull})
+		p.Appends = append(p.Appends, decision, Append{EventType: manifest.ExecutionResumed, Payload: jsonNull()})
 		return p, nil
 	}
 	if decision.EventType != "" {
@@ -311,7 +311,7 @@ func migrateUnparked(st fold.State, f Facts, req Request) (Plan, error) {
 	}
 	if terminal(st.Status) {
 		p.Kind = KindReopen
-		p.Appends = append(p.Appends, Append{EventType: manifest.ExecutionResumed, Payload: rawNull})
+		p.Appends = append(p.Appends, Append{EventType: manifest.ExecutionResumed, Payload: jsonNull()})
 	}
 	return p, nil
 }
@@ -344,5 +344,5 @@ func migratedAppend(st fold.State, f Facts, req Request) (Append, json.RawMessag
 		migrated = orNull(out)
 		payload["migratedInput"] = migrated
 	}
-	return Append{EventType: manifest.ExecutionMigrated, Payload: mustJSON(payload), Metadata: kernelMeta}, migrated, nil
+	return Append{EventType: manifest.ExecutionMigrated, Payload: mustJSON(payload), Metadata: kernelMeta()}, migrated, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
 
@@ -97,7 +98,7 @@ func verdictAppend(st fold.State, f Facts, pv parkView, req Request) (Append, er
 		choice["output"] = out
 	}
 	payload := mustJSON(map[string]any{"id": id, "choice": choice})
-	return Append{EventType: "DECISION_RECORDED", Payload: payload, Metadata: kernelMeta}, nil
+	return Append{EventType: manifest.DecisionRecorded, Payload: payload, Metadata: kernelMeta()}, nil
 }
 
 // inDoubtFact returns the last EFFECT_INDOUBT recorded between the previous park and the current

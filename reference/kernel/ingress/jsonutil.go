@@ -7,7 +7,8 @@ import (
 	"strconv"
 )
 
-var rawNull = json.RawMessage("null")
+// jsonNull returns a fresh JSON null (plans never share mutable bytes with a package variable).
+func jsonNull() json.RawMessage { return json.RawMessage("null") }
 
 // isNull reports whether raw is absent or JSON null.
 func isNull(raw json.RawMessage) bool {
@@ -18,7 +19,7 @@ func isNull(raw json.RawMessage) bool {
 // orNull returns raw, or JSON null for an absent value.
 func orNull(raw json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return rawNull
+		return jsonNull()
 	}
 	return raw
 }
@@ -76,4 +77,5 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-var kernelMeta = json.RawMessage(`{"kernel":true}`)
+// kernelMeta returns fresh metadata marking a kernel-written envelope.
+func kernelMeta() json.RawMessage { return json.RawMessage(`{"kernel":true}`) }
