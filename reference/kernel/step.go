@@ -130,10 +130,16 @@ type effectResult struct {
 // invoke runs the effect in its own goroutine so a timeout or an abandoned run does not wait for
 // it; the effect counts as in flight until it really returns (spec §3).
 func (r *run) invoke(eff Effect, task Task, attempt int, input json.RawMessage) effectResult {
-	ctx, cancel := r.ctx, context.CancelFunc(func() {})
-	if task.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(r.ctx, task.Timeout)
+	if task.Timeout <= 0 {
+		// No step deadline: run the effect on the flow goroutine. The run's own deadline still
+		// abandons the whole flow goroutine if the effect never returns.
+		res := callEffect(eff, &EffectContext{r: r, ctx: r.ctx, stepID: task.ID, attempt: attempt}, input)
+		r.mu.Lock()
+		r.inFlight--
+		r.mu.Unlock()
+		return res
 	}
+	ctx, cancel := context.WithTimeout(r.ctx, task.Timeout)
 	ec := &EffectContext{r: r, ctx: ctx, stepID: task.ID, attempt: attempt}
 	done := make(chan effectResult, 1)
 	go func() {
@@ -163,6 +169,16 @@ func (r *run) invoke(eff Effect, task Task, attempt int, input json.RawMessage) 
 		}
 		return effectResult{timedOut: true, err: ctx.Err()}
 	}
+}
+
+func callEffect(eff Effect, ec *EffectContext, input json.RawMessage) (res effectResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = effectResult{panicked: p}
+		}
+	}()
+	res.out, res.err = eff(ec, input)
+	return res
 }
 
 // settle records the outcome of a live effect. r.mu is held.

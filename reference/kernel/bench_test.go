@@ -1,0 +1,170 @@
+package kernel
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+)
+
+// benchWork is the effect body of the benchmarks: a fixed, deterministic piece of work (hashing
+// 8 KiB), standing in for a cheap real effect.
+func benchWork(in json.RawMessage) (any, error) {
+	buf := make([]byte, 8192)
+	copy(buf, in)
+	sum := sha256.Sum256(buf)
+	for range 3 {
+		copy(buf, sum[:])
+		sum = sha256.Sum256(buf)
+	}
+	return fmt.Sprintf("%x", sum[:4]), nil
+}
+
+func benchRuntime(b *testing.B, snaps bool) (*Runtime, *memory.EventStore) {
+	store := memory.NewEventStore()
+	cfg := Config{Store: store, Now: FixedClock(0, 1), NewID: SequentialIDs("b"), Warn: func(Warning) {}}
+	if snaps {
+		cfg.Snapshots = memory.NewSnapshotStore()
+	}
+	rt, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return rt, store
+}
+
+// BenchmarkStartTenSteps: executions/s of start -> 10 steps -> complete on the memory store, and
+// the ratio to calling the same ten effects directly, measured interleaved in the same run.
+func BenchmarkStartTenSteps(b *testing.B) {
+	rt, _ := benchRuntime(b, false)
+	eff := func(_ *EffectContext, in json.RawMessage) (any, error) { return benchWork(in) }
+	if err := rt.Register(FlowDef{ID: "ten", Fn: func(c *Context, in json.RawMessage) (any, error) {
+		var last json.RawMessage
+		for i := range 10 {
+			out, err := c.Run("s"+itoa(i), eff, i)
+			if err != nil {
+				return nil, err
+			}
+			last = out
+		}
+		return last, nil
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var kernelDur, directDur time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := rt.Start(ctx, "ten", fmt.Sprintf("e%d", n), nil)
+		kernelDur += time.Since(t0)
+		if err != nil || res.Status != "completed" {
+			b.Fatalf("run: %v %s", err, res.Status)
+		}
+		t1 := time.Now()
+		for i := range 10 {
+			raw, _ := json.Marshal(i)
+			if _, err := benchWork(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+		directDur += time.Since(t1)
+		n++
+	}
+	b.ReportMetric(float64(n)/kernelDur.Seconds(), "executions/s")
+	b.ReportMetric(float64(kernelDur)/float64(directDur), "kernel/direct")
+	b.ReportMetric(float64(kernelDur-directDur)/float64(n*10)/1e3, "overhead-µs/step")
+}
+
+// buildLong writes an execution of n served steps parked on a gate, and returns its runtime.
+func buildLong(b *testing.B, n int, snaps bool) *Runtime {
+	rt, _ := benchRuntime(b, snaps)
+	eff := func(_ *EffectContext, in json.RawMessage) (any, error) { return in, nil }
+	if err := rt.Register(FlowDef{ID: "long", Fn: func(c *Context, _ json.RawMessage) (any, error) {
+		for i := range n {
+			if _, err := c.Run("s"+itoa(i), eff, i); err != nil {
+				return nil, err
+			}
+		}
+		return c.Suspend(SuspendConfig{On: "end"})
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := rt.Start(context.Background(), "long", "x", nil); err != nil {
+		b.Fatal(err)
+	}
+	if snaps {
+		if _, err := rt.Snapshot(context.Background(), "x"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return rt
+}
+
+// BenchmarkReplay10kFromLogVsSnapshot: rebuilding the state of a 10 000-step execution from the
+// whole log and from a recent snapshot (the snapshot bounds the fold), and a full read-only replay
+// of the flow (every syscall served) both ways; ratios measured in the same run.
+func BenchmarkReplay10kFromLogVsSnapshot(b *testing.B) {
+	const n = 10_000
+	fromLog := buildLong(b, n, false)
+	fromSnap := buildLong(b, n, true)
+	ctx := context.Background()
+	var stLog, stSnap, drLog, drSnap time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if _, err := fromLog.State(ctx, "x"); err != nil {
+			b.Fatal(err)
+		}
+		stLog += time.Since(t)
+		t = time.Now()
+		if _, err := fromSnap.State(ctx, "x"); err != nil {
+			b.Fatal(err)
+		}
+		stSnap += time.Since(t)
+		t = time.Now()
+		if _, err := fromLog.Drive(ctx, "x"); err != nil {
+			b.Fatal(err)
+		}
+		drLog += time.Since(t)
+		t = time.Now()
+		if _, err := fromSnap.Drive(ctx, "x"); err != nil {
+			b.Fatal(err)
+		}
+		drSnap += time.Since(t)
+	}
+	b.ReportMetric(float64(stLog)/float64(stSnap), "state-log/snapshot")
+	b.ReportMetric(float64(drLog)/float64(drSnap), "replay-log/snapshot")
+	b.ReportMetric(float64(stLog)/float64(b.N)/1e6, "state-from-log-ms")
+	b.ReportMetric(float64(stSnap)/float64(b.N)/1e6, "state-from-snapshot-ms")
+	b.ReportMetric(float64(drLog)/float64(b.N)/1e6, "replay-from-log-ms")
+}
+
+// BenchmarkReplayLinear: per-step cost of a full replay at 1 000 and 10 000 steps; a ratio near 1
+// shows replay is linear in log length.
+func BenchmarkReplayLinear(b *testing.B) {
+	small := buildLong(b, 1_000, false)
+	large := buildLong(b, 10_000, false)
+	ctx := context.Background()
+	var ds, dl time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if _, err := small.Drive(ctx, "x"); err != nil {
+			b.Fatal(err)
+		}
+		ds += time.Since(t)
+		t = time.Now()
+		if _, err := large.Drive(ctx, "x"); err != nil {
+			b.Fatal(err)
+		}
+		dl += time.Since(t)
+	}
+	perSmall := float64(ds) / 1_000
+	perLarge := float64(dl) / 10_000
+	b.ReportMetric(perLarge/perSmall, "per-step-10k/1k")
+	b.ReportMetric(perSmall/float64(b.N), "ns/step@1k")
+	b.ReportMetric(perLarge/float64(b.N), "ns/step@10k")
+}
