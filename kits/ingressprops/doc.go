@@ -6,6 +6,10 @@
 // the scenario, never the log), a refusal must come without a plan, and an accepted plan, once
 // appended and folded again, must move the state as the spec says.
 //
+// The same shape covers the userspace emit rules (emits*.go): random emits through every door
+// (flow, effect, relay) over every event type, with payload variants whose validity the generator
+// knows, judged by an independent model (EmitProperty, SweepEmits).
+//
 // Usage, from a test:
 //
 //	func TestGate(t *testing.T) {
