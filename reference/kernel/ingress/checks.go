@@ -38,8 +38,8 @@ func Checks() []spec.Check {
 		{ID: "ingress/fuzz-gate", Kind: spec.KindFuzz, Clauses: []string{"S5.ingress.always", "S5.ingress.refusal-appends-nothing", "I-KERNEL-60"}, Where: pkg + "FuzzGate"},
 		{ID: "ingress/checks-valid", Kind: spec.KindTest, Clauses: []string{"S5.ingress.always"}, Where: pkg + "TestChecksValid"},
 		{ID: "ingress/gate-named-authenticated", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match", "I-KERNEL-51"}, Where: pkg + "TestGateNamedOnlyToAuthenticated"},
-		{ID: "ingress/order", Kind: spec.KindTest, Clauses: []string{"S5.order.identity-ingress-shape", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.schema.record-parsed", "I-KERNEL-50", "I-KERNEL-51"}, Where: pkg + "TestOrderIdentityIngressShape"},
-		{ID: "ingress/schema-absent", Kind: spec.KindTest, Clauses: []string{"S5.schema.absent-unchanged", "S5.schema.refuse-still-parked", "S1.G2.unwired-byte-identical"}, Where: pkg + "TestSchemaAbsentUnchanged"},
+		{ID: "ingress/order", Kind: spec.KindTest, Clauses: []string{"S5.order.identity-ingress-shape", "S5.auth.may-gate", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.schema.record-parsed", "I-KERNEL-50", "I-KERNEL-51"}, Where: pkg + "TestOrderIdentityIngressShape"},
+		{ID: "ingress/schema-absent", Kind: spec.KindTest, Clauses: []string{"S5.schema.absent-unchanged", "S5.schema.may-declare", "S5.schema.refuse-still-parked", "S1.G2.unwired-byte-identical"}, Where: pkg + "TestSchemaAbsentUnchanged"},
 		{ID: "ingress/resumeas-parked", Kind: spec.KindTest, Clauses: []string{"S5.resumeas.parked-all-rules", "S5.schema.resumeas-target", "S5.resumeas.transform-recorded", "S5.resumeas.transform-fail-refuses", "S4.v1_15.migrated-input", "I-KERNEL-58"}, Where: pkg + "TestResumeAsParked"},
 		{ID: "ingress/resumeas-unparked", Kind: spec.KindTest, Clauses: []string{"S5.resumeas.crashed-namespace-only", "S5.ingress.redrive-no-resumed", "S5.ingress.resumeas-terminal-null", "I-KERNEL-58", "I-KERNEL-59"}, Where: pkg + "TestResumeAsUnparked"},
 		{ID: "ingress/indoubt", Kind: spec.KindTest, Clauses: []string{"S5.ingress.indoubt-verdict-recorded", "S5.ingress.indoubt-other-refused", "S5.decide.verdict-beside-indoubt", "I-KERNEL-52"}, Where: pkg + "TestInDoubtVerdicts"},
@@ -47,6 +47,7 @@ func Checks() []spec.Check {
 		{ID: "ingress/diverged", Kind: spec.KindTest, Clauses: []string{"S4.v1_23.diverged-null-status-only", "S5.ingress.one-entry-per-suspend", "I-KERNEL-54"}, Where: pkg + "TestDivergedGate"},
 		{ID: "ingress/recover", Kind: spec.KindTest, Clauses: []string{"S5.ingress.recovered-running-only", "S5.ingress.redrive-no-resumed", "I-KERNEL-59"}, Where: pkg + "TestRecover"},
 		{ID: "ingress/input-errors", Kind: spec.KindTest, Clauses: []string{"S5.ingress.refusal-appends-nothing", "I-KERNEL-60"}, Where: pkg + "TestInputErrors"},
+		{ID: "ingress/null-after-failure-parsed", Kind: spec.KindTest, Clauses: []string{"S4.ingress.null-after-parked-failure", "S4.v1_20.null-resume-no-passthrough", "I-KERNEL-55"}, Where: pkg + "TestNullAfterParkedFailureParsed"},
 		{ID: "ingress/ambiguous-legacy", Kind: spec.KindTest, Clauses: []string{"S5.ingress.ambiguous-legacy", "I-KERNEL-56"}, Where: pkg + "TestAmbiguousLegacy"},
 		{ID: "ingress/legacy-entries", Kind: spec.KindTest, Clauses: []string{"S5.ingress.legacy-warn", "S5.ingress.legacy-as-written", "I-KERNEL-57"}, Where: pkg + "TestLegacyEntries"},
 	}

@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -188,5 +189,25 @@ func TestInputErrors(t *testing.T) {
 	gap[1].Sequence = 5
 	if _, err := FactsFrom(gap); !errors.As(err, &ie) {
 		t.Errorf("ingress/input-errors: FactsFrom(gap) = %v, want *InputError", err)
+	}
+}
+
+// TestNullAfterParkedFailureParsed: the null-answer rule runs on the caller's payload before the
+// shape gate and again on the parsed value. Reference: spec §4, I-KERNEL-55.
+func TestNullAfterParkedFailureParsed(t *testing.T) {
+	w := mustWorld(t, started, parkApprove, ev{"STEP_FAILED", `{"stepId":"sib","error":"x"}`, ""})
+	toNull := Options{ResumeSchemas: map[string]Parser{"approve": func(json.RawMessage) (json.RawMessage, error) { return raw(`null`), nil }}}
+	if p, err := w.eval(t, Request{EventType: "approve", Payload: raw(`{"ok":false}`)}, toNull); reasonOf(err) != ReasonNullAfterParkedFailure || len(p.Appends) != 0 {
+		t.Errorf("ingress/null-after-failure-parsed [S4.ingress.null-after-parked-failure I-KERNEL-55]: Evaluate(parses to null) = %v, %v, want null-answer-after-parked-failure", p.Types(), err)
+	}
+	parsed := 0
+	toObj := Options{ResumeSchemas: map[string]Parser{"approve": func(json.RawMessage) (json.RawMessage, error) { parsed++; return raw(`{"ok":false}`), nil }}}
+	if _, err := w.eval(t, Request{EventType: "approve", Payload: raw(`null`)}, toObj); reasonOf(err) != ReasonNullAfterParkedFailure || parsed != 0 {
+		t.Errorf("ingress/null-after-failure-parsed [S4.ingress.null-after-parked-failure I-KERNEL-55]: Evaluate(null, a defaulting schema) = %v after %d parses, want refused before the shape gate", err, parsed)
+	}
+	// Without a parked failure a null answer is a legitimate answer and is recorded.
+	ok := mustWorld(t, started, parkApprove)
+	if p, err := ok.eval(t, Request{EventType: "approve", Payload: raw(`null`)}, Options{}); err != nil || !p.Answers || len(ok.then(t, p).Variables.ResumePayloads) != 1 {
+		t.Errorf("ingress/null-after-failure-parsed [S4.v1_20.null-resume-no-passthrough]: Evaluate(null at a plain park) = %v, %v, want an answer", p.Types(), err)
 	}
 }
