@@ -27,6 +27,12 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 	if task.ID == "" {
 		return nil, &SyscallError{Syscall: syscall, Reason: "empty step id"}
 	}
+	if task.Kind == KindHuman {
+		if isReserved(task.ID) || manifest.IsKernelEventType(task.ID) {
+			return nil, &SyscallError{Syscall: syscall, Reason: "a human step's id names its gate and may not be reserved or a kernel event type"}
+		}
+		return c.human(task, input)
+	}
 	eff, errMap, atMostOnce, err := r.resolve(syscall, task)
 	if err != nil {
 		return nil, err
