@@ -40,6 +40,8 @@ func Checks() []spec.Check {
 		t("Wave2Syscalls", "S2.syscalls.wave2-flagged", "S4.v1_23.continued", "S4.v1_23.message-consumed", "S4.v1_23.wait-addressed-resume", "I-KERNEL-8", "I-KERNEL-16"),
 		t("HumanStepConsumesEntriesInOrder", "S5.human.condition-stepid", "S5.ingress.human-step-entry", "S5.ingress.one-entry-per-suspend", "S5.replay.gates-in-order", "I-KERNEL-22"),
 		t("ResumeAsOntoTerminalAndCrashed", "S5.ingress.resumeas-terminal-null", "S5.resumeas.crashed-namespace-only", "S5.ingress.redrive-no-resumed"),
+		t("ResumeAuthenticatorRecordedOrRejected", "S5.auth.may-gate", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.order.identity-ingress-shape"),
+		t("EmitDigestCanonicalForm", "S3.emit.canonical-form", "S3.emit.identity"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }
