@@ -98,7 +98,7 @@ func (g *gate) run() (Plan, error) {
 	}
 	pv := readPark(st)
 	if pv.HasGate && pv.Gate == fold.GateInDoubt {
-		dec, err := verdictAppend(st, g.f, pv, req)
+		dec, err := verdictAppend(st, g.f, pv, req, g.approval != nil)
 		if err != nil {
 			return Plan{}, err
 		}

@@ -47,7 +47,7 @@ func VerdictRequest(v Verdict) Request {
 // verdictAppend validates a resume at an in-doubt park and returns the kernel DECISION_RECORDED
 // recording it. Anything that is not a verdict for the parked step and attempt, beside the kernel's
 // EFFECT_INDOUBT fact for them, is a *ResumePayloadValidationError.
-func verdictAppend(st fold.State, f Facts, pv parkView, req Request) (Append, error) {
+func verdictAppend(st fold.State, f Facts, pv parkView, req Request, authenticated bool) (Append, error) {
 	et := req.EventType
 	if et != fold.GateInDoubt {
 		return Append{}, invalid(et, "the execution is parked in doubt; only a verdict (event type "+fold.GateInDoubt+") is accepted", nil)
@@ -86,8 +86,12 @@ func verdictAppend(st fold.State, f Facts, pv parkView, req Request) (Append, er
 		return Append{}, invalid(et, "the in-doubt park's condition disagrees with the EFFECT_INDOUBT fact", nil)
 	}
 	if step != fact.StepID || attempt != fact.Attempt {
-		return Append{}, invalid(et, fmt.Sprintf("the verdict names step %q attempt %d; the park is in doubt about step %q attempt %d",
-			step, attempt, fact.StepID, fact.Attempt), nil)
+		detail := "the verdict does not name the step and attempt the park is in doubt about"
+		if authenticated { // like the gate's name, the parked step is told to an authenticated caller only
+			detail = fmt.Sprintf("the verdict names step %q attempt %d; the park is in doubt about step %q attempt %d",
+				step, attempt, fact.StepID, fact.Attempt)
+		}
+		return Append{}, invalid(et, detail, nil)
 	}
 	id := VerdictDecisionID(step, attempt)
 	if _, done := st.Variables.Decisions[id]; done {
