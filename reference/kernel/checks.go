@@ -42,6 +42,7 @@ func Checks() []spec.Check {
 		t("ResumeAsOntoTerminalAndCrashed", "S5.ingress.resumeas-terminal-null", "S5.resumeas.crashed-namespace-only", "S5.ingress.redrive-no-resumed"),
 		t("ResumeAuthenticatorRecordedOrRejected", "S5.auth.may-gate", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.order.identity-ingress-shape"),
 		t("EmitDigestCanonicalForm", "S3.emit.canonical-form", "S3.emit.identity"),
+		t("DriveRefusesCrashedExecution", "S5.ingress.always", "I-KERNEL-1"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }

@@ -79,10 +79,11 @@ func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input 
 	return rt.runWith(ctx, executionID, def, st, []newEvent{start})
 }
 
-// Drive re-runs an execution over its log. A running execution (crashed, or just resumed) is
-// re-driven live: every syscall the log answers is served, the rest run live. A parked or terminal
-// execution is replayed read-only: nothing is appended, and a syscall the log does not answer is
-// a *ReplayDivergenceError.
+// Drive runs an execution over its log. An execution that holds only its EXECUTION_STARTED (e.g.
+// the next execution of continueAsNew) runs live. A parked or terminal execution is replayed
+// read-only: nothing is appended, and a syscall the log does not answer is a
+// *ReplayDivergenceError. A running execution past its start is refused (*NotRunnableError): a
+// crashed execution is re-driven by Recover, through the ingress gate.
 func (rt *Runtime) Drive(ctx context.Context, executionID string) (Result, error) {
 	l, err := rt.load(ctx, executionID)
 	if err != nil {
@@ -91,6 +92,11 @@ func (rt *Runtime) Drive(ctx context.Context, executionID string) (Result, error
 	def, err := rt.flowOf(l)
 	if err != nil {
 		return Result{}, err
+	}
+	if l.st.Status == fold.StatusRunning && l.st.Sequence > 0 {
+		// A running execution past its start crashed or has a live driver: re-driving it is a
+		// recovery, which goes through the ingress gate (Recover) and is recorded.
+		return Result{}, &NotRunnableError{ExecutionID: executionID, Status: "running past its start (use Recover to re-drive a crashed execution)"}
 	}
 	return rt.runWith(ctx, executionID, def, l.st, nil)
 }

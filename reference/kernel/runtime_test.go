@@ -260,6 +260,23 @@ func TestWave2Syscalls(t *testing.T) {
 	if got := string(next.Variables.Values["_input"]); got != `{"i":1,"m":{"n":1},"m2":"bee"}` {
 		failf(t, "wave2/continue", []string{"S4.v1_23.continued"}, "next _input", got, `{"i":1,"m":{"n":1},"m2":"bee"}`)
 	}
+	res = h.ok(h.rt.Drive(ctx, ContinuedID("x")))
+	if res.Status != fold.StatusSuspended || res.SuspendedOn != WaitGate {
+		failf(t, "wave2/drive-next", []string{"S4.v1_23.continued"}, "Drive(next)", res.Status, "parked on its first receive")
+	}
+}
+
+func TestDriveRefusesCrashedExecution(t *testing.T) {
+	h, cs := newCrashHarness(t, nil)
+	h.register("F", gateFlow(h))
+	ctx := testCtx(t)
+	cs.arm(isType("STEP_COMPLETED"))
+	_, _ = h.rt.Start(ctx, "F", "x", nil)
+	n := len(h.log("x"))
+	var nr *NotRunnableError
+	if _, err := h.rt.Drive(ctx, "x"); !errors.As(err, &nr) || len(h.log("x")) != n {
+		failf(t, "drive/crashed", []string{"S5.ingress.always", "I-KERNEL-1"}, "Drive(crashed)", err, "*NotRunnableError, nothing appended")
+	}
 }
 
 // Reference: spec §1 G2 — options present but unwired write byte-identical logs.
