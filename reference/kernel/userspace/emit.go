@@ -91,6 +91,9 @@ func Check(e Emit, recorded map[string]fold.Decision) (Checked, error) {
 		return Checked{}, refuse(et, ReasonKernelType, "flow code may not write kernel state the fold trusts")
 	}
 	plain, err := plainJSON(e.Payload)
+	if err == nil && kernel {
+		plain, err = plainData(plain)
+	}
 	if err != nil {
 		if !kernel {
 			return Checked{EventType: et, NoJSONForm: true}, nil
@@ -140,6 +143,30 @@ func plainJSON(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("payload has no JSON form: %v", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// plainData re-encodes a JSON text through plain data (objects, arrays, strings, numbers kept as
+// their decimal text): a repeated object key keeps its last value, as the fold reads it, so the
+// bytes appended hold exactly the members that were checked. Used for the kernel types, which fold.
+func plainData(raw json.RawMessage) (json.RawMessage, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("payload has no JSON form: %v", err)
+	}
+	return encodePlain(v)
+}
+
+// encodePlain encodes v with sorted object keys and without HTML escaping.
+func encodePlain(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("payload has no JSON form: %v", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // meteredDims are the RESOURCE_METERED numeric members (spec §8, ADR 0032).
@@ -262,7 +289,7 @@ func checkDecision(e Emit, out Checked, recorded map[string]fold.Decision) (Chec
 	out.DecisionID = folded
 	if folded != id {
 		m["id"] = mustJSON(folded)
-		b, err := json.Marshal(m)
+		b, err := encodePlain(m)
 		if err != nil {
 			return Checked{}, refuse(et, ReasonDecisionInvalid, err.Error())
 		}

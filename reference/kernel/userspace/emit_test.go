@@ -205,9 +205,16 @@ func TestLoomIDsReserved(t *testing.T) {
 			}
 		}
 	}
+	// A repeated key: the folded (last) id is the one checked, and the appended bytes hold only it.
+	if _, err := Check(Emit{Source: SourceFlow, EventType: manifest.DecisionRecorded, Payload: json.RawMessage(`{"id":"ok","id":"__loom_x","choice":1}`)}, nil); reason(err) != ReasonReservedDecisionID {
+		t.Errorf("userspace/loom-reserved [S5.decide.loom-reserved]: Check(repeated id, last reserved) = %v, want %s", err, ReasonReservedDecisionID)
+	}
+	if c, err := Check(Emit{Source: SourceFlow, EventType: manifest.DecisionRecorded, Payload: json.RawMessage(`{"id":"__loom_x","id":"ok","choice":1}`)}, nil); err != nil || string(c.Payload) != `{"choice":1,"id":"ok"}` {
+		t.Errorf("userspace/loom-reserved [S5.decide.loom-reserved]: Check(repeated id, last plain) = %s, %v, want one id in the appended copy", c.Payload, err)
+	}
 	// The accepted payload is the plain copy: what is checked is what is appended.
 	c, err := Check(Emit{Source: SourceFlow, EventType: manifest.DecisionRecorded, Payload: json.RawMessage(` { "id" : "ok", "choice" : 1 } `)}, nil)
-	if err != nil || string(c.Payload) != `{"id":"ok","choice":1}` {
+	if err != nil || string(c.Payload) != `{"choice":1,"id":"ok"}` {
 		t.Errorf("userspace/loom-reserved [S5.decide.loom-reserved]: Check(spaced).Payload = %s, %v, want the compact plain copy", c.Payload, err)
 	}
 }
