@@ -75,6 +75,9 @@ type Outcome struct {
 	rt      *kernel.Runtime
 	store   *crashStore
 	rec     *recorder
+	// snapshots: save a snapshot after every run (the runtime must have a SnapshotStore).
+	snapshots bool
+	snapStore *memory.SnapshotStore
 }
 
 const maxRuns = 40
@@ -123,13 +126,27 @@ func newRecorder(seed int64) *recorder {
 // drive runs prog to completion under sched: crashes are recovered, parks are resumed with
 // "answer-<gate>", and a code change is deployed by resumeAs at the first resume.
 func drive(ctx context.Context, tg Target, prog Program, sched Schedule) (*Outcome, error) {
+	return driveWith(ctx, tg, prog, sched, false)
+}
+
+func driveWith(ctx context.Context, tg Target, prog Program, sched Schedule, snapshots bool) (*Outcome, error) {
 	store := &crashStore{EventStore: memory.NewEventStore()}
 	rec := newRecorder(sched.LatencySeed)
+	snaps := memory.NewSnapshotStore()
+	if snapshots {
+		inner := tg.Mod
+		tg.Mod = func(c *kernel.Config) {
+			if inner != nil {
+				inner(c)
+			}
+			c.Snapshots = snaps
+		}
+	}
 	rt, err := newRuntime(tg, store, rec, prog, sched)
 	if err != nil {
 		return nil, err
 	}
-	o := &Outcome{ExecID: "x", rt: rt, store: store, rec: rec}
+	o := &Outcome{ExecID: "x", rt: rt, store: store, rec: rec, snapshots: snapshots, snapStore: snaps}
 	return o, o.continueDriving(ctx, prog, sched, 0)
 }
 
@@ -191,6 +208,11 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 		r.To = len(after)
 		r.Trace = o.rec.trace()[mark:]
 		o.Runs = append(o.Runs, r)
+		if o.snapshots && r.To > 0 {
+			if _, err := o.rt.Snapshot(ctx, o.ExecID); err != nil {
+				return fmt.Errorf("snapshot after %s: %w", r.Call, err)
+			}
+		}
 		if !r.Crashed && strings.HasPrefix(r.Call, "resumeAs") {
 			changed, cur = true, r.Program
 		}

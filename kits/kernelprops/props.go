@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -95,6 +96,11 @@ func Properties() []Property {
 			ID:      "kernelprops/replay-appends-nothing",
 			Clauses: []string{"S3.resume.rerun-served", "S2.execute.served-not-rerun", "S1.P2.replay-identical", "I-KERNEL-1"},
 			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkReplay,
+		},
+		{
+			ID:      "kernelprops/snapshot-equivalence",
+			Clauses: []string{"S3.snapshot.equivalence", "S3.snapshot.out-of-band", "S4.snapshot.every-k"},
+			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkSnapshots,
 		},
 		{
 			ID:      "kernelprops/g2-unwired",
@@ -329,6 +335,46 @@ func checkG2(ctx context.Context, tg Target, s Scenario) error {
 	b, _ := json.Marshal(other.Log)
 	if !bytes.Equal(a, b) {
 		return fmt.Errorf("logs differ with options present but unwired:\nplain:\n%s\nunwired:\n%s", NDJSON(plain.Log), NDJSON(other.Log))
+	}
+	return nil
+}
+
+// checkSnapshots drives the scenario saving a snapshot after every run: the state read through
+// the latest snapshot equals the fold of the whole log, the snapshots wrote nothing to the log,
+// and a read-only replay starting from the snapshot appends nothing.
+func checkSnapshots(ctx context.Context, tg Target, s Scenario) error {
+	o, err := driveWith(ctx, tg, s.Program, s.Schedule, true)
+	if err != nil {
+		return fmt.Errorf("driving: %w\n%s", err, describeStore(ctx, o))
+	}
+	// Keep only the snapshots of the first half of the runs, so the state is a snapshot plus a tail.
+	if len(o.Runs) >= 2 {
+		cut := int64(o.Runs[len(o.Runs)/2].To)
+		if _, err := o.snapStore.PruneSnapshots(ctx, o.ExecID, spi.SeqRange{From: cut, Through: int64(len(o.Log))}); err != nil {
+			return err
+		}
+	}
+	whole, err := fold.Fold(fold.Current(), nil, o.Log)
+	if err != nil {
+		return err
+	}
+	viaSnap, err := o.rt.State(ctx, o.ExecID)
+	if err != nil {
+		return err
+	}
+	a, _ := fold.CanonicalState(whole)
+	b, _ := fold.CanonicalState(viaSnap)
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("state via snapshot differs from the whole-log fold:\n%s\n%s\n%s", a, b, o.describe())
+	}
+	for _, e := range o.Log {
+		if strings.Contains(strings.ToLower(e.EventType), "snapshot") {
+			return fmt.Errorf("a snapshot wrote %s into the log", e.EventType)
+		}
+	}
+	res, err := o.rt.Drive(ctx, o.ExecID)
+	if err != nil || len(res.Appended) != 0 {
+		return fmt.Errorf("replay from the snapshot: appended %d, err %v\n%s", len(res.Appended), err, o.describe())
 	}
 	return nil
 }

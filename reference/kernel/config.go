@@ -104,6 +104,11 @@ type Hooks struct {
 	// RerunCompletedSteps re-invokes the effect of a completed step on replay (breaks
 	// S2.execute.served-not-rerun).
 	RerunCompletedSteps bool
+	// LossySnapshot saves snapshots without _resumePayloads (breaks S3.snapshot.equivalence).
+	LossySnapshot bool
+	// BudgetPresentWrites makes a present but empty Budget record a RESOURCE_METERED before every
+	// live step (breaks S1.G2.unwired-byte-identical).
+	BudgetPresentWrites bool
 }
 
 func (c Config) withDefaults() Config {

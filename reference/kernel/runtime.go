@@ -186,6 +186,9 @@ func (rt *Runtime) Snapshot(ctx context.Context, executionID string) (spi.Snapsh
 		return spi.Snapshot{}, err
 	}
 	st := l.st
+	if rt.cfg.Hooks.LossySnapshot {
+		st.Variables.ResumePayloads = nil
+	}
 	b, err := fold.CanonicalState(st)
 	if err != nil {
 		return spi.Snapshot{}, err

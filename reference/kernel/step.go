@@ -77,6 +77,9 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 		r.frames[task.ID] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: quotaChannel}
 		return nil, q
 	}
+	if r.rt.cfg.Hooks.BudgetPresentWrites && r.rt.cfg.Budget != nil {
+		r.mustAppend(newEvent{eventType: manifest.ResourceMetered, payload: obj("stepId", task.ID, "tokens", 0)})
+	}
 	r.mustAppend(newEvent{eventType: manifest.StepStarted, payload: stepStarted(task, attempt, raw)})
 	r.frames[task.ID] = frameRec{status: fold.FrameRunning, attempt: attempt}
 	r.inFlight++
