@@ -5,7 +5,7 @@
 // keep, and asks the gate:
 //
 //	st, err := fold.Fold(fold.Current(), nil, events)
-//	facts, err := ingress.FactsFrom(events)
+//	facts, err := ingress.FactsFor(fold.Current(), events) // the profile the state was folded with
 //	plan, err := ingress.Evaluate(ctx, st, facts, ingress.Request{
 //		ExecutionID: id,
 //		EventType:   "approve",
@@ -51,7 +51,10 @@
 //
 // # Facts
 //
-// FactsFrom scans the same envelopes the state was folded from, from sequence 0: the EFFECT_INDOUBT
+// FactsFor(profile, events) scans the same envelopes the state was folded from, from sequence 0
+// and as the same fold profile (FactsFrom = FactsFor(fold.Current(), …)): a runtime that folds as
+// an older profile must scan as that profile too, or the facts will not match the state.
+// The facts are the EFFECT_INDOUBT
 // facts, the flow hash, and the history of parks and answers (which entry answered which park,
 // which steps are human). The fold keeps none of these. Evaluate refuses facts whose sequence,
 // status or entry count differ from the state's (an *InputError, never a plan). FactsFrom decodes

@@ -63,12 +63,16 @@ type HumanStep struct {
 	Open       bool  // started and not settled at the end of the log
 }
 
-// FactsFrom scans one execution's whole log. It follows the current fold profile's rules for the
-// keys it tracks (status, park, _failedWhileParked, _resumePayloads), so len(Entries) equals the
-// folded state's len(_resumePayloads). It expects envelopes the fold accepted (payload content
-// it cannot read counts as absent, as in the fold); a sequence gap is an *InputError naming the
-// index.
-func FactsFrom(events []spi.Envelope) (Facts, error) {
+// FactsFrom is FactsFor with the current fold profile.
+func FactsFrom(events []spi.Envelope) (Facts, error) { return FactsFor(fold.Current(), events) }
+
+// FactsFor scans one execution's whole log as the fold profile p folds it: it follows p's rules
+// for the keys it tracks (status, park, _failedWhileParked, _resumePayloads), so len(Entries)
+// equals the state's len(_resumePayloads) when the state was folded with the same profile. It
+// expects envelopes the fold accepted (payload content it cannot read counts as absent, as in the
+// fold); a sequence gap is an *InputError naming the index.
+func FactsFor(p fold.Profile, events []spi.Envelope) (Facts, error) {
+	sc := scan{p: p, wave2: p.AtLeast(23), fwp: p.AtLeast(21)}
 	f := Facts{Sequence: -1, Status: fold.StatusPending, scanned: true}
 	var park *Park
 	failedWhileParked := false
@@ -80,13 +84,13 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 				Detail: fmt.Sprintf("got %d, want %d (facts need the whole log from sequence 0)", e.Sequence, f.Sequence+1)}
 		}
 		f.Sequence = e.Sequence
-		if !f.needs(e, len(human) > 0) {
+		if !f.needs(e, len(human) > 0, sc.fwp) {
 			continue
 		}
 		p, _ := object(e.Payload)
 		switch e.EventType {
 		case manifest.ExecutionStarted:
-			if rejectedAlone(e, fold.StatusRunning) {
+			if rejectedAlone(sc.p, e, fold.StatusRunning) {
 				break // a __proto__ key in the carry: the fold rejects the envelope
 			}
 			f.Status = fold.StatusRunning
@@ -98,11 +102,11 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 				f.FlowHash = h
 			}
 		case manifest.ExecutionSuspended:
-			if rejectedAlone(e, fold.StatusSuspended) {
+			if rejectedAlone(sc.p, e, fold.StatusSuspended) {
 				break // a __proto__ waitId: the fold rejects the envelope
 			}
 			gate, _ := str(p["on"])
-			pk := Park{Sequence: e.Sequence, Gate: gate, Normal: gate != fold.GateInDoubt && gate != fold.GateDiverged}
+			pk := Park{Sequence: e.Sequence, Gate: gate, Normal: gate != fold.GateInDoubt && (gate != fold.GateDiverged || !sc.wave2)}
 			if c, ok := object(p["condition"]); ok {
 				pk.StepID, _ = str(c["stepId"])
 			}
@@ -111,7 +115,7 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 			f.Status = fold.StatusSuspended
 			failedWhileParked = false
 		case manifest.ExecutionResumed:
-			if id, ok := waitAddressed(e, p); ok {
+			if id, ok := waitAddressed(e, p); ok && sc.wave2 {
 				if id == protoKey {
 					break // rejected by the fold
 				}
@@ -135,7 +139,7 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 			}[e.EventType]
 			park, failedWhileParked = nil, false
 		case manifest.ExecutionContinued:
-			if isKernel(e) && !isNull(p["continuedTo"]) {
+			if sc.wave2 && isKernel(e) && !isNull(p["continuedTo"]) {
 				f.Status, park, failedWhileParked = fold.StatusContinued, nil, false
 			}
 		case manifest.StepStarted:
@@ -159,7 +163,11 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 			if j, seen := human[id]; seen {
 				f.HumanSteps[j].Open = false
 			}
-			if e.EventType == manifest.StepFailed && f.Status == fold.StatusSuspended {
+			switch {
+			case e.EventType != manifest.StepFailed:
+			case !sc.fwp: // before 1.21.0 a step failure failed the execution (ADR 0105)
+				f.Status = fold.StatusFailed
+			case f.Status == fold.StatusSuspended:
 				failedWhileParked = true
 			}
 		case manifest.EffectInDoubt:
@@ -176,7 +184,7 @@ func FactsFrom(events []spi.Envelope) (Facts, error) {
 // needs reports whether the scan reads e's payload: only the kinds it tracks, a STEP_STARTED only
 // when it may be a human step, and a settling STEP_* only when a human step is known or the
 // execution is parked (so a long log of ordinary steps is skipped, not decoded).
-func (f *Facts) needs(e *spi.Envelope, humans bool) bool {
+func (f *Facts) needs(e *spi.Envelope, humans, fwp bool) bool {
 	switch e.EventType {
 	case manifest.ExecutionStarted, manifest.ExecutionMigrated, manifest.ExecutionSuspended, manifest.ExecutionResumed,
 		manifest.ExecutionCompleted, manifest.ExecutionFailed, manifest.ExecutionCancelled, manifest.ExecutionContinued,
@@ -187,9 +195,16 @@ func (f *Facts) needs(e *spi.Envelope, humans bool) bool {
 	case manifest.StepCompleted, manifest.StepCancelled:
 		return humans
 	case manifest.StepFailed:
-		return humans || f.Status == fold.StatusSuspended
+		return humans || f.Status == fold.StatusSuspended || !fwp
 	}
 	return false
+}
+
+// scan holds the profile-dependent switches of one FactsFor pass.
+type scan struct {
+	p     fold.Profile
+	wave2 bool // 1.23.0: wait-addressed resumes, EXECUTION_CONTINUED, the status-only divergence gate
+	fwp   bool // 1.21.0: STEP_FAILED no longer fails the execution; _failedWhileParked
 }
 
 // waitAddressed reports a kernel-stamped {waitId, answer} resume (1.23.0): it addresses a wait and
@@ -210,10 +225,10 @@ const protoKey = "__proto__"
 // alone: its handler would set status want, and a rejected envelope changes nothing. Rejection
 // depends on the payload only, so the answer holds in any state; asking the fold keeps the scan
 // exact without copying its hardening rules.
-func rejectedAlone(e *spi.Envelope, want string) bool {
+func rejectedAlone(p fold.Profile, e *spi.Envelope, want string) bool {
 	one := *e
 	one.Sequence = 0
-	st, err := fold.Fold(fold.Current(), nil, []spi.Envelope{one})
+	st, err := fold.Fold(p, nil, []spi.Envelope{one})
 	return err == nil && st.Status != want
 }
 

@@ -36,6 +36,7 @@ func FuzzGate(f *testing.F) {
 	f.Add("EXECUTION_STARTED {}\nEXECUTION_SUSPENDED {\"on\":\"a\",\"wakeAt\":5}\nSTEP_FAILED {\"stepId\":\"s\",\"error\":1}", "TIMER_FIRED", `null`)
 	f.Add("EXECUTION_STARTED {}\n!EFFECT_INDOUBT {\"stepId\":\"p\",\"attempt\":1}\nEXECUTION_SUSPENDED {\"on\":\"__loom_indoubt__\"}", "__loom_indoubt__", `{"stepId":"p","attempt":1,"verdict":"applied"}`)
 	f.Add("EXECUTION_STARTED {\"carry\":{\"inbox\":{\"__proto__\":{}}}}\nEXECUTION_SUSPENDED {\"on\":\"g\",\"waits\":[{\"waitId\":\"__proto__\"}]}", "EXECUTION_RECOVERED", `null`)
+	f.Add("EXECUTION_STARTED {}\nEXECUTION_SUSPENDED {\"on\":\"a\"}\nSTEP_FAILED {\"stepId\":\"s\"}\nEXECUTION_RESUMED null\nEXECUTION_SUSPENDED {\"on\":\"__loom_diverged__\"}\nEXECUTION_RESUMED null", "a", `null`)
 	f.Add("EXECUTION_STARTED {}\n!EXECUTION_RESUMED {\"waitId\":\"w\",\"answer\":1}\nEXECUTION_COMPLETED {}", "approve", `1`)
 	f.Fuzz(func(t *testing.T, log, eventType, payload string) {
 		events := build(fuzzLog(log)...)
@@ -43,12 +44,19 @@ func FuzzGate(f *testing.F) {
 		if err != nil {
 			t.Skip()
 		}
+		for _, p := range fold.Profiles() {
+			pst, err := fold.Fold(p, nil, events)
+			if err != nil {
+				t.Fatalf("fold as %s: %v", p, err)
+			}
+			pf, err := FactsFor(p, events)
+			if err != nil || pf.Status != pst.Status || len(pf.Entries) != len(pst.Variables.ResumePayloads) {
+				t.Fatalf("FactsFor(%s) = status %s, %d entries, %v; fold = %s, %d", p, pf.Status, len(pf.Entries), err, pst.Status, len(pst.Variables.ResumePayloads))
+			}
+		}
 		facts, err := FactsFrom(events)
 		if err != nil {
 			t.Fatalf("FactsFrom on a log the fold accepts = %v", err)
-		}
-		if facts.Status != st.Status || len(facts.Entries) != len(st.Variables.ResumePayloads) {
-			t.Fatalf("FactsFrom = status %s, %d entries; fold = %s, %d", facts.Status, len(facts.Entries), st.Status, len(st.Variables.ResumePayloads))
 		}
 		if !json.Valid([]byte(payload)) || eventType == "" {
 			t.Skip()
