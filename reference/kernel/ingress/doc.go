@@ -53,10 +53,9 @@
 //
 // FactsFor(profile, events) scans the same envelopes the state was folded from, from sequence 0
 // and as the same fold profile (FactsFrom = FactsFor(fold.Current(), …)): a runtime that folds as
-// an older profile must scan as that profile too, or the facts will not match the state.
-// The facts are the EFFECT_INDOUBT
-// facts, the flow hash, and the history of parks and answers (which entry answered which park,
-// which steps are human). The fold keeps none of these. Evaluate refuses facts whose sequence,
+// an older profile must scan as that profile too, or the facts will not match the state. The
+// facts are the EFFECT_INDOUBT facts, the flow hash, and the history of parks and answers (which
+// entry answered which park, which steps are human); the fold keeps none of these. Evaluate refuses facts whose sequence,
 // status or entry count differ from the state's (an *InputError, never a plan). FactsFrom decodes
 // only the payloads it tracks, so it costs a fraction of a fold (BenchmarkFactsVsFold).
 //
