@@ -12,7 +12,7 @@ func Checks() []spec.Check {
 	return append(out,
 		spec.Check{ID: "kernelprops/self-test", Kind: spec.KindTest,
 			Clauses: []string{"S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved", "S3.emit.serve-skip", "S3.emit.serve-append", "S2.execute.served-not-rerun",
-				"S3.snapshot.equivalence", "S1.G2.unwired-byte-identical"},
+				"S3.snapshot.equivalence", "S1.G2.unwired-byte-identical", "S3.emit.once", "S3.emit.legacy-log"},
 			Where: dir + "TestKitRejectsMutants"},
 	)
 }

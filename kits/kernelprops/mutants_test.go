@@ -25,6 +25,8 @@ func mutants() []struct {
 		{hook("serves-ignoring-live-work", func(h *kernel.Hooks) { h.ServeIgnoringLiveWork = true }), "kernelprops/emit-serving-model"},
 		{hook("reruns-completed-steps", func(h *kernel.Hooks) { h.RerunCompletedSteps = true }), "kernelprops/effects-per-start"},
 		{hook("reruns-completed-steps", func(h *kernel.Hooks) { h.RerunCompletedSteps = true }), "kernelprops/replay-appends-nothing"},
+		{hook("never-stamps", func(h *kernel.Hooks) { h.NeverStamp = true }), "kernelprops/emit-once"},
+		{hook("never-stamps", func(h *kernel.Hooks) { h.NeverStamp = true }), "kernelprops/legacy-log"},
 		{hook("lossy-snapshot", func(h *kernel.Hooks) { h.LossySnapshot = true }), "kernelprops/snapshot-equivalence"},
 		{hook("budget-present-writes", func(h *kernel.Hooks) { h.BudgetPresentWrites = true }), "kernelprops/g2-unwired"},
 	}

@@ -104,6 +104,9 @@ type Hooks struct {
 	// RerunCompletedSteps re-invokes the effect of a completed step on replay (breaks
 	// S2.execute.served-not-rerun).
 	RerunCompletedSteps bool
+	// NeverStamp appends every emit unstamped (breaks S3.emit.once and S3.emit.legacy-log: every
+	// re-run appends the emits again).
+	NeverStamp bool
 	// LossySnapshot saves snapshots without _resumePayloads (breaks S3.snapshot.equivalence).
 	LossySnapshot bool
 	// BudgetPresentWrites makes a present but empty Budget record a RESOURCE_METERED before every

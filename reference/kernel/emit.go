@@ -79,7 +79,7 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	stamp := logged <= n && // it exceeds the logged count
 		(h.StampWhileInFlight || (r.inFlight == 0 && !c.inParallel)) &&
 		(h.StampAfterUnserved || !r.unserved) &&
-		!isKernelFact(eventType)
+		!isKernelFact(eventType) && !h.NeverStamp
 	ev := newEvent{eventType: eventType, payload: raw, emit: true}
 	if stamp {
 		ev.metadata = obj("flowEmit", d)
