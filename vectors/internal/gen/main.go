@@ -89,7 +89,7 @@ func run(out string, seed, logs, values int) error {
 		}
 		c := string(canon)
 		vs = append(vs, vectors.Vector{ID: fmt.Sprintf("generated/canonical/value-%d", i), Kind: vectors.KindCanonical,
-			Reason: fmt.Sprintf("generated value (foldprops.JSONValue, seed %d) as Go's encoding/json prints it, canonicalised", s),
+			Reason:  fmt.Sprintf("generated value (foldprops.JSONValue, seed %d) as Go's encoding/json prints it, canonicalised", s),
 			Clauses: []string{"S3.emit.canonical-form"}, Input: &text, Expect: vectors.Expect{Canonical: &c}})
 		seg := i % 4
 		d, err := fold.EmitDigest(seg, types[i%len(types)], canon)
