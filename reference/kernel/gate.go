@@ -86,7 +86,7 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	if err != nil {
 		return Result{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
 	}
-	facts, err := ingress.FactsFrom(events)
+	facts, err := ingress.FactsFor(rt.cfg.Profile, events)
 	if err != nil {
 		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
 	}
