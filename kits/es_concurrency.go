@@ -92,6 +92,11 @@ func esCancelNotTorn(ctx context.Context, c *EventStoreCase) error {
 			return d
 		}
 	}
+	// Nothing lands after its call returned: the log is still what the last read saw.
+	time.Sleep(50 * time.Millisecond)
+	if err := expectLog(ctx, c, x, want, "every cancelled append returned, and 50ms more"); err != nil {
+		return err
+	}
 	// The store is still usable.
 	return appendOK(ctx, c, x, batch(x, head, 1, "after"), spi.AppendOptions{})
 }

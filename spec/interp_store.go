@@ -7,8 +7,8 @@ func storeInterpretations() []Clause {
 	return []Clause{
 		interp("I-STORE-1", s7, Must, "append is optimistic: the batch's first sequence must be the next free one, else a concurrency conflict and nothing is written; of racing appends at one sequence exactly one wins",
 			"Spec §7 names EventStore.append but not its concurrency contract. We make the envelope's own sequence the expectation (dense per execution, spec §4), so two writers racing for sequence n cannot both win and a gap cannot be written; a conflict is spi.ErrConflict."),
-		interp("I-STORE-2", s7, Must, "an append is atomic: all envelopes of the batch or none, also when the caller's context is cancelled mid-call",
-			"The spec says the log is the on-disk ABI (§4) but not what a failed or cancelled multi-event append leaves. A torn batch would break density and replay, so we require all-or-nothing."),
+		interp("I-STORE-2", s7, Must, "an append is atomic: all envelopes of the batch or none, also when the caller's context is cancelled mid-call, and nothing of it lands after the call returned",
+			"The spec says the log is the on-disk ABI (§4) but not what a failed or cancelled multi-event append leaves. A torn batch would break density and replay, so we require all-or-nothing. A write that commits after its call already returned a cancellation error would make the caller's retry conflict with its own ghost, so once an append returns, its outcome is final."),
 		interp("I-STORE-3", s7, Must, "read returns the stored envelopes ascending and dense, each field value-exact: payload and metadata as the same JSON value (exact decimals, unicode, nesting), absent metadata stays absent",
 			"The spec fixes the envelope shape (§4) but not how exact storage must be. We compare payload and metadata by JSON value, not bytes (key order and number spelling may change; the number's exact decimal value may not), so a jsonb store passes and a float64 store that rounds 2^53+1 fails."),
 		interp("I-STORE-4", s7, Must, "executions are isolated: no operation on one execution id changes or reveals another",

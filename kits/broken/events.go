@@ -109,6 +109,26 @@ func (s tornOnCancel) Append(ctx context.Context, id string, events []spi.Envelo
 	return nil
 }
 
+// --- a cancelled append still lands, after the call returned.
+type landsAfterCancel struct{ es }
+
+func (s landsAfterCancel) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := spi.ValidateBatch("append", id, events); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(400 * time.Microsecond)
+		done <- s.es.Append(context.Background(), id, events, opts)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // --- lost number precision: payloads pass through float64.
 type lossyNumbers struct{ es }
 
@@ -423,6 +443,7 @@ func EventStores() []Store[spi.EventStore] {
 		{"overwrite-stale", "an append at a taken sequence overwrites the log from there", "eventstore/append-conflict", func() spi.EventStore { return overwriteStale{newES()} }},
 		{"lost-concurrent-append", "check-then-act: racing appends both win and one is lost", "eventstore/append-concurrent-one-wins", func() spi.EventStore { return checkThenAct{newES(), &sync.Mutex{}} }},
 		{"torn-on-cancel", "a cancelled append leaves the chunks written so far", "eventstore/append-cancel-not-torn", func() spi.EventStore { return tornOnCancel{newES()} }},
+		{"lands-after-cancel", "an append that returned a cancellation error still commits later", "eventstore/append-cancel-not-torn", func() spi.EventStore { return landsAfterCancel{newES()} }},
 		{"lossy-numbers", "payload numbers pass through float64", "eventstore/roundtrip-values", func() spi.EventStore { return lossyNumbers{newES()} }},
 		{"dropped-metadata", "metadata is not stored", "eventstore/roundtrip-values", func() spi.EventStore { return dropMetadata{newES()} }},
 		{"prefix-leak", "reading an empty id returns the log of an id it prefixes", "eventstore/isolation", func() spi.EventStore { return prefixLeak{newES()} }},

@@ -25,7 +25,7 @@ func (s *ArchiveStore) Append(ctx context.Context, id string, events []spi.Envel
 	if len(events) == 0 {
 		return ctx.Err()
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return writeTx(ctx, s.pool, func(ctx context.Context, tx pgx.Tx) error {
 		// Serialise archivers of one execution so the compare-then-insert below is atomic.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('archive:' || $1))`, id); err != nil {
 			return err
@@ -76,7 +76,7 @@ func (s *ArchiveStore) Read(ctx context.Context, id string) ([]spi.Envelope, err
 
 // DeleteExecution implements spi.ArchiveDeleter.
 func (s *ArchiveStore) DeleteExecution(ctx context.Context, id string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM archive WHERE execution_id = $1`, id)
+	err := writeExec(ctx, s.pool, `DELETE FROM archive WHERE execution_id = $1`, id)
 	return err
 }
 
@@ -85,7 +85,7 @@ func (s *ArchiveStore) ReplaceSegments(ctx context.Context, id string, r spi.Seq
 	if err := spi.ValidateReplace(id, r, events); err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return writeTx(ctx, s.pool, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('archive:' || $1))`, id); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func (r *BranchRegistry) Register(ctx context.Context, b spi.Branch) error {
 	if err := spi.ValidateBranch(b); err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+	return writeTx(ctx, r.pool, func(ctx context.Context, tx pgx.Tx) error {
 		// One registration at a time: the cycle test reads ancestors that a racing register could change.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('branches'))`); err != nil {
 			return err

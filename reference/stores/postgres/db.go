@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -160,4 +161,39 @@ func nullable(raw []byte) *string {
 	}
 	s := string(raw)
 	return &s
+}
+
+// WriteTimeout bounds a write once it has been sent.
+const WriteTimeout = 30 * time.Second
+
+// detach returns the context a write runs under once started: the caller's cancellation is honoured
+// only before the write is sent, so a write never lands after its call returned an error (a
+// cancelled statement or COMMIT in flight could otherwise still commit on the server).
+func detach(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	w, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteTimeout)
+	return w, cancel, nil
+}
+
+// writeTx runs f in a transaction under a detached context (see detach).
+func writeTx(ctx context.Context, pool *pgxpool.Pool, f func(ctx context.Context, tx pgx.Tx) error) error {
+	w, cancel, err := detach(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	return pgx.BeginFunc(w, pool, func(tx pgx.Tx) error { return f(w, tx) })
+}
+
+// writeExec runs one write statement under a detached context (see detach).
+func writeExec(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) error {
+	w, cancel, err := detach(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	_, err = pool.Exec(w, sql, args...)
+	return err
 }

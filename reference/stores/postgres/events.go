@@ -55,7 +55,10 @@ func (s *EventStore) appendIf(ctx context.Context, op, id string, anchor *spi.An
 	if len(events) == 0 && anchor == nil && opts.Fence == 0 {
 		return ctx.Err()
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	if anchor == nil && len(events) > 0 {
+		return s.appendFast(ctx, op, id, events, opts)
+	}
+	return writeTx(ctx, s.pool, func(ctx context.Context, tx pgx.Tx) error {
 		r, err := lockExec(ctx, tx, id)
 		if err != nil {
 			return fmt.Errorf("postgres: %s %q: %w", op, id, err)
@@ -80,6 +83,51 @@ func (s *EventStore) appendIf(ctx context.Context, op, id string, anchor *spi.An
 		}
 		return nil
 	})
+}
+
+// appendOne is append without an anchor as ONE statement (so atomic without a transaction, and one
+// round trip): advance the head only if the batch starts at it and the fence (when given) is
+// current, create the row for a first append at 0, and insert the envelopes only if one of those
+// happened. Row locking of the UPDATE makes racing appends at one sequence serialise: the loser
+// re-checks next_seq, finds it moved and inserts nothing.
+const appendOne = `WITH adv AS (
+		UPDATE executions SET next_seq = $9::bigint + $10::bigint
+		WHERE id = $11 AND next_seq = $9::bigint AND ($12::bigint = 0 OR fence = $12::bigint)
+		RETURNING 1
+	), created AS (
+		INSERT INTO executions (id, next_seq)
+		SELECT $11, $10::bigint WHERE $9::bigint = 0 AND $12::bigint = 0 AND NOT EXISTS (SELECT 1 FROM adv)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING 1
+	)
+	INSERT INTO events (execution_id, seq, id, workflow_id, event_type, ts, payload, metadata)
+	SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])
+	WHERE EXISTS (SELECT 1 FROM adv) OR EXISTS (SELECT 1 FROM created)`
+
+func (s *EventStore) appendFast(ctx context.Context, op, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	first, n := events[0].Sequence, int64(len(events))
+	args := append(columns(events), first, n, id, opts.Fence)
+	wctx, cancel, err := detach(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	tag, err := s.pool.Exec(wctx, appendOne, args...)
+	if err != nil {
+		return fmt.Errorf("postgres: %s %q: %w", op, id, err)
+	}
+	if tag.RowsAffected() == n {
+		return nil
+	}
+	var r execRow
+	if err := s.pool.QueryRow(ctx, `SELECT next_seq, incarnation, fence FROM executions WHERE id = $1`, id).
+		Scan(&r.next, &r.incarnation, &r.fence); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: %s %q: %w", op, id, err)
+	}
+	if opts.Fence != 0 && opts.Fence != r.fence {
+		return &spi.FencedError{ExecutionID: id, Held: opts.Fence, Current: r.fence}
+	}
+	return &spi.ConflictError{ExecutionID: id, Expected: first, Actual: r.next}
 }
 
 func anchorOf(r execRow) spi.Anchor { return spi.Anchor(fmt.Sprintf("%d:%d", r.incarnation, r.next)) }
@@ -139,7 +187,7 @@ func (s *EventStore) fence(ctx context.Context, op, id string, expected int64) (
 		return spi.Fence{}, spi.Invalid(op, "executionId", "empty")
 	}
 	var f spi.Fence
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := writeTx(ctx, s.pool, func(ctx context.Context, tx pgx.Tx) error {
 		r, err := lockExec(ctx, tx, id)
 		if err != nil {
 			return err
@@ -184,7 +232,7 @@ func (s *EventStore) DeleteThrough(ctx context.Context, id string, through int64
 	if through < 0 {
 		return spi.Invalid("deleteThrough", "through", "%d is negative", through)
 	}
-	_, err := s.pool.Exec(ctx, `DELETE FROM events WHERE execution_id = $1 AND seq <= $2`, id, through)
+	err := writeExec(ctx, s.pool, `DELETE FROM events WHERE execution_id = $1 AND seq <= $2`, id, through)
 	return err
 }
 
@@ -198,7 +246,7 @@ func (s *EventStore) CopyPrefix(ctx context.Context, source, target string, thro
 	if source == "" || target == "" || source == target {
 		return spi.Invalid("copyPrefix", "source/target", "must be two different non-empty ids")
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return writeTx(ctx, s.pool, func(ctx context.Context, tx pgx.Tx) error {
 		// Lock in id order so two opposite copies cannot deadlock.
 		first, second := source, target
 		if second < first {
@@ -241,7 +289,7 @@ func (s *EventStore) CopyPrefix(ctx context.Context, source, target string, thro
 
 // DeleteExecution implements spi.ExecutionDeleter.
 func (s *EventStore) DeleteExecution(ctx context.Context, id string) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return writeTx(ctx, s.pool, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE executions SET next_seq = 0, incarnation = incarnation + 1, fence = fence + 1 WHERE id = $1`, id); err != nil {
 			return err
 		}

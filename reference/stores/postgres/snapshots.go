@@ -21,7 +21,7 @@ func (s *SnapshotStore) Save(ctx context.Context, snap spi.Snapshot) error {
 	if err := spi.ValidateSnapshot(snap); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO snapshots (execution_id, seq, state, sealed) VALUES ($1, $2, $3, $4)
+	err := writeExec(ctx, s.pool, `INSERT INTO snapshots (execution_id, seq, state, sealed) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (execution_id, seq) DO UPDATE SET state = EXCLUDED.state, sealed = EXCLUDED.sealed`,
 		snap.ExecutionID, snap.Sequence, string(snap.State), snap.Sealed)
 	return err
@@ -51,7 +51,7 @@ func (s *SnapshotStore) LoadLatestSealed(ctx context.Context, id string) (spi.Sn
 
 // DeleteExecution implements spi.SnapshotDeleter.
 func (s *SnapshotStore) DeleteExecution(ctx context.Context, id string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM snapshots WHERE execution_id = $1`, id)
+	err := writeExec(ctx, s.pool, `DELETE FROM snapshots WHERE execution_id = $1`, id)
 	return err
 }
 
@@ -60,7 +60,12 @@ func (s *SnapshotStore) PruneSnapshots(ctx context.Context, id string, r spi.Seq
 	if r.From > r.Through {
 		return nil, spi.Invalid("pruneSnapshots", "range", "from %d is after through %d", r.From, r.Through)
 	}
-	rows, err := s.pool.Query(ctx, `WITH d AS (DELETE FROM snapshots WHERE execution_id = $1 AND seq BETWEEN $2 AND $3 RETURNING seq)
+	w, cancel, err := detach(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	rows, err := s.pool.Query(w, `WITH d AS (DELETE FROM snapshots WHERE execution_id = $1 AND seq BETWEEN $2 AND $3 RETURNING seq)
 		SELECT seq FROM d ORDER BY seq`, id, r.From, r.Through)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,9 @@ func (s *EventStore) appendIf(ctx context.Context, op, id string, anchor *spi.An
 	if len(events) == 0 && anchor == nil && opts.Fence == 0 {
 		return ctx.Err()
 	}
+	if anchor == nil && len(events) > 0 {
+		return s.appendFast(ctx, op, id, events, opts)
+	}
 	return inTx(ctx, s.db, func(tx *sql.Tx) error {
 		r, err := lockExec(ctx, tx, id)
 		if err != nil {
@@ -88,6 +91,42 @@ func (s *EventStore) appendIf(ctx context.Context, op, id string, anchor *spi.An
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE executions SET next_seq = ? WHERE id = ?`, r.next+int64(len(events)), id)
 		return err
+	})
+}
+
+// appendFast is append without an anchor: advance the head only if the batch starts at it and the
+// fence (when given) is current, then insert, in one transaction. A first append at 0 creates the row.
+func (s *EventStore) appendFast(ctx context.Context, op, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	first, n := events[0].Sequence, int64(len(events))
+	return inTx(ctx, s.db, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE executions SET next_seq = ?1 + ?2
+			WHERE id = ?3 AND next_seq = ?1 AND (?4 = 0 OR fence = ?4)`, first, n, id, opts.Fence)
+		if err != nil {
+			return fmt.Errorf("sqlite: %s %q: %w", op, id, err)
+		}
+		moved, _ := res.RowsAffected()
+		if moved == 0 && first == 0 && opts.Fence == 0 {
+			res, err = tx.ExecContext(ctx, `INSERT INTO executions (id, next_seq) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, id, n)
+			if err != nil {
+				return fmt.Errorf("sqlite: %s %q: %w", op, id, err)
+			}
+			moved, _ = res.RowsAffected()
+		}
+		if moved == 0 {
+			var r execRow
+			if err := tx.QueryRowContext(ctx, `SELECT next_seq, incarnation, fence FROM executions WHERE id = ?`, id).
+				Scan(&r.next, &r.incarnation, &r.fence); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("sqlite: %s %q: %w", op, id, err)
+			}
+			if opts.Fence != 0 && opts.Fence != r.fence {
+				return &spi.FencedError{ExecutionID: id, Held: opts.Fence, Current: r.fence}
+			}
+			return &spi.ConflictError{ExecutionID: id, Expected: first, Actual: r.next}
+		}
+		if err := insertEnvelopes(ctx, tx, insertEvent, events); err != nil {
+			return fmt.Errorf("sqlite: %s %q: %w", op, id, err)
+		}
+		return nil
 	})
 }
 
