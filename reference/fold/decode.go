@@ -29,6 +29,7 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
 	d := &logReader{r: bufio.NewReaderSize(r, 64<<10), max: opt.MaxEnvelopeBytes}
+	var dec decoder
 	var out []spi.Envelope
 	c, err := d.nextNonSpace()
 	if err == io.EOF {
@@ -53,9 +54,12 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := decodeEnvelope(i, raw)
+		e, end, err := dec.envelope(i, raw, 0)
 		if err != nil {
 			return nil, err
+		}
+		if skipSpace(raw, end) != len(raw) {
+			return nil, inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
 		}
 		out = append(out, e)
 		c, err := d.nextNonSpace()
@@ -85,14 +89,78 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 	}
 }
 
-// DecodeLogBytes is DecodeLog over a byte slice.
+// DecodeLogBytes is DecodeLog over a byte slice, without copying it: the envelopes' payload and
+// metadata are sub-slices of b, which the caller must not modify afterwards.
 func DecodeLogBytes(b []byte) ([]spi.Envelope, error) {
-	return DecodeLog(bytes.NewReader(b), DecodeOptions{})
+	d := &decoder{}
+	i := skipSpace(b, 0)
+	if i == len(b) {
+		return nil, nil
+	}
+	array := b[i] == '['
+	if array {
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+			if j := skipSpace(b, i+1); j != len(b) {
+				return nil, inputErr(0, "", "unexpected %q after the array", b[j])
+			}
+			return nil, nil
+		}
+	}
+	out := make([]spi.Envelope, 0, len(b)/256+1)
+	for idx := 0; ; idx++ {
+		if i >= len(b) {
+			if array {
+				return nil, inputErr(idx, "", "unterminated array")
+			}
+			return out, nil
+		}
+		if b[i] != '{' {
+			return nil, inputErr(idx, "", "want an envelope object, got %q", b[i])
+		}
+		e, end, err := d.envelope(idx, b, i)
+		if err != nil {
+			return nil, err
+		}
+		if end-i > MaxEnvelopeBytes {
+			return nil, inputErr(idx, "", "envelope larger than %d bytes", MaxEnvelopeBytes)
+		}
+		out = append(out, e)
+		i = skipSpace(b, end)
+		if !array {
+			continue
+		}
+		if i >= len(b) {
+			return nil, inputErr(idx+1, "", "unterminated array: want ',' or ']'")
+		}
+		switch b[i] {
+		case ']':
+			if j := skipSpace(b, i+1); j != len(b) {
+				return nil, inputErr(idx+1, "", "unexpected %q after the array", b[j])
+			}
+			return out, nil
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return nil, inputErr(idx+1, "", "want ',' or ']' between envelopes, got %q", b[i])
+		}
+	}
 }
 
 type logReader struct {
-	r   *bufio.Reader
-	max int
+	r       *bufio.Reader
+	max     int
+	scratch []byte // the element being read
+	slab    []byte // elements are copied here; envelopes keep sub-slices of it
+}
+
+// keep copies an element into the slab (one allocation per MiB, not per envelope).
+func (d *logReader) keep(b []byte) []byte {
+	if len(b) > cap(d.slab)-len(d.slab) {
+		d.slab = make([]byte, 0, max(1<<20, len(b)))
+	}
+	start := len(d.slab)
+	d.slab = append(d.slab, b...)
+	return d.slab[start:len(d.slab):len(d.slab)]
 }
 
 func (d *logReader) eofErr(i int, err error, msg string) error {
@@ -136,7 +204,7 @@ func (d *logReader) element(i int) ([]byte, error) {
 		return nil, inputErr(i, "", "want an envelope object, got %q", c)
 	}
 	var (
-		buf      []byte
+		buf      = d.scratch[:0]
 		depth    int
 		inStr    bool
 		esc      bool
@@ -162,6 +230,18 @@ func (d *logReader) element(i int) ([]byte, error) {
 					esc = true
 				case ch == '"':
 					inStr = false
+					if keyStart >= 0 { // a top-level key ends: it names the member being read
+						var key []byte
+						if keyStart >= len(buf) {
+							key = chunk[keyStart-len(buf) : j+1]
+						} else {
+							key = append(bytes.Clone(buf[keyStart:]), chunk[:j+1]...)
+						}
+						if k, ok := stringValue(key); ok {
+							field = k
+						}
+						keyStart, expKey = -1, false
+					}
 				}
 				continue
 			}
@@ -170,15 +250,6 @@ func (d *logReader) element(i int) ([]byte, error) {
 				inStr = true
 				if depth == 1 && expKey {
 					keyStart = len(buf) + j
-				}
-			case ':':
-				if depth == 1 && keyStart >= 0 {
-					all := append(buf, chunk[:j]...)
-					if k, ok := stringValue(bytes.TrimRight(all[keyStart:], " \t\r\n")); ok {
-						field = k
-					}
-					buf = all[:len(buf)]
-					keyStart, expKey = -1, false
 				}
 			case ',':
 				if depth == 1 {
@@ -200,7 +271,8 @@ func (d *logReader) element(i int) ([]byte, error) {
 					if len(buf) > d.max {
 						return nil, inputErr(i, field, "envelope larger than %d bytes", d.max)
 					}
-					return buf, nil
+					d.scratch = buf
+					return d.keep(buf), nil
 				}
 			}
 		}
@@ -212,73 +284,143 @@ func (d *logReader) element(i int) ([]byte, error) {
 	}
 }
 
-// decodeEnvelope checks and decodes one envelope object.
-func decodeEnvelope(i int, raw []byte) (spi.Envelope, error) {
-	if err := validJSON(raw); err != nil {
+// decoder decodes envelopes in one validating pass. It reuses the strings of repeated
+// workflowId, executionId and eventType values.
+type decoder struct {
+	workflowID, executionID string
+	types                   map[string]string
+}
+
+func (d *decoder) intern(prev *string, b []byte) string {
+	if string(b) == *prev {
+		return *prev
+	}
+	*prev = string(b)
+	return *prev
+}
+
+// envelope decodes the envelope object starting at b[i] == '{' and returns the index past it.
+func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) {
+	var (
+		e     spi.Envelope
+		seen  [7]bool
+		start = i
+	)
+	fail := func(field, format string, a ...any) (spi.Envelope, int, error) {
+		return spi.Envelope{}, 0, inputErr(idx, field, format, a...)
+	}
+	syntax := func(err error) (spi.Envelope, int, error) {
 		var se *SyntaxError
 		if errors.As(err, &se) {
-			return spi.Envelope{}, inputErr(i, memberAt(raw, se.Offset), "%v", err)
+			field := memberAt(b[start:], se.Offset-start)
+			se = &SyntaxError{Offset: se.Offset - start, What: se.What}
+			return spi.Envelope{}, 0, inputErr(idx, field, "%v", se)
 		}
-		return spi.Envelope{}, inputErr(i, "", "%v", err)
+		return spi.Envelope{}, 0, inputErr(idx, "", "%v", err)
 	}
-	var (
-		e    spi.Envelope
-		seen [8]bool
-		err  error
-	)
-	str := func(k string, v []byte, dst *string, slot int) {
-		s, ok := stringValue(v)
-		if !ok {
-			err = inputErr(i, k, "want a string, got %s", describe(v))
-			return
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return syntax(syntaxErr(i, "want an object key"))
+			}
+			ke, err := skipString(b, i)
+			if err != nil {
+				return syntax(err)
+			}
+			key := b[i+1 : ke-1]
+			i = skipSpace(b, ke)
+			if i >= len(b) || b[i] != ':' {
+				return syntax(syntaxErr(i, "want ':'"))
+			}
+			i = skipSpace(b, i+1)
+			vs := i
+			if i, err = skipValue(b, i, 1); err != nil {
+				return syntax(err)
+			}
+			v := b[vs:i]
+			if hasEscape(key) {
+				key = appendUnescaped(nil, key)
+			}
+			switch string(key) {
+			case "id":
+				s, ok := stringValue(v)
+				if !ok {
+					return fail("id", "want a string, got %s", describe(v))
+				}
+				e.ID, seen[0] = s, true
+			case "workflowId", "executionId", "eventType":
+				if len(v) < 2 || v[0] != '"' {
+					return fail(string(key), "want a string, got %s", describe(v))
+				}
+				body := v[1 : len(v)-1]
+				if hasEscape(body) {
+					body = appendUnescaped(nil, body)
+				}
+				switch string(key) {
+				case "workflowId":
+					e.WorkflowID, seen[1] = d.intern(&d.workflowID, body), true
+				case "executionId":
+					e.ExecutionID, seen[2] = d.intern(&d.executionID, body), true
+				default:
+					t, ok := d.types[string(body)]
+					if !ok {
+						if d.types == nil {
+							d.types = map[string]string{}
+						}
+						t = string(body)
+						if len(d.types) < 1024 {
+							d.types[t] = t
+						}
+					}
+					e.EventType, seen[3] = t, true
+				}
+			case "sequence":
+				n, ok := strictInt(v)
+				if !ok || n < 0 {
+					return fail("sequence", "want a non-negative integer, got %s", describe(v))
+				}
+				e.Sequence, seen[4] = n, true
+			case "timestamp":
+				n, ok := strictInt(v)
+				if !ok {
+					return fail("timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
+				}
+				e.Timestamp, seen[5] = n, true
+			case "payload":
+				e.Payload, seen[6] = v[:len(v):len(v)], true
+			case "metadata":
+				switch {
+				case isNull(v):
+					e.Metadata = nil
+				case isObject(v):
+					e.Metadata = v[:len(v):len(v)]
+				default:
+					return fail("metadata", "want an object, got %s", describe(v))
+				}
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return syntax(syntaxErr(i, "unterminated envelope object"))
+			}
+			if b[i] == '}' {
+				i++
+				break
+			}
+			if b[i] != ',' {
+				return syntax(syntaxErr(i, "want ',' or '}'"))
+			}
+			i = skipSpace(b, i+1)
 		}
-		*dst, seen[slot] = s, true
 	}
-	eachField(raw, func(k, v []byte) error { //nolint:errcheck // validated above
-		switch string(k) {
-		case "id":
-			str("id", v, &e.ID, 0)
-		case "workflowId":
-			str("workflowId", v, &e.WorkflowID, 1)
-		case "executionId":
-			str("executionId", v, &e.ExecutionID, 2)
-		case "eventType":
-			str("eventType", v, &e.EventType, 3)
-		case "sequence":
-			n, ok := strictInt(v)
-			if !ok || n < 0 {
-				err = inputErr(i, "sequence", "want a non-negative integer, got %s", describe(v))
-			}
-			e.Sequence, seen[4] = n, true
-		case "timestamp":
-			n, ok := strictInt(v)
-			if !ok {
-				err = inputErr(i, "timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
-			}
-			e.Timestamp, seen[5] = n, true
-		case "payload":
-			e.Payload, seen[6] = v, true
-		case "metadata":
-			switch {
-			case isNull(v):
-				e.Metadata = nil
-			case isObject(v):
-				e.Metadata = v
-			default:
-				err = inputErr(i, "metadata", "want an object, got %s", describe(v))
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return spi.Envelope{}, err
-	}
-	for slot, name := range []string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload"} {
+	for slot, name := range [...]string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload"} {
 		if !seen[slot] {
-			return spi.Envelope{}, inputErr(i, name, "missing")
+			return fail(name, "missing")
 		}
 	}
-	return e, nil
+	return e, i, nil
 }
 
 // strictInt reads an integer literal (no fraction or exponent) in int64 range.

@@ -2,6 +2,7 @@ package fold
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -27,8 +28,8 @@ func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
 	var execID string
 	for i := range events {
 		e := &events[i]
-		if err := checkEnvelope(i, e); err != nil {
-			return State{}, err
+		if len(e.Payload) == 0 {
+			return State{}, inputErr(i, "payload", "missing")
 		}
 		if want := s.Sequence + 1; e.Sequence != want {
 			return State{}, inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
@@ -38,54 +39,45 @@ func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
 		} else if e.ExecutionID != execID {
 			return State{}, inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, execID)
 		}
-		ps.apply(e)
+		if err := ps.apply(i, e); err != nil {
+			return State{}, err
+		}
 	}
 	return s, nil
-}
-
-// checkEnvelope validates the JSON members of one envelope.
-func checkEnvelope(i int, e *spi.Envelope) error {
-	if len(e.Payload) == 0 {
-		return inputErr(i, "payload", "missing")
-	}
-	if err := validJSON(e.Payload); err != nil {
-		return inputErr(i, "payload", "%v", err)
-	}
-	if len(e.Metadata) > 0 {
-		if err := validJSON(e.Metadata); err != nil {
-			return inputErr(i, "metadata", "%v", err)
-		}
-		if !isObject(e.Metadata) && !isNull(e.Metadata) {
-			return inputErr(i, "metadata", "want an object")
-		}
-	}
-	return nil
 }
 
 // pass is one fold pass: it owns s (a clone) and mutates it in place.
 type pass struct {
 	p Profile
 	s *State
+	// payload is the envelope payload being folded; checked is set once a scan of it has
+	// validated all of it, so the payload is read once, not twice.
+	payload []byte
+	checked bool
 }
 
 // meta is what the fold reads from an envelope's metadata (DESIGN §3.1). seal is ignored (1.25.0).
 type meta struct {
-	flowEmit    string
+	flowEmit    []byte
 	hasFlowEmit bool
 	kernel      bool
 	forkChain   []byte
 	forkedBy    []byte
 }
 
-func readMeta(raw []byte) meta {
+// readMeta reads and validates an envelope's metadata (absent, null or an object).
+func readMeta(raw []byte) (meta, error) {
 	var m meta
-	if len(raw) == 0 {
-		return m
+	if len(raw) == 0 || isNull(raw) {
+		if len(raw) > 0 {
+			return m, validJSON(raw)
+		}
+		return m, nil
 	}
-	eachField(raw, func(k, v []byte) error { //nolint:errcheck // validated by checkEnvelope
+	ok, err := eachField(raw, func(k, v []byte) error {
 		switch string(k) {
 		case "flowEmit":
-			m.flowEmit, m.hasFlowEmit = stringValue(v)
+			m.flowEmit, m.hasFlowEmit = stringBytes(v)
 		case "kernel":
 			m.kernel = isTrue(v)
 		case "forkChain":
@@ -95,32 +87,69 @@ func readMeta(raw []byte) meta {
 		}
 		return nil
 	})
-	return m
+	switch {
+	case err != nil:
+		return m, err
+	case !ok:
+		if err := validJSON(raw); err != nil {
+			return m, err
+		}
+		return m, errNotObject
+	}
+	return m, trailingSpaceOnly(raw)
+}
+
+var errNotObject = errors.New("want an object")
+
+// trailingSpaceOnly checks that an object that eachField read whole ends the text.
+func trailingSpaceOnly(raw []byte) error {
+	j := len(raw)
+	for j > 0 && isSpace(raw[j-1]) {
+		j--
+	}
+	if j == 0 || raw[j-1] != '}' {
+		return syntaxErr(j, "trailing data after the value")
+	}
+	return nil
 }
 
 // protoKey is the container key the fold rejects (spec §4 fold hardening).
 const protoKey = "__proto__"
 
-func (ps *pass) apply(e *spi.Envelope) {
-	m := readMeta(e.Metadata)
-	rejected := m.hasFlowEmit && m.flowEmit == protoKey
+func (ps *pass) apply(i int, e *spi.Envelope) error {
+	m, err := readMeta(e.Metadata)
+	if err != nil {
+		return inputErr(i, "metadata", "%v", err)
+	}
+	ps.payload, ps.checked = e.Payload, false
+	rejected := m.hasFlowEmit && string(m.flowEmit) == protoKey
 	if !rejected {
-		rejected = ps.handle(e, &m)
+		rejected = ps.handle(e, m)
+	}
+	if !ps.checked {
+		if err := validJSON(e.Payload); err != nil {
+			return inputErr(i, "payload", "%v", err)
+		}
 	}
 	if !rejected && m.hasFlowEmit {
 		v := &ps.s.Variables
 		if v.FlowEmits == nil {
 			v.FlowEmits = map[string]int64{}
 		}
-		v.FlowEmits[m.flowEmit]++
+		if n, ok := v.FlowEmits[string(m.flowEmit)]; ok {
+			v.FlowEmits[string(m.flowEmit)] = n + 1
+		} else {
+			v.FlowEmits[string(m.flowEmit)] = 1
+		}
 	}
 	ps.s.Sequence = e.Sequence
 	ps.s.UpdatedAt = NullInt{Int: e.Timestamp, Valid: true}
+	return nil
 }
 
 // handle runs the event type's handler. It reports true when the envelope was rejected for a
 // __proto__ container key, in which case it changed nothing. Unknown types are inert (spec §4).
-func (ps *pass) handle(e *spi.Envelope, m *meta) bool {
+func (ps *pass) handle(e *spi.Envelope, m meta) bool {
 	if h := handlers[e.EventType]; h != nil {
 		return h(ps, e, m)
 	}
@@ -128,62 +157,62 @@ func (ps *pass) handle(e *spi.Envelope, m *meta) bool {
 }
 
 // handler folds one envelope; true means rejected (a __proto__ container key), nothing changed.
-type handler func(ps *pass, e *spi.Envelope, m *meta) bool
+type handler func(ps *pass, e *spi.Envelope, m meta) bool
 
 // logOnly is the handler of the facts that change no folded key (I-FOLD-6).
-func logOnly(*pass, *spi.Envelope, *meta) bool { return false }
+func logOnly(*pass, *spi.Envelope, meta) bool { return false }
 
 // handlers is the immutable dispatch table: one entry per type of manifest.EventTypes(). Version
 // gates (the kernel stamp, the profile) live in the handlers.
 var handlers = map[string]handler{
 	"EXECUTION_STARTED":   (*pass).executionStarted,
-	"EXECUTION_SUSPENDED": func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.executionSuspended(e) },
+	"EXECUTION_SUSPENDED": func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.executionSuspended(e) },
 	"EXECUTION_RESUMED":   (*pass).executionResumed,
-	"EXECUTION_COMPLETED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+	"EXECUTION_COMPLETED": func(ps *pass, e *spi.Envelope, _ meta) bool {
 		ps.executionEnded(StatusCompleted, VarOutput, "output", e.Payload)
 		return false
 	},
-	"EXECUTION_FAILED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+	"EXECUTION_FAILED": func(ps *pass, e *spi.Envelope, _ meta) bool {
 		ps.executionEnded(StatusFailed, VarError, "error", e.Payload)
 		return false
 	},
-	"EXECUTION_CANCELLED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+	"EXECUTION_CANCELLED": func(ps *pass, e *spi.Envelope, _ meta) bool {
 		ps.executionEnded(StatusCancelled, "", "", e.Payload)
 		return false
 	},
-	"EXECUTION_MIGRATED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+	"EXECUTION_MIGRATED": func(ps *pass, e *spi.Envelope, _ meta) bool {
 		ps.executionMigrated(e)
 		return false
 	},
-	"EXECUTION_CONTINUED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+	"EXECUTION_CONTINUED": func(ps *pass, e *spi.Envelope, m meta) bool {
 		if ps.p.wave2() && m.kernel {
 			ps.executionContinued(e)
 		}
 		return false
 	},
-	"STEP_STARTED":      func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepStarted(e) },
-	"STEP_RETRYING":     func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepRetrying(e) },
-	"STEP_COMPLETED":    func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepCompleted(e) },
-	"STEP_FAILED":       func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepFailed(e) },
-	"STEP_CANCELLED":    func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.stepCancelled(e) },
+	"STEP_STARTED":      func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.stepStarted(e) },
+	"STEP_RETRYING":     func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.stepRetrying(e) },
+	"STEP_COMPLETED":    func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.stepCompleted(e) },
+	"STEP_FAILED":       func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.stepFailed(e) },
+	"STEP_CANCELLED":    func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.stepCancelled(e) },
 	"DECISION_RECORDED": (*pass).decisionRecorded,
-	"RESOURCE_METERED":  func(ps *pass, e *spi.Envelope, _ *meta) bool { return ps.resourceMetered(e) },
-	"PARALLEL_COMPLETED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+	"RESOURCE_METERED":  func(ps *pass, e *spi.Envelope, _ meta) bool { return ps.resourceMetered(e) },
+	"PARALLEL_COMPLETED": func(ps *pass, e *spi.Envelope, m meta) bool {
 		return ps.p.wave2() && m.kernel && ps.parallelCompleted(e)
 	},
-	"EVENTS_REHOMED": func(ps *pass, e *spi.Envelope, _ *meta) bool {
+	"EVENTS_REHOMED": func(ps *pass, e *spi.Envelope, _ meta) bool {
 		if ps.p.eventsRehomed() {
 			ps.eventsRehomed(e)
 		}
 		return false
 	},
-	"MESSAGE_CONSUMED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+	"MESSAGE_CONSUMED": func(ps *pass, e *spi.Envelope, m meta) bool {
 		return ps.p.wave2() && m.kernel && ps.messageConsumed(e)
 	},
-	"INBOX_QUARANTINED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+	"INBOX_QUARANTINED": func(ps *pass, e *spi.Envelope, m meta) bool {
 		return ps.p.quarantine() && m.kernel && ps.inboxQuarantined(e)
 	},
-	"INBOX_RELEASED": func(ps *pass, e *spi.Envelope, m *meta) bool {
+	"INBOX_RELEASED": func(ps *pass, e *spi.Envelope, m meta) bool {
 		return ps.p.quarantine() && m.kernel && ps.inboxReleased(e)
 	},
 	"EXECUTION_RECOVERED": logOnly,
@@ -200,7 +229,28 @@ var handlers = map[string]handler{
 // fieldSet holds the raw values of up to eight named payload members; nil is absent.
 type fieldSet [8][]byte
 
-// fields extracts the named members of the payload object. ok is false when it is not an object.
+// fields extracts the named members of the payload object. ok is false when it is not an
+// object (or not valid JSON: the pass then reports it).
+func (ps *pass) fields(raw []byte, names ...string) (f fieldSet, ok bool) {
+	ok, err := eachField(raw, func(k, v []byte) error {
+		for i, n := range names {
+			if string(k) == n {
+				f[i] = v
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fieldSet{}, false
+	}
+	if ok && len(raw) > 0 && &raw[0] == &ps.payload[0] && len(raw) == len(ps.payload) && trailingSpaceOnly(raw) == nil {
+		ps.checked = true
+	}
+	return f, ok
+}
+
+// fields extracts the named members of an object already validated (a member of a payload).
 func fields(raw []byte, names ...string) (f fieldSet, ok bool) {
 	ok, _ = eachField(raw, func(k, v []byte) error {
 		for i, n := range names {

@@ -8,8 +8,8 @@ import (
 
 // executionStarted: status running, startedAt, _input; since 1.23.0 _principal, _parent, _chain,
 // _codeHash and a validated carry (spec §4).
-func (ps *pass) executionStarted(e *spi.Envelope, m *meta) bool {
-	f, _ := fields(e.Payload, "input", "codeHash", "principal", "parent", "chain", "carry")
+func (ps *pass) executionStarted(e *spi.Envelope, m meta) bool {
+	f, _ := ps.fields(e.Payload, "input", "codeHash", "principal", "parent", "chain", "carry")
 	var c carry
 	if ps.p.wave2() && f[5] != nil {
 		var proto bool
@@ -64,7 +64,7 @@ func (ps *pass) setIfPresent(key string, val []byte) {
 
 // executionSuspended: status suspended, _suspendedOn, _waits (1.23.0); ends a parked failure.
 func (ps *pass) executionSuspended(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "on", "timeout", "wakeAt", "correlationKey", "condition", "waits")
+	f, _ := ps.fields(e.Payload, "on", "timeout", "wakeAt", "correlationKey", "condition", "waits")
 	var waits []byte
 	if ps.p.wave2() && f[5] != nil {
 		var proto bool
@@ -112,10 +112,10 @@ func readWaits(raw []byte) (out []byte, proto bool) {
 
 // executionResumed: the null-resume rules (1.20.0, 1.21.0, 1.23.0), _resumePayloads (1.16.0) and
 // the kernel-stamped wait-addressed resume (1.23.0).
-func (ps *pass) executionResumed(e *spi.Envelope, m *meta) bool {
+func (ps *pass) executionResumed(e *spi.Envelope, m meta) bool {
 	v := &ps.s.Variables
 	if ps.p.wave2() && m.kernel {
-		if f, ok := fields(e.Payload, "waitId", "answer"); ok && f[1] != nil {
+		if f, ok := ps.fields(e.Payload, "waitId", "answer"); ok && f[1] != nil {
 			if id, isStr := stringValue(f[0]); isStr {
 				if id == protoKey {
 					return true
@@ -156,7 +156,7 @@ func (ps *pass) answersGate() bool {
 func (ps *pass) executionEnded(status, key, member string, payload []byte) {
 	ps.s.Status = status
 	if key != "" {
-		f, _ := fields(payload, member)
+		f, _ := ps.fields(payload, member)
 		ps.setVar(key, f[0])
 	}
 	ps.endPark()
@@ -164,7 +164,7 @@ func (ps *pass) executionEnded(status, key, member string, payload []byte) {
 
 // executionMigrated: migratedInput replaces _input (1.15.0); toCodeHash replaces _codeHash (1.23.0).
 func (ps *pass) executionMigrated(e *spi.Envelope) {
-	f, _ := fields(e.Payload, "migratedInput", "toCodeHash")
+	f, _ := ps.fields(e.Payload, "migratedInput", "toCodeHash")
 	ps.setIfPresent(VarInput, f[0])
 	if ps.p.wave2() {
 		ps.setIfPresent(VarCodeHash, f[1])
@@ -173,7 +173,7 @@ func (ps *pass) executionMigrated(e *spi.Envelope) {
 
 // executionContinued (kernel-stamped, 1.23.0): terminal status continued and _continuedTo.
 func (ps *pass) executionContinued(e *spi.Envelope) {
-	f, _ := fields(e.Payload, "continuedTo")
+	f, _ := ps.fields(e.Payload, "continuedTo")
 	if f[0] == nil || isNull(f[0]) {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -12,13 +13,13 @@ import (
 // policy verbatim (1.18.0); innerSteps only from a kernel-stamped envelope (1.23.0); seq is the
 // envelope sequence of the first record of the id, kept by a repeat and never invented (1.24.0).
 // A repeat rebuilds the entry from its own payload.
-func (ps *pass) decisionRecorded(e *spi.Envelope, m *meta) bool {
-	f, _ := fields(e.Payload, "id", "choice", "context", "policy", "innerSteps")
-	id, ok := stringValue(f[0])
+func (ps *pass) decisionRecorded(e *spi.Envelope, m meta) bool {
+	f, _ := ps.fields(e.Payload, "id", "choice", "context", "policy", "innerSteps")
+	idb, ok := stringBytes(f[0])
 	if !ok {
 		return false
 	}
-	if id == protoKey {
+	if string(idb) == protoKey {
 		return true
 	}
 	d := Decision{Choice: f[1], Context: f[2], Policy: f[3]}
@@ -26,7 +27,7 @@ func (ps *pass) decisionRecorded(e *spi.Envelope, m *meta) bool {
 		d.InnerSteps = f[4]
 	}
 	v := &ps.s.Variables
-	prev, seen := v.Decisions[id]
+	prev, seen := v.Decisions[string(idb)]
 	if ps.p.decisionSeq() {
 		switch {
 		case !seen:
@@ -38,7 +39,7 @@ func (ps *pass) decisionRecorded(e *spi.Envelope, m *meta) bool {
 	if v.Decisions == nil {
 		v.Decisions = map[string]Decision{}
 	}
-	v.Decisions[id] = d
+	v.Decisions[string(idb)] = d // the key string is allocated only for a new id
 	return false
 }
 
@@ -50,7 +51,9 @@ func meterValue(raw []byte) (float64, bool) {
 	if raw == nil || !isNumber(raw) {
 		return 0, false
 	}
-	x, err := strconv.ParseFloat(string(trimRaw(raw)), 64)
+	t := trimRaw(raw)
+	x, err := strconv.ParseFloat(unsafe.String(&t[0], len(t)), 64) // read-only view: no copy
+
 	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x < 0 {
 		return 0, false
 	}
@@ -61,7 +64,7 @@ func meterValue(raw []byte) (float64, bool) {
 // since 1.23.0, each custom dimension into _resources.custom. A dimension is present only once
 // measured (no false zeros).
 func (ps *pass) resourceMetered(e *spi.Envelope) bool {
-	f, ok := fields(e.Payload, resourceDimensions[0], resourceDimensions[1], resourceDimensions[2],
+	f, ok := ps.fields(e.Payload, resourceDimensions[0], resourceDimensions[1], resourceDimensions[2],
 		resourceDimensions[3], resourceDimensions[4], resourceDimensions[5], "custom")
 	if !ok {
 		return false
@@ -105,7 +108,7 @@ func (ps *pass) resourceMetered(e *spi.Envelope) bool {
 
 // parallelCompleted (kernel-stamped, 1.23.0): _scopes[scopeId] = the payload, verbatim.
 func (ps *pass) parallelCompleted(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "scopeId")
+	f, _ := ps.fields(e.Payload, "scopeId")
 	id, ok := stringValue(f[0])
 	if !ok {
 		return false
@@ -130,7 +133,7 @@ func (ps *pass) eventsRehomed(e *spi.Envelope) {
 // messageConsumed (kernel-stamped, 1.23.0): the topic's _inbox cursor advances; a waitId records
 // the message in _waitAnswers; since 1.25.0 a delivered released entry leaves _quarantined.
 func (ps *pass) messageConsumed(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "topic", "messageId", "waitId", "message")
+	f, _ := ps.fields(e.Payload, "topic", "messageId", "waitId", "message")
 	topic, ok1 := stringValue(f[0])
 	msgID, ok2 := stringValue(f[1])
 	if !ok1 || !ok2 {
@@ -183,7 +186,7 @@ func (ps *pass) setQueue(topic string, q []QuarantineEntry) {
 // inboxQuarantined (kernel-stamped, 1.25.0): a held entry appended to the topic's queue, unless
 // the message is already queued or the queue holds MaxQuarantined entries.
 func (ps *pass) inboxQuarantined(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "topic", "messageId", "message")
+	f, _ := ps.fields(e.Payload, "topic", "messageId", "message")
 	topic, ok1 := stringValue(f[0])
 	msgID, ok2 := stringValue(f[1])
 	if !ok1 || !ok2 {
@@ -210,7 +213,7 @@ func (ps *pass) inboxQuarantined(e *spi.Envelope) bool {
 // ahead of it, is released. With deliver it becomes the released head awaiting its
 // MESSAGE_CONSUMED; without, it is discarded (I-FOLD-10).
 func (ps *pass) inboxReleased(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "topic", "messageId", "operator", "auto", "deliver")
+	f, _ := ps.fields(e.Payload, "topic", "messageId", "operator", "auto", "deliver")
 	topic, ok1 := stringValue(f[0])
 	msgID, ok2 := stringValue(f[1])
 	if !ok1 || !ok2 {

@@ -4,22 +4,22 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// stepID reads payload.stepId. ok is false when it is missing or not a string; proto when it is
-// the rejected container key.
-func stepID(payload []byte, f *fieldSet) (id string, ok, proto bool) {
-	id, ok = stringValue(f[0])
-	return id, ok, ok && id == protoKey
+// stepID reads payload.stepId without allocating. ok is false when it is missing or not a
+// string; proto when it is the rejected container key.
+func stepID(f *fieldSet) (id []byte, ok, proto bool) {
+	id, ok = stringBytes(f[0])
+	return id, ok, ok && string(id) == protoKey
 }
 
 // frame returns the frame of id, or a new one at attempt (1 when attempt is not a number).
-func (ps *pass) frame(id string, attempt []byte) Frame {
-	if fr, ok := ps.s.Frames[id]; ok {
+func (ps *pass) frame(id []byte, attempt []byte) Frame {
+	if fr, ok := ps.s.Frames[string(id)]; ok {
 		return fr
 	}
 	if attempt == nil || !isNumber(attempt) {
 		attempt = rawOne
 	}
-	return Frame{StepID: id, Attempt: trimRaw(attempt)}
+	return Frame{StepID: string(id), Attempt: trimRaw(attempt)}
 }
 
 func (ps *pass) putFrame(fr Frame) {
@@ -31,8 +31,8 @@ func (ps *pass) putFrame(fr Frame) {
 
 // stepStarted opens a frame: status running, attempt, input (kept until it settles, 1.26.0).
 func (ps *pass) stepStarted(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "stepId", "attempt", "input")
-	id, ok, proto := stepID(e.Payload, &f)
+	f, _ := ps.fields(e.Payload, "stepId", "attempt", "input")
+	id, ok, proto := stepID(&f)
 	if proto || !ok {
 		return proto
 	}
@@ -40,14 +40,18 @@ func (ps *pass) stepStarted(e *spi.Envelope) bool {
 	if attempt == nil || !isNumber(attempt) {
 		attempt = rawOne
 	}
-	ps.putFrame(Frame{StepID: id, Status: FrameRunning, Attempt: trimRaw(attempt), Input: f[2]})
+	sid := string(id)
+	if fr, ok := ps.s.Frames[string(id)]; ok {
+		sid = fr.StepID // reuse the key's string
+	}
+	ps.putFrame(Frame{StepID: sid, Status: FrameRunning, Attempt: trimRaw(attempt), Input: f[2]})
 	return false
 }
 
 // stepRetrying: status retrying, the new attempt and its error; the input is kept (1.26.0).
 func (ps *pass) stepRetrying(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "stepId", "attempt", "error")
-	id, ok, proto := stepID(e.Payload, &f)
+	f, _ := ps.fields(e.Payload, "stepId", "attempt", "error")
+	id, ok, proto := stepID(&f)
 	if proto || !ok {
 		return proto
 	}
@@ -73,8 +77,8 @@ func (ps *pass) settle(fr *Frame, status string) {
 
 // stepCompleted: status completed and its output; earlier error fields are cleared.
 func (ps *pass) stepCompleted(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "stepId", "output", "attempt")
-	id, ok, proto := stepID(e.Payload, &f)
+	f, _ := ps.fields(e.Payload, "stepId", "output", "attempt")
+	id, ok, proto := stepID(&f)
 	if proto || !ok {
 		return proto
 	}
@@ -90,8 +94,8 @@ func (ps *pass) stepCompleted(e *spi.Envelope) bool {
 // never fails the execution (1.21.0); while suspended it sets _failedWhileParked. As 1.20.0 it
 // fails the execution, as that version did.
 func (ps *pass) stepFailed(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "stepId", "error", "channel", "payload", "attempt")
-	id, ok, proto := stepID(e.Payload, &f)
+	f, _ := ps.fields(e.Payload, "stepId", "error", "channel", "payload", "attempt")
+	id, ok, proto := stepID(&f)
 	if proto || !ok {
 		return proto
 	}
@@ -116,8 +120,8 @@ func (ps *pass) stepFailed(e *spi.Envelope) bool {
 
 // stepCancelled: status cancelled.
 func (ps *pass) stepCancelled(e *spi.Envelope) bool {
-	f, _ := fields(e.Payload, "stepId", "attempt")
-	id, ok, proto := stepID(e.Payload, &f)
+	f, _ := ps.fields(e.Payload, "stepId", "attempt")
+	id, ok, proto := stepID(&f)
 	if proto || !ok {
 		return proto
 	}

@@ -265,7 +265,6 @@ func eachField(raw []byte, fn func(key, val []byte) error) (bool, error) {
 	if i >= len(raw) || raw[i] != '{' {
 		return false, nil
 	}
-	var scratch [64]byte
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		return true, nil
@@ -281,7 +280,7 @@ func eachField(raw []byte, fn func(key, val []byte) error) (bool, error) {
 		}
 		key := raw[ks+1 : ke-1]
 		if hasEscape(key) {
-			key = appendUnescaped(scratch[:0], key)
+			key = appendUnescaped(nil, key) // rare: an escaped key
 		}
 		i = skipSpace(raw, ke)
 		if i >= len(raw) || raw[i] != ':' {
@@ -425,6 +424,20 @@ func appendUnescaped(dst, s []byte) []byte {
 // appendWTF8Surrogate writes a surrogate code unit in the generalised 3-byte UTF-8 form.
 func appendWTF8Surrogate(dst []byte, r rune) []byte {
 	return append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+}
+
+// stringBytes returns the decoded content of the raw JSON string v: a sub-slice of v when it
+// holds no escape (no allocation), else a fresh decoding.
+func stringBytes(v []byte) ([]byte, bool) {
+	v = trimRaw(v)
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
+	}
+	body := v[1 : len(v)-1]
+	if !hasEscape(body) {
+		return body, true
+	}
+	return appendUnescaped(make([]byte, 0, len(body)), body), true
 }
 
 // stringValue decodes the raw JSON value v when it is a string.

@@ -1,0 +1,168 @@
+package fold
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// benchLog writes a realistic mixed log of n envelopes as NDJSON: a start, then repeating turns of
+// steps (some retried, some failing typed), decisions (some repeated), stamped and unstamped
+// emits, metering, unknown types, and a park with its resume every few turns.
+func benchLog(n int) []byte {
+	var b bytes.Buffer
+	b.Grow(n * 260)
+	seq := 0
+	add := func(typ, payload, meta string) {
+		if seq >= n {
+			return
+		}
+		b.WriteString(`{"id":"ev-`)
+		b.WriteString(strconv.Itoa(seq))
+		b.WriteString(`","workflowId":"wf-bench","executionId":"exec-bench","eventType":"`)
+		b.WriteString(typ)
+		b.WriteString(`","sequence":`)
+		b.WriteString(strconv.Itoa(seq))
+		b.WriteString(`,"timestamp":`)
+		b.WriteString(strconv.Itoa(1_700_000_000_000 + seq))
+		b.WriteString(`,"payload":`)
+		b.WriteString(payload)
+		if meta != "" {
+			b.WriteString(`,"metadata":`)
+			b.WriteString(meta)
+		}
+		b.WriteString("}\n")
+		seq++
+	}
+	add("EXECUTION_STARTED", `{"input":{"customer":"c-1","items":[1,2,3],"note":"benchmark run"},"flowId":"f","flowHash":"sha256:ab"}`, "")
+	for turn := 0; seq < n; turn++ {
+		id := "step-" + strconv.Itoa(turn)
+		add("STEP_STARTED", `{"stepId":"`+id+`","attempt":1,"kind":"tool","toolId":"search","input":{"query":"q`+strconv.Itoa(turn)+`","limit":10}}`, "")
+		if turn%7 == 0 {
+			add("STEP_RETRYING", `{"stepId":"`+id+`","attempt":2,"error":"transient"}`, "")
+		}
+		switch {
+		case turn%11 == 0:
+			add("STEP_FAILED", `{"stepId":"`+id+`","error":"not found","channel":"notFound","payload":{"id":"`+id+`"}}`, "")
+		default:
+			add("STEP_COMPLETED", `{"stepId":"`+id+`","output":{"hits":["a","b"],"score":0.87}}`, "")
+		}
+		add("DECISION_RECORDED", `{"id":"route-`+strconv.Itoa(turn%50)+`","choice":"model-a","context":{"len":12},"policy":{"name":"eps","propensity":0.25}}`, "")
+		add("progress", `{"turn":`+strconv.Itoa(turn)+`,"pct":0.5}`, `{"flowEmit":"`+fmt.Sprintf("%016x", turn%97)+`"}`)
+		add("RESOURCE_METERED", `{"stepId":"`+id+`","tokens":120,"costUsd":0.0012,"ms":35}`, "")
+		if turn%5 == 0 {
+			add("custom.audit", `{"who":"bench"}`, "")
+		}
+		if turn%9 == 0 {
+			add("EXECUTION_SUSPENDED", `{"on":"approve","timeout":60000,"wakeAt":1700000060000}`, "")
+			add("EXECUTION_RESUMED", `{"approved":true,"by":"alice"}`, "")
+		}
+	}
+	return b.Bytes()
+}
+
+var benchSizes = []int{10_000, 100_000, 1_000_000}
+
+// BenchmarkFold reports, for realistic mixed logs of 10^4..10^6 envelopes: decoded envelopes
+// folded per second, allocations per envelope, ns per envelope (linearity across sizes), and
+// the ratio (decode + fold) / (decode alone) of the same bytes measured in this run.
+func BenchmarkFold(b *testing.B) {
+	for _, n := range benchSizes {
+		if testing.Short() && n > 100_000 {
+			continue
+		}
+		raw := benchLog(n)
+		events, err := DecodeLogBytes(raw)
+		if err != nil || len(events) != n {
+			b.Fatalf("DecodeLog = %d events, %v", len(events), err)
+		}
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			start, cpu0 := time.Now(), cpuTime()
+			folds := 0
+			for b.Loop() {
+				if _, err := Fold(Current(), nil, events); err != nil {
+					b.Fatal(err)
+				}
+				folds++
+			}
+			el, cpu := time.Since(start), cpuTime()-cpu0
+			runtime.ReadMemStats(&ms1)
+			total := float64(folds) * float64(n)
+			b.ReportMetric(total/el.Seconds(), "envelopes/s")
+			b.ReportMetric(total/cpu.Seconds(), "envelopes/cpu-s")
+			b.ReportMetric(float64(el.Nanoseconds())/total, "ns/envelope")
+			b.ReportMetric(float64(cpu.Nanoseconds())/total, "cpu-ns/envelope")
+			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/total, "allocs/envelope")
+			b.ReportMetric(decodeFoldRatio(b, raw, n), "(decode+fold)/decode")
+		})
+	}
+}
+
+// decodeFoldRatio times decode alone and decode + fold of the same bytes, interleaved, in CPU
+// time of this process (so other load on the machine does not skew it), and returns the median
+// ratio of seven rounds.
+func decodeFoldRatio(b *testing.B, raw []byte, n int) float64 {
+	b.StopTimer()
+	defer b.StartTimer()
+	reps := max(1, 200_000/n)
+	var ratios []float64
+	for range 7 {
+		runtime.GC()
+		c0 := cpuTime()
+		for range reps {
+			if _, err := DecodeLogBytes(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+		dec := cpuTime() - c0
+		runtime.GC()
+		c1 := cpuTime()
+		for range reps {
+			es, err := DecodeLogBytes(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Fold(Current(), nil, es); err != nil {
+				b.Fatal(err)
+			}
+		}
+		both := cpuTime() - c1
+		ratios = append(ratios, float64(both)/float64(dec))
+	}
+	slices.Sort(ratios)
+	return ratios[len(ratios)/2]
+}
+
+// BenchmarkDecode is decode alone, for reference.
+func BenchmarkDecode(b *testing.B) {
+	raw := benchLog(100_000)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := DecodeLogBytes(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/envelope")
+}
+
+var _ = spi.Envelope{}
+
+// cpuTime is the process's user+system CPU time: on a shared machine the envelopes per CPU
+// second are the figure that does not depend on other load.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
