@@ -26,7 +26,7 @@ func Checks() []spec.Check {
 		t("ResumeRefusalsAppendNothing", "S5.ingress.always", "S5.ingress.kernel-namespace", "S5.ingress.gate-match", "S5.ingress.timer-needs-wakeat",
 			"S5.ingress.recovered-running-only", "S5.ingress.refusal-appends-nothing", "S5.schema.parse-before-append", "S5.schema.record-parsed", "S5.schema.refuse-still-parked"),
 		t("ResumeWhileRunningRefused", "S5.ingress.not-suspended", "S5.ingress.recovered-running-only", "S5.ingress.redrive-no-resumed"),
-		t("ResumeAsTransformRecorded", "S5.resumeas.transform-may", "S5.resumeas.transform-recorded", "S5.resumeas.transform-fail-refuses", "S4.v1_15.migrated-input", "I-KERNEL-15"),
+		t("ResumeAsTransformRecorded", "S5.resumeas.transform-may", "S5.resumeas.transform-recorded", "S5.resumeas.transform-fail-refuses", "S4.v1_15.migrated-input", "S6.migrated.verdict", "I-KERNEL-15"),
 		t("InDoubtParkAndVerdicts", "S5.ingress.indoubt-verdict-recorded", "S5.ingress.indoubt-other-refused", "S5.decide.verdict-beside-indoubt", "I-KERNEL-14"),
 		t("TimersFireAfterRestart", "S5.timer.durable-wakeat", "S5.timer.time-in-log", "S5.timer.derive-wakeat", "S5.ingress.timer-needs-wakeat", "I-KERNEL-7", "I-KERNEL-17"),
 		t("TimedSuspendWithoutTimerStoreReported", "S5.timer.unwired-reported", "I-KERNEL-17"),
@@ -43,6 +43,10 @@ func Checks() []spec.Check {
 		t("ResumeAuthenticatorRecordedOrRejected", "S5.auth.may-gate", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.order.identity-ingress-shape"),
 		t("EmitDigestCanonicalForm", "S3.emit.canonical-form", "S3.emit.identity"),
 		t("DriveRefusesCrashedExecution", "S5.ingress.always", "I-KERNEL-1"),
+		t("SuspendConfigAndRouting", "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional", "S5.resume.correlation-not-required"),
+		t("SuspendRefusals", "I-KERNEL-6", "I-KERNEL-21"),
+		t("SameStepIDServedLive", "S41.typed.same-id-live", "S41.typed.replay-substitution"),
+		t("RedispatchFencesZombie", "S6.resume.is-migration", "S6.dispatch.stateless-workers", "S6.fencing.zombie", "I-KERNEL-20"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }
