@@ -44,7 +44,11 @@ func TestSuspendRefusals(t *testing.T) {
 	var errs []error
 	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
 		_, err := c.Parallel(
-			func(c *Context) (any, error) { _, err := c.Suspend(SuspendConfig{On: "g"}); errs = append(errs, err); return nil, nil },
+			func(c *Context) (any, error) {
+				_, err := c.Suspend(SuspendConfig{On: "g"})
+				errs = append(errs, err)
+				return nil, nil
+			},
 			func(c *Context) (any, error) { return nil, nil },
 		)
 		if err != nil {
