@@ -99,7 +99,7 @@ func Properties() []Property {
 		},
 		{
 			ID:      "kernelprops/snapshot-equivalence",
-			Clauses: []string{"S3.snapshot.equivalence", "S3.snapshot.out-of-band", "S4.snapshot.every-k"},
+			Clauses: []string{"S3.snapshot.equivalence", "S3.snapshot.out-of-band", "S4.snapshot.every-k", "S1.G1.preserve-p2-p9"},
 			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkSnapshots,
 		},
 		{

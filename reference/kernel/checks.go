@@ -47,6 +47,7 @@ func Checks() []spec.Check {
 		t("SuspendRefusals", "I-KERNEL-6", "I-KERNEL-21"),
 		t("SameStepIDServedLive", "S41.typed.same-id-live", "S41.typed.replay-substitution"),
 		t("RedispatchFencesZombie", "S6.resume.is-migration", "S6.dispatch.stateless-workers", "S6.fencing.zombie", "I-KERNEL-20"),
+		t("ParallelDuplicateContentNeverLost", "I-KERNEL-19", "S3.emit.residual"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }

@@ -100,3 +100,32 @@ func TestSameStepIDServedLive(t *testing.T) {
 		failf(t, "typed/same-id", []string{"S41.typed.same-id-live"}, "payloads, calls", []any{string(res.Output), calls}, "[1,1,2], 2")
 	}
 }
+
+// Reference: I-KERNEL-19 — the same content inside a parallel and after it in one segment may be
+// appended again by a later re-run, but is never lost.
+func TestParallelDuplicateContentNeverLost(t *testing.T) {
+	h := newHarness(t, nil)
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+		if _, err := c.Parallel(
+			func(c *Context) (any, error) { return nil, c.Emit("x", 1) },
+			func(c *Context) (any, error) { return c.Run("s", h.effect("s", 1), nil) },
+		); err != nil {
+			return nil, err
+		}
+		if err := c.Emit("x", 1); err != nil {
+			return nil, err
+		}
+		if _, err := c.Suspend(SuspendConfig{On: "g1"}); err != nil {
+			return nil, err
+		}
+		return c.Suspend(SuspendConfig{On: "g2"})
+	})
+	ctx := testCtx(t)
+	h.ok(h.rt.Start(ctx, "F", "x", nil))
+	for _, g := range []string{"g1", "g2"} {
+		h.ok(h.rt.Resume(ctx, "x", g, nil))
+		if n := len(emitsOf(h.log("x"), "x")); n < 2 {
+			failf(t, "emit/residual-parallel", []string{"I-KERNEL-19", "S3.emit.residual"}, "copies after resume "+g, n, ">= 2 (never lost)")
+		}
+	}
+}
