@@ -11,13 +11,15 @@ import (
 )
 
 func newFoldCmd() *cobra.Command {
-	var profile, snapshot string
+	var profile, snapshot, snapshotProfile string
 	cmd := &cobra.Command{
 		Use:   "fold [--profile V] [--snapshot FILE] [LOG|-]",
 		Short: "Fold an event log (JSON array or NDJSON of envelopes) and print the canonical state",
 		Long: `fold reads one execution's envelopes (a JSON array or NDJSON; '-' or no argument is stdin),
 folds them with the reference fold as event schema --profile (default the current schema), onto
 --snapshot (a state in the JSON form fold prints) if given, and prints the canonical JSON state.
+--snapshot-profile names the schema version that wrote the snapshot; an older one is read
+through NormalizeSnapshotState (spec §4: pre-1.21 status, pre-1.26 settled inputs).
 
 Bad input (malformed JSON, a wrong field type, a missing, non-integer, out-of-order or non-dense
 sequence, envelopes of several executions) exits 2 with a message naming the envelope index and field.`,
@@ -40,7 +42,16 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 				if err != nil {
 					return badInput("%s: %v", snapshot, err)
 				}
+				if snapshotProfile != "" {
+					w, err := fold.ProfileFor(snapshotProfile)
+					if err != nil {
+						return badInput("--snapshot-profile: %v", err)
+					}
+					s = fold.NormalizeSnapshotState(s, w)
+				}
 				snap = &s
+			} else if snapshotProfile != "" {
+				return badInput("--snapshot-profile needs --snapshot")
 			}
 			name, in := "stdin", io.Reader(cmd.InOrStdin())
 			if len(args) == 1 && args[0] != "-" {
@@ -69,6 +80,7 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 	}
 	cmd.Flags().StringVar(&profile, "profile", "", "event-schema version to fold as (1.20.0 .. "+fold.Current().Version()+")")
 	cmd.Flags().StringVar(&snapshot, "snapshot", "", "a state file to fold the log onto")
+	cmd.Flags().StringVar(&snapshotProfile, "snapshot-profile", "", "event-schema version that wrote --snapshot (read through NormalizeSnapshotState)")
 	return cmd
 }
 

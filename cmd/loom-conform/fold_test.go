@@ -40,6 +40,13 @@ func TestFoldCommand(t *testing.T) {
 	if code := run([]string{"fold", "--snapshot", snap, logf}, nil, &out, &errb); code != 0 || out.String() != want {
 		t.Fatalf("cli/fold [S4.snapshot.every-k]: fold --snapshot = %d %q %q, want %q", code, out.String(), errb.String(), want)
 	}
+	// A snapshot written by 1.20.0 (a caught step failure folded failed) is normalised.
+	old := filepath.Join(dir, "old.json")
+	os.WriteFile(old, []byte(`{"status":"failed","frames":{"s":{"stepId":"s","status":"failed","attempt":1,"error":"e","input":1}},"variables":{},"sequence":1,"startedAt":1,"updatedAt":1}`), 0o644)
+	out.Reset()
+	if code := run([]string{"fold", "--snapshot", old, "--snapshot-profile", "1.20.0"}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), `"status":"running"`) || strings.Contains(out.String(), `"input"`) {
+		t.Fatalf("cli/fold [S4.snapshot.normalize-pre-1.21 S4.v1_26.normalize-strips-input]: fold --snapshot-profile 1.20.0 = %d %q %q", code, out.String(), errb.String())
+	}
 	out.Reset()
 	if code := run([]string{"fold"}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), `"sequence":-1`) {
 		t.Fatalf("cli/fold [S2.state.shape]: fold of an empty log = %d %q", code, out.String())

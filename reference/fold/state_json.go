@@ -15,6 +15,13 @@ func (s State) MarshalJSON() ([]byte, error) {
 // CanonicalState is s.MarshalJSON: the bytes two equal states share.
 func CanonicalState(s State) ([]byte, error) { return s.MarshalJSON() }
 
+// Equal reports whether two states are equal: their canonical JSON bytes are identical.
+func Equal(a, b State) bool {
+	x, err1 := a.MarshalJSON()
+	y, err2 := b.MarshalJSON()
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
 func nullInt(n NullInt) any {
 	if !n.Valid {
 		return nil

@@ -298,7 +298,7 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	b := canon(t, st)
 	back, err := ParseState([]byte(b))
-	if err != nil || canon(t, back) != b {
+	if err != nil || canon(t, back) != b || !Equal(back, st) || Equal(back, Empty()) {
 		t.Errorf("fold/state-round-trip [S2.state.shape I-FOLD-16]: ParseState(%s) = %s, %v", b, canon(t, back), err)
 	}
 	for _, bad := range []struct{ in, field string }{
