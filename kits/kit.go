@@ -71,7 +71,11 @@ type Violation struct {
 }
 
 func (v *Violation) Error() string {
-	s := fmt.Sprintf("%s [%s]: %s(%s) = %s, want %s", v.Check, strings.Join(v.Clauses, " "), v.Op, v.Args, v.Got, v.Want)
+	args, context := splitContext(v.Args)
+	s := fmt.Sprintf("%s [%s]: %s(%s) = %s, want %s", v.Check, strings.Join(v.Clauses, " "), v.Op, args, v.Got, v.Want)
+	if context != "" {
+		s += " (" + context + ")"
+	}
 	if v.Diff != "" {
 		s += "\n(-want +got):\n" + v.Diff
 	}
@@ -145,4 +149,16 @@ func (k Kit[T]) SpecChecks() []spec.Check {
 		out[i] = spec.Check{ID: ch.ID, Kind: spec.KindKit, Clauses: append([]string(nil), ch.Clauses...), Where: k.Name}
 	}
 	return out
+}
+
+// splitContext separates the call's arguments from a trailing context some checks write as
+// `args) context (more`, so the message keeps the grammar Op(args) = got, want want (context).
+func splitContext(args string) (string, string) {
+	i := strings.Index(args, ") ")
+	j := strings.LastIndex(args, " (")
+	if i < 0 || j < i {
+		return args, ""
+	}
+	ctx := strings.TrimSpace(args[i+2:j] + " " + args[j+2:])
+	return args[:i], ctx
 }

@@ -152,3 +152,26 @@ func TestCheckTwinJoinsViolations(t *testing.T) {
 		t.Fatalf("CheckEventStore(panicking) = %v, want two joined unknowns", err)
 	}
 }
+
+func TestRunByName(t *testing.T) {
+	f := func(context.Context) (any, func(), error) { return memory.NewBranchRegistry(), nil, nil }
+	results, err := kits.RunByName(context.Background(), "branchregistry", f, kits.Options{})
+	if err != nil || len(results) == 0 || !kits.Certified(results) {
+		t.Fatalf("RunByName(branchregistry, memory) = %d results, %v; certified %v, want all pass", len(results), err, kits.Certified(results))
+	}
+	results, err = kits.RunByName(context.Background(), "eventstore", f, kits.Options{Run: "^eventstore/read-unknown-empty$"})
+	if err != nil || len(results) != 1 || results[0].Verdict != kits.Unknown || !strings.Contains(results[0].Message, "does not implement the eventstore seam") {
+		t.Fatalf("RunByName(eventstore, a registry) = %+v, %v, want unknown naming the missing seam", results, err)
+	}
+	if _, err := kits.RunByName(context.Background(), "nope", f, kits.Options{}); err == nil {
+		t.Fatal("RunByName(nope) = nil error, want unknown kit")
+	}
+}
+
+func TestViolationGrammar(t *testing.T) {
+	v := &kits.Violation{Check: "eventstore/x", Clauses: []string{"I-STORE-1", "S6.fencing.zombie"}, Op: "Read", Args: `"e") after (two appends`, Got: "1", Want: "2"}
+	want := `eventstore/x [I-STORE-1 S6.fencing.zombie]: Read("e") = 1, want 2 (after two appends)`
+	if v.Error() != want {
+		t.Fatalf("Error() = %q, want %q", v.Error(), want)
+	}
+}

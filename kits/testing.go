@@ -27,9 +27,9 @@ func RunT[T any](t *testing.T, kit Kit[T], factory Factory[T], opts Options) {
 			r := runOne(context.Background(), kit, ch, factory, opts)
 			switch r.Verdict {
 			case Fail:
-				t.Errorf("%s\nseed %d; reproduce: %s", r.Message, r.Seed, r.Repro)
+				t.Errorf("%s\nlevel %s; seed %d; reproduce: %s", r.Message, r.Level, r.Seed, r.Repro)
 			case Unknown:
-				t.Errorf("unknown: %s\nseed %d", r.Message, r.Seed)
+				t.Errorf("unknown: %s\nlevel %s; seed %d", r.Message, r.Level, r.Seed)
 			case Skip:
 				t.Skip(r.Message)
 			}

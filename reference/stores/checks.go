@@ -22,6 +22,8 @@ func Checks() []spec.Check {
 			Where: "reference/stores/sharded:TestShardedMemoryPassesEventStoreKit"},
 		spec.Check{ID: "stores/sharded/sealing-agree", Kind: spec.KindTest, Clauses: []string{"S7.es.sealing-sharded-agree", "S7.es.sealing-forwarded"},
 			Where: "reference/stores/sharded:TestSealingOnlyWhenEveryShardAgrees"},
+		spec.Check{ID: "stores/sqlite/snapshots-out-of-band", Kind: spec.KindTest, Clauses: []string{"S3.snapshot.out-of-band"},
+			Where: "reference/stores/sqlite:TestSnapshotsOutOfBand"},
 		spec.Check{ID: "stores/postgres/store-now-database-time", Kind: spec.KindTest, Clauses: []string{"S7.es.store-now"},
 			Where: "reference/stores/postgres:TestStoreNowIsDatabaseTime"},
 	)

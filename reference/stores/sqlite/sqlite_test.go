@@ -97,3 +97,34 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatalf("Open(schema 99) = nil, want an error naming the version")
 	}
 }
+
+// Snapshots are out of band (spec §3): saving, pruning and deleting snapshots in the same database
+// never changes the event log.
+func TestSnapshotsOutOfBand(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e := spi.Envelope{ID: "a", WorkflowID: "w", ExecutionID: "x", EventType: "T", Payload: []byte(`{}`)}
+	if err := db.Events().Append(ctx, "x", []spi.Envelope{e}, spi.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ss := db.Snapshots()
+	for s := int64(0); s < 3; s++ {
+		if err := ss.Save(ctx, spi.Snapshot{ExecutionID: "x", Sequence: s, State: []byte(`{"sequence":0}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ss.PruneSnapshots(ctx, "x", spi.SeqRange{From: 0, Through: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.DeleteExecution(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Events().Read(ctx, "x")
+	if err != nil || len(got) != 1 || got[0].ID != "a" {
+		t.Fatalf("stores/snapshots-out-of-band [S3.snapshot.out-of-band]: Read(x) = %v, %v, want the one appended envelope", got, err)
+	}
+}
