@@ -9,6 +9,9 @@ func Checks() []spec.Check {
 	for _, p := range Properties() {
 		out = append(out, spec.Check{ID: p.ID, Kind: spec.KindProperty, Clauses: p.Clauses, Where: dir + "TestReferenceKernelProperties"})
 	}
+	out = append(out, spec.Check{ID: "kernelprops/runtime-state-machine", Kind: spec.KindProperty,
+		Clauses: []string{"S5.ingress.always", "S5.ingress.refusal-appends-nothing", "S3.emit.once", "S2.execute.served-not-rerun", "S6.dispatch.stateless-workers", "S6.resume.is-migration"},
+		Where:   dir + "TestReferenceKernelProperties"})
 	return append(out,
 		spec.Check{ID: "kernelprops/self-test", Kind: spec.KindTest,
 			Clauses: []string{"S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved", "S3.emit.serve-skip", "S3.emit.serve-append", "S2.execute.served-not-rerun",
