@@ -11,7 +11,11 @@
 //   - legacy-log: a log with its stamps stripped re-appends its pre-resume emits exactly once;
 //   - replay-appends-nothing: re-running a finished flow over its log appends nothing and runs
 //     no effect or decider;
-//   - g2-unwired: every option present but unwired writes a byte-identical log.
+//   - snapshot-equivalence: the state read through a snapshot plus the tail equals the fold of the
+//     whole log, and a replay from it appends nothing;
+//   - g2-unwired: every option present but unwired writes a byte-identical log;
+//   - runtime-state-machine (stateful): several executions share one runtime while rapid
+//     interleaves starts, right and wrong resumes, recoveries, crashes and restarts.
 //
 // The worked examples run first as fixed cases; rapid then draws random ones (-rapid.checks,
 // default 100). A failure prints rapid's seed, the shrunk program and schedule, the runs and the

@@ -79,10 +79,11 @@ type Config struct {
 	// RunTimeout bounds one run of a flow (a flow that never returns is abandoned with a
 	// *FlowTimeoutError). Default 30s. The caller's context deadline applies as well.
 	RunTimeout time.Duration
-	// Warn receives loud reports. Default: slog.Default().Warn.
+	// Warn receives loud reports. Default: slog.Default().Warn. It may be called while the run
+	// holds its lock: it must not call back into the Runtime.
 	Warn func(Warning)
 	// Trace, when set, receives every emit-serving decision (spec §3) as it is made. Observing
-	// changes nothing in the log.
+	// changes nothing in the log. Like Warn it must not call back into the Runtime.
 	Trace func(executionID string, d EmitDecision)
 
 	// Hooks deliberately break the runtime; they exist so the property kits can prove they reject

@@ -146,7 +146,7 @@ func (r *run) appendLocked(evs ...newEvent) error {
 	}
 	if r.readOnly {
 		for _, e := range evs {
-			if !isFlowEmit(e) {
+			if !e.emit {
 				r.closed = &ReplayDivergenceError{ExecutionID: r.execID, EventType: e.eventType}
 				return r.closed
 			}
@@ -174,10 +174,6 @@ func (r *run) appendLocked(evs ...newEvent) error {
 	r.appended = append(r.appended, envs...)
 	return nil
 }
-
-// isFlowEmit reports whether e is an emit (a non-kernel-fact event the flow asked for). Only
-// those may be dropped by a read-only replay.
-func isFlowEmit(e newEvent) bool { return e.emit }
 
 // mustAppend appends or unwinds the calling flow goroutine.
 func (r *run) mustAppend(evs ...newEvent) {
@@ -245,5 +241,3 @@ func spiEnvelope(r *run, execID, eventType string, payload, metadata json.RawMes
 	return []spi.Envelope{{ID: r.rt.cfg.NewID(), WorkflowID: r.flow.ID, ExecutionID: execID, EventType: eventType,
 		Sequence: 0, Timestamp: r.rt.cfg.Now(), Payload: payload, Metadata: metadata}}
 }
-
-func specAppendOpts() spi.AppendOptions { return spi.AppendOptions{} }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // WaitGate is the gate receive and select park on. It is a kernel event type, so no caller's
@@ -54,7 +55,7 @@ func (c *Context) ContinueAsNew(input any) error {
 	}
 	if len(existing) == 0 {
 		start := spiEnvelope(r, next, manifest.ExecutionStarted, obj("input", raw, "flowId", r.flow.ID, "parent", r.execID), kernelMeta)
-		if err := r.rt.cfg.Store.Append(r.ctx, next, start, specAppendOpts()); err != nil {
+		if err := r.rt.cfg.Store.Append(r.ctx, next, start, spi.AppendOptions{}); err != nil {
 			panic(abortSignal{&StoreError{ExecutionID: next, Op: "append", Err: err}})
 		}
 	}
