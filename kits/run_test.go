@@ -115,7 +115,7 @@ func TestOptionsAndReport(t *testing.T) {
 	if _, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(minimal{memory.NewEventStore()}), kits.Options{SpiVersion: "two"}); err == nil {
 		t.Error("Run(Options{SpiVersion: \"two\"}) = nil error, want a version error")
 	}
-	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(memory.NewEventStore()),
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(memory.NewEventStoreWithClock(time.Now)),
 		kits.Options{Run: `^eventstore/(store-now|delete-through)$`, SpiVersion: "2.4.0", Seed: 99})
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // es is the memory EventStore with every method overridable by embedding.
 type es struct{ *memory.EventStore }
 
-func newES() es { return es{memory.NewEventStore()} }
+func newES() es { return es{memory.NewEventStoreWithClock(time.Now)} }
 
 func lastSeq(envs []spi.Envelope) int64 {
 	if len(envs) == 0 {

@@ -25,9 +25,20 @@ type EventStore struct {
 	now   func() time.Time
 }
 
-// NewEventStore returns an empty store.
+// NewEventStore returns an empty store. It is a single-process store, so by default it does not
+// offer storeNow (spec §7: callers fall back to their injected clock); NewEventStoreWithClock does.
 func NewEventStore() *EventStore {
-	return &EventStore{execs: map[string]*execution{}, now: time.Now}
+	return &EventStore{execs: map[string]*execution{}}
+}
+
+// NewEventStoreWithClock returns an empty store whose storeNow reads now.
+func NewEventStoreWithClock(now func() time.Time) *EventStore {
+	return &EventStore{execs: map[string]*execution{}, now: now}
+}
+
+// Implements implements spi.Capabilities: every optional method, storeNow only with a clock.
+func (s *EventStore) Implements(method string) bool {
+	return method != spi.MethodStoreNow || s.now != nil
 }
 
 // EventStoreSpiVersion claims the current EventStore SPI.
@@ -154,10 +165,13 @@ func (s *EventStore) AppendIfUnchanged(ctx context.Context, id string, anchor sp
 	return s.appendIf(ctx, "appendIfUnchanged", id, &anchor, events, opts)
 }
 
-// StoreNow implements spi.Clock (this process's clock).
+// StoreNow implements spi.Clock with the configured clock (spi.ErrUnsupported without one).
 func (s *EventStore) StoreNow(ctx context.Context) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
+	}
+	if s.now == nil {
+		return 0, fmt.Errorf("memory: storeNow: no clock configured: %w", spi.ErrUnsupported)
 	}
 	return s.now().UnixMilli(), nil
 }

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -10,7 +11,9 @@ import (
 )
 
 func TestEventStoreKit(t *testing.T) {
-	kits.EventStore(t, func(context.Context) (spi.EventStore, func(), error) { return memory.NewEventStore(), nil, nil })
+	kits.EventStore(t, func(context.Context) (spi.EventStore, func(), error) {
+		return memory.NewEventStoreWithClock(time.Now), nil, nil
+	})
 }
 
 func TestSnapshotStoreKit(t *testing.T) {
@@ -38,5 +41,24 @@ func TestValuesAreCopied(t *testing.T) {
 	again, _ := s.Read(ctx, "x")
 	if string(again[0].Payload) != `{"n":1}` {
 		t.Fatalf("Read(x) payload = %s after callers wrote to their copies, want {\"n\":1}", again[0].Payload)
+	}
+}
+
+// A single-process store offers storeNow only when given a clock (spec §7: otherwise callers fall
+// back to their injected clock).
+func TestStoreNowOnlyWithAClock(t *testing.T) {
+	if spi.Has("EventStore", memory.NewEventStore(), spi.MethodStoreNow) {
+		t.Error("Has(NewEventStore(), storeNow) = true, want false")
+	}
+	fixed := time.UnixMilli(1_767_225_600_000)
+	s := memory.NewEventStoreWithClock(func() time.Time { return fixed })
+	if !spi.Has("EventStore", s, spi.MethodStoreNow) {
+		t.Fatal("Has(NewEventStoreWithClock, storeNow) = false, want true")
+	}
+	if got, err := s.StoreNow(context.Background()); err != nil || got != fixed.UnixMilli() {
+		t.Fatalf("StoreNow() = %d, %v, want %d", got, err, fixed.UnixMilli())
+	}
+	if _, err := memory.NewEventStore().StoreNow(context.Background()); err == nil {
+		t.Fatal("StoreNow() without a clock = nil error, want unsupported")
 	}
 }

@@ -155,7 +155,7 @@ func BenchmarkEventStoreKit(b *testing.B) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return db.Events(), func() { db.Close() }, nil
+		return db.EventsWithClock(time.Now), func() { db.Close() }, nil
 	}
 	for i := 0; i < b.N; i++ {
 		start := time.Now()

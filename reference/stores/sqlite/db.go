@@ -128,8 +128,14 @@ func (d *DB) Close() error { return d.db.Close() }
 // SQL exposes the underlying handle (benchmarks compare against it).
 func (d *DB) SQL() *sql.DB { return d.db }
 
-// Events returns the EventStore over this database.
+// Events returns the EventStore over this database (without storeNow: see EventsWithClock).
 func (d *DB) Events() *EventStore { return &EventStore{db: d.db} }
+
+// EventsWithClock returns the EventStore over this database whose storeNow reads now (all processes
+// sharing one file run on one host, so their clocks agree).
+func (d *DB) EventsWithClock(now func() time.Time) *EventStore {
+	return &EventStore{db: d.db, now: now}
+}
 
 // Snapshots returns the SnapshotStore over this database.
 func (d *DB) Snapshots() *SnapshotStore { return &SnapshotStore{db: d.db} }

@@ -13,7 +13,16 @@ import (
 )
 
 // EventStore is the SQLite EventStore.
-type EventStore struct{ db *sql.DB }
+type EventStore struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+// Implements implements spi.Capabilities: every optional method, storeNow only with a clock (an
+// embedded single-process store omits it by default, spec §7, so callers use their injected clock).
+func (s *EventStore) Implements(method string) bool {
+	return method != spi.MethodStoreNow || s.now != nil
+}
 
 // EventStoreSpiVersion claims the current EventStore SPI.
 func (s *EventStore) EventStoreSpiVersion() string { return manifest.EventStoreSpiVersion }
@@ -221,9 +230,12 @@ func (s *EventStore) AppendIfUnchanged(ctx context.Context, id string, anchor sp
 	return s.appendIf(ctx, "appendIfUnchanged", id, &anchor, events, opts)
 }
 
-// StoreNow implements spi.Clock: the clock of the process that owns the file.
+// StoreNow implements spi.Clock with the configured clock (spi.ErrUnsupported without one).
 func (s *EventStore) StoreNow(ctx context.Context) (int64, error) {
-	return time.Now().UnixMilli(), ctx.Err()
+	if s.now == nil {
+		return 0, fmt.Errorf("sqlite: storeNow: no clock configured: %w", spi.ErrUnsupported)
+	}
+	return s.now().UnixMilli(), ctx.Err()
 }
 
 // DeleteThrough implements spi.ThroughDeleter.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/stores/sqlite"
@@ -36,7 +37,7 @@ func itoa(n int) string {
 }
 
 func TestEventStoreKit(t *testing.T) {
-	kits.EventStore(t, open(t, func(d *sqlite.DB) spi.EventStore { return d.Events() }))
+	kits.EventStore(t, open(t, func(d *sqlite.DB) spi.EventStore { return d.EventsWithClock(time.Now) }))
 }
 
 func TestSnapshotStoreKit(t *testing.T) {
