@@ -168,3 +168,52 @@ func BenchmarkReplayLinear(b *testing.B) {
 	b.ReportMetric(perSmall/float64(b.N), "ns/step@1k")
 	b.ReportMetric(perLarge/float64(b.N), "ns/step@10k")
 }
+
+// BenchmarkG2UnwiredRatio: the same 10-step execution on a plain runtime and on one with every
+// option present but unwired (spec §1 G2: zero overhead when disabled), interleaved in one run.
+func BenchmarkG2UnwiredRatio(b *testing.B) {
+	plain, _ := benchRuntime(b, false)
+	unwiredStore := memory.NewEventStore()
+	unwired, err := New(Config{Store: unwiredStore, Now: FixedClock(0, 1), NewID: SequentialIDs("u"), Warn: func(Warning) {},
+		Snapshots: memory.NewSnapshotStore(), Budget: Budget{}, Effects: map[string]EffectDef{}, Ingress: IngressOptions{}, Features: Features{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	eff := func(_ *EffectContext, in json.RawMessage) (any, error) { return in, nil }
+	flow := FlowDef{ID: "ten", Fn: func(c *Context, _ json.RawMessage) (any, error) {
+		for i := range 10 {
+			if _, err := c.Run("s"+itoa(i), eff, i); err != nil {
+				return nil, err
+			}
+		}
+		return nil, c.Emit("done", 1)
+	}}
+	for _, rt := range []*Runtime{plain, unwired} {
+		if err := rt.Register(flow); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	var dp, du time.Duration
+	n := 0
+	for b.Loop() {
+		id := fmt.Sprintf("e%d", n)
+		order := []*Runtime{plain, unwired}
+		if n%2 == 1 { // alternate the order so GC and cache effects fall on both sides alike
+			order = []*Runtime{unwired, plain}
+		}
+		for _, rt := range order {
+			t := time.Now()
+			if _, err := rt.Start(ctx, "ten", id, nil); err != nil {
+				b.Fatal(err)
+			}
+			if rt == plain {
+				dp += time.Since(t)
+			} else {
+				du += time.Since(t)
+			}
+		}
+		n++
+	}
+	b.ReportMetric(float64(du)/float64(dp), "unwired/plain")
+}
