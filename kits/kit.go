@@ -48,13 +48,14 @@ type Case[T any] struct {
 	SpiVersion string
 	check      *Check[T]
 	ids        int
+	nonce      int64
 }
 
-// ExecID returns an execution id unique within the case (and, through the seed, very likely across
-// runs), so checks also work against a target that is not empty.
+// ExecID returns an execution id unique within the case and, through the seed and a per-run nonce,
+// very likely across runs, so checks also work against a target that is not empty.
 func (c *Case[T]) ExecID(name string) string {
 	c.ids++
-	return fmt.Sprintf("kit-%x-%s-%d", uint32(c.Seed), name, c.ids)
+	return fmt.Sprintf("kit-%x%x-%s-%d", uint32(c.Seed), uint16(c.nonce), name, c.ids)
 }
 
 // Violation is one broken rule, printed in the project's failure grammar:

@@ -60,3 +60,31 @@ func TestStoreNowIsDatabaseTime(t *testing.T) {
 		t.Fatalf("StoreNow() = %d, %v, want database time at or just after %d", got, err, dbms)
 	}
 }
+
+func TestNewerSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	dsn := postgres.TestDSN(t)
+	schema := postgres.UniqueSchema("newer")
+	db, err := postgres.Open(ctx, dsn, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.DropSchema(ctx); db.Close() }()
+	if _, err := db.Pool().Exec(ctx, `UPDATE `+schema+`.loom_schema SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	again, err := postgres.Open(ctx, dsn, schema)
+	if err == nil {
+		again.Close()
+		t.Fatal("Open(schema at version 99) = nil error, want one naming the version")
+	}
+	// Opening the same schema twice at the current version is fine (idempotent migration).
+	if _, err := db.Pool().Exec(ctx, `UPDATE `+schema+`.loom_schema SET version = $1`, postgres.SchemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	again, err = postgres.Open(ctx, dsn, schema)
+	if err != nil {
+		t.Fatalf("Open(current schema) again = %v, want nil", err)
+	}
+	again.Close()
+}
