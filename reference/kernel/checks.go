@@ -48,6 +48,8 @@ func Checks() []spec.Check {
 		t("SameStepIDServedLive", "S41.typed.same-id-live", "S41.typed.replay-substitution"),
 		t("RedispatchFencesZombie", "S6.resume.is-migration", "S6.dispatch.stateless-workers", "S6.fencing.zombie", "I-KERNEL-20"),
 		t("ParallelDuplicateContentNeverLost", "I-KERNEL-19", "S3.emit.residual"),
+		t("IngressWorkedExamplesThroughRuntime", "S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing", "S4.ingress.null-after-parked-failure",
+			"S4.fold.failed-while-parked-cleared", "S5.ingress.suspended-only", "S5.ingress.recovered-running-only"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }
