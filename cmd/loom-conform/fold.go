@@ -62,11 +62,7 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 				defer f.Close()
 				name, in = args[0], f
 			}
-			events, err := fold.DecodeLog(in, fold.DecodeOptions{})
-			if err != nil {
-				return foldInputErr(name, err)
-			}
-			st, err := fold.Fold(p, snap, events)
+			st, err := fold.FoldReader(p, snap, in, fold.DecodeOptions{})
 			if err != nil {
 				return foldInputErr(name, err)
 			}

@@ -25,66 +25,80 @@ type DecodeOptions struct {
 // *InputError naming the envelope index and field; memory stays bounded by
 // MaxEnvelopeBytes per envelope and nesting by MaxDepth. Members other than these are ignored.
 func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
+	var out []spi.Envelope
+	err := decodeReader(r, opt, func(_ int, e *spi.Envelope) error {
+		out = append(out, *e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeReader calls fn with each envelope of the stream, in order.
+func decodeReader(r io.Reader, opt DecodeOptions, fn func(int, *spi.Envelope) error) error {
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
 	d := &logReader{r: bufio.NewReaderSize(r, 64<<10), max: opt.MaxEnvelopeBytes}
 	var dec decoder
-	var out []spi.Envelope
 	c, err := d.nextNonSpace()
 	if err == io.EOF {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	array := c == '['
 	if array {
 		d.r.Discard(1) //nolint:errcheck // peeked
 		if c, err = d.nextNonSpace(); err != nil {
-			return nil, d.eofErr(0, err, "unterminated array")
+			return d.eofErr(0, err, "unterminated array")
 		}
 		if c == ']' {
 			d.r.Discard(1) //nolint:errcheck // peeked
-			return nil, d.trailing(0)
+			return d.trailing(0)
 		}
 	}
 	for i := 0; ; i++ {
 		raw, err := d.element(i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		e, end, err := dec.envelope(i, raw, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if skipSpace(raw, end) != len(raw) {
-			return nil, inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
+			return inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
 		}
-		out = append(out, e)
+		if err := fn(i, &e); err != nil {
+			return err
+		}
 		c, err := d.nextNonSpace()
 		if !array {
 			if err == io.EOF {
-				return out, nil
+				return nil
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		if err != nil {
-			return nil, d.eofErr(i+1, err, "unterminated array: want ',' or ']'")
+			return d.eofErr(i+1, err, "unterminated array: want ',' or ']'")
 		}
 		d.r.Discard(1) //nolint:errcheck // peeked
 		switch c {
 		case ']':
-			return out, d.trailing(i + 1)
+			return d.trailing(i + 1)
 		case ',':
 			if _, err := d.nextNonSpace(); err != nil {
-				return nil, d.eofErr(i+1, err, "unterminated array")
+				return d.eofErr(i+1, err, "unterminated array")
 			}
 		default:
-			return nil, inputErr(i+1, "", "want ',' or ']' between envelopes, got %q", c)
+			return inputErr(i+1, "", "want ',' or ']' between envelopes, got %q", c)
 		}
 	}
 }
@@ -92,56 +106,73 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 // DecodeLogBytes is DecodeLog over a byte slice, without copying it: the envelopes' payload and
 // metadata are sub-slices of b, which the caller must not modify afterwards.
 func DecodeLogBytes(b []byte) ([]spi.Envelope, error) {
+	out := make([]spi.Envelope, 0, len(b)/256+1)
+	err := decodeBytes(b, func(_ int, e *spi.Envelope) error {
+		out = append(out, *e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// decodeBytes calls fn with each envelope of b, in order.
+func decodeBytes(b []byte, fn func(int, *spi.Envelope) error) error {
 	d := &decoder{}
 	i := skipSpace(b, 0)
 	if i == len(b) {
-		return nil, nil
+		return nil
 	}
 	array := b[i] == '['
 	if array {
 		if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
 			if j := skipSpace(b, i+1); j != len(b) {
-				return nil, inputErr(0, "", "unexpected %q after the array", b[j])
+				return inputErr(0, "", "unexpected %q after the array", b[j])
 			}
-			return nil, nil
+			return nil
 		}
 	}
-	out := make([]spi.Envelope, 0, len(b)/256+1)
 	for idx := 0; ; idx++ {
 		if i >= len(b) {
 			if array {
-				return nil, inputErr(idx, "", "unterminated array")
+				return inputErr(idx, "", "unterminated array")
 			}
-			return out, nil
+			return nil
 		}
 		if b[i] != '{' {
-			return nil, inputErr(idx, "", "want an envelope object, got %q", b[i])
+			return inputErr(idx, "", "want an envelope object, got %q", b[i])
 		}
 		e, end, err := d.envelope(idx, b, i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if end-i > MaxEnvelopeBytes {
-			return nil, inputErr(idx, "", "envelope larger than %d bytes", MaxEnvelopeBytes)
+			return inputErr(idx, "", "envelope larger than %d bytes", MaxEnvelopeBytes)
 		}
-		out = append(out, e)
+		if err := fn(idx, &e); err != nil {
+			return err
+		}
 		i = skipSpace(b, end)
 		if !array {
 			continue
 		}
 		if i >= len(b) {
-			return nil, inputErr(idx+1, "", "unterminated array: want ',' or ']'")
+			return inputErr(idx+1, "", "unterminated array: want ',' or ']'")
 		}
 		switch b[i] {
 		case ']':
 			if j := skipSpace(b, i+1); j != len(b) {
-				return nil, inputErr(idx+1, "", "unexpected %q after the array", b[j])
+				return inputErr(idx+1, "", "unexpected %q after the array", b[j])
 			}
-			return out, nil
+			return nil
 		case ',':
 			i = skipSpace(b, i+1)
 		default:
-			return nil, inputErr(idx+1, "", "want ',' or ']' between envelopes, got %q", b[i])
+			return inputErr(idx+1, "", "want ',' or ']' between envelopes, got %q", b[i])
 		}
 	}
 }

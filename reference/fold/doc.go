@@ -5,6 +5,8 @@
 // The API other packages build on:
 //
 //   - Fold(p, snapshot, events) (State, error): pure; never writes to its arguments.
+//   - FoldBytes(p, snapshot, raw), FoldReader(p, snapshot, r, opts): decode and fold in one pass
+//     (what `loom-conform fold` runs); the same result as DecodeLog + Fold.
 //   - Current(), ProfileFor("1.23.0"), Profiles(): the schema profile a fold behaves as.
 //   - NormalizeSnapshotState(s, writtenBy): read a snapshot an older fold wrote.
 //   - State: MarshalJSON prints canonical JSON (equal states have equal bytes); ParseState reads it.

@@ -3,6 +3,7 @@ package fold
 import (
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -18,32 +19,67 @@ import (
 // metadata object; anything else is an *InputError naming the envelope index and field. Payload
 // content never makes the fold fail: a payload a handler cannot read folds as a no-op.
 func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
-	var s State
-	if snapshot == nil {
-		s = Empty()
-	} else {
-		s = snapshot.clone()
-	}
-	ps := pass{p: p, s: &s}
-	var execID string
+	f := newFolder(p, snapshot, false)
 	for i := range events {
-		e := &events[i]
-		if len(e.Payload) == 0 {
-			return State{}, inputErr(i, "payload", "missing")
-		}
-		if want := s.Sequence + 1; e.Sequence != want {
-			return State{}, inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
-		}
-		if i == 0 {
-			execID = e.ExecutionID
-		} else if e.ExecutionID != execID {
-			return State{}, inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, execID)
-		}
-		if err := ps.apply(i, e); err != nil {
+		if err := f.add(i, &events[i]); err != nil {
 			return State{}, err
 		}
 	}
-	return s, nil
+	return f.s, nil
+}
+
+// FoldBytes decodes a log (as DecodeLogBytes) and folds it (as Fold) in one pass: each payload is
+// validated once, by the decoder, and folded while its bytes are still in cache. The result shares
+// raw's bytes, which the caller must not modify afterwards.
+func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
+	f := newFolder(p, snapshot, true)
+	if err := decodeBytes(raw, f.add); err != nil {
+		return State{}, err
+	}
+	return f.s, nil
+}
+
+// FoldReader is FoldBytes over a stream (a JSON array or NDJSON): memory is bounded by the state
+// and one envelope, not by the length of the log.
+func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (State, error) {
+	f := newFolder(p, snapshot, true)
+	if err := decodeReader(r, opt, f.add); err != nil {
+		return State{}, err
+	}
+	return f.s, nil
+}
+
+// folder folds envelopes one at a time, checking that they are one execution's dense sequence.
+type folder struct {
+	s      State
+	ps     pass
+	execID string
+}
+
+func newFolder(p Profile, snapshot *State, trusted bool) *folder {
+	f := &folder{}
+	if snapshot == nil {
+		f.s = Empty()
+	} else {
+		f.s = snapshot.clone()
+	}
+	f.ps = pass{p: p, s: &f.s, trusted: trusted}
+	return f
+}
+
+func (f *folder) add(i int, e *spi.Envelope) error {
+	if len(e.Payload) == 0 {
+		return inputErr(i, "payload", "missing")
+	}
+	if want := f.s.Sequence + 1; e.Sequence != want {
+		return inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
+	}
+	if i == 0 {
+		f.execID = e.ExecutionID
+	} else if e.ExecutionID != f.execID {
+		return inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, f.execID)
+	}
+	return f.ps.apply(i, e)
 }
 
 // pass is one fold pass: it owns s (a clone) and mutates it in place.
@@ -54,6 +90,8 @@ type pass struct {
 	// validated all of it, so the payload is read once, not twice.
 	payload []byte
 	checked bool
+	// trusted is set when a validating decoder already read the envelopes (FoldBytes).
+	trusted bool
 }
 
 // meta is what the fold reads from an envelope's metadata (DESIGN §3.1). seal is ignored (1.25.0).
@@ -66,7 +104,7 @@ type meta struct {
 }
 
 // readMeta reads and validates an envelope's metadata (absent, null or an object).
-func readMeta(raw []byte) (meta, error) {
+func readMeta(raw []byte, trusted bool) (meta, error) {
 	var m meta
 	if len(raw) == 0 || isNull(raw) {
 		if len(raw) > 0 {
@@ -74,7 +112,7 @@ func readMeta(raw []byte) (meta, error) {
 		}
 		return m, nil
 	}
-	ok, err := eachField(raw, func(k, v []byte) error {
+	ok, err := eachFieldMode(raw, trusted, func(k, v []byte) error {
 		switch string(k) {
 		case "flowEmit":
 			m.flowEmit, m.hasFlowEmit = stringBytes(v)
@@ -117,11 +155,11 @@ func trailingSpaceOnly(raw []byte) error {
 const protoKey = "__proto__"
 
 func (ps *pass) apply(i int, e *spi.Envelope) error {
-	m, err := readMeta(e.Metadata)
+	m, err := readMeta(e.Metadata, ps.trusted)
 	if err != nil {
 		return inputErr(i, "metadata", "%v", err)
 	}
-	ps.payload, ps.checked = e.Payload, false
+	ps.payload, ps.checked = e.Payload, ps.trusted
 	rejected := m.hasFlowEmit && string(m.flowEmit) == protoKey
 	if !rejected {
 		rejected = ps.handle(e, m)
@@ -232,7 +270,7 @@ type fieldSet [8][]byte
 // fields extracts the named members of the payload object. ok is false when it is not an
 // object (or not valid JSON: the pass then reports it).
 func (ps *pass) fields(raw []byte, names ...string) (f fieldSet, ok bool) {
-	ok, err := eachField(raw, func(k, v []byte) error {
+	ok, err := eachFieldMode(raw, ps.trusted, func(k, v []byte) error {
 		for i, n := range names {
 			if string(k) == n {
 				f[i] = v
@@ -244,7 +282,7 @@ func (ps *pass) fields(raw []byte, names ...string) (f fieldSet, ok bool) {
 	if err != nil {
 		return fieldSet{}, false
 	}
-	if ok && len(raw) > 0 && &raw[0] == &ps.payload[0] && len(raw) == len(ps.payload) && trailingSpaceOnly(raw) == nil {
+	if ok && !ps.checked && len(raw) > 0 && &raw[0] == &ps.payload[0] && len(raw) == len(ps.payload) && trailingSpaceOnly(raw) == nil {
 		ps.checked = true
 	}
 	return f, ok

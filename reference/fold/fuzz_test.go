@@ -36,10 +36,17 @@ func FuzzFold(f *testing.F) {
 			if !errors.As(err, &ie) {
 				t.Fatalf("fold/fuzz [I-FOLD-1]: DecodeLog error %T %v, want *InputError", err, err)
 			}
+			if _, err := FoldBytes(Current(), nil, data); err == nil {
+				t.Fatalf("fold/fuzz [I-FOLD-1]: FoldBytes accepted what DecodeLog refused (%v)", ie)
+			}
 			return
 		}
 		p := profiles[int(pick)%len(profiles)]
 		st, err := Fold(p, nil, events)
+		one, err1 := FoldBytes(p, nil, data) // the one-pass path must agree
+		if (err == nil) != (err1 == nil) || (err == nil && !Equal(st, one)) {
+			t.Fatalf("fold/fuzz [S1.P2.replay-identical]: FoldBytes = %v, %v; DecodeLog+Fold = %v", one, err1, err)
+		}
 		if err != nil {
 			if !errors.As(err, &ie) {
 				t.Fatalf("fold/fuzz [I-FOLD-1]: Fold error %T %v, want *InputError", err, err)

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf16"
@@ -261,6 +262,12 @@ func validJSON(b []byte) error {
 // reports ok=false when raw is not an object. Duplicate keys are all reported, in order, so a
 // caller that assigns keeps the last one (as JSON.parse does).
 func eachField(raw []byte, fn func(key, val []byte) error) (bool, error) {
+	return eachFieldMode(raw, false, fn)
+}
+
+// eachFieldMode is eachField; trusted skips values without validating them, for text a
+// validating decoder already read (DecodeLog, FoldBytes).
+func eachFieldMode(raw []byte, trusted bool, fn func(key, val []byte) error) (bool, error) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return false, nil
@@ -274,8 +281,11 @@ func eachField(raw []byte, fn func(key, val []byte) error) (bool, error) {
 			return true, syntaxErr(i, "want an object key")
 		}
 		ks := i
-		ke, err := skipString(raw, i)
-		if err != nil {
+		var ke int
+		var err error
+		if trusted {
+			ke = skipStringTrusted(raw, i)
+		} else if ke, err = skipString(raw, i); err != nil {
 			return true, err
 		}
 		key := raw[ks+1 : ke-1]
@@ -288,7 +298,9 @@ func eachField(raw []byte, fn func(key, val []byte) error) (bool, error) {
 		}
 		i = skipSpace(raw, i+1)
 		vs := i
-		if i, err = skipValue(raw, i, 1); err != nil {
+		if trusted {
+			i = skipTrusted(raw, i)
+		} else if i, err = skipValue(raw, i, 1); err != nil {
 			return true, err
 		}
 		if err := fn(key, raw[vs:i]); err != nil {
@@ -475,4 +487,58 @@ func isObject(raw []byte) bool {
 func isArray(raw []byte) bool {
 	raw = trimRaw(raw)
 	return len(raw) > 0 && raw[0] == '['
+}
+
+// skipTrusted returns the index past the JSON value at b[i], known to be valid JSON: it only
+// tracks strings and nesting, and finds a string's end with bytes.IndexByte.
+func skipTrusted(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipStringTrusted(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipStringTrusted(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipStringTrusted returns the index past the valid JSON string starting at b[i] == '"'.
+func skipStringTrusted(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
 }
