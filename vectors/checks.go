@@ -13,7 +13,21 @@ func Checks() []spec.Check {
 	}
 	out := []spec.Check{
 		t("corpus-loads", "TestCorpusLoads", "A26.vectors.language-agnostic", "S3.determinism.enforced"),
-		t("reference-passes", "TestReferencePassesCorpus", "A26.vectors.language-agnostic", "S10.pins.drift"),
+		t("duplicate-ids-refused", "TestLoadRefusesDuplicateIDs", "A26.vectors.language-agnostic", "I-VECTOR-1"),
+		t("malformed-refused", "TestLoadRefusesMalformed", "A26.vectors.language-agnostic", "I-VECTOR-1", "I-VECTOR-3"),
+		t("split-args", "TestSplitArgs", "I-VECTOR-2"),
+		t("ledger-parse", "TestLedgerParse", "I-VECTOR-5"),
+		t("reference-passes", "TestReferencePassesCorpus", "A26.vectors.language-agnostic", "S10.pins.drift", "S3.determinism.enforced"),
+		t("clause-coverage", "TestHandVectorsCoverFoldClauses", "A26.vectors.language-agnostic", "I-VECTOR-6"),
+		t("js-oracle", "TestJavaScriptOracle", "S3.emit.canonical-form", "S3.emit.identity", "I-VECTOR-6"),
+		t("example-fold-js", "TestExampleFoldJS", "A26.vectors.language-agnostic", "I-VECTOR-2"),
+		t("foreign-correct-passes", "TestForeignCorrectFoldPassesAll", "A26.vectors.language-agnostic", "I-VECTOR-2"),
+		t("foreign-wrong-folds", "TestForeignWrongFoldsFailExactly", "A26.vectors.language-agnostic", "S4.fold.failed-while-parked-set",
+			"S4.fold.null-resume-after-parked-failure", "S3.emit.canonical-form", "S10.pins.drift"),
+		t("foreign-unknown", "TestForeignHangCrashGarbageUnknown", "I-VECTOR-2"),
+		t("foreign-missing-command", "TestNewProcessRefusesMissingCommand", "I-VECTOR-2"),
+		t("ledger-kept-true", "TestLedgerKeptTrue", "I-VECTOR-5"),
+		t("save-counterexample", "TestSaveCounterexample", "S4.snapshot.every-k", "I-VECTOR-6"),
 	}
 	c, err := Embedded()
 	if err != nil {

@@ -127,7 +127,7 @@ func TestForeignHangCrashGarbageUnknown(t *testing.T) {
 		}
 	}
 	hang, crash, garbage := c.Vectors[1].ID, c.Vectors[3].ID, c.Vectors[5].ID
-	rep, p := runForeign(t, c, 300*time.Millisecond, "-hang-on", hang, "-crash-on", crash, "-garbage-on", garbage)
+	rep, p := runForeign(t, c, 2*time.Second, "-hang-on", hang, "-crash-on", crash, "-garbage-on", garbage)
 	got := rep.Failing(vectors.Unknown)
 	want := []string{hang, crash, garbage}
 	if !slices.Equal(got, want) {

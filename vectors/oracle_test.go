@@ -110,3 +110,42 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// The JavaScript example fold of docs/vectors.md (testdata/example-fold.js), written from the
+// documented protocol alone, passes every canonical and digest vector: the protocol is enough for
+// a port in another language. With CI=true the test must run.
+func TestExampleFoldJS(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("vectors/example-fold: node is not on PATH and CI=true")
+		}
+		t.Skip("node is not on PATH: install Node.js to run the JavaScript example fold")
+	}
+	c, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub Corpus
+	for _, v := range c.Vectors {
+		if v.Kind != KindFold {
+			sub.Vectors = append(sub.Vectors, v)
+		}
+	}
+	p, err := NewProcess([]string{node, "testdata/example-fold.js"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rep := Run(ctx, sub, p, Config{})
+	for _, r := range rep.Results {
+		if r.Verdict != Pass {
+			t.Errorf("%s", r.Message)
+		}
+	}
+	if len(rep.Results) < 50 {
+		t.Errorf("ran %d canonical/digest vectors, want at least 50", len(rep.Results))
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildCLI builds this command into a temporary directory, for --exec tests that need a real
+// subprocess.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "loom-conform")
+	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+const cliVector = `{"id":"cli/canon","kind":"canonical","reason":"r","clauses":["S3.emit.canonical-form"],"input":"{\"b\":1,\"a\":2}","expect":{"canonical":%s}}`
+
+func writeVector(t *testing.T, dir, name, canonical string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Replace(cliVector, "%s", canonical, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Reference: ADR 0026 T2.3 — exit codes of `loom-conform vectors`: 0 all pass, 1 a failure or an
+// untrue ledger, 2 bad input naming the file.
+func TestVectorsExitCodes(t *testing.T) {
+	good, bad, dup, malformed := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	writeVector(t, good, "v.json", `"{\"a\":2,\"b\":1}"`)
+	writeVector(t, bad, "v.json", `"{\"b\":1,\"a\":2}"`)
+	writeVector(t, dup, "one.json", `"{\"a\":2,\"b\":1}"`)
+	writeVector(t, dup, "two.json", `"{\"a\":2,\"b\":1}"`)
+	if err := os.WriteFile(filepath.Join(malformed, "m.json"), []byte(`{"id":"x","kind":"fold"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ledger := filepath.Join(t.TempDir(), "ledger.json")
+	if err := os.WriteFile(ledger, []byte(`[{"id":"cli/canon","reason":"known"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"vectors", "--quiet"}, 0, ""},
+		{[]string{"vectors", "--quiet", "--profile", "1.24.0"}, 0, ""},
+		{[]string{"vectors", "--quiet", good}, 0, ""},
+		{[]string{"vectors", "--quiet", bad}, 1, "1 failed"},
+		{[]string{"vectors", "--quiet", bad, "--expected-failures", ledger}, 0, ""},
+		{[]string{"vectors", "--quiet", good, "--expected-failures", ledger}, 1, "1 ledger error"},
+		{[]string{"vectors", dup}, 2, "two.json: duplicate vector id"},
+		{[]string{"vectors", malformed}, 2, "m.json"},
+		{[]string{"vectors", filepath.Join(good, "v.json")}, 2, "not a directory"},
+		{[]string{"vectors", "--profile", "1.9.0"}, 2, "--profile"},
+		{[]string{"vectors", "--exec", `fold 'open`}, 2, "unterminated"},
+		{[]string{"vectors", "--exec", "/nonexistent/fold"}, 2, "--exec"},
+		{[]string{"vectors", "--expected-failures", "/nonexistent/ledger.json"}, 2, "--expected-failures"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.err) {
+			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.err)
+		}
+	}
+}
+
+// The CLI drives itself as a foreign fold (`vectors --serve` behind `--exec`) over the whole
+// corpus and writes JUnit and JSON reports.
+func TestVectorsExecServe(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	junit, report := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	code, stdout, stderr := runCLI(t, "", "vectors", "--exec", `"`+bin+`" vectors --serve`, "--junit", junit, "--report", report)
+	if code != 0 {
+		t.Fatalf("vectors --exec '%s vectors --serve' = exit %d\n%s\n%s", bin, code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "PASS") || !strings.Contains(stderr, "progress:") {
+		t.Errorf("summary/progress missing: stdout %q stderr %q", stdout, stderr)
+	}
+	var rep struct {
+		OK      bool `json:"ok"`
+		Pass    int  `json:"pass"`
+		Results []struct {
+			ID      string `json:"id"`
+			Verdict string `json:"verdict"`
+		} `json:"results"`
+	}
+	data, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(data, &rep) != nil || !rep.OK || rep.Pass == 0 || rep.Pass != len(rep.Results) {
+		t.Errorf("--report: ok=%v pass=%d of %d (%v)", rep.OK, rep.Pass, len(rep.Results), err)
+	}
+	var suites struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Tests int    `xml:"tests,attr"`
+		} `xml:"testsuite"`
+	}
+	data, err = os.ReadFile(junit)
+	if err != nil || xml.Unmarshal(data, &suites) != nil || len(suites.Suites) != 3 {
+		t.Errorf("--junit: %d suites (%v), want fold, canonical, digest", len(suites.Suites), err)
+	}
+	in := `{"kind":"canonical","id":"a","input":"[1.0,{\"b\":1,\"a\":2}]"}` + "\n" + `{"kind":"digest","id":"b","segment":0,"eventType":"progress","payload":{"p":1}}` + "\n"
+	code, stdout, _ = runCLI(t, in, "vectors", "--serve")
+	want := `{"id":"a","output":"[1,{\"a\":2,\"b\":1}]"}` + "\n" + `{"id":"b","output":"e5dc3cdf3f69d31d"}` + "\n"
+	if code != 0 || stdout != want {
+		t.Errorf("vectors --serve = exit %d, %q; want 0, %q", code, stdout, want)
+	}
+}

@@ -1,0 +1,63 @@
+package vectors
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// notFoldBehaviour lists the §4 clauses that no fold vector can enforce, and why.
+var notFoldBehaviour = map[string]string{
+	"S4.log.known-types-pinned":            "a pin of the manifest's event table (manifest tests)",
+	"S4.K5.add-minor":                      "a versioning rule (manifest pin)",
+	"S4.K5.remove-major":                   "a versioning rule (manifest pin)",
+	"S4.K5.version-and-set-together":       "a versioning rule (manifest pin)",
+	"S4.ingress.null-after-parked-failure": "an ingress refusal appends nothing: nothing to fold (reference/kernel ingress tests)",
+	"S4.v1_23.shapes-frozen":               "a change-control rule on the Wave 2 shapes",
+	"S4.v1_24.evidence-order":              "evidenceEvents ordering is a runtime reader of _decisions, not the fold",
+	"S4.v1_24.wire-unchanged":              "the wire ABI version, pinned by the manifest",
+	"S4.v1_25.park-fence-ignorable":        "the park fence is a runtime rule",
+}
+
+// Reference: spec §3, §4 — every fold clause is named by at least one hand-written vector.
+func TestHandVectorsCoverFoldClauses(t *testing.T) {
+	c, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, v := range c.Vectors {
+		if strings.HasPrefix(v.ID, "generated/") {
+			continue
+		}
+		for _, id := range v.Clauses {
+			named[id] = true
+		}
+	}
+	var missing []string
+	for _, cl := range spec.Clauses() {
+		fold := strings.HasPrefix(cl.ID, "S4.") ||
+			strings.HasPrefix(cl.ID, "S3.fold.") || strings.HasPrefix(cl.ID, "S3.snapshot.") ||
+			cl.ID == "S3.emit.fold-count" || cl.ID == "S3.emit.identity" || cl.ID == "S3.emit.canonical-form" ||
+			cl.ID == "S3.emit.stamp" || cl.ID == "S3.emit.legacy-log" || cl.ID == "S3.emit.segment" ||
+			strings.HasPrefix(cl.ID, "I-FOLD-") && cl.ID != "I-FOLD-11" && cl.ID != "I-FOLD-14"
+		if !fold || named[cl.ID] {
+			continue
+		}
+		if _, ok := notFoldBehaviour[cl.ID]; ok {
+			continue
+		}
+		missing = append(missing, cl.ID)
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("vectors/clause-coverage [A26.vectors.language-agnostic]: fold clauses named by no hand-written vector = %q, want none", missing)
+	}
+	for id := range notFoldBehaviour {
+		if _, ok := spec.Lookup(id); !ok {
+			t.Errorf("notFoldBehaviour names unknown clause %q", id)
+		}
+	}
+}
