@@ -71,3 +71,41 @@ func TestIngressWorkedExamplesThroughRuntime(t *testing.T) {
 		}
 	})
 }
+
+// Reference: spec §5 — a pre-gate log whose _resumePayloads entry answered no suspend point is
+// replayed as written (the entry is served to the next gate), and the runtime warns about it,
+// saying whether it is spent.
+func TestLegacyResumeEntryReplayedAndWarned(t *testing.T) {
+	h := newHarness(t, nil)
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+		a, err := c.Suspend(SuspendConfig{On: "first"})
+		if err != nil {
+			return nil, err
+		}
+		b, err := c.Suspend(SuspendConfig{On: "second"})
+		return []json.RawMessage{a, b}, err
+	})
+	ctx := testCtx(t)
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	log := []spi.Envelope{
+		{ID: "1", WorkflowID: "F", ExecutionID: "x", EventType: "EXECUTION_STARTED", Sequence: 0, Timestamp: 1, Payload: raw(`{"input":null,"flowId":"F"}`)},
+		{ID: "2", WorkflowID: "F", ExecutionID: "x", EventType: "EXECUTION_RESUMED", Sequence: 1, Timestamp: 2, Payload: raw(`"stray"`)},
+		{ID: "3", WorkflowID: "F", ExecutionID: "x", EventType: "EXECUTION_SUSPENDED", Sequence: 2, Timestamp: 3, Payload: raw(`{"on":"second"}`)},
+	}
+	if err := h.store.Append(ctx, "x", log, spi.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := h.ok(h.rt.Resume(ctx, "x", "second", raw(`2`)))
+	if string(res.Output) != `["stray",2]` {
+		failf(t, "legacy/as-written", []string{"S5.ingress.legacy-as-written"}, "output", string(res.Output), `["stray",2]`)
+	}
+	found := false
+	for _, w := range h.warns {
+		if w.Code == "legacy-resume-entry" {
+			found = true
+		}
+	}
+	if !found {
+		failf(t, "legacy/warn", []string{"S5.ingress.legacy-warn"}, "warnings", h.warns, "a legacy-resume-entry warning")
+	}
+}
