@@ -31,24 +31,24 @@ type faultProxy = faultproxy.Proxy
 func newFaultProxy(url string) (*faultProxy, error) { return faultproxy.New(url) }
 
 // FaultKit holds the checks `certify --faults` adds: a durability workload of batched appends runs
-// while the link is cut or the store is paused, then the logs are judged (I-BRIDGE-7).
+// while the link is cut (every few milliseconds) or the store is paused, then the logs are judged (I-BRIDGE-7).
 func FaultKit() kits.Kit[*FaultTarget] {
 	type C = kits.Check[*FaultTarget]
 	return kits.Kit[*FaultTarget]{Name: "faults", Checks: []C{
 		{ID: "faults/cut-connections", Clauses: []string{"I-BRIDGE-7", "I-STORE-2"}, Level: spec.Must,
-			Doc: "with every connection cut every few tens of milliseconds, no acknowledged append is lost and no batch is torn", Run: fkCut},
+			Doc: "with every connection cut every few milliseconds, no acknowledged append is lost and no batch is torn", Run: fkCut},
 		{ID: "faults/pause-resume", Clauses: []string{"I-BRIDGE-7", "I-STORE-2"}, Level: spec.Must,
 			Doc: "with the store process frozen and thawed mid-workload, no acknowledged append is lost and no batch is torn", Run: fkPause},
 	}}
 }
 
 func fkCut(ctx context.Context, c *FaultCase) error {
-	return durability(ctx, c, func(stop <-chan struct{}) error {
+	return durability(ctx, c, "cut", func(stop <-chan struct{}) error {
 		for {
 			select {
 			case <-stop:
 				return nil
-			case <-time.After(time.Duration(20+c.Rand.Intn(60)) * time.Millisecond):
+			case <-time.After(time.Duration(2+c.Rand.Intn(20)) * time.Millisecond):
 				c.Store.Proxy.Cut()
 			}
 		}
@@ -60,7 +60,7 @@ func fkPause(ctx context.Context, c *FaultCase) error {
 	if p == nil {
 		return c.Skip("faults/pause-resume: the target cannot be paused (only --image and --exec targets can)")
 	}
-	return durability(ctx, c, func(stop <-chan struct{}) error {
+	return durability(ctx, c, "pause", func(stop <-chan struct{}) error {
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -84,7 +84,7 @@ type sentBatch struct {
 }
 
 // durability runs writers over the proxy while inject strikes, then checks every log.
-func durability(ctx context.Context, c *FaultCase, inject func(stop <-chan struct{}) error) error {
+func durability(ctx context.Context, c *FaultCase, name string, inject func(stop <-chan struct{}) error) error {
 	if c.Store.Client.EventStore() == nil {
 		return c.Skip("the bridge does not serve EventStore")
 	}
@@ -98,7 +98,7 @@ func durability(ctx context.Context, c *FaultCase, inject func(stop <-chan struc
 	execs := make([]string, writers)
 	sent := make([]map[string]*sentBatch, writers)
 	for w := range execs {
-		execs[w] = c.ExecID(fmt.Sprintf("fault-w%d", w))
+		execs[w] = c.ExecID(fmt.Sprintf("fault-%s-w%d", name, w))
 		sent[w] = map[string]*sentBatch{}
 	}
 	stop := make(chan struct{})
@@ -113,7 +113,7 @@ func durability(ctx context.Context, c *FaultCase, inject func(stop <-chan struc
 			x, head := execs[w], int64(0)
 			for i := 0; i < rounds && ctx.Err() == nil; i++ {
 				tag := fmt.Sprintf("w%d-b%d", w, i)
-				n := int64(1 + i%4)
+				n := int64(1 + (i%4)*13) // 1, 14, 27, 40: large enough to be cut mid-batch
 				b := faultBatch(x, head, n, tag)
 				err := es.Append(ctx, x, b, spi.AppendOptions{})
 				mu.Lock()

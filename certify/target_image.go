@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/moby/moby/client"
 	tc "github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
 // DefaultBridgePort is the container port a bridge image listens on unless --port says otherwise.
@@ -50,22 +50,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 	for k, v := range t.Env {
 		env[k] = v
 	}
-	deadline, ok := ctx.Deadline()
-	startup := 60 * time.Second
-	if ok {
-		startup = time.Until(deadline)
-	}
-	opts := []tc.ContainerCustomizer{
-		tc.WithExposedPorts(port), tc.WithEnv(env), tc.WithLogger(tclog.NewNoopLogger()),
-		tc.WithWaitStrategy(wait.ForHTTP("/").WithPort(port).WithMethod(http.MethodPost).
-			WithHeaders(map[string]string{"Content-Type": "application/json"}).
-			WithBody(strings.NewReader(handshakeProbe)).
-			WithResponseMatcher(func(body io.Reader) bool {
-				b, _ := io.ReadAll(body)
-				return bytes.Contains(b, []byte(`"result"`))
-			}).
-			WithPollInterval(100 * time.Millisecond).WithStartupTimeout(startup)),
-	}
+	opts := []tc.ContainerCustomizer{tc.WithExposedPorts(port), tc.WithEnv(env), tc.WithLogger(tclog.NewNoopLogger())}
 	if t.Cmd != nil {
 		opts = append(opts, tc.WithCmd(t.Cmd...))
 	}
@@ -94,13 +79,56 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 		}
 		return run, errors.New(msg)
 	}
-	ep, err := ctr.PortEndpoint(ctx, port, "http")
+	url, err := waitHandshake(ctx, ctr, port)
 	if err != nil {
-		return run, fmt.Errorf("image %s: mapped port %s: %w", t.Image, port, err)
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return run, fmt.Errorf("image %s: %v; container logs: %s", t.Image, err, clipStr(run.Logs(lctx), 800))
 	}
-	run.URL = ep + "/"
+	run.URL = url
 	run.Identity.URL = run.URL
 	return run, nil
+}
+
+// waitHandshake polls bridge.handshake on the published port until it answers with a result, the
+// container stops, or ctx ends. It tries the host testcontainers resolves (which honours
+// TESTCONTAINERS_HOST_OVERRIDE) and the loopback address, since a sandboxed client may resolve a
+// gateway that does not forward published ports.
+func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port string) (string, error) {
+	mapped, err := ctr.MappedPort(ctx, port)
+	if err != nil {
+		return "", fmt.Errorf("mapped port %s: %w", port, err)
+	}
+	hosts := []string{"127.0.0.1"}
+	if h, err := ctr.Host(ctx); err == nil && h != "" && h != "localhost" && h != "127.0.0.1" {
+		hosts = append([]string{h}, hosts...)
+	}
+	hc := &http.Client{Timeout: time.Second}
+	var last error
+	for {
+		for _, h := range hosts {
+			url := "http://" + net.JoinHostPort(h, mapped.Port()) + "/"
+			resp, err := hc.Post(url, "application/json", strings.NewReader(handshakeProbe))
+			if err != nil {
+				last = err
+				continue
+			}
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"result"`)) {
+				return url, nil
+			}
+			last = fmt.Errorf("handshake answered HTTP %d: %s", resp.StatusCode, clipStr(string(b), 200))
+		}
+		if st, err := ctr.State(ctx); err == nil && !st.Running {
+			return "", fmt.Errorf("the container stopped (%s, exit code %d) before answering the handshake", st.Status, st.ExitCode)
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("no handshake before the start timeout (last: %v)", last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 type imageContainer struct {

@@ -88,5 +88,7 @@ func TestUndeclaredMethodsAreUnsupported(t *testing.T) {
 
 type minimalStore struct{}
 
-func (minimalStore) Append(context.Context, string, []spi.Envelope, spi.AppendOptions) error { return nil }
-func (minimalStore) Read(context.Context, string) ([]spi.Envelope, error)                     { return nil, nil }
+func (minimalStore) Append(context.Context, string, []spi.Envelope, spi.AppendOptions) error {
+	return nil
+}
+func (minimalStore) Read(context.Context, string) ([]spi.Envelope, error) { return nil, nil }
