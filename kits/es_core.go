@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -245,4 +246,29 @@ func esIsolation(ctx context.Context, c *EventStoreCase) error {
 		return err
 	}
 	return expectLog(ctx, c, b, wb, "interleaved appends")
+}
+
+func esExecutionIDs(ctx context.Context, c *EventStoreCase) error {
+	base := c.ExecID("ids")
+	long := base + "-" + strings.Repeat("x", 1000)
+	ids := []string{
+		"__loom_quarantine__:" + base,
+		"__loom_quarantine__:" + base + ":2",
+		base + `-quote'"-percent%_-backslash\\-slash/`,
+		base + "-ünï-日本-🧵",
+		base + "-space and\ttab",
+		long + "a",
+		long + "b",
+	}
+	for i, x := range ids {
+		if err := appendOK(ctx, c, x, batch(x, 0, i+1, fmt.Sprintf("id%d", i)), spi.AppendOptions{}); err != nil {
+			return err
+		}
+	}
+	for i, x := range ids {
+		if err := expectLog(ctx, c, x, batch(x, 0, i+1, fmt.Sprintf("id%d", i)), "appends to 7 awkward ids"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

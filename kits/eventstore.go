@@ -43,6 +43,8 @@ func eventStoreChecks() []Check[spi.EventStore] {
 			Doc: "payload and metadata round-trip value-exactly (unicode, escapes, big and fractional numbers, nesting, empty containers)", Run: esRoundtrip},
 		{ID: "eventstore/isolation", Clauses: []string{"I-STORE-4"}, Level: spec.Must,
 			Doc: "interleaved writes to two executions never mix", Run: esIsolation},
+		{ID: "eventstore/execution-ids", Clauses: []string{"S7.es.quarantine-prefix-reserved", "I-STORE-4"}, Level: spec.Must,
+			Doc: "control-stream ids (__loom_quarantine__:<chainId>) and awkward ids (quotes, %, unicode, 1 000 bytes) are kept apart and round-trip", Run: esExecutionIDs},
 		{ID: "eventstore/linearizable", Clauses: []string{"I-STORE-14", "I-STORE-1"}, Level: spec.Must,
 			Doc: "a recorded history of concurrent appends and reads is linearizable against a model log (porcupine)", Run: esLinearizable},
 		{ID: "eventstore/read-range-bounds", Clauses: []string{"S7.es.read-range", "I-STORE-5"}, Level: spec.Must,

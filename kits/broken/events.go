@@ -129,6 +129,36 @@ func (s landsAfterCancel) Append(ctx context.Context, id string, events []spi.En
 	}
 }
 
+// --- ids are truncated to 255 bytes, so long ids that share a prefix share a log.
+type truncatedIDs struct{ es }
+
+func trunc(id string) string {
+	if len(id) > 255 {
+		return id[:255]
+	}
+	return id
+}
+
+func (s truncatedIDs) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := spi.ValidateBatch("append", id, events); err != nil {
+		return err
+	}
+	out := make([]spi.Envelope, len(events))
+	for i, e := range events {
+		e.ExecutionID = trunc(id)
+		out[i] = e
+	}
+	return s.es.Append(ctx, trunc(id), out, opts)
+}
+
+func (s truncatedIDs) Read(ctx context.Context, id string) ([]spi.Envelope, error) {
+	got, err := s.es.Read(ctx, trunc(id))
+	for i := range got {
+		got[i].ExecutionID = id
+	}
+	return got, err
+}
+
 // --- lost number precision: payloads pass through float64.
 type lossyNumbers struct{ es }
 
@@ -447,6 +477,7 @@ func EventStores() []Store[spi.EventStore] {
 		{"lossy-numbers", "payload numbers pass through float64", "eventstore/roundtrip-values", func() spi.EventStore { return lossyNumbers{newES()} }},
 		{"dropped-metadata", "metadata is not stored", "eventstore/roundtrip-values", func() spi.EventStore { return dropMetadata{newES()} }},
 		{"prefix-leak", "reading an empty id returns the log of an id it prefixes", "eventstore/isolation", func() spi.EventStore { return prefixLeak{newES()} }},
+		{"truncated-ids", "execution ids are cut to 255 bytes, so two long ids share one log", "eventstore/execution-ids", func() spi.EventStore { return truncatedIDs{newES()} }},
 		{"stale-read-under-load", "reads during an append answer from a stale cache", "eventstore/linearizable", func() spi.EventStore {
 			return staleUnderLoad{newES(), &atomic.Int64{}, &sync.Map{}}
 		}},
