@@ -41,5 +41,7 @@ func foldInterpretations() []Clause {
 			"EXECUTION_STARTED sets _input to payload.input (removed when absent), EXECUTION_MIGRATED replaces it only when migratedInput is present (1.15.0), EXECUTION_COMPLETED sets _output and EXECUTION_FAILED _error from their member, removing the key when the member is absent (as a JavaScript spread of undefined prints nothing). EXECUTION_CANCELLED.reason is not folded. A re-open keeps _output/_error (resumeAs keeps a stale _error, spec §4)."),
 		interp("I-FOLD-18", s4, Must, "a kernel-stamped EXECUTION_CONTINUED is an execution-level event: it moves the status to continued",
 			"Spec §4 lists six status-moving events and, in 1.23.0, adds the terminal status continued set by EXECUTION_CONTINUED. We count EXECUTION_CONTINUED (kernel-stamped, from 1.23.0) as the seventh execution-level event, and it ends a park like the other terminal events."),
+		interp("I-FOLD-19", s4, Must, "the map order evidence ordering reads is the canonical key order of _decisions",
+			"Spec §4 (1.24.0) places each unstamped _decisions entry after the stamped entry preceding it in map order, the insertion order of a JavaScript object. A State here is canonical JSON, whose only key order is the sorted (UTF-16) one, and a normalising store (jsonb) would reorder keys anyway; so DecisionEvidenceOrder reads map order as canonical key order: stamped entries by seq, each run of unstamped entries after the stamped entry before it in that order, unstamped entries before any stamped one first."),
 	}
 }

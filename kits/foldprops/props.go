@@ -195,8 +195,10 @@ func checkDeterminism(tg Target, in Input) error {
 	}
 	if tg.Name == Reference().Name { // the reference's one-pass paths fold the same bytes alike
 		for name, f := range map[string]func() (fold.State, error){
-			"FoldBytes":  func() (fold.State, error) { return fold.FoldBytes(in.Writer, nil, raw) },
-			"FoldReader": func() (fold.State, error) { return fold.FoldReader(in.Writer, nil, bytes.NewReader(raw), fold.DecodeOptions{}) },
+			"FoldBytes": func() (fold.State, error) { return fold.FoldBytes(in.Writer, nil, raw) },
+			"FoldReader": func() (fold.State, error) {
+				return fold.FoldReader(in.Writer, nil, bytes.NewReader(raw), fold.DecodeOptions{})
+			},
 		} {
 			st, err := f()
 			if err != nil || canonical(st) != outs[0] {

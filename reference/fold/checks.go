@@ -12,7 +12,10 @@ func Checks() []spec.Check {
 		return spec.Check{ID: id, Kind: spec.KindFuzz, Clauses: clauses, Where: dir + fn}
 	}
 	return []spec.Check{
-		t("fold/unknown-inert", "TestUnknownTypesInert", "S4.fold.unknown-inert"),
+		t("fold/unknown-inert", "TestUnknownTypesInert", "S4.fold.unknown-inert", "S3.snapshot.out-of-band"),
+		t("fold/evidence-order", "TestDecisionEvidenceOrder", "S4.v1_24.evidence-order", "I-FOLD-19"),
+		t("fold/suspended-waits", "TestSuspendedWaits", "S4.v1_23.suspended-waits", "I-FOLD-7"),
+		t("fold/unreadable-payload", "TestUnreadablePayloads", "I-FOLD-2"),
 		t("fold/proto-rejected", "TestProtoKeysRejected", "S4.fold.proto-rejected", "I-FOLD-4"),
 		t("fold/step-failed-not-fatal", "TestStepFailedNeverFailsExecution",
 			"S4.fold.step-failed-not-fatal", "S4.fold.step-frame-only", "S4.fold.status-execution-only", "S4.v1_21.caught-step-failure-running"),

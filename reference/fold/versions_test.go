@@ -319,3 +319,55 @@ func TestStateRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Reference: spec §4 1.24.0 — evidence order: stamped entries by seq, each unstamped entry right
+// after the stamped entry preceding it in map order.
+func TestDecisionEvidenceOrder(t *testing.T) {
+	d := func(seq int64, has bool) Decision { return Decision{Choice: rawOne, Seq: seq, HasSeq: has} }
+	s := Empty()
+	s.Variables.Decisions = map[string]Decision{
+		"a": d(5, true), "b": d(0, false), "c": d(2, true), "d": d(0, false), "0": d(0, false), "e": d(9, true),
+	}
+	got := DecisionEvidenceOrder(s)
+	diff(t, "fold/evidence-order", []string{"S4.v1_24.evidence-order", "I-FOLD-19"}, "DecisionEvidenceOrder", []string{"0", "c", "d", "a", "b", "e"}, got)
+}
+
+// Reference: spec §4 1.23.0 — waits[] fold into _waits; the park's end removes them.
+func TestSuspendedWaits(t *testing.T) {
+	park := ev{"EXECUTION_SUSPENDED", `{"on":"sel","waits":[{"waitId":"w1","topic":"t"},{"waitId":"w2"},{"waitId":1},"x"]}`, ""}
+	m := foldJSON(t, Current(), ev{"EXECUTION_STARTED", started, ""}, park)
+	diff(t, "fold/suspended-waits", []string{"S4.v1_23.suspended-waits", "I-FOLD-7"}, "_waits",
+		map[string]any{"w1": map[string]any{"waitId": "w1", "topic": "t"}, "w2": map[string]any{"waitId": "w2"}}, vars(m)["_waits"])
+	diff(t, "fold/suspended-waits", []string{"S4.v1_23.suspended-waits"}, "_suspendedOn", map[string]any{"on": "sel"}, vars(m)["_suspendedOn"])
+	for _, next := range []ev{{"EXECUTION_SUSPENDED", `{"on":"g"}`, ""}, {"EXECUTION_RESUMED", `1`, ""}, {"EXECUTION_CANCELLED", `{}`, ""}} {
+		m := foldJSON(t, Current(), ev{"EXECUTION_STARTED", started, ""}, park, next)
+		if _, ok := vars(m)["_waits"]; ok {
+			t.Errorf("fold/suspended-waits [S4.v1_23.suspended-waits I-FOLD-7]: _waits kept after %s", next.typ)
+		}
+	}
+	m = foldJSON(t, MustProfile("1.22.0"), ev{"EXECUTION_STARTED", started, ""}, park)
+	if _, ok := vars(m)["_waits"]; ok {
+		t.Errorf("fold/profile-1.22 [S4.v1_23.suspended-waits]: Fold(1.22.0) has _waits")
+	}
+}
+
+// Reference: I-FOLD-2 — payloads a handler cannot read fold as no-ops; execution-level events
+// still move the status.
+func TestUnreadablePayloads(t *testing.T) {
+	base := []ev{{"EXECUTION_STARTED", started, ""}}
+	want := foldJSON(t, Current(), base...)
+	for _, bad := range []ev{
+		{"STEP_STARTED", `"s"`, ""}, {"STEP_COMPLETED", `{"stepId":7}`, ""}, {"STEP_FAILED", `[]`, ""},
+		{"DECISION_RECORDED", `{"choice":1}`, ""}, {"RESOURCE_METERED", `{"tokens":"many","ms":-1,"costUsd":1e400}`, ""},
+		{"MESSAGE_CONSUMED", `{"topic":"t"}`, kernel}, {"EXECUTION_CONTINUED", `{"continuedTo":null}`, kernel},
+		{"INBOX_RELEASED", `{"topic":"t","messageId":"m","operator":"o"}`, kernel}, {"EXECUTION_MIGRATED", `null`, ""},
+	} {
+		got := foldJSON(t, Current(), append(append([]ev{}, base...), bad)...)
+		want["sequence"], want["updatedAt"] = got["sequence"], got["updatedAt"]
+		diff(t, "fold/unreadable-payload", []string{"I-FOLD-2"}, "Fold(+"+bad.typ+" "+bad.payload+")", want, got)
+	}
+	m := foldJSON(t, Current(), ev{"EXECUTION_STARTED", `"no object"`, ""}, ev{"EXECUTION_SUSPENDED", `7`, ""})
+	if m["status"] != "suspended" || m["startedAt"] == nil {
+		t.Errorf("fold/unreadable-payload [I-FOLD-2]: execution-level events with unreadable payloads: status %v startedAt %v, want suspended and set", m["status"], m["startedAt"])
+	}
+}
