@@ -49,6 +49,9 @@ func (c *Context) human(task Task, input any) (json.RawMessage, error) {
 		return answer, nil
 	}
 	gate := task.ID
+	if r.readOnly && (r.startStatus != fold.StatusSuspended || r.parkedOn != gate) {
+		panic(abortSignal{r.divergence(manifest.ExecutionSuspended + " on " + gate)})
+	}
 	if r.readOnly || (r.startStatus == fold.StatusSuspended && r.parkedOn == gate) {
 		r.parked, r.parkedGate = true, gate
 		panic(parkSignal{})

@@ -32,6 +32,9 @@ func (c *Context) inDoubt(stepID string, f frameRec) (json.RawMessage, bool, err
 		return nil, false, nil // not applied: run it again
 	}
 	r.unserved = true // an in-doubt park is an outcome a re-run does not serve (spec §3)
+	if r.readOnly && (r.startStatus != fold.StatusSuspended || r.parkedOn != fold.GateInDoubt) {
+		panic(abortSignal{r.divergence(manifest.ExecutionSuspended + " on " + fold.GateInDoubt)})
+	}
 	if r.readOnly || (r.startStatus == fold.StatusSuspended && r.parkedOn == fold.GateInDoubt) {
 		r.parked, r.parkedGate = true, fold.GateInDoubt
 		panic(parkSignal{})

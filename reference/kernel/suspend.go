@@ -74,6 +74,9 @@ func (c *Context) suspend(syscall string, cfg SuspendConfig) (json.RawMessage, e
 		r.segLive = false
 		return p, nil
 	}
+	if r.readOnly && (r.startStatus != fold.StatusSuspended || r.parkedOn != cfg.On) {
+		panic(abortSignal{r.divergence(manifest.ExecutionSuspended + " on " + cfg.On)})
+	}
 	if r.readOnly || (r.startStatus == fold.StatusSuspended && r.parkedOn == cfg.On) {
 		// the log is already parked here: nothing to append
 		r.parked, r.parkedGate = true, cfg.On

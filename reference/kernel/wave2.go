@@ -104,6 +104,9 @@ func (c *Context) wait(syscall string, topics []string) (int, json.RawMessage, e
 			return i, ans, nil
 		}
 	}
+	if r.readOnly && (r.startStatus != fold.StatusSuspended || r.parkedOn != WaitGate) {
+		panic(abortSignal{r.divergence(manifest.ExecutionSuspended + " on " + WaitGate)})
+	}
 	if r.readOnly || (r.startStatus == fold.StatusSuspended && r.parkedOn == WaitGate) {
 		r.parked, r.parkedGate = true, WaitGate
 		panic(parkSignal{})
