@@ -27,6 +27,7 @@ func Checks() []spec.Check {
 		t("foreign-unknown", "TestForeignHangCrashGarbageUnknown", "I-VECTOR-2"),
 		t("foreign-missing-command", "TestNewProcessRefusesMissingCommand", "I-VECTOR-2"),
 		t("ledger-kept-true", "TestLedgerKeptTrue", "I-VECTOR-5"),
+		t("generated-current", "TestGeneratedCorpusCurrent", "A26.vectors.language-agnostic", "I-VECTOR-6"),
 		t("save-counterexample", "TestSaveCounterexample", "S4.snapshot.every-k", "I-VECTOR-6"),
 	}
 	c, err := Embedded()
