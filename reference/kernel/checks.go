@@ -51,6 +51,7 @@ func Checks() []spec.Check {
 		t("IngressWorkedExamplesThroughRuntime", "S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing", "S4.ingress.null-after-parked-failure",
 			"S4.fold.failed-while-parked-cleared", "S5.ingress.suspended-only", "S5.ingress.recovered-running-only"),
 		t("LegacyResumeEntryReplayedAndWarned", "S5.ingress.legacy-as-written", "S5.ingress.legacy-warn"),
+		t("ReplayDivergenceReported", "I-KERNEL-1", "S1.P2.replay-identical"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }

@@ -304,3 +304,23 @@ func TestUnwiredOptionsByteIdentical(t *testing.T) {
 	}
 	_ = spi.Envelope{}
 }
+
+// Reference: I-KERNEL-1 — a read-only replay whose flow no longer matches its log reports the
+// divergence and writes nothing.
+func TestReplayDivergenceReported(t *testing.T) {
+	h := newHarness(t, nil)
+	h.register("F", gateFlow(h))
+	ctx := testCtx(t)
+	h.ok(h.rt.Start(ctx, "F", "x", nil))
+	n := len(h.log("x"))
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) { // a deploy renamed the gate
+		if _, err := c.Run("A", h.effect("A", 1), nil); err != nil {
+			return nil, err
+		}
+		return c.Suspend(SuspendConfig{On: "approve-v2"})
+	})
+	var div *ReplayDivergenceError
+	if _, err := h.rt.Drive(ctx, "x"); !errors.As(err, &div) || len(h.log("x")) != n {
+		failf(t, "replay/divergence", []string{"I-KERNEL-1", "S1.P2.replay-identical"}, "Drive after a gate rename", err, "*ReplayDivergenceError, nothing appended")
+	}
+}
