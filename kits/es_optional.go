@@ -395,30 +395,51 @@ func esDeleteThroughConcurrent(ctx context.Context, c *EventStoreCase) error {
 		if err := appendOK(ctx, c, x, batch(x, 0, 10, "archived"), spi.AppendOptions{}); err != nil {
 			return err
 		}
+		// The appender keeps appending, one envelope at a time, from before the delete starts until
+		// after it returned, so appends land while it runs.
 		var want []spi.Envelope
 		var appendErr error
+		started := make(chan struct{})
+		stop := make(chan struct{})
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			for s := int64(10); s < 40; s++ {
+			for s := int64(10); ; s++ {
+				select {
+				case <-stop:
+					if s >= 20 {
+						return
+					}
+				default:
+				}
 				e := batch(x, s, 1, "live")
 				if err := c.Store.Append(ctx, x, e, spi.AppendOptions{}); err != nil {
 					appendErr = c.Failf("Append", appendArgs(x, e, spi.AppendOptions{})+" racing DeleteThrough(9)", err, "nil")
 					return
 				}
 				want = append(want, e...)
+				if s == 12 {
+					close(started)
+				}
+				if s > 100000 {
+					return
+				}
 			}
 		}()
-		time.Sleep(time.Duration(round) * 200 * time.Microsecond)
-		derr := dt.DeleteThrough(ctx, x, 9)
-		<-done
-		if derr != nil {
-			return c.Failf("DeleteThrough", fmt.Sprintf("%q, 9", x), derr, "nil")
+		select {
+		case <-started:
+		case <-done:
 		}
+		derr := dt.DeleteThrough(ctx, x, 9)
+		close(stop)
+		<-done
 		if appendErr != nil {
 			return appendErr
 		}
-		if e := expectLog(ctx, c, x, want, "DeleteThrough(9) racing appends of 10..39"); e != nil {
+		if derr != nil {
+			return c.Failf("DeleteThrough", fmt.Sprintf("%q, 9", x), derr, "nil")
+		}
+		if e := expectLog(ctx, c, x, want, fmt.Sprintf("DeleteThrough(9) racing appends of 10..%d", 9+len(want))); e != nil {
 			return e
 		}
 	}
