@@ -71,15 +71,12 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	r.emitN[d] = n + 1
 	logged := r.flowEmits[d]
 	dec := EmitDecision{Syscall: syscall, EventType: eventType, Digest: d, Segment: r.segment, N: n, Logged: logged}
-	h := r.rt.cfg.Hooks
-	if logged > n && (!c.segmentLive() || h.ServeIgnoringLiveWork) {
+	appendIt, stamp := EmitRule(EmitFacts{N: n, Logged: logged, SegmentLive: c.segmentLive(), InFlight: r.inFlight > 0,
+		InParallel: c.inParallel, Unserved: r.unserved, KernelFact: isKernelFact(eventType)}, r.rt.cfg.Hooks)
+	if !appendIt {
 		r.trace(dec) // served: the log proves this emit
 		return nil
 	}
-	stamp := logged <= n && // it exceeds the logged count
-		(h.StampWhileInFlight || (r.inFlight == 0 && !c.inParallel)) &&
-		(h.StampAfterUnserved || !r.unserved) &&
-		!isKernelFact(eventType) && !h.NeverStamp
 	ev := newEvent{eventType: eventType, payload: raw, emit: true}
 	if stamp {
 		ev.metadata = obj("flowEmit", d)
@@ -98,4 +95,31 @@ func (r *run) trace(d EmitDecision) {
 	if r.rt.cfg.Trace != nil {
 		r.rt.cfg.Trace(r.execID, d)
 	}
+}
+
+// EmitFacts are the inputs of the emit rule of spec §3 for one emit.
+type EmitFacts struct {
+	N           int64 // emits of this digest already made in this run
+	Logged      int64 // stamped emits of this digest in the log (including this run's)
+	SegmentLive bool  // a step or decision of the current segment ran live in this run (causal view)
+	InFlight    bool  // one of the run's own effects or deciders is executing
+	InParallel  bool  // the emit is made inside a parallel of two or more branches (I-KERNEL-5)
+	Unserved    bool  // an earlier step or decider of the run ended in an outcome a re-run does not serve
+	KernelFact  bool  // the event type is a kernel fact (STEP_*, DECISION_RECORDED, EFFECT_INDOUBT, EXECUTION_*)
+}
+
+// EmitRule is the serving and stamping rule of spec §3 as a pure function: the n-th emit of a
+// digest is served (not appended) iff the log holds more than n stamped copies and nothing of the
+// segment ran live; an appended emit is stamped only when it exceeds the logged count, nothing of
+// the run is in flight (nor racing in a parallel), nothing earlier ended unserved, and it is not a
+// kernel fact. hooks are the deliberately broken variants the kits must reject.
+func EmitRule(f EmitFacts, hooks Hooks) (appendIt, stamp bool) {
+	if f.Logged > f.N && (!f.SegmentLive || hooks.ServeIgnoringLiveWork) {
+		return false, false
+	}
+	stamp = f.Logged <= f.N &&
+		(hooks.StampWhileInFlight || (!f.InFlight && !f.InParallel)) &&
+		(hooks.StampAfterUnserved || !f.Unserved) &&
+		!f.KernelFact && !hooks.NeverStamp
+	return true, stamp
 }
