@@ -2,6 +2,7 @@ package certify_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,5 +33,73 @@ func TestCertifyImage(t *testing.T) {
 	}
 	if rep.Handshake == nil || rep.Handshake.Implementation.Name != "loom-conform sqlite" {
 		t.Errorf("handshake = %+v, want the sqlite bridge", rep.Handshake)
+	}
+}
+
+// A broken store inside the image is rejected by the check meant for it, with its clause.
+func TestCertifyBrokenImage(t *testing.T) {
+	img := certifytest.BridgeImage(t)
+	rep, err := certify.Run(context.Background(),
+		certify.ImageTarget{Image: img, Cmd: []string{"--backend", "broken:lossy-numbers"}},
+		certify.Config{Kinds: []string{"eventstore"}, Run: "^(bridge/handshake|eventstore/roundtrip-values|eventstore/append-conflict)$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := find(rep, "eventstore/roundtrip-values")
+	if !ok || c.Verdict != kits.Fail || !contains(c.Clauses, "I-STORE-3") || rep.Certified {
+		t.Fatalf("roundtrip-values = %+v (certified %v), want a fail naming I-STORE-3", c, rep.Certified)
+	}
+	if c, _ := find(rep, "eventstore/append-conflict"); c.Verdict != kits.Pass {
+		t.Errorf("append-conflict = %s, want pass (only numbers are broken)", c.Verdict)
+	}
+	if !strings.Contains(rep.Logs, "listening http://") {
+		t.Errorf("report logs %q, want the container's output", rep.Logs)
+	}
+}
+
+// With faults, the container is paused and its connections cut mid-workload; the SQLite store
+// keeps every acknowledged append and tears no batch (I-BRIDGE-7).
+func TestFaultsImage(t *testing.T) {
+	img := certifytest.BridgeImage(t)
+	rep, err := certify.Run(context.Background(), certify.ImageTarget{Image: img},
+		certify.Config{Kinds: []string{"eventstore"}, Run: "^faults/", Faults: true, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"faults/cut-connections", "faults/pause-resume"} {
+		if c, ok := find(rep, id); !ok || c.Verdict != kits.Pass {
+			t.Errorf("%s = %+v, want pass", id, c)
+		}
+	}
+}
+
+// An image whose bridge never answers is reported, not waited on forever, and is removed.
+func TestCertifyImageThatNeverAnswers(t *testing.T) {
+	img := certifytest.BridgeImage(t)
+	rep, err := certify.Run(context.Background(), certify.ImageTarget{Image: img, Cmd: []string{"--backend", "no-such-backend"}},
+		certify.Config{Kinds: []string{"eventstore"}, StartTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Certified || len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "no-such-backend") {
+		t.Errorf("Run(image that exits) = certified %v, problems %v; want a start problem quoting the container's error", rep.Certified, rep.Problems)
+	}
+}
+
+// Certifying every kit against the SQLite image, image build excluded, within the 60 s budget:
+// reports seconds per run and the ratio to the budget (budget-ratio < 1 meets it).
+func BenchmarkCertifyAllSQLiteImage(b *testing.B) {
+	img := certifytest.BridgeImage(b)
+	for b.Loop() {
+		start := time.Now()
+		rep, err := certify.Run(context.Background(), certify.ImageTarget{Image: img}, certify.Config{Kinds: certify.Kinds()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !rep.Certified {
+			b.Fatalf("not certified: %v", failing(rep))
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/certify")
+		b.ReportMetric(time.Since(start).Seconds()/60, "budget-ratio")
 	}
 }
