@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -58,4 +59,34 @@ func TestRedispatchFencesZombie(t *testing.T) {
 		failf(t, "dispatch/redispatch", []string{"S6.resume.is-migration", "S6.dispatch.stateless-workers"}, "log", types(h.log("x")), "one completion, one emit")
 	}
 	_ = context.Background
+}
+
+// Reference: spec §5 — two callers resuming the same park at once: exactly one answer is recorded;
+// the other fails on the store's concurrency control (or fence) with nothing of it appended.
+func TestConcurrentResumesOneWins(t *testing.T) {
+	h := newHarness(t, nil)
+	h.register("F", gateFlow(h))
+	ctx := testCtx(t)
+	h.ok(h.rt.Start(ctx, "F", "x", nil))
+	errs := make(chan error, 2)
+	for _, p := range []string{`"a"`, `"b"`} {
+		go func() {
+			_, err := h.rt.Resume(ctx, "x", "approve", json.RawMessage(p))
+			errs <- err
+		}()
+	}
+	var failed int
+	for range 2 {
+		if err := <-errs; err != nil {
+			var refused *ingress.ResumeRefusedError
+			if !errors.Is(err, spi.ErrConflict) && !errors.Is(err, spi.ErrFenced) && !errors.As(err, &refused) {
+				failf(t, "dispatch/concurrent-resume", []string{"S5.ingress.one-entry-per-suspend"}, "loser's error", err, "conflict, fenced or refused")
+			}
+			failed++
+		}
+	}
+	st := h.state("x")
+	if failed != 1 || len(st.Variables.ResumePayloads) != 1 || st.Status != fold.StatusCompleted {
+		failf(t, "dispatch/concurrent-resume", []string{"S5.ingress.one-entry-per-suspend"}, "failures, entries, status", []any{failed, len(st.Variables.ResumePayloads), st.Status}, "1, 1, completed")
+	}
 }

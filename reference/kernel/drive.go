@@ -27,18 +27,12 @@ type outcome struct {
 // a read-only replay.
 func (rt *Runtime) runWith(ctx context.Context, execID string, def FlowDef, st fold.State, pre []newEvent) (Result, error) {
 	readOnly := len(pre) == 0 && st.Status != fold.StatusRunning
-	var fence int64
-	if !readOnly && spi.Has(manifest.SeamEventStore, rt.cfg.Store, spi.MethodAcquireFence) {
-		f, err := rt.cfg.Store.(spi.Fencer).AcquireFence(ctx, execID)
-		if err != nil {
-			return Result{}, &StoreError{ExecutionID: execID, Op: "acquireFence", Err: err}
-		}
-		fence = f.Token
-	}
 	var preEnvs []spi.Envelope
 	if len(pre) > 0 {
+		// The opening events are guarded by the store's optimistic concurrency (they name the next
+		// sequence), so a caller that loses a race appends nothing and takes no fence from the
+		// winner; the fence is taken once this caller is the execution's driver (I-KERNEL-20).
 		r0 := newRun(rt, ctx, execID, def, st)
-		r0.fence = fence
 		r0.mu.Lock()
 		err := r0.appendLocked(pre...)
 		r0.mu.Unlock()
@@ -55,6 +49,14 @@ func (rt *Runtime) runWith(ctx context.Context, execID string, def FlowDef, st f
 		if st.Status != fold.StatusRunning { // e.g. resumeAs onto a terminal execution: status only
 			return Result{ExecutionID: execID, Status: st.Status, Appended: preEnvs}, nil
 		}
+	}
+	var fence int64
+	if !readOnly && spi.Has(manifest.SeamEventStore, rt.cfg.Store, spi.MethodAcquireFence) {
+		f, err := rt.cfg.Store.(spi.Fencer).AcquireFence(ctx, execID)
+		if err != nil {
+			return Result{ExecutionID: execID, Status: st.Status, Appended: preEnvs}, &StoreError{ExecutionID: execID, Op: "acquireFence", Err: err}
+		}
+		fence = f.Token
 	}
 	r := newRun(rt, ctx, execID, def, st)
 	defer r.cancel()
