@@ -16,6 +16,8 @@ func Checks() []spec.Check {
 		t("fold/evidence-order", "TestDecisionEvidenceOrder", "S4.v1_24.evidence-order", "I-FOLD-19"),
 		t("fold/suspended-waits", "TestSuspendedWaits", "S4.v1_23.suspended-waits", "I-FOLD-7"),
 		t("fold/unreadable-payload", "TestUnreadablePayloads", "I-FOLD-2"),
+		t("fold/pure", "TestFoldImportsNoAmbientInput", "S1.P2.fold-pure", "S4.fold.handler-pure"),
+		t("fold/byte-identical", "TestByteIdenticalUnaffected", "S4.replay.byte-identical-unaffected", "S4.v1_25.byte-identical"),
 		t("fold/proto-rejected", "TestProtoKeysRejected", "S4.fold.proto-rejected", "I-FOLD-4"),
 		t("fold/step-failed-not-fatal", "TestStepFailedNeverFailsExecution",
 			"S4.fold.step-failed-not-fatal", "S4.fold.step-frame-only", "S4.fold.status-execution-only", "S4.v1_21.caught-step-failure-running"),

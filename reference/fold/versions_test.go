@@ -371,3 +371,25 @@ func TestUnreadablePayloads(t *testing.T) {
 		t.Errorf("fold/unreadable-payload [I-FOLD-2]: execution-level events with unreadable payloads: status %v startedAt %v, want suspended and set", m["status"], m["startedAt"])
 	}
 }
+
+// Reference: spec §4 — a log that uses none of the changed behaviours folds to the same bytes at
+// every profile from 1.20.0 to 1.25.0 (1.26.0 drops settled inputs, so its bytes differ).
+func TestByteIdenticalUnaffected(t *testing.T) {
+	log := envs(0, ev{"EXECUTION_STARTED", `{"input":{"q":1}}`, ""},
+		ev{"STEP_STARTED", `{"stepId":"a","attempt":1,"input":2}`, ""}, ev{"STEP_COMPLETED", `{"stepId":"a","output":3}`, ""},
+		ev{"progress", `{"p":1}`, ""}, ev{"EXECUTION_SUSPENDED", `{"on":"approve"}`, ""}, ev{"EXECUTION_RESUMED", `{"ok":true}`, ""},
+		ev{"STEP_STARTED", `{"stepId":"b","attempt":1,"input":4}`, ""}, ev{"STEP_FAILED", `{"stepId":"b","error":"x"}`, ""},
+		ev{"EXECUTION_FAILED", `{"error":"x"}`, ""})
+	var first string
+	for _, p := range Profiles()[:6] {
+		st, err := Fold(p, nil, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := canon(t, st); first == "" {
+			first = got
+		} else if got != first {
+			t.Errorf("fold/byte-identical [S4.replay.byte-identical-unaffected S4.v1_25.byte-identical]: Fold(%s) = %s, want %s", p, got, first)
+		}
+	}
+}
