@@ -55,6 +55,7 @@ func Checks() []spec.Check {
 		t("EmitRuleTable", "S3.emit.serve-skip", "S3.emit.serve-append", "S3.emit.stamp-exceeds-count", "S3.emit.stamp-nothing-in-flight",
 			"S3.emit.stamp-nothing-unserved", "S3.emit.kernel-facts-unstamped", "S3.emit.legacy-log"),
 		t("ConcurrentResumesOneWins", "S5.ingress.one-entry-per-suspend", "S5.ingress.refusal-appends-nothing"),
+		t("RuntimeOverEveryReferenceStore", "S3.resume.rerun-served", "S3.emit.once", "S3.snapshot.equivalence"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }
