@@ -2,6 +2,7 @@ package vectors_test
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/vectors/internal/foreignfold"
 	"os"
@@ -101,6 +102,22 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 		}},
 	}
 	c := handCorpus(t)
+	// 1.24.0: a fold that does not stamp seq fails every vector whose expected state holds a
+	// stamped decision entry (spec §4: "a foreign fold that does not stamp seq fails the vector").
+	var seqVectors []string
+	for _, v := range c.Vectors {
+		if expectsSeq(t, v) {
+			seqVectors = append(seqVectors, v.ID)
+		}
+	}
+	slices.Sort(seqVectors)
+	if !slices.Contains(seqVectors, "fold/decisions/context-policy-seq") {
+		t.Fatalf("seq vectors %q lack fold/decisions/context-policy-seq", seqVectors)
+	}
+	cases = append(cases, struct {
+		bug  string
+		want []string
+	}{"no-seq", seqVectors})
 	for _, tc := range cases {
 		t.Run(tc.bug, func(t *testing.T) {
 			rep, _ := runForeign(t, c, 10*time.Second, "-bug", tc.bug)
@@ -113,6 +130,42 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 				t.Errorf("unknown verdicts %q, want none", u)
 			}
 		})
+	}
+}
+
+// expectsSeq reports whether v's expected state holds a _decisions entry with a seq.
+func expectsSeq(t *testing.T, v vectors.Vector) bool {
+	t.Helper()
+	if v.Kind != vectors.KindFold || v.Expect.State == nil {
+		return false
+	}
+	var st struct {
+		Variables struct {
+			Decisions map[string]map[string]json.RawMessage `json:"_decisions"`
+		} `json:"variables"`
+	}
+	if err := json.Unmarshal(v.Expect.State, &st); err != nil {
+		t.Fatalf("%s: %v", v.File, err)
+	}
+	for _, d := range st.Variables.Decisions {
+		if _, ok := d["seq"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// A foreign fold that cannot even start (it exits at once) gives unknown verdicts, is restarted
+// for every vector, and the run still ends.
+func TestForeignCrashLoopUnknown(t *testing.T) {
+	all := handCorpus(t)
+	c := vectors.Corpus{Vectors: all.Vectors[:6]}
+	rep, p := runForeign(t, c, 2*time.Second, "-no-such-flag")
+	if u := rep.Failing(vectors.Unknown); len(u) != len(c.Vectors) {
+		t.Errorf("Run(process exiting at start) unknown = %d of %d", len(u), len(c.Vectors))
+	}
+	if p.Starts() != len(c.Vectors) {
+		t.Errorf("process starts = %d, want one per vector (%d)", p.Starts(), len(c.Vectors))
 	}
 }
 

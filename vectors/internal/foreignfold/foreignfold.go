@@ -4,11 +4,12 @@
 // program is vectors/testdata/foreignfold; the package tests run the same code by re-executing
 // their own binary.
 //
-//	foreignfold [-bug none|forget-failed-while-parked|bytes-order|trivial] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
+//	foreignfold [-bug none|forget-failed-while-parked|bytes-order|no-seq|trivial] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
 //
 // -bug forget-failed-while-parked folds envelope by envelope and drops _failedWhileParked after
 // each one (a fold that never implemented 1.21.0's flag); -bug bytes-order sorts object keys by
-// UTF-8 bytes instead of UTF-16 code units; -bug trivial answers every request with an empty
+// UTF-8 bytes instead of UTF-16 code units; -bug no-seq never stamps a decision's seq (1.24.0);
+// -bug trivial answers every request with an empty
 // output without looking at it (the protocol's cost alone). -hang-on, -crash-on and -garbage-on
 // take comma-separated vector ids at which the process never answers, exits with status 3, or
 // writes a line that is not a response.
@@ -33,7 +34,7 @@ import (
 // Main runs the foreign fold with the given arguments on stdin/stdout and returns its exit code.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("foreignfold", flag.ContinueOnError)
-	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order or trivial")
+	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq or trivial")
 	hang := fs.String("hang-on", "", "comma-separated vector ids to never answer")
 	crash := fs.String("crash-on", "", "comma-separated vector ids to exit at")
 	garbage := fs.String("garbage-on", "", "comma-separated vector ids to answer out of protocol")
@@ -101,6 +102,10 @@ func (f *folder) Answer(ctx context.Context, req vectors.Request) (vectors.Respo
 		}
 	case "bytes-order":
 		return bytesOrder(ctx, req)
+	case "no-seq":
+		if req.Kind == vectors.KindFold {
+			return noSeq(ctx, req)
+		}
 	}
 	return vectors.Reference{}.Answer(ctx, req)
 }
@@ -159,6 +164,34 @@ func without(s fold.State) fold.State {
 	}
 	s.Variables.Values = vals
 	return s
+}
+
+// noSeq answers as the reference does but never stamps seq on _decisions entries (a fold that
+// predates 1.24.0).
+func noSeq(ctx context.Context, req vectors.Request) (vectors.Response, error) {
+	r, err := vectors.Reference{}.Answer(ctx, req)
+	if err != nil || r.Output == nil {
+		return r, err
+	}
+	st, err := fold.ParseState([]byte(*r.Output))
+	if err != nil {
+		return vectors.Response{ID: req.ID, Error: vectors.ErrInternal, Message: err.Error()}, nil
+	}
+	ds := map[string]fold.Decision{}
+	for id, d := range st.Variables.Decisions {
+		d.HasSeq, d.Seq = false, 0
+		ds[id] = d
+	}
+	if st.Variables.Decisions != nil {
+		st.Variables.Decisions = ds
+	}
+	b, err := st.MarshalJSON()
+	if err != nil {
+		return vectors.Response{ID: req.ID, Error: vectors.ErrInternal, Message: err.Error()}, nil
+	}
+	s := string(b)
+	r.Output = &s
+	return r, nil
 }
 
 // bytesOrder answers as the reference does but with object keys sorted by UTF-8 bytes.
