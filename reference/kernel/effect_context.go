@@ -40,14 +40,14 @@ type Usage struct {
 func (ec *EffectContext) Meter(u Usage) error {
 	kv := []any{"stepId", ec.stepID}
 	dims := map[string]*float64{"tokens": u.Tokens, "costUsd": u.CostUSD, "ms": u.Ms, "memBytes": u.MemBytes, "wallMs": u.WallMs, "netBytes": u.NetBytes}
-	any := false
+	measured := false
 	for _, name := range resourceDims {
 		if v := dims[name]; v != nil {
 			if !validMeter(*v) {
 				return &SyscallError{Syscall: "meter", Reason: fmt.Sprintf("%s = %v is not a finite, non-negative measurement under %g", name, *v, MeterCeiling)}
 			}
 			kv = append(kv, name, *v)
-			any = true
+			measured = true
 		}
 	}
 	if len(u.Custom) > 0 {
@@ -57,9 +57,9 @@ func (ec *EffectContext) Meter(u Usage) error {
 			}
 		}
 		kv = append(kv, "custom", maps.Clone(u.Custom))
-		any = true
+		measured = true
 	}
-	if !any {
+	if !measured {
 		return &SyscallError{Syscall: "meter", Reason: "no dimension measured"}
 	}
 	r := ec.r
