@@ -1,8 +1,20 @@
 package catalog
 
 import (
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/kits/foldprops"
+	"github.com/loom-kernel/loom-conform/kits/ingressprops"
+	"github.com/loom-kernel/loom-conform/kits/kernelprops"
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
+	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/vectors"
 )
 
 // Checks returns every registered check of the project.
@@ -10,6 +22,18 @@ func Checks() []spec.Check {
 	var out []spec.Check
 	for _, part := range [][]spec.Check{
 		manifest.Checks(),
+		fold.Checks(),
+		foldprops.Checks(),
+		vectors.Checks(),
+		kits.Checks(),
+		broken.Checks(),
+		stores.Checks(),
+		certify.Checks(),
+		kernel.Checks(),
+		ingress.Checks(),
+		userspace.Checks(),
+		ingressprops.Checks(),
+		kernelprops.Checks(),
 		cliChecks(),
 	} {
 		out = append(out, part...)
