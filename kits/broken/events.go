@@ -482,6 +482,7 @@ func EventStores() []Store[spi.EventStore] {
 			return staleUnderLoad{newES(), &atomic.Int64{}, &sync.Map{}}
 		}},
 		{"stale-fence-accepted", "a token below the current one still writes", "eventstore/fence-zombie", func() spi.EventStore { return newFenced(&fenceBook{stale: true}) }},
+		{"stale-fence-accepted-concurrent", "a token below the current one still writes, seen among concurrent workers", "eventstore/linearizable-fenced", func() spi.EventStore { return newFenced(&fenceBook{stale: true}) }},
 		{"fence-token-reused", "concurrent acquireFence calls can issue the same token", "eventstore/fence-monotonic", func() spi.EventStore { return newFenced(&fenceBook{racy: true}) }},
 		{"fence-if-unconditional", "acquireFenceIf ignores the expected token", "eventstore/fence-if", func() spi.EventStore { return newFenced(&fenceBook{ignore: true}) }},
 		{"anchor-ignored", "appendIfUnchanged never checks its anchor", "eventstore/append-if-unchanged", func() spi.EventStore { return anchorIgnored{newES()} }},
