@@ -144,6 +144,13 @@ func (r *run) execute(input json.RawMessage) (Result, error) {
 		if r.startStatus == fold.StatusSuspended {
 			return res, &ReplayDivergenceError{ExecutionID: r.execID, EventType: "EXECUTION_COMPLETED or EXECUTION_FAILED"}
 		}
+		if r.startStatus == fold.StatusCompleted {
+			out, err := rawJSON(o.out)
+			if o.err != nil || err != nil || !spi.SameJSON(out, r.recordedOut) {
+				return res, &ReplayDivergenceError{ExecutionID: r.execID, EventType: "EXECUTION_COMPLETED with another output"}
+			}
+			res.Output = out
+		}
 		return res, nil
 	}
 	if o.err != nil {

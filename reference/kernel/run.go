@@ -54,6 +54,7 @@ type run struct {
 	waitAnswers map[string]json.RawMessage
 	resources   map[string]float64
 	parkedOn    string // the gate the log is parked on at the start ("" = not parked)
+	recordedOut json.RawMessage // _output of a completed log (what a read-only replay must return)
 
 	// emit serving (spec §3)
 	gateIdx   int              // suspend points consumed so far in this run
@@ -104,6 +105,9 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 	}
 	if st.Status == fold.StatusSuspended {
 		r.parkedOn = gateOf(st)
+	}
+	if st.Status == fold.StatusCompleted {
+		r.recordedOut = st.Variables.Values[fold.VarOutput]
 	}
 	return r
 }
