@@ -53,7 +53,7 @@ type run struct {
 	resumes     []json.RawMessage
 	waitAnswers map[string]json.RawMessage
 	resources   map[string]float64
-	parkedOn    string // the gate the log is parked on at the start ("" = not parked)
+	parkedOn    string          // the gate the log is parked on at the start ("" = not parked)
 	recordedOut json.RawMessage // _output of a completed log (what a read-only replay must return)
 
 	// emit serving (spec §3)
