@@ -13,8 +13,15 @@ func Checks() []spec.Check {
 	}
 	return append(out,
 		t("certify/builtin-sqlite", "TestCertifyBuiltinSQLite", "S10.kits.reference-impls", "I-BRIDGE-1", "I-BRIDGE-6"),
+		t("certify/broken-stores-behind-bridge", "TestBrokenStoresBehindBridgeRejected", "S7.spi.versioned-kit", "I-BRIDGE-3", "I-BRIDGE-7"),
 		t("certify/ledger", "TestLedgerKeptTrue", "I-BRIDGE-8"),
-		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6", "I-BRIDGE-9"),
+		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6"),
 		t("certify/reports", "TestReportsRender", "I-BRIDGE-6"),
+		t("certify/exec-target", "TestCertifyExec", "S7.spi.versioned-kit", "I-BRIDGE-1"),
+		t("certify/exec-faults", "TestFaultsExec", "I-BRIDGE-7", "I-STORE-2"),
+		t("certify/image-target", "TestCertifyImage", "S7.spi.versioned-kit", "S10.kits.reference-impls", "I-BRIDGE-1"),
+		t("certify/image-broken-store", "TestCertifyBrokenImage", "I-STORE-3", "I-BRIDGE-6"),
+		t("certify/image-faults", "TestFaultsImage", "I-BRIDGE-7", "I-STORE-2"),
+		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6"),
 	)
 }

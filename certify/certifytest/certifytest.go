@@ -164,3 +164,14 @@ func BridgeImage(t testing.TB) string {
 	}
 	return image.val
 }
+
+// Main runs the tests and then removes what Binary built. Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { certifytest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if binary.val != "" {
+		_ = os.RemoveAll(filepath.Dir(binary.val))
+	}
+	os.Exit(code)
+}

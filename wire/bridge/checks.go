@@ -1,0 +1,16 @@
+package bridge
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the tests of the bridge protocol itself.
+func Checks() []spec.Check {
+	t := func(id, where string, clauses ...string) spec.Check {
+		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: "wire/bridge:" + where}
+	}
+	return []spec.Check{
+		t("bridge/eventstore-kit-over-wire", "TestEventStoreKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-4", "I-BRIDGE-5"),
+		t("bridge/error-round-trip", "TestErrorCodesRoundTrip", "I-BRIDGE-3"),
+		t("bridge/undeclared-unsupported", "TestUndeclaredMethodsAreUnsupported", "I-BRIDGE-2"),
+		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
+	}
+}

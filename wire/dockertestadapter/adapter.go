@@ -1,0 +1,109 @@
+// Package dockertestadapter lets a Go suite that starts containers with ory/dockertest certify a
+// store bridge container it started, exactly as `loom-conform certify --image` would: the same
+// bridge checks, kits, ledger and reports.
+//
+//	pool, _ := dockertest.NewPool("")
+//	res, _ := pool.RunWithOptions(&dockertest.RunOptions{Repository: "acme/store-bridge", Tag: "dev", ExposedPorts: []string{"8080/tcp"}})
+//	defer pool.Purge(res)
+//	rep, err := dockertestadapter.Certify(ctx, pool, res, certify.Config{Kinds: certify.Kinds()})
+//	if err != nil || !rep.Certified { t.Fatal(…) }
+package dockertestadapter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/ory/dockertest/v3"
+	dc "github.com/ory/dockertest/v3/docker"
+)
+
+// Target is a bridge container a dockertest pool started. Port is the container port the bridge
+// listens on ("8080/tcp" when empty). The container stays the suite's: Stop leaves it running
+// unless Purge is set.
+type Target struct {
+	Pool     *dockertest.Pool
+	Resource *dockertest.Resource
+	Port     string
+	Purge    bool
+}
+
+func (t Target) port() string {
+	if t.Port == "" {
+		return certify.DefaultBridgePort + "/tcp"
+	}
+	if !strings.Contains(t.Port, "/") {
+		return t.Port + "/tcp"
+	}
+	return t.Port
+}
+
+func (t Target) image() string {
+	if t.Resource != nil && t.Resource.Container != nil && t.Resource.Container.Config != nil {
+		return t.Resource.Container.Config.Image
+	}
+	return "?"
+}
+
+// Describe names the container's image.
+func (t Target) Describe() certify.Identity {
+	return certify.Identity{Kind: "dockertest", Spec: t.image(), Flag: "--image " + t.image()}
+}
+
+// Start finds the published port; certify then waits for the handshake.
+func (t Target) Start(ctx context.Context) (*certify.Running, error) {
+	if t.Pool == nil || t.Resource == nil || t.Resource.Container == nil {
+		return nil, errors.New("dockertestadapter: a pool and a started resource are required")
+	}
+	hp := t.Resource.GetHostPort(t.port())
+	if hp == "" {
+		return nil, fmt.Errorf("dockertestadapter: container %s publishes no %s (add it to RunOptions.ExposedPorts)", t.Resource.Container.ID, t.port())
+	}
+	hp = strings.Replace(hp, "localhost:", "127.0.0.1:", 1)
+	id := t.Describe()
+	id.ContainerID = t.Resource.Container.ID
+	id.ImageID = t.Resource.Container.Image
+	if img, err := t.Pool.Client.InspectImage(t.Resource.Container.Image); err == nil {
+		id.RepoDigests = img.RepoDigests
+	}
+	id.URL = "http://" + hp + "/"
+	c := container{pool: t.Pool, id: t.Resource.Container.ID}
+	return &certify.Running{URL: id.URL, Identity: id, Logs: c.logs, Pauser: c,
+		Stop: func(context.Context) error {
+			_ = c.Resume(context.Background())
+			if t.Purge {
+				return t.Pool.Purge(t.Resource)
+			}
+			return nil
+		}}, nil
+}
+
+type container struct {
+	pool *dockertest.Pool
+	id   string
+}
+
+func (c container) logs(ctx context.Context) string {
+	var out bytes.Buffer
+	err := c.pool.Client.Logs(dc.LogsOptions{Context: ctx, Container: c.id, OutputStream: &out, ErrorStream: &out, Stdout: true, Stderr: true})
+	if err != nil {
+		return fmt.Sprintf("(logs unavailable: %v)", err)
+	}
+	s := out.String()
+	if len(s) > 256<<10 {
+		s = s[len(s)-256<<10:]
+	}
+	return s
+}
+
+func (c container) Pause(context.Context) error  { return c.pool.Client.PauseContainer(c.id) }
+func (c container) Resume(context.Context) error { return c.pool.Client.UnpauseContainer(c.id) }
+
+// Certify certifies the bridge in res (port 8080/tcp) with cfg and returns the report; the
+// container is left to the caller.
+func Certify(ctx context.Context, pool *dockertest.Pool, res *dockertest.Resource, cfg certify.Config) (*certify.Report, error) {
+	return certify.Run(ctx, Target{Pool: pool, Resource: res}, cfg)
+}
