@@ -26,10 +26,10 @@ type Process struct {
 	dir    string
 	stderr *tail
 
-	cur      *child
-	starts   int
-	mu       sync.Mutex // guards cur and starts against Close from another goroutine
-	closedMu bool
+	mu     sync.Mutex // guards the fields below against Close from another goroutine
+	cur    *child
+	starts int
+	closed bool
 }
 
 // child is one running incarnation of the foreign fold.
@@ -113,7 +113,7 @@ func (p *Process) Answer(ctx context.Context, req Request) (Response, error) {
 func (p *Process) child() (*child, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closedMu {
+	if p.closed {
 		return nil, errors.New("exec: process driver closed")
 	}
 	if p.cur != nil {
@@ -251,7 +251,7 @@ func (p *Process) Close() error {
 	p.mu.Lock()
 	c := p.cur
 	p.cur = nil
-	p.closedMu = true
+	p.closed = true
 	p.mu.Unlock()
 	if c == nil {
 		return nil
