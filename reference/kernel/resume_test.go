@@ -229,3 +229,23 @@ func TestTimedSuspendWithoutTimerStoreReported(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// Reference: spec §4 — EXECUTION_CANCELLED ends a parked execution; every later resume is refused.
+func TestCancelEndsExecution(t *testing.T) {
+	h := newHarness(t, nil)
+	h.register("F", gateFlow(h))
+	ctx := testCtx(t)
+	h.ok(h.rt.Start(ctx, "F", "x", nil))
+	res := h.ok(h.rt.Cancel(ctx, "x", "operator"))
+	if res.Status != fold.StatusCancelled || h.state("x").Status != fold.StatusCancelled {
+		failf(t, "cancel/parked", []string{"S4.fold.status-execution-only"}, "status", res.Status, "cancelled")
+	}
+	n := len(h.log("x"))
+	var term *TerminalError
+	if _, err := h.rt.Cancel(ctx, "x", ""); !errors.As(err, &term) {
+		failf(t, "cancel/twice", []string{"S4.fold.status-execution-only"}, "Cancel twice", err, "*TerminalError")
+	}
+	if _, err := h.rt.Resume(ctx, "x", "approve", nil); err == nil || len(h.log("x")) != n {
+		failf(t, "cancel/resume", []string{"S5.ingress.refusal-appends-nothing"}, "Resume after cancel", err, "refused, nothing appended")
+	}
+}
