@@ -78,17 +78,22 @@ type Outcome struct {
 	// snapshots: save a snapshot after every run (the runtime must have a SnapshotStore).
 	snapshots bool
 	snapStore *memory.SnapshotStore
+	// restart inputs: a crash kills the process, so the next run is on a fresh runtime
+	tg          Target
+	prog        Program
+	sched       Schedule
+	incarnation int
 }
 
 const maxRuns = 40
 
 // newRuntime builds the runtime a scenario runs on: deterministic clock and ids, the target's
 // modifications, flows "prog" and (with a code change) "prog2".
-func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sched Schedule) (*kernel.Runtime, error) {
+func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sched Schedule, incarnation int) (*kernel.Runtime, error) {
 	cfg := kernel.Config{
 		Store:      store,
-		Now:        kernel.FixedClock(1_000, 1),
-		NewID:      kernel.SequentialIDs("k"),
+		Now:        kernel.FixedClock(int64(1_000+100_000*incarnation), 1),
+		NewID:      kernel.SequentialIDs(fmt.Sprintf("k%d", incarnation)),
 		RunTimeout: 10 * time.Second,
 		Warn:       func(kernel.Warning) {},
 	}
@@ -142,11 +147,11 @@ func driveWith(ctx context.Context, tg Target, prog Program, sched Schedule, sna
 			c.Snapshots = snaps
 		}
 	}
-	rt, err := newRuntime(tg, store, rec, prog, sched)
+	rt, err := newRuntime(tg, store, rec, prog, sched, 0)
 	if err != nil {
 		return nil, err
 	}
-	o := &Outcome{ExecID: "x", rt: rt, store: store, rec: rec, snapshots: snapshots, snapStore: snaps}
+	o := &Outcome{ExecID: "x", rt: rt, store: store, rec: rec, snapshots: snapshots, snapStore: snaps, tg: tg, prog: prog, sched: sched}
 	return o, o.continueDriving(ctx, prog, sched, 0)
 }
 
@@ -218,6 +223,12 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 		}
 		if r.Crashed && strings.HasPrefix(r.Call, "resumeAs") && r.To > r.From {
 			changed, cur = true, r.Program // the migration was appended before the crash
+		}
+		if r.Crashed { // the process died: restart on a fresh runtime over the same store
+			o.incarnation++
+			if o.rt, err = newRuntime(o.tg, o.store, o.rec, o.prog, o.sched, o.incarnation); err != nil {
+				return err
+			}
 		}
 	}
 }

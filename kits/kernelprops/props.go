@@ -235,7 +235,7 @@ func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
 	prefix := s.Program[:cut+1] // up to and including the first park
 	store := &crashStore{EventStore: memory.NewEventStore()}
 	rec := newRecorder(s.Schedule.LatencySeed)
-	rt, err := newRuntime(tg, store, rec, s.Program, Schedule{ChangeAt: -1})
+	rt, err := newRuntime(tg, store, rec, s.Program, Schedule{ChangeAt: -1}, 0)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
 	if err := store.EventStore.Append(ctx, "legacy", legacy, spi.AppendOptions{}); err != nil {
 		return err
 	}
-	o := &Outcome{ExecID: "legacy", rt: rt, store: store, rec: rec}
+	o := &Outcome{ExecID: "legacy", rt: rt, store: store, rec: rec, tg: tg, prog: s.Program, sched: Schedule{ChangeAt: -1}}
 	if err := o.continueDriving(ctx, s.Program, Schedule{Crashes: s.Schedule.Crashes, ChangeAt: -1}, 0); err != nil {
 		return fmt.Errorf("driving the legacy copy: %w\n%s", err, describeStore(ctx, o))
 	}
