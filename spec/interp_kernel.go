@@ -54,6 +54,8 @@ func kernelRuntimeInterpretations() []Clause {
 			"Spec §5 makes the ingress gate refuse kernel event types as resume types, so a park on such a gate could never be answered by a caller; the runtime refuses the suspend instead of parking forever. __loom_ gates are the kernel's own (in doubt, diverged)."),
 		interp("I-KERNEL-22", s5, Must, "a human step (task kind human) parks on the gate named by its step id with condition {stepId}; its answer is recorded as the step's STEP_COMPLETED output",
 			"Spec §5 says a kind: human step consumes its _resumePayloads entry in order with the suspends and records condition.stepId, without fixing its gate or its events. The step records STEP_STARTED {kind: human} and parks on the gate named by its id; the answer that resumes it is the next entry, recorded as STEP_COMPLETED {output: answer}. On every later re-run the completed human step is served and still consumes its entry, so positions stay aligned with the suspends around it. A human step's id may not be reserved or a kernel event type, since it names a gate."),
+		interp("I-KERNEL-23", s2, Must, "Cancel appends EXECUTION_CANCELLED {reason?} to a running or parked execution and refuses a terminal one; a live driver stops at its next append",
+			"The spec has EXECUTION_CANCELLED and the wire carrier's execution.cancel but no cancellation semantics. Cancellation is not a resume (it answers no gate), so it does not pass the ingress gate; it is appended under the store's optimistic concurrency, so a driver still running the execution loses its next append and stops as a crash would, and the execution folds cancelled. A terminal execution is refused (TerminalError) with nothing appended; a scheduled timer of the park is forgotten."),
 	}
 }
 

@@ -56,7 +56,7 @@ func Checks() []spec.Check {
 			"S3.emit.stamp-nothing-unserved", "S3.emit.kernel-facts-unstamped", "S3.emit.legacy-log"),
 		t("ConcurrentResumesOneWins", "S5.ingress.one-entry-per-suspend", "S5.ingress.refusal-appends-nothing"),
 		t("RuntimeOverEveryReferenceStore", "S3.resume.rerun-served", "S3.emit.once", "S3.snapshot.equivalence"),
-		t("CancelEndsExecution", "S4.fold.status-execution-only", "S5.ingress.refusal-appends-nothing"),
+		t("CancelEndsExecution", "S4.fold.status-execution-only", "S5.ingress.refusal-appends-nothing", "I-KERNEL-23"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }
