@@ -25,7 +25,7 @@ func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
 			return State{}, err
 		}
 	}
-	return f.s, nil
+	return f.finish(), nil
 }
 
 // FoldBytes decodes a log (as DecodeLogBytes) and folds it (as Fold) in one pass: each payload is
@@ -36,7 +36,7 @@ func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 	if err := decodeBytes(raw, f.add); err != nil {
 		return State{}, err
 	}
-	return f.s, nil
+	return f.finish(), nil
 }
 
 // FoldReader is FoldBytes over a stream (a JSON array or NDJSON): memory is bounded by the state
@@ -46,7 +46,7 @@ func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (Sta
 	if err := decodeReader(r, opt, f.add); err != nil {
 		return State{}, err
 	}
-	return f.s, nil
+	return f.finish(), nil
 }
 
 // folder folds envelopes one at a time, checking that they are one execution's dense sequence.
@@ -65,6 +65,12 @@ func newFolder(p Profile, snapshot *State, trusted bool) *folder {
 	}
 	f.ps = pass{p: p, s: &f.s, trusted: trusted}
 	return f
+}
+
+// finish completes the pass and returns the state.
+func (f *folder) finish() State {
+	f.ps.flushResources()
+	return f.s
 }
 
 func (f *folder) add(i int, e *spi.Envelope) error {
@@ -92,6 +98,11 @@ type pass struct {
 	checked bool
 	// trusted is set when a validating decoder already read the envelopes (FoldBytes).
 	trusted bool
+	// The _resources dimensions accumulate here during the pass (no map operation per
+	// RESOURCE_METERED) and are written back by flushResources.
+	res                 [len(resourceDimensions)]float64
+	resHas              [len(resourceDimensions)]bool
+	resLoaded, resDirty bool
 }
 
 // meta is what the fold reads from an envelope's metadata (DESIGN §3.1). seal is ignored (1.25.0).

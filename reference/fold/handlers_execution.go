@@ -39,6 +39,7 @@ func (ps *pass) executionStarted(e *spi.Envelope, m meta) bool {
 	ps.setIfPresent(VarParent, parent)
 	ps.setIfPresent(VarChain, chain)
 	if c.valid {
+		ps.flushResources()
 		v := &s.Variables
 		if c.resources != nil {
 			v.Resources = c.resources

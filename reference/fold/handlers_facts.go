@@ -89,12 +89,9 @@ func (ps *pass) resourceMetered(e *spi.Envelope) bool {
 		}
 	}
 	v := &ps.s.Variables
-	for i, dim := range resourceDimensions {
+	for i := range resourceDimensions {
 		if x, ok := meterValue(f[i]); ok {
-			if v.Resources == nil {
-				v.Resources = map[string]float64{}
-			}
-			v.Resources[dim] += x
+			ps.meter(i, x)
 		}
 	}
 	for k, x := range custom {
@@ -241,4 +238,34 @@ func (ps *pass) inboxReleased(e *spi.Envelope) bool {
 	nq[0].Released = true
 	ps.setQueue(topic, nq)
 	return false
+}
+
+// meter adds x to dimension i of the pass's _resources accumulator.
+func (ps *pass) meter(i int, x float64) {
+	if !ps.resLoaded {
+		for j, d := range resourceDimensions {
+			ps.res[j], ps.resHas[j] = ps.s.Variables.Resources[d]
+		}
+		ps.resLoaded = true
+	}
+	ps.res[i] += x
+	ps.resHas[i] = true
+	ps.resDirty = true
+}
+
+// flushResources writes the accumulator back into Variables.Resources; it runs before anything
+// else writes that map and when the pass ends.
+func (ps *pass) flushResources() {
+	if ps.resDirty {
+		v := &ps.s.Variables
+		if v.Resources == nil {
+			v.Resources = map[string]float64{}
+		}
+		for j, d := range resourceDimensions {
+			if ps.resHas[j] {
+				v.Resources[d] = ps.res[j]
+			}
+		}
+	}
+	ps.resLoaded, ps.resDirty = false, false
 }

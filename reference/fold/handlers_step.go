@@ -40,11 +40,7 @@ func (ps *pass) stepStarted(e *spi.Envelope) bool {
 	if attempt == nil || !isNumber(attempt) {
 		attempt = rawOne
 	}
-	sid := string(id)
-	if fr, ok := ps.s.Frames[string(id)]; ok {
-		sid = fr.StepID // reuse the key's string
-	}
-	ps.putFrame(Frame{StepID: sid, Status: FrameRunning, Attempt: trimRaw(attempt), Input: f[2]})
+	ps.putFrame(Frame{StepID: string(id), Status: FrameRunning, Attempt: trimRaw(attempt), Input: f[2]})
 	return false
 }
 

@@ -186,13 +186,27 @@ func skipNumber(b []byte, i int) (int, error) {
 	return i, nil
 }
 
+// strPlain marks the bytes a string may hold without a closer look: anything but '"', '\\'
+// and control characters.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // skipString validates the string starting at b[i] == '"' and returns the index past its closing quote.
 func skipString(b []byte, i int) (int, error) {
 	start := i
 	i++
 	for i < len(b) {
-		c := b[i]
-		switch {
+		for i < len(b) && strPlain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		switch c := b[i]; {
 		case c == '"':
 			return i + 1, nil
 		case c == '\\':
@@ -210,10 +224,8 @@ func skipString(b []byte, i int) (int, error) {
 			default:
 				return i, syntaxErr(i, "invalid escape")
 			}
-		case c < 0x20:
-			return i, syntaxErr(i, "control character in string")
 		default:
-			i++
+			return i, syntaxErr(i, "control character in string")
 		}
 	}
 	return i, syntaxErr(start, "unterminated string")
