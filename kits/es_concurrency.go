@@ -28,6 +28,7 @@ func esConcurrentOneWins(ctx context.Context, c *EventStoreCase) error {
 			wg.Add(1)
 			go func(w int) {
 				defer wg.Done()
+				defer c.Recover()
 				<-gate
 				results[w] = c.Store.Append(ctx, x, batches[w], spi.AppendOptions{})
 			}(w)
@@ -180,6 +181,7 @@ func esLinearizable(ctx context.Context, c *EventStoreCase) error {
 		wg.Add(1)
 		go func(cl int) {
 			defer wg.Done()
+			defer c.Recover()
 			rnd := newRand(seeds[cl])
 			known := 0
 			for op := 0; op < opsPer; op++ {

@@ -117,6 +117,7 @@ func esLinearizableFenced(ctx context.Context, c *EventStoreCase) error {
 			wg.Add(1)
 			go func(w int) {
 				defer wg.Done()
+				defer c.Recover()
 				rnd, token, known := rnds[w], tokens[w], knowns[w]
 				defer func() { tokens[w], knowns[w] = token, known }()
 				call := time.Since(start).Nanoseconds()

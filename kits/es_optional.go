@@ -113,6 +113,7 @@ func esFenceMonotonic(ctx context.Context, c *EventStoreCase) error {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			defer c.Recover()
 			f, err := c.Store.(spi.Fencer).AcquireFence(ctx, x)
 			tokens[i], errs[i] = f.Token, err
 		}(i)
@@ -201,6 +202,7 @@ func esFenceIfRace(ctx context.Context, c *EventStoreCase) error {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
+				defer c.Recover()
 				<-gate
 				_, errs[i] = cf.AcquireFenceIf(ctx, x, 0)
 			}(i)
@@ -404,6 +406,7 @@ func esDeleteThroughConcurrent(ctx context.Context, c *EventStoreCase) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			defer c.Recover()
 			for s := int64(10); ; s++ {
 				select {
 				case <-stop:

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -49,6 +51,26 @@ type Case[T any] struct {
 	check      *Check[T]
 	ids        int
 	nonce      int64
+	mu         sync.Mutex
+	panicked   string
+}
+
+// Recover, deferred first thing in every goroutine a check starts, turns a panic of the target in
+// that goroutine into an unknown verdict instead of a crash of the whole run.
+func (c *Case[T]) Recover() {
+	if p := recover(); p != nil {
+		c.mu.Lock()
+		if c.panicked == "" {
+			c.panicked = fmt.Sprintf("%v\n%s", p, debug.Stack())
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *Case[T]) panicMessage() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.panicked
 }
 
 // ExecID returns an execution id unique within the case and, through the seed and a per-run nonce,

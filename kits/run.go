@@ -153,7 +153,12 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			}
 			return t2, err
 		}
-		done <- outcome{err: ch.Run(ctx, c)}
+		err = ch.Run(ctx, c)
+		if p := c.panicMessage(); p != "" {
+			done <- outcome{panicked: p}
+			return
+		}
+		done <- outcome{err: err}
 	}()
 
 	var o outcome

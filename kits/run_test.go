@@ -175,3 +175,23 @@ func TestViolationGrammar(t *testing.T) {
 		t.Fatalf("Error() = %q, want %q", v.Error(), want)
 	}
 }
+
+// panicsInGoroutine panics in Append, which the concurrency checks call from their own goroutines.
+type panicsInGoroutine struct{ minimal }
+
+func (panicsInGoroutine) Append(context.Context, string, []spi.Envelope, spi.AppendOptions) error {
+	panic("append exploded")
+}
+
+func TestPanicInACheckGoroutineIsUnknown(t *testing.T) {
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(panicsInGoroutine{minimal{memory.NewEventStore()}}),
+		kits.Options{Run: `^eventstore/(append-concurrent-one-wins|linearizable)$`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Verdict != kits.Unknown || !strings.Contains(r.Message, "append exploded") {
+			t.Errorf("%s = %s (%s), want unknown naming the panic", r.CheckID, r.Verdict, r.Message)
+		}
+	}
+}

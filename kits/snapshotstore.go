@@ -163,6 +163,7 @@ func ssConcurrent(ctx context.Context, c *SnapshotStoreCase) error {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			defer c.Recover()
 			errs[i] = c.Store.Save(ctx, snap(x, int64(i*3), stateAt(int64(i*3), "c")))
 		}(i)
 	}

@@ -65,8 +65,28 @@ var migrations = []string{
 
 // DB is one SQLite database file holding all four seams.
 type DB struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	stmts *stmts
+}
+
+// stmts are the statements of the append fast path, prepared once.
+type stmts struct {
+	advance   *sql.Stmt // move the head if the batch starts at it and the fence holds
+	insertOne *sql.Stmt // insert one envelope
+}
+
+func prepare(ctx context.Context, db *sql.DB) (*stmts, error) {
+	adv, err := db.PrepareContext(ctx, advanceSQL)
+	if err != nil {
+		return nil, err
+	}
+	one, err := db.PrepareContext(ctx, insertEvent+"(?,?,?,?,?,?,?,?)")
+	if err != nil {
+		adv.Close()
+		return nil, err
+	}
+	return &stmts{advance: adv, insertOne: one}, nil
 }
 
 // DSN builds the driver DSN for path: WAL, busy timeout, foreign keys, immediate write transactions.
@@ -94,6 +114,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := d.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if d.stmts, err = prepare(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", path, err)
 	}
 	return d, nil
 }
@@ -123,18 +147,22 @@ func (d *DB) migrate(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.stmts.advance.Close()
+	d.stmts.insertOne.Close()
+	return d.db.Close()
+}
 
 // SQL exposes the underlying handle (benchmarks compare against it).
 func (d *DB) SQL() *sql.DB { return d.db }
 
 // Events returns the EventStore over this database (without storeNow: see EventsWithClock).
-func (d *DB) Events() *EventStore { return &EventStore{db: d.db} }
+func (d *DB) Events() *EventStore { return &EventStore{db: d.db, stmts: d.stmts} }
 
 // EventsWithClock returns the EventStore over this database whose storeNow reads now (all processes
 // sharing one file run on one host, so their clocks agree).
 func (d *DB) EventsWithClock(now func() time.Time) *EventStore {
-	return &EventStore{db: d.db, now: now}
+	return &EventStore{db: d.db, stmts: d.stmts, now: now}
 }
 
 // Snapshots returns the SnapshotStore over this database.

@@ -14,8 +14,9 @@ import (
 
 // EventStore is the SQLite EventStore.
 type EventStore struct {
-	db  *sql.DB
-	now func() time.Time
+	db    *sql.DB
+	stmts *stmts
+	now   func() time.Time
 }
 
 // Implements implements spi.Capabilities: every optional method, storeNow only with a clock (an
@@ -108,8 +109,7 @@ func (s *EventStore) appendIf(ctx context.Context, op, id string, anchor *spi.An
 func (s *EventStore) appendFast(ctx context.Context, op, id string, events []spi.Envelope, opts spi.AppendOptions) error {
 	first, n := events[0].Sequence, int64(len(events))
 	return inTx(ctx, s.db, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE executions SET next_seq = ?1 + ?2
-			WHERE id = ?3 AND next_seq = ?1 AND (?4 = 0 OR fence = ?4)`, first, n, id, opts.Fence)
+		res, err := tx.StmtContext(ctx, s.stmts.advance).ExecContext(ctx, first, n, id, opts.Fence)
 		if err != nil {
 			return fmt.Errorf("sqlite: %s %q: %w", op, id, err)
 		}
@@ -132,12 +132,21 @@ func (s *EventStore) appendFast(ctx context.Context, op, id string, events []spi
 			}
 			return &spi.ConflictError{ExecutionID: id, Expected: first, Actual: r.next}
 		}
-		if err := insertEnvelopes(ctx, tx, insertEvent, events); err != nil {
+		if len(events) == 1 {
+			e := events[0]
+			_, err = tx.StmtContext(ctx, s.stmts.insertOne).ExecContext(ctx,
+				e.ExecutionID, e.Sequence, e.ID, e.WorkflowID, e.EventType, e.Timestamp, string(e.Payload), nullable(e.Metadata))
+		} else {
+			err = insertEnvelopes(ctx, tx, insertEvent, events)
+		}
+		if err != nil {
 			return fmt.Errorf("sqlite: %s %q: %w", op, id, err)
 		}
 		return nil
 	})
 }
+
+const advanceSQL = `UPDATE executions SET next_seq = ?1 + ?2 WHERE id = ?3 AND next_seq = ?1 AND (?4 = 0 OR fence = ?4)`
 
 func anchorOf(r execRow) spi.Anchor { return spi.Anchor(fmt.Sprintf("%d:%d", r.incarnation, r.next)) }
 
