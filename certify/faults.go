@@ -48,7 +48,7 @@ func fkCut(ctx context.Context, c *FaultCase) error {
 			select {
 			case <-stop:
 				return nil
-			case <-time.After(time.Duration(2+c.Rand.Intn(20)) * time.Millisecond):
+			case <-time.After(time.Duration(5+c.Rand.Intn(35)) * time.Millisecond):
 				c.Store.Proxy.Cut()
 			}
 		}
@@ -78,6 +78,9 @@ func fkPause(ctx context.Context, c *FaultCase) error {
 	})
 }
 
+// workloadBudget bounds the writers of one fault check.
+const workloadBudget = 4 * time.Second
+
 type sentBatch struct {
 	from, n int64
 	acked   bool
@@ -104,6 +107,10 @@ func durability(ctx context.Context, c *FaultCase, name string, inject func(stop
 	stop := make(chan struct{})
 	injErr := make(chan error, 1)
 	go func() { injErr <- inject(stop) }()
+	// The workload stops after its rounds or its time budget, whichever comes first, so a slow
+	// machine gets fewer rounds rather than a timeout.
+	wctx, cancel := context.WithTimeout(ctx, workloadBudget)
+	defer cancel()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for w := 0; w < writers; w++ {
@@ -111,11 +118,11 @@ func durability(ctx context.Context, c *FaultCase, name string, inject func(stop
 		go func(w int) {
 			defer wg.Done()
 			x, head := execs[w], int64(0)
-			for i := 0; i < rounds && ctx.Err() == nil; i++ {
+			for i := 0; i < rounds && wctx.Err() == nil; i++ {
 				tag := fmt.Sprintf("w%d-b%d", w, i)
 				n := int64(1 + (i%4)*13) // 1, 14, 27, 40: large enough to be cut mid-batch
 				b := faultBatch(x, head, n, tag)
-				err := es.Append(ctx, x, b, spi.AppendOptions{})
+				err := es.Append(wctx, x, b, spi.AppendOptions{})
 				mu.Lock()
 				sent[w][tag] = &sentBatch{from: head, n: n, acked: err == nil}
 				mu.Unlock()
@@ -124,7 +131,7 @@ func durability(ctx context.Context, c *FaultCase, name string, inject func(stop
 					continue
 				}
 				// Unknown or refused: learn the head again (retrying through the faults).
-				for ctx.Err() == nil {
+				for wctx.Err() == nil {
 					got, rerr := es.Read(ctx, x)
 					if rerr == nil {
 						head = int64(len(got))
@@ -137,6 +144,7 @@ func durability(ctx context.Context, c *FaultCase, name string, inject func(stop
 	}
 	wg.Wait()
 	close(stop)
+	// Writers stopped by the budget may not know their head; the judge does not need it.
 	if err := <-injErr; err != nil {
 		return err
 	}
