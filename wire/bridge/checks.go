@@ -11,6 +11,7 @@ func Checks() []spec.Check {
 		t("bridge/eventstore-kit-over-wire", "TestEventStoreKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-4", "I-BRIDGE-5"),
 		t("bridge/error-round-trip", "TestErrorCodesRoundTrip", "I-BRIDGE-3"),
 		t("bridge/undeclared-unsupported", "TestUndeclaredMethodsAreUnsupported", "I-BRIDGE-2"),
+		t("bridge/server-limits", "TestServerLimits", "I-BRIDGE-3", "I-BRIDGE-6"),
 		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
 	}
 }

@@ -201,7 +201,9 @@ func (c *Client) CallRaw(ctx context.Context, method string, params json.RawMess
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: "response does not decode: " + err.Error(), Body: clip(body)})
 	}
-	if string(resp.ID) != strconv.FormatInt(id, 10) {
+	// An error the bridge could not tie to a request (a body too large to read) carries id null.
+	nullErr := string(resp.ID) == "null" && resp.Error != nil
+	if string(resp.ID) != strconv.FormatInt(id, 10) && !nullErr {
 		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: fmt.Sprintf("response id %s, want %d", resp.ID, id), Body: clip(body)})
 	}
 	if resp.Error != nil {

@@ -2,9 +2,12 @@ package bridge_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
@@ -92,3 +95,47 @@ func (minimalStore) Append(context.Context, string, []spi.Envelope, spi.AppendOp
 	return nil
 }
 func (minimalStore) Read(context.Context, string) ([]spi.Envelope, error) { return nil, nil }
+
+type slowStore struct{ minimalStore }
+
+func (slowStore) Read(ctx context.Context, _ string) ([]spi.Envelope, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// The server bounds request size and per-call time; both come back as their documented codes.
+func TestServerLimits(t *testing.T) {
+	srv, err := bridge.NewServer(bridge.Stores{EventStore: slowStore{}},
+		bridge.ServerOptions{MaxRequestBytes: 2048, CallTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := bridge.Start("127.0.0.1:0", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	ctx := context.Background()
+	c, err := bridge.Dial(ctx, url, bridge.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := spi.Envelope{ExecutionID: "x", Payload: json.RawMessage(`"` + strings.Repeat("a", 4096) + `"`)}
+	var re *bridge.RemoteError
+	if err := c.EventStore().Append(ctx, "x", []spi.Envelope{big}, spi.AppendOptions{}); !errors.As(err, &re) || re.RPC.Code != bridge.CodeTooLarge {
+		t.Errorf("Append(4 KiB) to a 2 KiB bridge = %v, want error %d", err, bridge.CodeTooLarge)
+	}
+	if _, err := c.EventStore().Read(ctx, "x"); !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &re) || re.RPC.Code != bridge.CodeTimeout {
+		t.Errorf("Read(slow store) = %v, want error %d matching context.DeadlineExceeded", err, bridge.CodeTimeout)
+	}
+	// A client deadline shorter than the store's answer is a transport error, counted as such.
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	var te *bridge.TransportError
+	if _, err := c.EventStore().Read(cctx, "x"); !errors.As(err, &te) {
+		t.Errorf("Read with a 10 ms deadline = %v, want a TransportError", err)
+	}
+	if c.Stats().TransportErrors == 0 {
+		t.Errorf("Stats().TransportErrors = 0 after a transport failure")
+	}
+}
