@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // Factory makes a fresh target for one check. cleanup (may be nil) is called when the check is
@@ -123,8 +124,11 @@ func (c *Case[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error
 	if d == "" {
 		return nil
 	}
-	return &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args,
-		Got: "a different value", Want: "the expected value", Diff: d}
+	g, w := summarize(got), summarize(want)
+	if g == w {
+		g += " with other content"
+	}
+	return &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args, Got: g, Want: w, Diff: d}
 }
 
 // skipError makes a check end as skip.
@@ -184,4 +188,29 @@ func splitContext(args string) (string, string) {
 	}
 	ctx := strings.TrimSpace(args[i+2:j] + " " + args[j+2:])
 	return args[:i], ctx
+}
+
+// summarize describes a value in one short phrase for the failure line (the diff has the detail).
+func summarize(v any) string {
+	switch x := v.(type) {
+	case []spi.Envelope:
+		if len(x) == 0 {
+			return "no envelopes"
+		}
+		return fmt.Sprintf("%d envelopes (seq %d..%d)", len(x), x[0].Sequence, x[len(x)-1].Sequence)
+	case spi.Snapshot:
+		return fmt.Sprintf("snapshot at %d (sealed %v)", x.Sequence, x.Sealed)
+	case []spi.Branch:
+		return fmt.Sprintf("%d branches", len(x))
+	case string:
+		if len(x) > 60 {
+			return fmt.Sprintf("%q…", x[:60])
+		}
+		return fmt.Sprintf("%q", x)
+	}
+	s := fmt.Sprintf("%v", v)
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
 }

@@ -80,10 +80,10 @@ func ssEquivalence(ctx context.Context, c *SnapshotStoreCase) error {
 		}
 		loaded, err := c.Store.LoadLatest(ctx, x)
 		if err != nil {
-			return c.Failf("LoadLatest", fmt.Sprintf("%q) after a save at (%d", x, k), err, "the snapshot")
+			return c.Failf("LoadLatest", fmt.Sprintf("%q) after (a save at %d", x, k), err, "the snapshot")
 		}
 		if loaded.Sequence != int64(k) {
-			return c.Failf("LoadLatest", fmt.Sprintf("%q) after saves 0..(%d", x, k), fmt.Sprintf("sequence %d", loaded.Sequence), k)
+			return c.Failf("LoadLatest", fmt.Sprintf("%q) after (saves 0..%d", x, k), fmt.Sprintf("sequence %d", loaded.Sequence), k)
 		}
 		snapState, err := fold.ParseState(loaded.State)
 		if err != nil {
