@@ -195,3 +195,15 @@ func TestPanicInACheckGoroutineIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+func TestCatalogListsEveryCheck(t *testing.T) {
+	md := kits.CatalogMarkdown()
+	for _, c := range kits.Checks() {
+		if !strings.Contains(md, "`"+c.ID+"`") {
+			t.Errorf("CatalogMarkdown() lacks %s", c.ID)
+		}
+	}
+	if !strings.Contains(md, "| `eventstore/incarnation-anchor` | MUST |") || !strings.Contains(md, "| 2.3.0 |") {
+		t.Errorf("CatalogMarkdown() does not show the incarnation check at 2.3.0")
+	}
+}
