@@ -12,6 +12,7 @@ import (
 	"github.com/loom-kernel/loom-conform/certify/certifytest"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -274,5 +275,30 @@ func TestFaultsExec(t *testing.T) {
 		if c, ok := find(rep, id); !ok || c.Verdict != kits.Pass {
 			t.Errorf("%s = %+v, want pass", id, c)
 		}
+	}
+}
+
+// The PostgreSQL reference store (`certify --dsn`) certified end to end, in a schema of its own.
+func TestCertifyPostgres(t *testing.T) {
+	dsn := postgres.TestDSN(t)
+	schema := postgres.UniqueSchema("certify")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if db, err := postgres.Open(ctx, dsn, schema); err == nil {
+			_ = db.DropSchema(ctx)
+			db.Close()
+		}
+	})
+	rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "postgres", DSN: dsn, Schema: schema}},
+		certify.Config{Kinds: certify.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Certified {
+		t.Fatalf("Run(--dsn).Certified = false: %v %v", failing(rep), rep.Problems)
+	}
+	if rep.Target.Kind != "dsn" || strings.Contains(rep.Target.Spec, "password=") && !strings.Contains(rep.Target.Spec, "xxxxx") {
+		t.Errorf("Target = %+v, want a dsn target with the password hidden", rep.Target)
 	}
 }

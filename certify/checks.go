@@ -17,6 +17,7 @@ func Checks() []spec.Check {
 		t("certify/ledger", "TestLedgerKeptTrue", "I-BRIDGE-8"),
 		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6"),
 		t("certify/reports", "TestReportsRender", "I-BRIDGE-6"),
+		t("certify/postgres-dsn", "TestCertifyPostgres", "S7.spi.versioned-kit", "I-BRIDGE-1"),
 		t("certify/exec-target", "TestCertifyExec", "S7.spi.versioned-kit", "I-BRIDGE-1"),
 		t("certify/exec-faults", "TestFaultsExec", "I-BRIDGE-7", "I-STORE-2"),
 		t("certify/image-target", "TestCertifyImage", "S7.spi.versioned-kit", "S10.kits.reference-impls", "I-BRIDGE-1"),

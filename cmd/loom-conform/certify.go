@@ -16,7 +16,7 @@ import (
 )
 
 type certifyFlags struct {
-	builtin, dsn, url, execCmd, image, port string
+	builtin, dsn, schema, url, execCmd, image, port string
 	run, ledger                             string
 	spi                                     []string
 	timeout, startTimeout                   time.Duration
@@ -48,6 +48,7 @@ Exit 0 only when every MUST check passes (and the expected-failures ledger is tr
 	fl := cmd.Flags()
 	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn)")
 	fl.StringVar(&f.dsn, "dsn", "", "certify the PostgreSQL reference store on this database")
+	fl.StringVar(&f.schema, "schema", "loom", "PostgreSQL schema the --dsn store uses (created if missing; the kits leave their executions in it)")
 	fl.StringVar(&f.url, "url", "", "certify the bridge answering at this URL")
 	fl.StringVar(&f.execCmd, "exec", "", "start this bridge command (split into words, no shell)")
 	fl.StringVar(&f.image, "image", "", "start this bridge image with testcontainers")
@@ -157,9 +158,9 @@ func certifyTarget(f certifyFlags) (certify.Target, error) {
 		if !ok && !strings.HasPrefix(f.builtin, "broken:") {
 			return nil, fmt.Errorf("--builtin %q: want one of %s", f.builtin, strings.Join(certify.Backends(), ", "))
 		}
-		return certify.BuiltinTarget{Backend: certify.Backend{Name: f.builtin, DSN: f.dsn, Version: toolVersion}}, nil
+		return certify.BuiltinTarget{Backend: certify.Backend{Name: f.builtin, DSN: f.dsn, Schema: f.schema, Version: toolVersion}}, nil
 	case f.dsn != "":
-		return certify.BuiltinTarget{Backend: certify.Backend{Name: "postgres", DSN: f.dsn, Version: toolVersion}}, nil
+		return certify.BuiltinTarget{Backend: certify.Backend{Name: "postgres", DSN: f.dsn, Schema: f.schema, Version: toolVersion}}, nil
 	case f.url != "":
 		if !strings.HasPrefix(f.url, "http://") && !strings.HasPrefix(f.url, "https://") {
 			return nil, fmt.Errorf("--url %q: want http://HOST:PORT[/PATH]", f.url)
