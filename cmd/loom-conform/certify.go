@@ -17,12 +17,12 @@ import (
 
 type certifyFlags struct {
 	builtin, dsn, schema, url, execCmd, image, port string
-	run, ledger                             string
-	spi                                     []string
-	timeout, startTimeout                   time.Duration
-	seed                                    int64
-	faults                                  bool
-	report, junit, html, badge              string
+	run, ledger                                     string
+	spi                                             []string
+	timeout, startTimeout                           time.Duration
+	seed                                            int64
+	faults                                          bool
+	report, junit, html, badge                      string
 }
 
 func newCertifyCmd() *cobra.Command {
