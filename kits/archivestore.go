@@ -3,7 +3,9 @@ package kits
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -27,6 +29,8 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Doc: "re-archiving equal envelopes (a retried compaction) succeeds and duplicates nothing", Run: asIdempotent},
 		{ID: "archivestore/reappend-different-conflict", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
 			Doc: "a different envelope at an archived sequence is a conflict and the whole call changes nothing", Run: asConflict},
+		{ID: "archivestore/concurrent-archivers", Clauses: []string{"I-STORE-18", "I-STORE-14"}, Level: spec.Must,
+			Doc: "of racing archivers writing different envelopes at the same sequences exactly one wins, whole", Run: asConcurrent},
 		{ID: "archivestore/isolation", Clauses: []string{"I-STORE-4"}, Level: spec.Must,
 			Doc: "archives of two executions never mix", Run: asIsolation},
 		{ID: "archivestore/delete-execution", Clauses: []string{"S7.as.delete-execution", "I-STORE-4"}, Level: spec.Must,
@@ -193,4 +197,45 @@ func asReplace(ctx context.Context, c *ArchiveStoreCase) error {
 		return e
 	}
 	return expectArchive(ctx, c, x, want, "a refused ReplaceSegments")
+}
+
+func asConcurrent(ctx context.Context, c *ArchiveStoreCase) error {
+	for round := 0; round < 4; round++ {
+		x := c.ExecID("race")
+		const n = 5
+		batches := make([][]spi.Envelope, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		for i := 0; i < n; i++ {
+			batches[i] = batch(x, 0, 3, fmt.Sprintf("archiver%d", i))
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				defer c.Recover()
+				<-gate
+				errs[i] = c.Store.Append(ctx, x, batches[i])
+			}(i)
+		}
+		close(gate)
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				return c.Failf("Append", fmt.Sprintf("%d racing archivers of different envelopes at 0..2", n), "two winners", "exactly one")
+			case err == nil:
+				winner = i
+			case !errors.Is(err, spi.ErrConflict):
+				return c.Failf("Append", appendArgs(x, batches[i], spi.AppendOptions{})+" racing", err, "nil or a conflict")
+			}
+		}
+		if winner < 0 {
+			return c.Failf("Append", fmt.Sprintf("%d racing archivers", n), "no winner", "exactly one")
+		}
+		if err := expectArchive(ctx, c, x, batches[winner], fmt.Sprintf("racing archivers, %d won", winner)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -3,7 +3,9 @@ package kits
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -25,6 +27,8 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 			Doc: "a registered branch reads back value-exact; an unknown id is not-found", Run: brRegisterGet},
 		{ID: "branchregistry/register-idempotent", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "registering an equal branch again succeeds; a different one under the id is already-exists and changes nothing", Run: brIdempotent},
+		{ID: "branchregistry/concurrent-register", Clauses: []string{"I-STORE-20", "I-STORE-14"}, Level: spec.Must,
+			Doc: "of racing registrations of different branches under one id exactly one wins", Run: brConcurrent},
 		{ID: "branchregistry/list-children", Clauses: []string{"I-STORE-20", "I-STORE-4"}, Level: spec.Must,
 			Doc: "listChildren returns exactly the direct children, ascending by id", Run: brChildren},
 		{ID: "branchregistry/no-cycles", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
@@ -175,4 +179,45 @@ func brInvalid(ctx context.Context, c *BranchRegistryCase) error {
 	}
 	_, err := c.Store.Get(ctx, x)
 	return expectErr(c, "Get", fmt.Sprintf("%q) after invalid registrations (", x), err, spi.ErrNotFound)
+}
+
+func brConcurrent(ctx context.Context, c *BranchRegistryCase) error {
+	for round := 0; round < 4; round++ {
+		id := c.ExecID("contested")
+		const n = 5
+		branches := make([]spi.Branch, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		for i := 0; i < n; i++ {
+			branches[i] = spi.Branch{ID: id, ParentID: c.ExecID("parent"), ForkSequence: int64(i)}
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				defer c.Recover()
+				<-gate
+				errs[i] = c.Store.Register(ctx, branches[i])
+			}(i)
+		}
+		close(gate)
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				return c.Failf("Register", fmt.Sprintf("%q ×%d racing, different parents", id, n), "two winners", "exactly one")
+			case err == nil:
+				winner = i
+			case !errors.Is(err, spi.ErrAlreadyExists):
+				return c.Failf("Register", fmt.Sprintf("%q racing", id), err, "nil or already exists")
+			}
+		}
+		if winner < 0 {
+			return c.Failf("Register", fmt.Sprintf("%q ×%d racing", id, n), "no winner", "exactly one")
+		}
+		if err := expectBranch(ctx, c, branches[winner], fmt.Sprintf("racing registrations, %d won", winner)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -212,6 +213,49 @@ func (s archiveSwallowsConflict) Append(ctx context.Context, id string, events [
 	return nil
 }
 
+// --- archive compares, then inserts, without holding anything in between.
+type archiveRace struct {
+	as
+	mu   *sync.Mutex
+	data map[string]map[int64]spi.Envelope
+}
+
+func (s archiveRace) Append(ctx context.Context, id string, events []spi.Envelope) error {
+	if err := spi.ValidateArchiveBatch("append", id, events); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	have := s.data[id]
+	for _, e := range events {
+		if old, ok := have[e.Sequence]; ok && !spi.SameEnvelope(old, e) {
+			s.mu.Unlock()
+			return &spi.ConflictError{ExecutionID: id, Expected: e.Sequence, Actual: -1, Reason: "differs"}
+		}
+	}
+	s.mu.Unlock()
+	time.Sleep(300 * time.Microsecond) // the window
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data[id] == nil {
+		s.data[id] = map[int64]spi.Envelope{}
+	}
+	for _, e := range events {
+		s.data[id][e.Sequence] = e // last writer wins, and batches interleave
+	}
+	return nil
+}
+
+func (s archiveRace) Read(ctx context.Context, id string) ([]spi.Envelope, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []spi.Envelope{}
+	for _, e := range s.data[id] {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Sequence < out[j].Sequence })
+	return out, nil
+}
+
 // --- replaceSegments also removes the envelope after the range.
 type replaceTooMuch struct{ as }
 
@@ -230,6 +274,9 @@ func ArchiveStores() []Store[spi.ArchiveStore] {
 			return archiveDuplicates{newAS(), &sync.Mutex{}, map[string][]spi.Envelope{}}
 		}},
 		{"archive-swallows-conflict", "a different envelope at an archived sequence is ignored and the rest stored", "archivestore/reappend-different-conflict", func() spi.ArchiveStore { return archiveSwallowsConflict{newAS()} }},
+		{"archive-race", "compare-then-insert without a lock: racing archivers both win", "archivestore/concurrent-archivers", func() spi.ArchiveStore {
+			return archiveRace{newAS(), &sync.Mutex{}, map[string]map[int64]spi.Envelope{}}
+		}},
 		{"replace-too-much", "replaceSegments also drops the envelope after the range", "archivestore/replace-segments", func() spi.ArchiveStore { return replaceTooMuch{newAS()} }},
 	}
 }
@@ -307,6 +354,43 @@ func (r cyclesAllowed) Get(ctx context.Context, id string) (spi.Branch, error) {
 	return r.br.Get(ctx, id)
 }
 
+// --- register checks, then writes, without holding anything in between.
+type registerRace struct {
+	br
+	mu   *sync.Mutex
+	data map[string]spi.Branch
+}
+
+func (r registerRace) Register(ctx context.Context, b spi.Branch) error {
+	if err := spi.ValidateBranch(b); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	old, ok := r.data[b.ID]
+	r.mu.Unlock()
+	if ok {
+		if spi.SameBranch(old, b) {
+			return nil
+		}
+		return spi.ErrAlreadyExists
+	}
+	time.Sleep(300 * time.Microsecond)
+	r.mu.Lock()
+	r.data[b.ID] = b
+	r.mu.Unlock()
+	return nil
+}
+
+func (r registerRace) Get(ctx context.Context, id string) (spi.Branch, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.data[id]
+	if !ok {
+		return spi.Branch{}, spi.ErrNotFound
+	}
+	return b, nil
+}
+
 // --- get of an unknown id returns a zero branch.
 type zeroForUnknown struct{ br }
 
@@ -327,6 +411,9 @@ func BranchRegistries() []Store[spi.BranchRegistry] {
 		}},
 		{"cycles-allowed", "a branch closing a cycle is accepted", "branchregistry/no-cycles", func() spi.BranchRegistry {
 			return cyclesAllowed{newBR(), &sync.Mutex{}, map[string]spi.Branch{}}
+		}},
+		{"register-race", "check-then-write registration: racing registrations both win", "branchregistry/concurrent-register", func() spi.BranchRegistry {
+			return registerRace{newBR(), &sync.Mutex{}, map[string]spi.Branch{}}
 		}},
 		{"zero-for-unknown", "get of an unknown id returns an empty branch, not not-found", "branchregistry/register-get", func() spi.BranchRegistry { return zeroForUnknown{newBR()} }},
 	}
