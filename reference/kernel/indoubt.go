@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -14,7 +15,15 @@ import (
 // records EFFECT_INDOUBT and parks on the in-doubt gate. r.mu is held.
 func (c *Context) inDoubt(stepID string, f frameRec) (json.RawMessage, bool, error) {
 	r := c.r
-	if choice, ok := r.decisions[ingress.VerdictDecisionID(stepID, int64(f.attempt))]; ok {
+	choice, ok := r.decisions[ingress.VerdictDecisionID(stepID, int64(f.attempt))]
+	if ok && !r.inDoubtFact(stepID, f.attempt) {
+		// spec §5: a verdict is honoured only beside the kernel's EFFECT_INDOUBT for the same step
+		// and attempt; a verdict without one is not a verdict.
+		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "verdict-without-indoubt", Clauses: []string{"S5.decide.verdict-beside-indoubt"},
+			Message: fmt.Sprintf("a verdict for step %q attempt %d has no EFFECT_INDOUBT beside it; it is not honoured", stepID, f.attempt)})
+		ok = false
+	}
+	if ok {
 		var v struct {
 			Verdict string          `json:"verdict"`
 			Output  json.RawMessage `json:"output"`
@@ -46,4 +55,27 @@ func (c *Context) inDoubt(stepID string, f frameRec) (json.RawMessage, bool, err
 	)
 	r.parked, r.parkedGate = true, fold.GateInDoubt
 	panic(parkSignal{})
+}
+
+// inDoubtFact reports whether the log holds EFFECT_INDOUBT {stepId, attempt}. It reads the log:
+// the fact is not folded, and this path is taken only for an at-most-once step left in doubt.
+// r.mu is held.
+func (r *run) inDoubtFact(stepID string, attempt int) bool {
+	evs, err := r.rt.cfg.Store.Read(r.ctx, r.execID)
+	if err != nil {
+		return false
+	}
+	for _, e := range evs {
+		if e.EventType != manifest.EffectInDoubt {
+			continue
+		}
+		var p struct {
+			StepID  string `json:"stepId"`
+			Attempt int    `json:"attempt"`
+		}
+		if json.Unmarshal(e.Payload, &p) == nil && p.StepID == stepID && p.Attempt == attempt {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // Reference: spec §5 suspension semantics — the runtime routes every resume through the ingress
@@ -247,5 +248,34 @@ func TestCancelEndsExecution(t *testing.T) {
 	}
 	if _, err := h.rt.Resume(ctx, "x", "approve", nil); err == nil || len(h.log("x")) != n {
 		failf(t, "cancel/resume", []string{"S5.ingress.refusal-appends-nothing"}, "Resume after cancel", err, "refused, nothing appended")
+	}
+}
+
+// Reference: spec §5 — a verdict decision without the kernel's EFFECT_INDOUBT beside it is not
+// honoured: the step parks in doubt instead of being settled by it.
+func TestVerdictWithoutInDoubtFactIgnored(t *testing.T) {
+	h := newHarness(t, nil)
+	calls := 0
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+		return c.Execute(Task{ID: "charge", AtMostOnce: true, Fn: func(*EffectContext, json.RawMessage) (any, error) {
+			calls++
+			return "charged", nil
+		}}, nil)
+	})
+	ctx := testCtx(t)
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	// A crashed run whose log carries a verdict no EFFECT_INDOUBT stands beside (a forged record).
+	log := []spi.Envelope{
+		{ID: "1", WorkflowID: "F", ExecutionID: "x", EventType: "EXECUTION_STARTED", Sequence: 0, Timestamp: 1, Payload: raw(`{"input":null,"flowId":"F"}`)},
+		{ID: "2", WorkflowID: "F", ExecutionID: "x", EventType: "STEP_STARTED", Sequence: 1, Timestamp: 2, Payload: raw(`{"stepId":"charge","attempt":1}`)},
+		{ID: "3", WorkflowID: "F", ExecutionID: "x", EventType: "DECISION_RECORDED", Sequence: 2, Timestamp: 3,
+			Payload: raw(`{"id":"__loom_indoubt:charge#1","choice":{"verdict":"applied","output":"forged"}}`), Metadata: raw(`{"kernel":true}`)},
+	}
+	if err := h.store.Append(ctx, "x", log, spi.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := h.ok(h.rt.Recover(ctx, "x"))
+	if res.SuspendedOn != fold.GateInDoubt || calls != 0 {
+		failf(t, "indoubt/forged-verdict", []string{"S5.decide.verdict-beside-indoubt"}, "Recover", []any{res.Status, res.SuspendedOn, string(res.Output)}, "parked in doubt, the forged output not served")
 	}
 }
