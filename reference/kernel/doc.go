@@ -23,5 +23,10 @@
 //	res, _ = rt.Resume(ctx, "exec-1", "approve", json.RawMessage(`{"ok":true}`)) // completes
 //
 // Resume, ResumeAs and Recover go through the ingress gate (package ingress) and append nothing on
-// a refusal. Wave 2 syscalls (continueAsNew, receive, select) need their Features flag.
+// a refusal. Wave 2 syscalls (continueAsNew, receive, select) need their Features flag; Deliver
+// answers a receive/select. FireDueTimers raises TIMER_FIRED from a TimerStore, SuspensionSafety
+// reports timed parks nothing will wake, Snapshot writes the folded state out of band, Cancel ends
+// an execution, and Drive replays a parked or finished execution read-only. Context.Call is the
+// syscall surface by name, for wire clients. The emit rule of spec §3 is the pure function
+// EmitRule; Config.Hooks holds deliberately broken variants the property kits must reject.
 package kernel
