@@ -13,6 +13,7 @@ import (
 type Report struct {
 	Tool       Tool              `json:"tool"`
 	Spec       map[string]string `json:"spec"` // kernel contract versions the tool encodes
+	Spi        map[string]string `json:"spi"`  // SPI versions the tool's kits encode, per seam
 	Kinds      []string          `json:"kinds"`
 	Target     Identity          `json:"target"`
 	Handshake  *bridge.Handshake `json:"handshake,omitempty"`

@@ -128,8 +128,13 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
 		Spec: map[string]string{"kernelAbi": manifest.KernelAbiVersion, "eventSchema": manifest.EventSchemaVersion,
 			"wireAbi": manifest.WireAbiVersion, "bridgeProtocol": bridge.ProtocolVersion},
+		Spi:   map[string]string{},
 		Kinds: cfg.Kinds, Target: target.Describe(), Started: time.Now().UTC(),
 		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults},
+	}
+	for _, seam := range bridge.Seams() {
+		s, _ := manifest.LookupSpi(seam)
+		rep.Spi[seam] = s.Version
 	}
 	if cfg.Ledger != nil {
 		rep.Options.Ledger = cfg.Ledger.File
@@ -142,6 +147,9 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 
 	r := &runner{cfg: cfg, filter: filter, rep: rep, target: target}
 	r.run(ctx)
+	if ctx.Err() != nil {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the run was interrupted (%v); the checks it did not finish are unknown", context.Cause(ctx)))
+	}
 	r.finish()
 	return rep, nil
 }

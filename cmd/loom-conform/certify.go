@@ -13,6 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 )
 
 type certifyFlags struct {
@@ -88,7 +89,13 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 			return badInput("certify: --expected-failures: %v", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	if f.image != "" {
+		// testcontainers-go prints a connection banner through its process-wide logger.
+		tclog.SetDefault(tclog.NewNoopLogger())
+	}
+	// A closed pipe on stdout or stderr must not kill the run before it removes its container.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	fmt.Fprintf(cmd.ErrOrStderr(), "certify %s: %s\n", kind, target.Describe())
 	rep, err := certify.Run(ctx, target, cfg)
