@@ -66,7 +66,8 @@ type Config struct {
 	Faults bool
 	// StartTimeout bounds starting the target and its handshake (default 60 s).
 	StartTimeout time.Duration
-	// Progress receives one line per check as it finishes (nil = silent).
+	// Progress receives one line per check as it finishes, with the running counts of pass, fail,
+	// skip and unknown (nil = silent).
 	Progress io.Writer
 	// ToolVersion is reported as the harness version.
 	ToolVersion string
@@ -145,7 +146,7 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	start := time.Now()
 	defer func() { rep.DurationMs = ms(time.Since(start)) }()
 
-	r := &runner{cfg: cfg, filter: filter, rep: rep, target: target}
+	r := &runner{cfg: cfg, filter: filter, rep: rep, target: target, counts: map[kits.Verdict]int{}}
 	r.run(ctx)
 	if ctx.Err() != nil {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("the run was interrupted (%v); the checks it did not finish are unknown", context.Cause(ctx)))
@@ -165,6 +166,7 @@ type runner struct {
 	dead         string
 	unknownInRow int
 	total, done  int
+	counts       map[kits.Verdict]int // verdicts so far, for the progress lines
 }
 
 func (r *runner) run(ctx context.Context) {
@@ -348,7 +350,9 @@ func (r *runner) runPlan(ctx context.Context, p plan) {
 		res := r.runCheck(ctx, p, m)
 		r.done++
 		r.rep.Checks = append(r.rep.Checks, res)
-		fmt.Fprintf(r.cfg.Progress, "[%3d/%d] %-7s %s (%s)%s\n", r.done, r.total, res.Verdict, res.ID,
+		r.counts[res.Verdict]++
+		fmt.Fprintf(r.cfg.Progress, "[%3d/%d p%d f%d s%d u%d] %-7s %s (%s)%s\n", r.done, r.total,
+			r.counts[kits.Pass], r.counts[kits.Fail], r.counts[kits.Skip], r.counts[kits.Unknown], res.Verdict, res.ID,
 			time.Duration(res.DurationMs*float64(time.Millisecond)).Round(time.Millisecond), progressNote(res))
 	}
 }
