@@ -60,6 +60,7 @@ func Checks() []spec.Check {
 		{ID: "kernel/fuzz-resume", Kind: spec.KindFuzz, Clauses: []string{"S5.ingress.refusal-appends-nothing", "S5.ingress.gate-match", "S5.ingress.always"}, Where: "reference/kernel:FuzzResumeInput"},
 		{ID: "kernel/fuzz-call", Kind: spec.KindFuzz, Clauses: []string{"S2.syscalls.available-iff-listed"}, Where: "reference/kernel:FuzzCall"},
 		t("VerdictWithoutInDoubtFactIgnored", "S5.decide.verdict-beside-indoubt"),
+		t("UserspaceMeteringCountsTowardBudget", "S8.budget.quota-exceeded", "S8.resources.metered-per-effect"),
 		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
 	}
 }

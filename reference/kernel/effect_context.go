@@ -103,6 +103,7 @@ func (ec *EffectContext) Emit(eventType string, payload any) error {
 		return err
 	}
 	r.noteUserspaceDecision(chk)
+	r.noteMetered(chk)
 	return nil
 }
 

@@ -83,6 +83,7 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	}
 	r.mustAppend(ev)
 	r.noteUserspaceDecision(chk)
+	r.noteMetered(chk)
 	if stamp && !r.readOnly {
 		r.flowEmits[d]++
 	}

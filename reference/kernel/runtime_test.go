@@ -324,3 +324,24 @@ func TestReplayDivergenceReported(t *testing.T) {
 		failf(t, "replay/divergence", []string{"I-KERNEL-1", "S1.P2.replay-identical"}, "Drive after a gate rename", err, "*ReplayDivergenceError, nothing appended")
 	}
 }
+
+// Reference: spec §8 — metering written by a userspace RESOURCE_METERED emit counts toward the
+// budget exactly as the fold's _resources does.
+func TestUserspaceMeteringCountsTowardBudget(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Budget = Budget{"costUsd": 1} })
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+		if err := c.Emit("RESOURCE_METERED", map[string]any{"costUsd": 1.5}); err != nil {
+			return nil, err
+		}
+		_, err := c.Run("s", h.effect("s", 1), nil)
+		var q *QuotaExceededError
+		if !errors.As(err, &q) {
+			return nil, errors.New("the step was admitted")
+		}
+		return q.Dimension, nil
+	})
+	res := h.ok(h.rt.Start(testCtx(t), "F", "x", nil))
+	if string(res.Output) != `"costUsd"` || h.callCount("s") != 0 {
+		failf(t, "resources/userspace-meter", []string{"S8.budget.quota-exceeded", "S8.resources.metered-per-effect"}, "output, calls", []any{string(res.Output), h.callCount("s")}, `"costUsd", 0`)
+	}
+}

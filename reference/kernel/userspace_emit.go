@@ -57,3 +57,21 @@ func (r *run) noteUserspaceDecision(c userspace.Checked) {
 	}
 	r.decisions[c.DecisionID] = p.Choice
 }
+
+// noteMetered adds an appended RESOURCE_METERED's dimensions to the run's totals, as the fold's
+// _resources does, so admission control sees userspace metering too (spec §8). r.mu is held.
+func (r *run) noteMetered(c userspace.Checked) {
+	if c.EventType != manifest.ResourceMetered {
+		return
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(c.Payload, &p) != nil {
+		return
+	}
+	for _, dim := range resourceDims {
+		var v float64
+		if raw, ok := p[dim]; ok && json.Unmarshal(raw, &v) == nil && validMeter(v) {
+			r.resources[dim] += v
+		}
+	}
+}
