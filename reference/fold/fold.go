@@ -69,6 +69,7 @@ func newFolder(p Profile, snapshot *State, trusted bool) *folder {
 
 // finish completes the pass and returns the state.
 func (f *folder) finish() State {
+	f.ps.flushFrame()
 	f.ps.flushResources()
 	return f.s
 }
@@ -100,6 +101,9 @@ type pass struct {
 	trusted bool
 	// The _resources dimensions accumulate here during the pass (no map operation per
 	// RESOURCE_METERED) and are written back by flushResources.
+	// cur is the frame last written, not yet stored in s.Frames (see putFrame).
+	cur                 Frame
+	curSet              bool
 	res                 [len(resourceDimensions)]float64
 	resHas              [len(resourceDimensions)]bool
 	resLoaded, resDirty bool

@@ -13,6 +13,9 @@ func stepID(f *fieldSet) (id []byte, ok, proto bool) {
 
 // frame returns the frame of id, or a new one at attempt (1 when attempt is not a number).
 func (ps *pass) frame(id []byte, attempt []byte) Frame {
+	if ps.curSet && ps.cur.StepID == string(id) {
+		return ps.cur
+	}
 	if fr, ok := ps.s.Frames[string(id)]; ok {
 		return fr
 	}
@@ -22,11 +25,25 @@ func (ps *pass) frame(id []byte, attempt []byte) Frame {
 	return Frame{StepID: string(id), Attempt: trimRaw(attempt)}
 }
 
+// putFrame stores a frame. The last frame written stays in a one-entry write-back cache, so a
+// step's start, retries and settle cost one map write, not one each.
 func (ps *pass) putFrame(fr Frame) {
+	if ps.curSet && ps.cur.StepID != fr.StepID {
+		ps.flushFrame()
+	}
+	ps.cur, ps.curSet = fr, true
+}
+
+// flushFrame writes the cached frame into the state.
+func (ps *pass) flushFrame() {
+	if !ps.curSet {
+		return
+	}
 	if ps.s.Frames == nil {
 		ps.s.Frames = map[string]Frame{}
 	}
-	ps.s.Frames[fr.StepID] = fr
+	ps.s.Frames[ps.cur.StepID] = ps.cur
+	ps.cur, ps.curSet = Frame{}, false
 }
 
 // stepStarted opens a frame: status running, attempt, input (kept until it settles, 1.26.0).

@@ -1,7 +1,6 @@
 package fold
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf16"
@@ -295,13 +294,14 @@ func eachFieldMode(raw []byte, trusted bool, fn func(key, val []byte) error) (bo
 		ks := i
 		var ke int
 		var err error
+		special := true
 		if trusted {
-			ke = skipStringTrusted(raw, i)
+			ke, special = skipStringTrustedEsc(raw, i)
 		} else if ke, err = skipString(raw, i); err != nil {
 			return true, err
 		}
 		key := raw[ks+1 : ke-1]
-		if hasEscape(key) {
+		if special && hasEscape(key) {
 			key = appendUnescaped(nil, key) // rare: an escaped key
 		}
 		i = skipSpace(raw, ke)
@@ -535,22 +535,25 @@ func skipTrusted(b []byte, i int) int {
 	return i
 }
 
-// skipStringTrusted returns the index past the valid JSON string starting at b[i] == '"'.
+// skipStringTrusted returns the index past the valid JSON string starting at b[i] == '"', and
+// whether its body holds a backslash or a non-ASCII byte (then it may need decoding).
 func skipStringTrusted(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b)
+	end, _ := skipStringTrustedEsc(b, i)
+	return end
+}
+
+func skipStringTrustedEsc(b []byte, i int) (int, bool) {
+	special := false
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, special
+		case c == '\\':
+			special = true
+			j++
+		case c >= 0x80:
+			special = true
 		}
-		j += k
-		n := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
 	}
+	return len(b), special
 }
