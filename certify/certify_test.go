@@ -233,6 +233,34 @@ func TestBadBridges(t *testing.T) {
 	}
 }
 
+// The bridge kit is proven by broken bridges: each is rejected by the check meant for it.
+func TestBridgeKitRejectsBrokenBridges(t *testing.T) {
+	bin := certifytest.BuildProgram(t, "certify/testdata/badbridge")
+	for mode, catch := range map[string]string{
+		"future":     "bridge/handshake",
+		"lying":      "bridge/declared-methods-answer",
+		"wrongcodes": "bridge/error-codes",
+		"fragile":    "bridge/unknown-method|bridge/malformed-requests",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			rep, err := certify.Run(context.Background(), certify.ExecTarget{Command: bin + " -mode " + mode},
+				certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/", StartTimeout: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range rep.Checks {
+				want := kits.Pass
+				if strings.Contains("|"+catch+"|", "|"+c.ID+"|") {
+					want = kits.Fail
+				}
+				if c.Verdict != want && !(want == kits.Pass && mode == "lying") {
+					t.Errorf("%s: %s = %s %q, want %s", mode, c.ID, c.Verdict, firstLine(c.Message), want)
+				}
+			}
+		})
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {

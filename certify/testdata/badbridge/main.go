@@ -1,7 +1,8 @@
 // Command badbridge is a store bridge that misbehaves on purpose, for the certify tests: it serves
-// a memory EventStore but hangs, crashes, answers malformed JSON or misstates its handshake.
+// a memory EventStore but hangs, crashes, answers malformed JSON, misstates its handshake, claims a
+// future SPI, sends every error as -32603, or answers bad requests with HTTP 500.
 //
-//	badbridge -mode hang|crash|malformed|lying [-after N]
+//	badbridge -mode hang|crash|malformed|lying|future|wrongcodes|fragile [-after N]
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"sync/atomic"
 
@@ -54,7 +56,44 @@ func main() {
 		}
 		_ = json.Unmarshal(body, &req)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if *mode == "fragile" && (req.Method == "" || !json.Valid(body) || bytes.HasPrefix(bytes.TrimSpace(body), []byte("["))) {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		if *mode == "fragile" {
+			if _, ok := bridge.LookupMethod(req.Method); !ok && req.Method != bridge.MethodHandshake {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32603,"message":"no"}}`))
+				return
+			}
+		}
+		if *mode == "wrongcodes" {
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, r)
+			out := rec.Body.Bytes()
+			var resp map[string]any
+			if json.Unmarshal(out, &resp) == nil {
+				if e, ok := resp["error"].(map[string]any); ok && e["code"].(float64) > -32100 && e["code"].(float64) <= -32000 {
+					e["code"] = bridge.CodeInternalError
+					delete(e, "data")
+					out, _ = json.Marshal(resp)
+				}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(out)
+			return
+		}
 		if req.Method == bridge.MethodHandshake {
+			if *mode == "future" {
+				hs := srv.Handshake()
+				sup := hs.Seams["EventStore"]
+				sup.SpiVersion = "3.0.0"
+				hs.Seams["EventStore"] = sup
+				res, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": hs})
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(res)
+				return
+			}
 			if *mode == "lying" {
 				hs := srv.Handshake()
 				hs.Seams["EventStore"] = bridge.SeamSupport{SpiVersion: "2.6.0", Methods: []string{"append", "read", "readRange", "acquireFence", "deleteExecution"}}
