@@ -1,0 +1,17 @@
+// Package certify certifies a store through the store bridge (DESIGN §7, docs/bridge.md): it
+// starts or finds the target (a reference store served in process, a URL, a subprocess, or an image
+// run by testcontainers-go), dials its bridge, runs the bridge protocol kit, the selected SPI kits
+// and, on request, the fault kit check by check with live progress, applies an expected-failures
+// ledger, always tears the target down, and renders the report as text, JSON, JUnit XML, one HTML
+// page or an SVG badge. `loom-conform certify` is a thin shell over Run.
+//
+//	rep, err := certify.Run(ctx, certify.ImageTarget{Image: "acme/store-bridge:1.4"},
+//		certify.Config{Kinds: certify.Kinds(), Progress: os.Stderr})
+//	if err != nil { return err } // bad configuration only
+//	_ = certify.WriteCertificate(os.Stdout, rep)
+//	if !rep.Certified { os.Exit(1) }
+//
+// Verdicts (I-BRIDGE-6): a failing MUST check or an unknown one (timeout, the bridge stopped
+// answering) keeps the target from being certified; a broken link never turns into a fail, a
+// protocol breach always does. The ledger is kept true (I-BRIDGE-8).
+package certify
