@@ -56,6 +56,7 @@ DIR=$(mktemp -d "${TMPDIR:-/tmp}/loom-conform-pg.XXXXXX")
 chmod 755 "$DIR"
 [[ ${#AS[@]} -gt 0 ]] && chown postgres: "$DIR"
 PORT=$(free_port) || { log "no free port found"; exit 1; }
+cd "$DIR" # the server user may not be allowed into the caller's directory
 
 log "initdb in $DIR/data ($BINDIR)"
 "${AS[@]}" "$BINDIR/initdb" -D "$DIR/data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$DIR/initdb.log" 2>&1 ||

@@ -23,9 +23,11 @@ esac
 BINDIR=${LOOM_CONFORM_PG_BINDIR:-$(pg_config --bindir)}
 AS=()
 [[ $(id -u) -eq 0 ]] && AS=(runuser -u postgres --)
+cd "$DIR"
 if [[ -f "$DIR/data/postmaster.pid" ]]; then
 	"${AS[@]}" "$BINDIR/pg_ctl" -D "$DIR/data" -m fast -w -t 60 stop >&2 || log "pg_ctl stop failed (continuing)"
 fi
+cd /
 rm -rf "$DIR"
 [[ -f "$STATE" ]] && rm -f "$STATE"
 log "stopped and removed $DIR"
