@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/reference/stores/postgres"
@@ -14,7 +15,7 @@ import (
 )
 
 // Backend names one of the project's own stores: memory, sqlite (File, a temporary file when
-// empty) or postgres (DSN, Schema).
+// empty) or postgres (DSN, Schema; a temporary schema, dropped on close, when empty).
 type Backend struct {
 	Name   string
 	File   string
@@ -62,16 +63,26 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 		if b.DSN == "" {
 			return bridge.Stores{}, nil, fmt.Errorf("postgres backend: a DSN is required (--dsn)")
 		}
-		schema := b.Schema
-		if schema == "" {
-			schema = "loom"
+		schema, temporary := b.Schema, b.Schema == ""
+		if temporary {
+			// A schema of its own, dropped afterwards: a rerun with the same seed must not meet
+			// the executions of an earlier run.
+			schema = postgres.UniqueSchema("loom_certify")
 		}
 		db, err := postgres.Open(ctx, b.DSN, schema)
 		if err != nil {
 			return bridge.Stores{}, nil, err
 		}
+		closeDB := func() {
+			if temporary {
+				dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				_ = db.DropSchema(dctx)
+				cancel()
+			}
+			db.Close()
+		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
-			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, db.Close, nil
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, closeDB, nil
 	}
 	return bridge.Stores{}, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
 }

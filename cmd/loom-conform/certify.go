@@ -49,7 +49,7 @@ Exit 0 only when every MUST check passes (and the expected-failures ledger is tr
 	fl := cmd.Flags()
 	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn)")
 	fl.StringVar(&f.dsn, "dsn", "", "certify the PostgreSQL reference store on this database")
-	fl.StringVar(&f.schema, "schema", "loom", "PostgreSQL schema the --dsn store uses (created if missing; the kits leave their executions in it)")
+	fl.StringVar(&f.schema, "schema", "", "PostgreSQL schema the --dsn store uses (default: a temporary schema, dropped after the run)")
 	fl.StringVar(&f.url, "url", "", "certify the bridge answering at this URL")
 	fl.StringVar(&f.execCmd, "exec", "", "start this bridge command (split into words, no shell)")
 	fl.StringVar(&f.image, "image", "", "start this bridge image with testcontainers")

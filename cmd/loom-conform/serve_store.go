@@ -70,7 +70,7 @@ SIGINT or SIGTERM.`,
 	f.StringVar(&backend.Name, "backend", "", "store to serve: "+strings.Join(certify.Backends(), ", "))
 	f.StringVar(&listen, "listen", "", "address to listen on (default 127.0.0.1:0, a free loopback port; env LOOM_BRIDGE_LISTEN)")
 	f.StringVar(&backend.DSN, "dsn", "", "PostgreSQL DSN (postgres backend)")
-	f.StringVar(&backend.Schema, "schema", "loom", "PostgreSQL schema (postgres backend)")
+	f.StringVar(&backend.Schema, "schema", "loom", "PostgreSQL schema (postgres backend; created if missing)")
 	f.StringVar(&backend.File, "file", "", "SQLite database file (sqlite backend; default a temporary file removed on exit)")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	f.DurationVar(&opts.CallTimeout, "call-timeout", bridge.DefaultCallTimeout, "deadline of each store call")
