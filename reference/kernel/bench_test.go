@@ -170,12 +170,14 @@ func BenchmarkReplayLinear(b *testing.B) {
 }
 
 // BenchmarkG2UnwiredRatio: the same 10-step execution on a plain runtime and on one with every
-// option present but unwired (spec §1 G2: zero overhead when disabled), interleaved in one run.
+// option present but unwired — empty budget, effect map and ingress options, no features (spec §1
+// G2: zero overhead when disabled), interleaved in one run. A wired SnapshotStore is a wired
+// capability (it is read at every load) and is left out.
 func BenchmarkG2UnwiredRatio(b *testing.B) {
 	plain, _ := benchRuntime(b, false)
 	unwiredStore := memory.NewEventStore()
 	unwired, err := New(Config{Store: unwiredStore, Now: FixedClock(0, 1), NewID: SequentialIDs("u"), Warn: func(Warning) {},
-		Snapshots: memory.NewSnapshotStore(), Budget: Budget{}, Effects: map[string]EffectDef{}, Ingress: IngressOptions{}, Features: Features{}})
+		Budget: Budget{}, Effects: map[string]EffectDef{}, Ingress: IngressOptions{}, Features: Features{}, Trace: nil})
 	if err != nil {
 		b.Fatal(err)
 	}
