@@ -67,6 +67,9 @@ func TestCertifyExitCodes(t *testing.T) {
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--run", "("}, 2, "--run"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--expected-failures", ledger}, 2, "reason is empty"},
 		{[]string{"certify", "eventstore", "--exec", "'unterminated"}, 2, "quote"},
+		{[]string{"serve-store", "--backend", "oracle"}, 2, "unknown backend"},
+		{[]string{"serve-store"}, 2, "backend"},
+		{[]string{"serve-store", "--backend", "memory", "--listen", "no-port"}, 2, "--listen"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, "", c.args...)

@@ -12,6 +12,7 @@ func Checks() []spec.Check {
 		t("bridge/error-round-trip", "TestErrorCodesRoundTrip", "I-BRIDGE-3"),
 		t("bridge/undeclared-unsupported", "TestUndeclaredMethodsAreUnsupported", "I-BRIDGE-2"),
 		t("bridge/server-limits", "TestServerLimits", "I-BRIDGE-3", "I-BRIDGE-6"),
+		t("bridge/strict-responses", "TestResponsesCheckedStrictly", "I-BRIDGE-4"),
 		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
 	}
 }
