@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -57,11 +58,13 @@ func BenchmarkStartTenSteps(b *testing.B) {
 	}
 	ctx := context.Background()
 	var kernelDur, directDur time.Duration
+	var ratios []float64
 	n := 0
 	for b.Loop() {
 		t0 := time.Now()
 		res, err := rt.Start(ctx, "ten", fmt.Sprintf("e%d", n), nil)
-		kernelDur += time.Since(t0)
+		k := time.Since(t0)
+		kernelDur += k
 		if err != nil || res.Status != "completed" {
 			b.Fatalf("run: %v %s", err, res.Status)
 		}
@@ -72,9 +75,12 @@ func BenchmarkStartTenSteps(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		directDur += time.Since(t1)
+		d := time.Since(t1)
+		directDur += d
+		ratios = append(ratios, float64(k)/float64(d))
 		n++
 	}
+	b.ReportMetric(median(ratios), "kernel/direct(median)")
 	b.ReportMetric(float64(n)/kernelDur.Seconds(), "executions/s")
 	b.ReportMetric(float64(kernelDur)/float64(directDur), "kernel/direct")
 	b.ReportMetric(float64(kernelDur-directDur)/float64(n*10)/1e3, "overhead-µs/step")
@@ -196,9 +202,10 @@ func BenchmarkG2UnwiredRatio(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	var dp, du time.Duration
+	var ratios []float64
 	n := 0
 	for b.Loop() {
+		var dp, du time.Duration
 		id := fmt.Sprintf("e%d", n)
 		order := []*Runtime{plain, unwired}
 		if n%2 == 1 { // alternate the order so GC and cache effects fall on both sides alike
@@ -210,12 +217,22 @@ func BenchmarkG2UnwiredRatio(b *testing.B) {
 				b.Fatal(err)
 			}
 			if rt == plain {
-				dp += time.Since(t)
+				dp = time.Since(t)
 			} else {
-				du += time.Since(t)
+				du = time.Since(t)
 			}
 		}
+		ratios = append(ratios, float64(du)/float64(dp))
 		n++
 	}
-	b.ReportMetric(float64(du)/float64(dp), "unwired/plain")
+	b.ReportMetric(median(ratios), "unwired/plain(median)")
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
