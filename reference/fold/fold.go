@@ -19,7 +19,7 @@ import (
 // metadata object; anything else is an *InputError naming the envelope index and field. Payload
 // content never makes the fold fail: a payload a handler cannot read folds as a no-op.
 func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
-	f := newFolder(p, snapshot, false)
+	f := newFolder(p, snapshot, false, len(events))
 	for i := range events {
 		if err := f.add(i, &events[i]); err != nil {
 			return State{}, err
@@ -32,7 +32,7 @@ func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
 // validated once, by the decoder, and folded while its bytes are still in cache. The result shares
 // raw's bytes, which the caller must not modify afterwards.
 func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
-	f := newFolder(p, snapshot, true)
+	f := newFolder(p, snapshot, true, len(raw)/256)
 	if err := decodeBytes(raw, f.add); err != nil {
 		return State{}, err
 	}
@@ -42,7 +42,7 @@ func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 // FoldReader is FoldBytes over a stream (a JSON array or NDJSON): memory is bounded by the state
 // and one envelope, not by the length of the log.
 func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (State, error) {
-	f := newFolder(p, snapshot, true)
+	f := newFolder(p, snapshot, true, 0)
 	if err := decodeReader(r, opt, f.add); err != nil {
 		return State{}, err
 	}
@@ -56,10 +56,15 @@ type folder struct {
 	execID string
 }
 
-func newFolder(p Profile, snapshot *State, trusted bool) *folder {
+// newFolder starts a pass. events estimates the log's length: the frames map of a fold from
+// nothing is sized for it (a step writes about four envelopes), so it does not grow by rehashing.
+func newFolder(p Profile, snapshot *State, trusted bool, events int) *folder {
 	f := &folder{}
 	if snapshot == nil {
 		f.s = Empty()
+		if events >= 64 {
+			f.s.Frames = make(map[string]Frame, events/4)
+		}
 	} else {
 		f.s = snapshot.clone()
 	}
