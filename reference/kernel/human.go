@@ -19,7 +19,7 @@ func (c *Context) human(task Task, input any) (json.RawMessage, error) {
 	if c.inParallel {
 		return nil, &SyscallError{Syscall: "execute", Reason: "a human step inside a parallel branch is not supported (I-KERNEL-6)"}
 	}
-	f, started := r.frames[task.ID]
+	f, started := r.frame(task.ID)
 	if started && f.status == fold.FrameCompleted {
 		r.gateIdx++ // it consumed its entry when it completed
 		r.segment++

@@ -48,7 +48,8 @@ type run struct {
 
 	// replay index (from the fold at the start, updated by this run's own appends)
 	startStatus string
-	frames      map[string]frameRec
+	frames      map[string]frameRec   // frames this run wrote (overlay)
+	baseFrames  map[string]fold.Frame // frames of the folded log (never written)
 	decisions   map[string]json.RawMessage
 	resumes     []json.RawMessage
 	waitAnswers map[string]json.RawMessage
@@ -79,7 +80,7 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 		rt: rt, execID: execID, flow: flow, ctx: rctx, cancel: cancel,
 		next:        st.Sequence + 1,
 		startStatus: st.Status,
-		frames:      make(map[string]frameRec, len(st.Frames)),
+		frames:      map[string]frameRec{},
 		decisions:   make(map[string]json.RawMessage, len(st.Variables.Decisions)),
 		resumes:     st.Variables.ResumePayloads,
 		waitAnswers: map[string]json.RawMessage{},
@@ -88,9 +89,7 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 		emitN:       map[string]int64{},
 		budgetIdx:   map[string]int{},
 	}
-	for id, f := range st.Frames {
-		r.frames[id] = frameFromFold(f)
-	}
+	r.baseFrames = st.Frames // read lazily: a replay touches each frame once (frame)
 	for id, d := range st.Variables.Decisions {
 		r.decisions[id] = d.Choice
 	}
@@ -110,6 +109,17 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 		r.recordedOut = st.Variables.Values[fold.VarOutput]
 	}
 	return r
+}
+
+// frame returns the step's last recorded lifecycle: this run's own record, else the folded log's.
+func (r *run) frame(id string) (frameRec, bool) {
+	if f, ok := r.frames[id]; ok {
+		return f, true
+	}
+	if f, ok := r.baseFrames[id]; ok {
+		return frameFromFold(f), true
+	}
+	return frameRec{}, false
 }
 
 func frameFromFold(f fold.Frame) frameRec {

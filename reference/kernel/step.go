@@ -38,7 +38,7 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 		return nil, err
 	}
 	attempt := 1
-	if f, ok := r.frames[task.ID]; ok {
+	if f, ok := r.frame(task.ID); ok {
 		switch {
 		case f.status == fold.FrameCompleted && !r.rt.cfg.Hooks.RerunCompletedSteps:
 			return f.output, nil
