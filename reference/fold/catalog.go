@@ -57,6 +57,38 @@ var shapes = map[string]struct {
 	"INBOX_RELEASED":     {"`{topic, messageId, operator?, auto?, deliver?}`", "exactly one of operator/auto, auto only with deliver, else ignored; releases the topic's oldest held entry (deliver) or discards it", true},
 }
 
+// ReservedVariable is one reserved key of the folded variables and its JSON shape.
+type ReservedVariable struct {
+	Name, Shape, WrittenBy string
+}
+
+// ReservedVariables lists the reserved keys the fold writes (DESIGN §3.2), with the JSON shape of
+// each as State prints it. A reserved key is absent, never null or empty, until written.
+func ReservedVariables() []ReservedVariable {
+	return []ReservedVariable{
+		{VarInput, "any", "EXECUTION_STARTED.input; EXECUTION_MIGRATED.migratedInput (1.15.0)"},
+		{VarOutput, "any", "EXECUTION_COMPLETED.output"},
+		{VarError, "any", "EXECUTION_FAILED.error (a re-open keeps it)"},
+		{VarSuspendedOn, "`{on, timeout?, wakeAt?, correlationKey?, condition?}`", "EXECUTION_SUSPENDED; removed when the park ends"},
+		{VarResumePayloads, "`[answer, ...]`", "EXECUTION_RESUMED answering a gate (1.16.0, 1.20.0)"},
+		{VarFlowEmits, "`{digest: count}`", "any envelope stamped metadata.flowEmit (1.19.0)"},
+		{VarDecisions, "`{id: {choice, seq?, context?, policy?, innerSteps?}}`", "DECISION_RECORDED (1.18.0, 1.23.0, 1.24.0)"},
+		{VarFailedWhileParked, "`true`", "STEP_FAILED while suspended; removed when the park ends (1.21.0)"},
+		{VarLifecycle, "`[audit, ...]`", "EVENTS_REHOMED (1.22.0)"},
+		{VarContinuedTo, "any", "EXECUTION_CONTINUED.continuedTo (1.23.0)"},
+		{VarInbox, "`{topic: {count, last}}`", "MESSAGE_CONSUMED; carry (1.23.0)"},
+		{VarWaitAnswers, "`{waitId: answer}`", "wait-addressed EXECUTION_RESUMED; MESSAGE_CONSUMED.waitId (1.23.0)"},
+		{VarWaits, "`{waitId: wait}`", "EXECUTION_SUSPENDED.waits; removed when the park ends (1.23.0)"},
+		{VarScopes, "`{scopeId: payload}`", "PARALLEL_COMPLETED (1.23.0)"},
+		{VarPrincipal, "any", "EXECUTION_STARTED.principal (1.23.0)"},
+		{VarParent, "any", "EXECUTION_STARTED.parent or metadata.forkedBy (1.23.0)"},
+		{VarChain, "any", "EXECUTION_STARTED.chain or metadata.forkChain (1.23.0)"},
+		{VarCodeHash, "any", "EXECUTION_STARTED.codeHash; EXECUTION_MIGRATED.toCodeHash (1.23.0)"},
+		{VarResources, "`{tokens?, costUsd?, ms?, memBytes?, wallMs?, netBytes?, custom?: {name: n}}`", "RESOURCE_METERED; carry (spec §8, 1.23.0)"},
+		{VarQuarantined, "`{topic: [{messageId, state: held|released, message?}]}` (released? held*, at most 1 024)", "INBOX_QUARANTINED, INBOX_RELEASED, MESSAGE_CONSUMED; carry (1.25.0)"},
+	}
+}
+
 // EventShapes returns the payload catalogue, one row per type of manifest.EventTypes(), in the
 // manifest's order.
 func EventShapes() []EventShape {
@@ -90,6 +122,12 @@ func EventsMarkdown() string {
 			k = "yes"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Name, s.Since, s.Level, s.Payload, s.Folds, k)
+	}
+	b.WriteString("\n## Reserved variables\n\nThe folded state is `{status, frames, variables, sequence, startedAt, updatedAt}` (DESIGN §3.2); a frame is\n" +
+		"`{stepId, status, attempt, input?, output?, error?, errorChannel?, errorPayload?}`. The fold writes these\n" +
+		"reserved variables (absent until written):\n\n| key | shape | written by |\n| --- | --- | --- |\n")
+	for _, r := range ReservedVariables() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.Name, r.Shape, r.WrittenBy)
 	}
 	return b.String()
 }
