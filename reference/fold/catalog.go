@@ -85,7 +85,7 @@ func ReservedVariables() []ReservedVariable {
 		{VarChain, "any", "EXECUTION_STARTED.chain or metadata.forkChain (1.23.0)"},
 		{VarCodeHash, "any", "EXECUTION_STARTED.codeHash; EXECUTION_MIGRATED.toCodeHash (1.23.0)"},
 		{VarResources, "`{tokens?, costUsd?, ms?, memBytes?, wallMs?, netBytes?, custom?: {name: n}}`", "RESOURCE_METERED; carry (spec §8, 1.23.0)"},
-		{VarQuarantined, "`{topic: [{messageId, state: held|released, message?}]}` (released? held*, at most 1 024)", "INBOX_QUARANTINED, INBOX_RELEASED, MESSAGE_CONSUMED; carry (1.25.0)"},
+		{VarQuarantined, "`{topic: [{messageId, state, message?}]}` (state held or released; shape released? held*, at most 1 024)", "INBOX_QUARANTINED, INBOX_RELEASED, MESSAGE_CONSUMED; carry (1.25.0)"},
 	}
 }
 
