@@ -77,7 +77,30 @@ func genSchedule(p Program, codeChange bool) *rapid.Generator[Schedule] {
 		s.Crashes = rapid.SliceOfN(rapid.IntRange(0, 8), 0, 6).Draw(t, "crashes")
 		if codeChange && rapid.Bool().Draw(t, "codeChange") {
 			s.ChangeAt = rapid.IntRange(0, len(p)).Draw(t, "changeAt")
+			// Half the time insert the new step right before a repeated emit: the code change of
+			// the worked example 6, where only the live-work test keeps the emit from being served.
+			if dups := repeatedEmits(p); len(dups) > 0 && rapid.Bool().Draw(t, "beforeRepeat") {
+				s.ChangeAt = rapid.SampledFrom(dups).Draw(t, "repeatAt")
+			}
 		}
 		return s
 	})
+}
+
+// repeatedEmits lists the indices of emits repeating an earlier emit's content in their segment.
+func repeatedEmits(p Program) []int {
+	var out []int
+	seen := map[int]bool{}
+	for i, op := range p {
+		switch op.Kind {
+		case OpSuspend:
+			seen = map[int]bool{}
+		case OpEmit:
+			if seen[op.Content] {
+				out = append(out, i)
+			}
+			seen[op.Content] = true
+		}
+	}
+	return out
 }
