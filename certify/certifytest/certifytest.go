@@ -120,6 +120,12 @@ func BuildProgram(t testing.TB, pkg string) string {
 func RequireDocker(t testing.TB) {
 	t.Helper()
 	docker.once.Do(func() {
+		if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+			// The reaper image cannot be pulled here, and testcontainers reads its configuration
+			// once per process, so this must be set before its first call. Containers are removed
+			// by the tests themselves.
+			_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		cli, err := tc.NewDockerClientWithOpts(ctx)
@@ -135,10 +141,6 @@ func RequireDocker(t testing.TB) {
 			t.Fatal("CI=true: " + msg)
 		}
 		t.Skip(msg)
-	}
-	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
-		// The reaper image cannot be pulled here; containers are removed by the tests themselves.
-		t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
 }
 

@@ -92,6 +92,11 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if f.image != "" {
 		// testcontainers-go prints a connection banner through its process-wide logger.
 		tclog.SetDefault(tclog.NewNoopLogger())
+		// certify removes its container itself (also on SIGINT/SIGTERM), so the reaper container,
+		// whose image may not be pullable, is off unless asked for.
+		if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+			_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+		}
 	}
 	// A closed pipe on stdout or stderr must not kill the run before it removes its container.
 	signal.Ignore(syscall.SIGPIPE)
