@@ -202,6 +202,7 @@ func (r *runner) run(ctx context.Context) {
 		cancel()
 		if err != nil {
 			r.dead = fmt.Sprintf("no handshake: %v", err)
+			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("the bridge at %s gave no valid handshake: %v", url, err))
 		} else {
 			hs := r.client.Handshake()
 			r.rep.Handshake = &hs
