@@ -39,8 +39,9 @@ func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 	return f.finish(), nil
 }
 
-// FoldReader is FoldBytes over a stream (a JSON array or NDJSON): memory is bounded by the state
-// and one envelope, not by the length of the log.
+// FoldReader is FoldBytes over a stream (a JSON array or NDJSON). It never builds the decoded log:
+// memory is the state, the envelope bytes it still references (copied into 1 MiB slabs), and at
+// most opt.MaxEnvelopeBytes for the envelope being read.
 func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (State, error) {
 	f := newFolder(p, snapshot, true, 0)
 	if err := decodeReader(r, opt, f.add); err != nil {
@@ -104,11 +105,11 @@ type pass struct {
 	checked bool
 	// trusted is set when a validating decoder already read the envelopes (FoldBytes).
 	trusted bool
+	// cur is the frame last written, not yet stored in s.Frames (see putFrame).
+	cur    Frame
+	curSet bool
 	// The _resources dimensions accumulate here during the pass (no map operation per
 	// RESOURCE_METERED) and are written back by flushResources.
-	// cur is the frame last written, not yet stored in s.Frames (see putFrame).
-	cur                 Frame
-	curSet              bool
 	res                 [len(resourceDimensions)]float64
 	resHas              [len(resourceDimensions)]bool
 	resLoaded, resDirty bool
