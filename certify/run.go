@@ -75,8 +75,8 @@ type Config struct {
 	Command string
 	// Now is the clock for ledger expiry (default time.Now).
 	Now func() time.Time
-	// DeadAfter is how many checks in a row may end unknown before the bridge is declared
-	// unresponsive and the rest are not run (default 3).
+	// DeadAfter is how many checks in a row may end unknown, although the bridge still answers a
+	// probe, before the rest are not run (default 10).
 	DeadAfter int
 }
 
@@ -100,7 +100,7 @@ func (c Config) withDefaults() Config {
 		c.Now = time.Now
 	}
 	if c.DeadAfter <= 0 {
-		c.DeadAfter = 3
+		c.DeadAfter = 10
 	}
 	return c
 }
@@ -427,11 +427,30 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 	return res
 }
 
-// probe asks for the handshake with a short deadline.
+// probe asks for the handshake and makes one cheap store call, with a short deadline: a bridge
+// that still answers both is alive (slow checks alone do not end a run); one whose store calls hang
+// is not. A store error (not found, …) counts as an answer.
 func (r *runner) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	_, err := r.client.FetchHandshake(pctx)
+	if _, err := r.client.FetchHandshake(pctx); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case r.client.EventStore() != nil:
+		_, err = r.client.EventStore().Read(pctx, "loom-certify-probe")
+	case r.client.SnapshotStore() != nil:
+		_, err = r.client.SnapshotStore().LoadLatest(pctx, "loom-certify-probe")
+	case r.client.ArchiveStore() != nil:
+		_, err = r.client.ArchiveStore().Read(pctx, "loom-certify-probe")
+	case r.client.BranchRegistry() != nil:
+		_, err = r.client.BranchRegistry().Get(pctx, "loom-certify-probe")
+	}
+	var re *bridge.RemoteError
+	if errors.As(err, &re) {
+		return nil
+	}
 	return err
 }
 
