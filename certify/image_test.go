@@ -9,6 +9,8 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/certify/certifytest"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/moby/moby/client"
+	tc "github.com/testcontainers/testcontainers-go"
 )
 
 // The SQLite bridge, built into a FROM scratch image, is certified through testcontainers: every
@@ -31,6 +33,7 @@ func TestCertifyImage(t *testing.T) {
 	if rep.Target.ImageID == "" || rep.Target.ContainerID == "" {
 		t.Errorf("Run(image).Target = %+v, want image and container ids", rep.Target)
 	}
+	assertRemoved(t, rep.Target.ContainerID)
 	if rep.Handshake == nil || rep.Handshake.Implementation.Name != "loom-conform sqlite" {
 		t.Errorf("handshake = %+v, want the sqlite bridge", rep.Handshake)
 	}
@@ -83,6 +86,23 @@ func TestCertifyImageThatNeverAnswers(t *testing.T) {
 	}
 	if rep.Certified || len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "no-such-backend") {
 		t.Errorf("Run(image that exits) = certified %v, problems %v; want a start problem quoting the container's error", rep.Certified, rep.Problems)
+	}
+	assertRemoved(t, rep.Target.ContainerID)
+}
+
+// assertRemoved checks that the container is gone.
+func assertRemoved(t *testing.T, id string) {
+	t.Helper()
+	if id == "" {
+		t.Fatal("no container id in the report")
+	}
+	cli, err := tc.NewDockerClientWithOpts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.ContainerInspect(context.Background(), id, client.ContainerInspectOptions{}); err == nil {
+		t.Errorf("container %s still exists after the run, want it removed", id)
 	}
 }
 
