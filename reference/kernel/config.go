@@ -113,6 +113,10 @@ type Hooks struct {
 	// BudgetPresentWrites makes a present but empty Budget record a RESOURCE_METERED before every
 	// live step (breaks S1.G2.unwired-byte-identical).
 	BudgetPresentWrites bool
+	// SharedParallelEmitCount makes the branches of a parallel advance one shared per-digest emit
+	// count, so which branch's emit is served depends on which ran first (breaks
+	// S3.emit.never-timing; I-KERNEL-18).
+	SharedParallelEmitCount bool
 }
 
 func (c Config) withDefaults() Config {

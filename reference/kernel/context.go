@@ -19,6 +19,19 @@ type Context struct {
 	// the segment's flag when the parallel began (entryLive) or live work of this branch
 	// (branchLive). A sibling's live work is timing, not cause (I-KERNEL-18).
 	entryLive, branchLive bool
+	// emitN is the branch's own per-digest emit count (spec §3's n) inside a parallel branch: a
+	// copy of the count when the parallel began plus this branch's emits, so a sibling's emits,
+	// whose order against this branch's is timing, never shift it (I-KERNEL-18). nil outside a
+	// branch: the run's count is used.
+	emitN map[string]int64
+}
+
+// emitCounts is the per-digest emit count this Context reads and advances. r.mu is held.
+func (c *Context) emitCounts() map[string]int64 {
+	if c.emitN != nil {
+		return c.emitN
+	}
+	return c.r.emitN
 }
 
 // segmentLive is the live-work test of spec §3 as this Context sees it. r.mu is held.

@@ -67,8 +67,9 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
 		return nil
 	}
-	n := r.emitN[d]
-	r.emitN[d] = n + 1
+	counts := c.emitCounts()
+	n := counts[d]
+	counts[d] = n + 1
 	logged := r.flowEmits[d]
 	dec := EmitDecision{Syscall: syscall, EventType: eventType, Digest: d, Segment: r.segment, N: n, Logged: logged}
 	appendIt, stamp := EmitRule(EmitFacts{N: n, Logged: logged, SegmentLive: c.segmentLive(), InFlight: r.inFlight > 0,

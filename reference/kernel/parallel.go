@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 )
 
@@ -24,12 +25,15 @@ type branchPanic struct{ value any }
 // Parallel runs the branches concurrently and waits for all of them (spec §2). Each branch gets its
 // own Context; their syscalls are served and recorded exactly as sequential ones. Emits inside a
 // parallel of two or more branches are never stamped: whether a sibling's effect had settled is
-// timing (spec §3, I-KERNEL-5). The results are the branches' outputs as JSON, in branch order; the
+// timing (spec §3, I-KERNEL-5). Each branch counts emits per digest from the count at the start
+// of the parallel plus its own emits; after the join the count is that start count plus every
+// branch's emits, so n never depends on the order the branches ran in (I-KERNEL-18). The results are the branches' outputs as JSON, in branch order; the
 // error is the first failing branch's, by index.
 func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 	c.r.mu.Lock()
 	c.enter()
 	entryLive := c.segmentLive()
+	startN, branchN := c.branchEmitCounts(len(branches))
 	c.r.mu.Unlock()
 	out := make([]json.RawMessage, len(branches))
 	errs := make([]error, len(branches))
@@ -41,7 +45,7 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 		}
 	}
 	for i, b := range branches {
-		child := &Context{r: c.r, inParallel: c.inParallel || len(branches) > 1, entryLive: entryLive}
+		child := &Context{r: c.r, inParallel: c.inParallel || len(branches) > 1, entryLive: entryLive, emitN: branchN[i]}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -64,6 +68,7 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 		}()
 	}
 	wg.Wait()
+	c.joinEmitCounts(startN, branchN)
 	// Unwinding signals outrank results: an abort first, then a park, then a genuine panic.
 	for _, want := range []func(any) bool{isAbort, isPark, func(any) bool { return true }} {
 		for _, s := range signals {
@@ -91,4 +96,37 @@ func isPark(s any) bool {
 		return true
 	}
 	return false
+}
+
+// branchEmitCounts gives each branch its own copy of the emit count at the start of the parallel
+// (nil under the SharedParallelEmitCount hook: every branch advances the shared count). r.mu is held.
+func (c *Context) branchEmitCounts(branches int) (start map[string]int64, own []map[string]int64) {
+	own = make([]map[string]int64, branches)
+	if c.r.rt.cfg.Hooks.SharedParallelEmitCount {
+		for i := range own {
+			own[i] = c.emitN
+		}
+		return nil, own
+	}
+	start = maps.Clone(c.emitCounts())
+	for i := range own {
+		own[i] = maps.Clone(start)
+	}
+	return start, own
+}
+
+// joinEmitCounts adds every branch's own emits to the count the parallel started from: the joined
+// count is the same whatever order the branches ran in.
+func (c *Context) joinEmitCounts(start map[string]int64, own []map[string]int64) {
+	if start == nil {
+		return
+	}
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	counts := c.emitCounts()
+	for _, b := range own {
+		for d, n := range b {
+			counts[d] += n - start[d]
+		}
+	}
 }
