@@ -133,7 +133,7 @@ func hasGoMethod(seam string, store any, method string) bool {
 }
 
 // ClaimedVersion returns the SPI version store claims for seam, and whether it states one. A store
-// that states none is held to the methods it implements only.
+// that states none is held to the current version of the seam (or the run's cap), I-STORE-21.
 func ClaimedVersion(seam string, store any) (string, bool) {
 	switch seam {
 	case manifest.SeamEventStore:

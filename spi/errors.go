@@ -53,10 +53,16 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 type FencedError struct {
 	ExecutionID string
 	Held        int64 // the token the caller presented (or expected, for acquireFenceIf)
-	Current     int64 // the store's current token
+	Current     int64 // the store's current token; meaningless when CurrentUnknown
+	// CurrentUnknown says the error does not know the current token (a bridge whose error data
+	// left it out). Stores that know it leave this false, so the zero value means "Current is set".
+	CurrentUnknown bool
 }
 
 func (e *FencedError) Error() string {
+	if e.CurrentUnknown {
+		return fmt.Sprintf("execution %q is fenced: token %d presented, current token not reported", e.ExecutionID, e.Held)
+	}
 	return fmt.Sprintf("execution %q is fenced: token %d presented, current token is %d", e.ExecutionID, e.Held, e.Current)
 }
 
