@@ -136,6 +136,17 @@ type skipError struct{ reason string }
 
 func (s *skipError) Error() string { return "skip: " + s.reason }
 
+// unknownError makes a check end as unknown: the kit could not reach a judgement (a checker that
+// ran out of time), which is neither a pass nor a skip.
+type unknownError struct{ reason string }
+
+func (u *unknownError) Error() string { return "unknown: " + u.reason }
+
+// Unknown ends the check with verdict unknown.
+func (c *Case[T]) Unknown(format string, args ...any) error {
+	return &unknownError{reason: fmt.Sprintf(format, args...)}
+}
+
 // Skip ends the check as skipped.
 func (c *Case[T]) Skip(format string, args ...any) error {
 	return &skipError{reason: fmt.Sprintf(format, args...)}

@@ -3,6 +3,7 @@ package kits
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/spec"
@@ -61,13 +62,38 @@ func Summarize(results []Result) Summary {
 	return s
 }
 
-// Certified reports whether every MUST / MUST NOT check passed or was skipped (nothing failed or
-// stayed unknown at those levels).
+// Certified reports whether results certify their target: no MUST / MUST NOT check failed or stayed
+// unknown, and every kit in results ran at least one MUST check (MustRun > 0). A kit whose MUST
+// checks were all skipped judged nothing, so it certifies nothing; no results certify nothing.
 func Certified(results []Result) bool {
+	if len(results) == 0 {
+		return false
+	}
+	kits := map[string]bool{}
 	for _, r := range results {
-		if (r.Level == spec.Must || r.Level == spec.MustNot) && (r.Verdict == Fail || r.Verdict == Unknown) {
+		if isMust(r) && (r.Verdict == Fail || r.Verdict == Unknown) {
+			return false
+		}
+		kits[r.Kit] = true
+	}
+	for kit := range kits {
+		if MustRun(results, kit) == 0 {
 			return false
 		}
 	}
 	return true
 }
+
+// MustRun counts the MUST / MUST NOT checks of kit that ran (any verdict but skip). The
+// version-claim checks do not count: they judge the claim, not the store behind it.
+func MustRun(results []Result, kit string) int {
+	n := 0
+	for _, r := range results {
+		if r.Kit == kit && isMust(r) && r.Verdict != Skip && !strings.HasSuffix(r.CheckID, "/version-claim") {
+			n++
+		}
+	}
+	return n
+}
+
+func isMust(r Result) bool { return r.Level == spec.Must || r.Level == spec.MustNot }

@@ -183,8 +183,9 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	if errors.As(o.err, &sk) {
 		return finish(Skip, sk.reason)
 	}
-	if errors.Is(o.err, spi.ErrUnsupported) {
-		return finish(Skip, fmt.Sprintf("%s: the target says unsupported: %v", ch.ID, o.err))
+	var uk *unknownError
+	if errors.As(o.err, &uk) {
+		return finish(Unknown, fmt.Sprintf("%s: %s", ch.ID, uk.reason))
 	}
 	if ctx.Err() != nil {
 		return finish(Unknown, fmt.Sprintf("%s: timed out after %s: %v", ch.ID, opts.Timeout, o.err))
@@ -192,6 +193,12 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	var v *Violation
 	if errors.As(o.err, &v) {
 		return finish(Fail, o.err.Error())
+	}
+	// Only undeclared methods are skipped (skipReason). A method the target declares and then
+	// answers unsupported is broken, required or optional (I-STORE-24).
+	if errors.Is(o.err, spi.ErrUnsupported) {
+		return finish(Fail, fmt.Sprintf("%s [%s]: Call(a declared method) = error %q, want it to work (only undeclared methods are skipped)",
+			ch.ID, strings.Join(ch.Clauses, " "), o.err.Error()))
 	}
 	return finish(Unknown, fmt.Sprintf("%s: %v", ch.ID, o.err))
 }

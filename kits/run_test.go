@@ -3,6 +3,7 @@ package kits_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -138,9 +139,53 @@ func TestOptionsAndReport(t *testing.T) {
 	if m["seed"].(float64) != 99 {
 		t.Errorf("Result seed = %v, want 99", m["seed"])
 	}
-	if !kits.Certified(results) {
-		t.Errorf("Certified(pass+skip) = false, want true")
+	// store-now is a SHOULD and delete-through skipped: no MUST check ran, so nothing is certified.
+	if kits.Certified(results) || kits.MustRun(results, "eventstore") != 0 {
+		t.Errorf("Certified(SHOULD pass + MUST skip) = true (MustRun %d), want false: no MUST check ran", kits.MustRun(results, "eventstore"))
 	}
+	if kits.Certified(nil) {
+		t.Errorf("Certified(no results) = true, want false")
+	}
+}
+
+// saysUnsupported declares every method (no Capabilities) and answers unsupported to all of them.
+type saysUnsupported struct{}
+
+func (saysUnsupported) Append(context.Context, string, []spi.Envelope, spi.AppendOptions) error {
+	return fmt.Errorf("backend: %w", spi.ErrUnsupported)
+}
+func (saysUnsupported) Read(context.Context, string) ([]spi.Envelope, error) {
+	return nil, fmt.Errorf("backend: %w", spi.ErrUnsupported)
+}
+func (saysUnsupported) EventStoreSpiVersion() string { return "2.6.0" }
+
+// A declared method answering unsupported is a failure, never a skip; only undeclared methods skip.
+func TestDeclaredUnsupportedFails(t *testing.T) {
+	results, err := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(saysUnsupported{}), kits.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		ch := checkOf(r.CheckID)
+		switch {
+		case len(ch.Requires) == 0 && r.CheckID != "eventstore/version-claim" && r.Verdict != kits.Fail:
+			t.Errorf("%s = %s (%s), want fail (the required methods answer unsupported)", r.CheckID, r.Verdict, r.Message)
+		case len(ch.Requires) > 0 && r.Verdict != kits.Skip:
+			t.Errorf("%s = %s, want skip (method not declared)", r.CheckID, r.Verdict)
+		}
+	}
+	if kits.Certified(results) {
+		t.Error("Certified(a store answering unsupported to everything) = true, want false")
+	}
+}
+
+func checkOf(id string) kits.Check[spi.EventStore] {
+	for _, ch := range kits.EventStoreKit().Checks {
+		if ch.ID == id {
+			return ch
+		}
+	}
+	return kits.Check[spi.EventStore]{}
 }
 
 func TestCheckTwinJoinsViolations(t *testing.T) {

@@ -147,9 +147,9 @@ func writeReport(path string, rep *certify.Report, write func(io.Writer, *certif
 // certifyTarget picks the one target the flags name.
 func certifyTarget(f certifyFlags) (certify.Target, error) {
 	var picked []string
-	for name, v := range map[string]string{"--builtin": f.builtin, "--url": f.url, "--exec": f.execCmd, "--image": f.image} {
-		if v != "" {
-			picked = append(picked, name)
+	for _, o := range []struct{ name, v string }{{"--builtin", f.builtin}, {"--url", f.url}, {"--exec", f.execCmd}, {"--image", f.image}} {
+		if o.v != "" {
+			picked = append(picked, o.name)
 		}
 	}
 	if f.dsn != "" && f.builtin != "postgres" {

@@ -79,7 +79,7 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
 		manifest.SeamArchiveStore: st.ArchiveStore, manifest.SeamBranchRegistry: st.BranchRegistry,
 	} {
-		if isNil(store) {
+		if store == nil {
 			continue
 		}
 		def, _ := manifest.LookupSpi(seam)
@@ -100,16 +100,6 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	}
 	s.handlers = s.buildHandlers()
 	return s, nil
-}
-
-func isNil(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case spi.EventStore:
-		return x == nil
-	}
-	return false
 }
 
 // Handshake returns what bridge.handshake answers.
