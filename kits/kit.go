@@ -111,7 +111,7 @@ func (v *Violation) Unwrap() error { return v.Err }
 
 // Failf reports that op(args) gave got where want was expected.
 func (c *Case[T]) Failf(op, args string, got, want any) error {
-	v := &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args, Got: show(got), Want: show(want)}
+	v := &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args, Got: show(got), Want: describe(want)}
 	if e, ok := got.(error); ok {
 		v.Err = e
 	}
@@ -171,6 +171,15 @@ func show(v any) string {
 	}
 }
 
+// describe is show for the wanted side: a string there describes what was wanted ("nil", "> 3"),
+// so it is printed as is.
+func describe(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return show(v)
+}
+
 // Names lists the check ids of a kit in order.
 func (k Kit[T]) Names() []string {
 	out := make([]string, len(k.Checks))
@@ -211,6 +220,8 @@ func summarize(v any) string {
 		return fmt.Sprintf("%d envelopes (seq %d..%d)", len(x), x[0].Sequence, x[len(x)-1].Sequence)
 	case spi.Snapshot:
 		return fmt.Sprintf("snapshot at %d (sealed %v)", x.Sequence, x.Sealed)
+	case spi.Branch:
+		return fmt.Sprintf("branch %q of %q at %d", x.ID, x.ParentID, x.ForkSequence)
 	case []spi.Branch:
 		return fmt.Sprintf("%d branches", len(x))
 	case string:

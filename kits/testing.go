@@ -21,13 +21,15 @@ func RunT[T any](t *testing.T, kit Kit[T], factory Factory[T], opts Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	parent := t.Name()
 	for i := range kit.Checks {
 		ch := &kit.Checks[i]
 		t.Run(ch.ID, func(t *testing.T) {
 			r := runOne(context.Background(), kit, ch, factory, opts)
+			r.Repro = reproCommand(parent, ch.ID, r.Seed)
 			switch r.Verdict {
 			case Fail:
-				t.Errorf("%s\nlevel %s; seed %d; reproduce: %s", r.Message, r.Level, r.Seed, r.Repro)
+				t.Errorf("%s\nlevel %s; seed %d\nreproduce: %s\nor in a certify run add: %s", r.Message, r.Level, r.Seed, r.Repro, certifyFlags(ch.ID, r.Seed))
 			case Unknown:
 				t.Errorf("unknown: %s\nlevel %s; seed %d", r.Message, r.Level, r.Seed)
 			case Skip:
