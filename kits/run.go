@@ -79,8 +79,30 @@ func Run[T any](ctx context.Context, kit Kit[T], factory Factory[T], opts Option
 
 func baseResult[T any](kit Kit[T], ch *Check[T], opts Options) Result {
 	return Result{Kit: kit.Name, CheckID: ch.ID, Clauses: ch.Clauses, Level: ch.Level, Seed: opts.Seed,
-		Repro: fmt.Sprintf("LOOM_KITS_SEED=%d go test -run '<TestName>/%s$' | certify --run '^%s$' --seed %d",
-			opts.Seed, ch.ID, regexp.QuoteMeta(ch.ID), opts.Seed)}
+		Repro: reproCommand("", ch.ID, opts.Seed)}
+}
+
+// reproCommand is a go test command line that re-runs check id with seed under the test named
+// testName (RunT's parent test; "" matches any top-level test). go test matches -run element by
+// element between slashes, and check ids contain one, so every element is anchored on its own.
+func reproCommand(testName, id string, seed int64) string {
+	var parts []string
+	if testName != "" {
+		for _, p := range strings.Split(testName, "/") {
+			parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
+		}
+	} else {
+		parts = append(parts, "")
+	}
+	for _, p := range strings.Split(id, "/") {
+		parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
+	}
+	return fmt.Sprintf("LOOM_KITS_SEED=%d go test -count=1 -run '%s' .", seed, strings.Join(parts, "/"))
+}
+
+// certifyFlags selects the same check and seed in a certify run.
+func certifyFlags(id string, seed int64) string {
+	return fmt.Sprintf("--run '^%s$' --seed %d", regexp.QuoteMeta(id), seed)
 }
 
 // since returns the SPI version a check belongs to: its Since, or the newest Since of the methods it
@@ -235,10 +257,10 @@ func skipReason[T any](kit Kit[T], ch *Check[T], target any, opts Options) strin
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Sprintf("%s: target does not implement %s", ch.ID, strings.Join(missing, ", "))
+		return fmt.Sprintf("target does not implement %s", strings.Join(missing, ", "))
 	}
 	if eff, need := effectiveVersion(kit, target, opts), since(kit, ch); eff.Less(need) {
-		return fmt.Sprintf("%s: needs %s SPI %s, target held to %s", ch.ID, kit.Seam, need, eff)
+		return fmt.Sprintf("needs %s SPI %s, target held to %s", kit.Seam, need, eff)
 	}
 	return ""
 }
