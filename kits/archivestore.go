@@ -25,6 +25,8 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			}},
 		{ID: "archivestore/keeps-removed-exactly", Clauses: []string{"S7.as.compact-archives-first", "I-STORE-18"}, Level: spec.Must,
 			Doc: "the envelopes a compaction removed read back exactly, value-exact, ascending", Run: asKeepsRemoved},
+		{ID: "archivestore/roundtrip-precision", Clauses: []string{"I-STORE-18", "I-STORE-3", "I-STORE-25"}, Level: spec.Must,
+			Doc: "numbers a double cannot hold are archived exactly", Run: asRoundtripPrecision},
 		{ID: "archivestore/reappend-idempotent", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
 			Doc: "re-archiving equal envelopes (a retried compaction) succeeds and duplicates nothing", Run: asIdempotent},
 		{ID: "archivestore/reappend-different-conflict", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
@@ -32,7 +34,7 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 		{ID: "archivestore/concurrent-archivers", Clauses: []string{"I-STORE-18", "I-STORE-14"}, Level: spec.Must,
 			Doc: "of racing archivers writing different envelopes at the same sequences exactly one wins, whole", Run: asConcurrent},
 		{ID: "archivestore/isolation", Clauses: []string{"I-STORE-4"}, Level: spec.Must,
-			Doc: "archives of two executions never mix", Run: asIsolation},
+			Doc: "archives of two executions never mix, also when one id extends the other", Run: asIsolation},
 		{ID: "archivestore/delete-execution", Clauses: []string{"S7.as.delete-execution", "I-STORE-4"}, Level: spec.Must,
 			Requires: []string{spi.MethodDeleteExecution}, Doc: "deleteExecution removes one execution's archive only", Run: asDelete},
 		{ID: "archivestore/replace-segments", Clauses: []string{"S7.as.replace-segments", "I-STORE-19"}, Level: spec.Must,
@@ -94,6 +96,23 @@ func removed(x string, through int64) []spi.Envelope {
 	return out
 }
 
+func asRoundtripPrecision(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("precision")
+	want := []spi.Envelope{}
+	for i, v := range precisionValues() {
+		e := env(x, int64(i), "precise")
+		e.Payload = json.RawMessage(v.payload)
+		if v.metadata != "" {
+			e.Metadata = json.RawMessage(v.metadata)
+		}
+		want = append(want, e)
+	}
+	if err := archive(ctx, c, x, want); err != nil {
+		return err
+	}
+	return expectArchive(ctx, c, x, want, "archiving numbers a double cannot hold")
+}
+
 func asKeepsRemoved(ctx context.Context, c *ArchiveStoreCase) error {
 	x := c.ExecID("compacted")
 	first := removed(x, 10)
@@ -150,7 +169,16 @@ func asIsolation(ctx context.Context, c *ArchiveStoreCase) error {
 	if err := expectArchive(ctx, c, a, ra, "archiving two executions"); err != nil {
 		return err
 	}
-	return expectArchive(ctx, c, b, rb, "archiving two executions")
+	if err := expectArchive(ctx, c, b, rb, "archiving two executions"); err != nil {
+		return err
+	}
+	// Ids that extend a's id hold other and later sequences; a's archive stays a's own (I-STORE-4).
+	for _, ext := range []string{a + "0", a + "/", a + "-1"} {
+		if err := archive(ctx, c, ext, removed(ext, 6)); err != nil {
+			return err
+		}
+	}
+	return expectArchive(ctx, c, a, ra, "archiving ids that extend it")
 }
 
 func asDelete(ctx context.Context, c *ArchiveStoreCase) error {
@@ -189,6 +217,14 @@ func asReplace(ctx context.Context, c *ArchiveStoreCase) error {
 	}
 	want := append(append(append([]spi.Envelope{}, rm[:3]...), r3, r4), rm[6:]...)
 	if err := expectArchive(ctx, c, x, want, "ReplaceSegments([3,5], 3..4)"); err != nil {
+		return err
+	}
+	// An empty replacement drops the range (I-STORE-19): 7 and 8 go, 6 and 9 stay.
+	if err := rs.ReplaceSegments(ctx, x, spi.SeqRange{From: 7, Through: 8}, nil); err != nil {
+		return c.Failf("ReplaceSegments", fmt.Sprintf("%q, [7, 8], []", x), err, "nil")
+	}
+	want = append(append([]spi.Envelope{}, want[:len(want)-3]...), want[len(want)-1])
+	if err := expectArchive(ctx, c, x, want, "ReplaceSegments([7,8], no envelopes)"); err != nil {
 		return err
 	}
 	bad := env(x, 8, "outside")

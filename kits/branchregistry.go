@@ -25,6 +25,8 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 			}},
 		{ID: "branchregistry/register-get", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "a registered branch reads back value-exact; an unknown id is not-found", Run: brRegisterGet},
+		{ID: "branchregistry/roundtrip-precision", Clauses: []string{"I-STORE-20", "I-STORE-3", "I-STORE-25"}, Level: spec.Must,
+			Doc: "metadata numbers a double cannot hold read back exactly", Run: brRoundtripPrecision},
 		{ID: "branchregistry/register-idempotent", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "registering an equal branch again succeeds; a different one under the id is already-exists and changes nothing", Run: brIdempotent},
 		{ID: "branchregistry/concurrent-register", Clauses: []string{"I-STORE-20", "I-STORE-14"}, Level: spec.Must,
@@ -65,7 +67,7 @@ func expectBranch(ctx context.Context, c *BranchRegistryCase, want spi.Branch, a
 func brRegisterGet(ctx context.Context, c *BranchRegistryCase) error {
 	root := c.ExecID("root")
 	b := spi.Branch{ID: c.ExecID("child"), ParentID: root, ForkSequence: 41,
-		Metadata: json.RawMessage(`{"forkedBy":"operator ✓","reason":{"n":12345678901234567890,"f":0.1},"empty":{}}`)}
+		Metadata: json.RawMessage(`{"forkedBy":"operator ✓","reason":{"n":42,"f":0.1},"empty":{}}`)}
 	if err := register(ctx, c, b); err != nil {
 		return err
 	}
@@ -85,6 +87,15 @@ func brRegisterGet(ctx context.Context, c *BranchRegistryCase) error {
 	}
 	_, err = c.Store.Get(ctx, root)
 	return expectErr(c, "Get", fmt.Sprintf("%q (never registered)", root), err, spi.ErrNotFound)
+}
+
+func brRoundtripPrecision(ctx context.Context, c *BranchRegistryCase) error {
+	b := spi.Branch{ID: c.ExecID("precise"), ParentID: c.ExecID("root"), ForkSequence: 7,
+		Metadata: json.RawMessage(`{"n":12345678901234567890,"big":12345678901234567890123456789,"pi":3.141592653589793238462643383279}`)}
+	if err := register(ctx, c, b); err != nil {
+		return err
+	}
+	return expectBranch(ctx, c, b, "Register with numbers a double cannot hold")
 }
 
 func brIdempotent(ctx context.Context, c *BranchRegistryCase) error {
@@ -125,6 +136,13 @@ func brChildren(ctx context.Context, c *BranchRegistryCase) error {
 	other := c.ExecID("parent-other")
 	if err := register(ctx, c, spi.Branch{ID: other + "/z", ParentID: other, ForkSequence: 2}); err != nil {
 		return err
+	}
+	// Nor children of parents whose ids extend p's (a registry scanning a key prefix without a
+	// separator mixes them, I-STORE-4).
+	for _, ext := range []string{p + "0", p + "/", p + "-1"} {
+		if err := register(ctx, c, spi.Branch{ID: ext + "/child", ParentID: ext, ForkSequence: 5}); err != nil {
+			return err
+		}
 	}
 	got, err := c.Store.ListChildren(ctx, p)
 	if err != nil {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -79,8 +82,8 @@ func esFenceZombie(ctx context.Context, c *EventStoreCase) error {
 		return e
 	}
 	var fe *spi.FencedError
-	if errors.As(err, &fe) && fe.Current != nw.Token {
-		return c.Failf("Append", "stale fence) FencedError.Current (", fe.Current, nw.Token)
+	if errors.As(err, &fe) && !fe.CurrentUnknown && fe.Current != nw.Token {
+		return c.Failf("Append", fmt.Sprintf("%q, [seq 2..3], stale fence %d) FencedError.Current (after a newer fence %d", x, old.Token, nw.Token), fe.Current, nw.Token)
 	}
 	// A forged future token is refused too.
 	forged := spi.AppendOptions{Fence: nw.Token + 1000}
@@ -167,7 +170,7 @@ func esFenceIf(ctx context.Context, c *EventStoreCase) error {
 		return e
 	}
 	var fe *spi.FencedError
-	if errors.As(err, &fe) && fe.Current != f1.Token {
+	if errors.As(err, &fe) && !fe.CurrentUnknown && fe.Current != f1.Token {
 		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, 0) FencedError.Current (", x), fe.Current, f1.Token)
 	}
 	_, err = cf.AcquireFenceIf(ctx, x, f1.Token+1)
@@ -277,7 +280,53 @@ func esAppendIfUnchanged(ctx context.Context, c *EventStoreCase) error {
 	if err := ca.AppendIfUnchanged(ctx, x, a2, late, spi.AppendOptions{}); err != nil {
 		return c.Failf("AppendIfUnchanged", fmt.Sprintf("%q, fresh anchor, [seq 3]", x), err, "nil")
 	}
-	return nil
+	// An anchor names one execution's log: an append to another execution between Observe and
+	// AppendIfUnchanged leaves it fresh (I-STORE-8).
+	a3, err := observe(ctx, c, x)
+	if err != nil {
+		return err
+	}
+	y := c.ExecID("if-unchanged-other")
+	if err := appendOK(ctx, c, y, batch(y, 0, 1, "elsewhere"), spi.AppendOptions{}); err != nil {
+		return err
+	}
+	next := batch(x, 4, 1, "after-other")
+	if err := ca.AppendIfUnchanged(ctx, x, a3, next, spi.AppendOptions{}); err != nil {
+		return c.Failf("AppendIfUnchanged", fmt.Sprintf("%q, anchor taken before an append to another execution %q, [seq 4]", x, y), err, "nil")
+	}
+	return expectLog(ctx, c, x, append(append(append([]spi.Envelope{}, first...), other...), append(late, next...)...), "conditional appends")
+}
+
+// esAppendIfUnchangedFenced: a late outcome of a zombie worker carries its stale fence; the
+// conditional append must refuse it like append does, even on a fresh anchor (spec §6, I-STORE-8).
+func esAppendIfUnchangedFenced(ctx context.Context, c *EventStoreCase) error {
+	ca := c.Store.(spi.ConditionalAppender)
+	x := c.ExecID("if-unchanged-fenced")
+	f1, err := acquire(ctx, c, x)
+	if err != nil {
+		return err
+	}
+	f2, err := acquire(ctx, c, x)
+	if err != nil {
+		return err
+	}
+	a, err := observe(ctx, c, x)
+	if err != nil {
+		return err
+	}
+	zombie := batch(x, 0, 1, "zombie-outcome")
+	err = ca.AppendIfUnchanged(ctx, x, a, zombie, spi.AppendOptions{Fence: f1.Token})
+	if e := expectErr(c, "AppendIfUnchanged", fmt.Sprintf("%q, fresh anchor, [seq 0], stale fence %d (current %d)", x, f1.Token, f2.Token), err, spi.ErrFenced); e != nil {
+		return e
+	}
+	if e := expectLog(ctx, c, x, nil, "a conditional append with a stale fence"); e != nil {
+		return e
+	}
+	live := batch(x, 0, 1, "live-outcome")
+	if err := ca.AppendIfUnchanged(ctx, x, a, live, spi.AppendOptions{Fence: f2.Token}); err != nil {
+		return c.Failf("AppendIfUnchanged", fmt.Sprintf("%q, fresh anchor, [seq 0], current fence %d", x, f2.Token), err, "nil")
+	}
+	return expectLog(ctx, c, x, live, "a conditional append with the current fence")
 }
 
 func esIncarnation(ctx context.Context, c *EventStoreCase) error {
@@ -565,33 +614,43 @@ func esDeleteFences(ctx context.Context, c *EventStoreCase) error {
 	return expectLog(ctx, c, x, nil, "a zombie append after DeleteExecution")
 }
 
-func listAll(ctx context.Context, c *EventStoreCase, limit int, between func(page int) error) ([]string, error) {
+// listAll pages through the ids that start with prefix: it starts at the cursor prefix (any string is
+// a cursor, I-STORE-13, and every id with the prefix sorts after it) and stops at the first id past
+// them, so what else a shared target holds does not matter.
+func listAll(ctx context.Context, c *EventStoreCase, prefix string, limit int, between func(page int) error) ([]string, error) {
 	l := c.Store.(spi.ExecutionLister)
 	var out []string
-	cursor := ""
+	cursor := prefix
 	for page := 0; ; page++ {
-		if page > 10000 {
-			return nil, c.Failf("ListExecutionsPage", "paging", "more than 10000 pages", "an end")
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		args := fmt.Sprintf("%q, %d", cursor, limit)
 		p, err := l.ListExecutionsPage(ctx, cursor, limit)
 		if err != nil {
-			return nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, %d", cursor, limit), err, "nil")
+			return nil, c.Failf("ListExecutionsPage", args, err, "nil")
 		}
 		if len(p.ExecutionIDs) > limit {
-			return nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, %d", cursor, limit), fmt.Sprintf("%d ids", len(p.ExecutionIDs)), fmt.Sprintf("at most %d", limit))
+			return nil, c.Failf("ListExecutionsPage", args, fmt.Sprintf("%d ids", len(p.ExecutionIDs)), fmt.Sprintf("at most %d", limit))
 		}
 		for _, id := range p.ExecutionIDs {
+			if id <= cursor {
+				return nil, c.Failf("ListExecutionsPage", args, fmt.Sprintf("%q (page %d)", id, page), "ids strictly after the cursor")
+			}
 			if n := len(out); n > 0 && out[n-1] >= id {
-				return nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, %d", cursor, limit),
+				return nil, c.Failf("ListExecutionsPage", args,
 					fmt.Sprintf("%q after %q (page %d)", id, out[n-1], page), "ascending ids, none repeated")
+			}
+			if !strings.HasPrefix(id, prefix) {
+				return out, nil // past the ids of this check
 			}
 			out = append(out, id)
 		}
 		if p.Next == "" {
 			return out, nil
 		}
-		if p.Next == cursor {
-			return nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, %d", cursor, limit), fmt.Sprintf("next cursor %q (no progress)", p.Next), "a later cursor")
+		if p.Next <= cursor {
+			return nil, c.Failf("ListExecutionsPage", args, fmt.Sprintf("next cursor %q (no progress)", p.Next), "a later cursor")
 		}
 		cursor = p.Next
 		if between != nil {
@@ -622,21 +681,54 @@ func checkListing(c *EventStoreCase, listed []string, mustOnce []string, args st
 }
 
 func esListPages(ctx context.Context, c *EventStoreCase) error {
+	prefix := c.ExecID("list")
 	var ids []string
 	for i := 0; i < 23; i++ {
-		x := c.ExecID(fmt.Sprintf("list-%02d", i))
+		x := fmt.Sprintf("%s-%02d", prefix, i)
 		ids = append(ids, x)
 		if err := appendOK(ctx, c, x, batch(x, 0, 1, "l"), spi.AppendOptions{}); err != nil {
 			return err
 		}
 	}
 	for _, limit := range []int{1, 5, 23, 1000} {
-		got, err := listAll(ctx, c, limit, nil)
+		got, err := listAll(ctx, c, prefix, limit, nil)
 		if err != nil {
 			return err
 		}
 		if e := checkListing(c, got, ids, fmt.Sprintf("pages of %d", limit)); e != nil {
 			return e
+		}
+	}
+	// Only executions with a stored envelope are listed (I-STORE-13): not one deleted by
+	// deleteExecution, nor one whose every envelope deleteThrough removed.
+	var gone []string
+	if spi.Has(manifest.SeamEventStore, c.Store, spi.MethodDeleteExecution) {
+		x := ids[3]
+		if err := c.Store.(spi.ExecutionDeleter).DeleteExecution(ctx, x); err != nil {
+			return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
+		}
+		gone = append(gone, x)
+	}
+	if spi.Has(manifest.SeamEventStore, c.Store, spi.MethodDeleteThrough) {
+		x := ids[7]
+		if err := c.Store.(spi.ThroughDeleter).DeleteThrough(ctx, x, 5); err != nil {
+			return c.Failf("DeleteThrough", fmt.Sprintf("%q, 5", x), err, "nil")
+		}
+		gone = append(gone, x)
+	}
+	if len(gone) > 0 {
+		got, err := listAll(ctx, c, prefix, 5, nil)
+		if err != nil {
+			return err
+		}
+		var left []string
+		for _, id := range ids {
+			if !slices.Contains(gone, id) {
+				left = append(left, id)
+			}
+		}
+		if d := c.Diff("ListExecutionsPage", fmt.Sprintf("pages of 5) after deleting %q (", gone), left, got); d != nil {
+			return d
 		}
 	}
 	_, err := c.Store.(spi.ExecutionLister).ListExecutionsPage(ctx, "", 0)
@@ -668,7 +760,7 @@ func esListConcurrent(ctx context.Context, c *EventStoreCase) error {
 		}
 		return nil
 	}
-	got, err := listAll(ctx, c, 3, between)
+	got, err := listAll(ctx, c, prefix, 3, between)
 	if err != nil {
 		return err
 	}
