@@ -252,3 +252,34 @@ func TestCatalogListsEveryCheck(t *testing.T) {
 		t.Errorf("CatalogMarkdown() does not show the incarnation check at 2.3.0")
 	}
 }
+
+// A correct store that already holds many executions, before and after the kit's ids, passes the
+// listing checks: the kit pages from its own id prefix (I-STORE-13).
+func TestListingOnANonEmptyTarget(t *testing.T) {
+	ctx := context.Background()
+	s := memory.NewEventStore()
+	for i := 0; i < 3000; i++ {
+		for _, x := range []string{fmt.Sprintf("a-%05d", i), fmt.Sprintf("zz-%05d", i)} {
+			if err := s.Append(ctx, x, []spi.Envelope{{ID: x, ExecutionID: x, EventType: "E", Payload: json.RawMessage(`1`)}}, spi.AppendOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	results, err := kits.Run(ctx, kits.EventStoreKit(), factoryOf(s), kits.Options{Run: "^eventstore/list-executions", Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Verdict != kits.Pass {
+			t.Errorf("%s = %s (%s), want pass", r.CheckID, r.Verdict, r.Message)
+		}
+	}
+}
+
+func TestReproIsARunnableCommand(t *testing.T) {
+	results, _ := kits.Run(context.Background(), kits.EventStoreKit(), factoryOf(memory.NewEventStore()), kits.Options{Run: "^eventstore/append-conflict$", Seed: 4})
+	want := `LOOM_KITS_SEED=4 go test -count=1 -run '/^eventstore$/^append-conflict$' .`
+	if len(results) != 1 || results[0].Repro != want {
+		t.Fatalf("Repro = %q, want %q", results[0].Repro, want)
+	}
+}

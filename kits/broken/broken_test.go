@@ -108,6 +108,29 @@ func TestKeyReorderingStorePasses(t *testing.T) {
 	})
 }
 
+// A correct jsonb-like store (keys reordered, U+0000 refused) is certified; only the SHOULD
+// check for U+0000 fails.
+func TestJsonbLikeStorePasses(t *testing.T) {
+	results, err := kits.Run(context.Background(), kits.SnapshotStoreKit(), func(ctx context.Context) (spi.SnapshotStore, func(), error) {
+		return broken.JsonbLikeSnapshotStore(), nil, nil
+	}, kits.Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		want := kits.Pass
+		if r.CheckID == "snapshotstore/roundtrip-nul" {
+			want = kits.Fail
+		}
+		if r.Verdict != want {
+			t.Errorf("%s = %s (%s), want %s", r.CheckID, r.Verdict, r.Message, want)
+		}
+	}
+	if !kits.Certified(results) {
+		t.Error("Certified(jsonb-like store) = false, want true (a SHOULD failure does not block)")
+	}
+}
+
 func TestChecksValid(t *testing.T) {
 	if err := spec.Validate(broken.Checks()); err != nil {
 		t.Fatal(err)

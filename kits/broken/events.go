@@ -474,7 +474,7 @@ func EventStores() []Store[spi.EventStore] {
 		{"lost-concurrent-append", "check-then-act: racing appends both win and one is lost", "eventstore/append-concurrent-one-wins", func() spi.EventStore { return checkThenAct{newES(), &sync.Mutex{}} }},
 		{"torn-on-cancel", "a cancelled append leaves the chunks written so far", "eventstore/append-cancel-not-torn", func() spi.EventStore { return tornOnCancel{newES()} }},
 		{"lands-after-cancel", "an append that returned a cancellation error still commits later", "eventstore/append-cancel-not-torn", func() spi.EventStore { return landsAfterCancel{newES()} }},
-		{"lossy-numbers", "payload numbers pass through float64", "eventstore/roundtrip-values", func() spi.EventStore { return lossyNumbers{newES()} }},
+		{"lossy-numbers", "payload numbers pass through float64", "eventstore/roundtrip-precision", func() spi.EventStore { return lossyNumbers{newES()} }},
 		{"dropped-metadata", "metadata is not stored", "eventstore/roundtrip-values", func() spi.EventStore { return dropMetadata{newES()} }},
 		{"prefix-leak", "reading an empty id returns the log of an id it prefixes", "eventstore/isolation", func() spi.EventStore { return prefixLeak{newES()} }},
 		{"truncated-ids", "execution ids are cut to 255 bytes, so two long ids share one log", "eventstore/execution-ids", func() spi.EventStore { return truncatedIDs{newES()} }},
@@ -497,6 +497,18 @@ func EventStores() []Store[spi.EventStore] {
 		{"unbounded-page", "a page ignores its limit", "eventstore/list-executions-page", func() spi.EventStore { return unboundedPage{newES()} }},
 		{"malformed-sealing", "sealingCapability names no cipher", "eventstore/sealing-capability", func() spi.EventStore { return malformedSealing{newES()} }},
 		{"future-claim", "claims EventStore SPI 3.0.0", "eventstore/version-claim", func() spi.EventStore { return futureClaim{newES()} }},
+		{"unsupported-everything", "declares append and read and answers unsupported to both", "eventstore/append-read-order", func() spi.EventStore { return unsupportedEverything{} }},
+		{"fence-says-unsupported", "a fenced append is written unfenced and reported unsupported", "eventstore/fence-zombie", func() spi.EventStore { return fenceSaysUnsupported{newES()} }},
+		{"if-unchanged-ignores-fence", "appendIfUnchanged drops the fence, so a zombie's late outcome writes", "eventstore/append-if-unchanged-fenced", func() spi.EventStore { return anchorFenceIgnored{newES()} }},
+		{"global-anchor", "the anchor is a store-wide write counter: a write to another execution makes it stale", "eventstore/append-if-unchanged", func() spi.EventStore { return newGlobalAnchor() }},
+		{"commit-then-report-cancel", "commits a cancelled append and then reports the cancellation", "eventstore/append-cancel-not-torn", func() spi.EventStore { return commitThenCancel{newES()} }},
+		{"case-insensitive-ids", "ids that differ only by case share one log", "eventstore/execution-ids", func() spi.EventStore { return keyedIDs{newES(), lowerCase} }},
+		{"trimmed-ids", "trailing spaces are cut from ids", "eventstore/execution-ids", func() spi.EventStore { return keyedIDs{newES(), trimTrailing} }},
+		{"normalised-ids", "ids are brought to Unicode NFC", "eventstore/execution-ids", func() spi.EventStore { return keyedIDs{newES(), composeAcute} }},
+		{"lists-deleted", "listExecutionsPage lists every id ever written, deleted and emptied ones included", "eventstore/list-executions-page", func() spi.EventStore {
+			return listsDeleted{newES(), &sync.Mutex{}, map[string]bool{}}
+		}},
+		{"small-payloads", "payload and metadata over 1 KiB are refused", "eventstore/roundtrip-values", func() spi.EventStore { return smallPayloads{newES()} }},
 	}
 }
 

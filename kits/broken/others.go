@@ -3,7 +3,9 @@ package broken
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,12 +134,15 @@ func SnapshotStores() []Store[spi.SnapshotStore] {
 		{"latest-off-by-one", "loadLatest answers the second-highest sequence", "snapshotstore/load-latest", newLatestOffByOne},
 		{"latest-off-by-one-fold", "loadLatest answers the second-highest sequence (seen by the fold)", "snapshotstore/equivalence", newLatestOffByOne},
 		{"first-write-wins", "a second save at a sequence is ignored", "snapshotstore/save-replaces", func() spi.SnapshotStore { return firstWriteWins{newSS()} }},
-		{"lossy-state", "state numbers pass through float64", "snapshotstore/roundtrip-state", func() spi.SnapshotStore { return lossyState{newSS()} }},
+		{"lossy-state", "state numbers pass through float64", "snapshotstore/roundtrip-precision", func() spi.SnapshotStore { return lossyState{newSS()} }},
 		{"sealed-ignored", "loadLatestSealed returns unsealed snapshots", "snapshotstore/load-latest-sealed", func() spi.SnapshotStore { return sealedIgnored{newSS()} }},
 		{"prune-wrong-range", "pruneSnapshots keeps the snapshot at through", "snapshotstore/prune-range", func() spi.SnapshotStore { return pruneHalfOpen{newSS()} }},
 		{"sequences-descending", "listSequences is descending", "snapshotstore/list-sequences", func() spi.SnapshotStore { return sequencesDescending{newSS()} }},
 		{"delete-all-snapshots", "deleteExecution removes every execution's snapshots", "snapshotstore/delete-execution", func() spi.SnapshotStore {
 			return deleteAllSnapshots{newSS(), &sync.Mutex{}, map[string]bool{}}
+		}},
+		{"prefix-scan-snapshots", "loadLatest scans the bare id as a key prefix, so ids extending it leak in", "snapshotstore/isolation", func() spi.SnapshotStore {
+			return prefixScanSnapshots{newSS(), &sync.Mutex{}, map[string]bool{}}
 		}},
 	}
 }
@@ -145,6 +150,20 @@ func SnapshotStores() []Store[spi.SnapshotStore] {
 // KeyReorderingSnapshotStore is a CORRECT store that rewrites every saved state with object keys
 // in reverse order, as a normalising store (PostgreSQL jsonb) may: the kit must pass it.
 func KeyReorderingSnapshotStore() spi.SnapshotStore { return reorder{newSS()} }
+
+// JsonbLikeSnapshotStore is a CORRECT store that behaves like a PostgreSQL jsonb column: it
+// reorders keys and refuses U+0000 in strings. It must pass every MUST check (only the SHOULD
+// snapshotstore/roundtrip-nul fails, I-STORE-25).
+func JsonbLikeSnapshotStore() spi.SnapshotStore { return jsonbLike{reorder{newSS()}} }
+
+type jsonbLike struct{ reorder }
+
+func (s jsonbLike) Save(ctx context.Context, sn spi.Snapshot) error {
+	if strings.Contains(string(sn.State), `\u0000`) {
+		return errors.New(`ERROR: unsupported Unicode escape sequence (SQLSTATE 22P05)`)
+	}
+	return s.reorder.Save(ctx, sn)
+}
 
 type reorder struct{ ss }
 
@@ -278,6 +297,11 @@ func ArchiveStores() []Store[spi.ArchiveStore] {
 			return archiveRace{newAS(), &sync.Mutex{}, map[string]map[int64]spi.Envelope{}}
 		}},
 		{"replace-too-much", "replaceSegments also drops the envelope after the range", "archivestore/replace-segments", func() spi.ArchiveStore { return replaceTooMuch{newAS()} }},
+		{"empty-replace-noop", "replaceSegments with no envelopes changes nothing", "archivestore/replace-segments", func() spi.ArchiveStore { return emptyReplaceNoop{newAS()} }},
+		{"prefix-scan-archive", "read scans the bare id as a key prefix, so ids extending it leak in", "archivestore/isolation", func() spi.ArchiveStore {
+			return prefixScanArchive{newAS(), &sync.Mutex{}, map[string]bool{}}
+		}},
+		{"lossy-archive", "archived numbers pass through float64", "archivestore/roundtrip-precision", func() spi.ArchiveStore { return lossyArchive{newAS()} }},
 	}
 }
 
@@ -416,5 +440,9 @@ func BranchRegistries() []Store[spi.BranchRegistry] {
 			return registerRace{newBR(), &sync.Mutex{}, map[string]spi.Branch{}}
 		}},
 		{"zero-for-unknown", "get of an unknown id returns an empty branch, not not-found", "branchregistry/register-get", func() spi.BranchRegistry { return zeroForUnknown{newBR()} }},
+		{"children-like-prefix", "listChildren matches parent ids by prefix, so children of parents extending the id are listed", "branchregistry/list-children", func() spi.BranchRegistry {
+			return childrenLikePrefix{newBR(), &sync.Mutex{}, map[string]bool{}}
+		}},
+		{"lossy-branch-metadata", "branch metadata numbers pass through float64", "branchregistry/roundtrip-precision", func() spi.BranchRegistry { return lossyBranch{newBR()} }},
 	}
 }
