@@ -8,7 +8,7 @@ func kernelInterpretations() []Clause {
 
 // kernelRuntimeInterpretations lists I-KERNEL-1..49: the reference runtime (reference/kernel).
 func kernelRuntimeInterpretations() []Clause {
-	const s2, s3, s41, s5, s8 = "§2", "§3", "§4.1", "§5", "§8"
+	const s2, s3, s4, s41, s5, s8 = "§2", "§3", "§4", "§4.1", "§5", "§8"
 	return []Clause{
 		interp("I-KERNEL-1", s3, Must, "a re-run of a parked or terminal execution is a read-only replay: nothing is appended and a syscall the log does not answer is a divergence error",
 			"Spec §3 defines resume as re-run but not what re-running an execution that is already parked or finished may write. Only a running execution (just started, resumed, recovered or migrated) is re-driven live. Driving a parked or terminal one replays the flow over its log without writing: a step, decision, park or end the log does not hold is a ReplayDivergenceError, and emits are not re-appended. Without this, a replay of a finished flow would re-append its unstamped emits (spec §3 appends every emit it cannot prove) and a replay check could never say 'appends nothing'. For the same reason a read-only replay serves a recorded untyped failure or cancellation as the flow first saw it instead of running the effect again."),
@@ -56,6 +56,8 @@ func kernelRuntimeInterpretations() []Clause {
 			"Spec §5 says a kind: human step consumes its _resumePayloads entry in order with the suspends and records condition.stepId, without fixing its gate or its events. The step records STEP_STARTED {kind: human} and parks on the gate named by its id; the answer that resumes it is the next entry, recorded as STEP_COMPLETED {output: answer}. On every later re-run the completed human step is served and still consumes its entry, so positions stay aligned with the suspends around it. A human step's id may not be reserved or a kernel event type, since it names a gate."),
 		interp("I-KERNEL-23", s2, Must, "Cancel appends EXECUTION_CANCELLED {reason?} to a running or parked execution and refuses a terminal one; a live driver stops at its next append",
 			"The spec has EXECUTION_CANCELLED and the wire carrier's execution.cancel but no cancellation semantics. Cancellation is not a resume (it answers no gate), so it does not pass the ingress gate; it is appended under the store's optimistic concurrency, so a driver still running the execution loses its next append and stops as a crash would, and the execution folds cancelled. A terminal execution is refused (TerminalError) with nothing appended; a scheduled timer of the park is forgotten."),
+		interp("I-KERNEL-24", s4, Must, "a runtime reads the snapshots of its own profile as written; only a runtime at the current profile reads snapshots of an older one, through normalizeSnapshotState",
+			"Spec §4 requires fold(snapshot, tail) == fold(events) and reads a pre-1.21.0 snapshot through normalizeSnapshotState, which upgrades a snapshot to the current fold's reading. A runtime pinned to an older profile (Config.Profile) folds its tail at that profile, so normalising its own snapshot would mix two profiles (a 1.25 runtime would lose the settled inputs its own fold keeps). The runtime therefore normalises only when Config.SnapshotsWrittenBy names a profile other than its own, and refuses that configuration unless it runs at the current profile: there is no normaliser to an older reading."),
 	}
 }
 

@@ -33,6 +33,7 @@ func Checks() []spec.Check {
 		t("ResourcesMeteredAndBudget", "S8.resources.metered-per-effect", "S8.resources.dimensions", "S8.resources.no-false-zeros", "S8.budget.may-cap",
 			"S8.budget.quota-exceeded", "S8.budget.negotiate", "I-KERNEL-9", "I-KERNEL-10"),
 		t("ReplayFromSnapshotSameState", "S3.snapshot.equivalence", "S3.snapshot.out-of-band"),
+		t("OwnSnapshotsAtEveryProfile", "S3.snapshot.equivalence", "S4.snapshot.every-k", "S4.snapshot.normalize-pre-1.21", "S4.v1_26.normalize-strips-input", "I-KERNEL-24"),
 		t("ReplayFinishedAppendsNothing", "S3.resume.rerun-served", "S2.execute.served-not-rerun", "S1.P2.replay-identical", "S5.replay.gates-in-order", "I-KERNEL-1"),
 		t("SyscallsUnknownAndDisabled", "S2.syscalls.available-iff-listed", "S2.syscalls.no-version-inference", "S2.syscalls.wave2-flagged", "S5.decide.loom-reserved", "S5.emit.userspace-kernel-refused"),
 		t("KindsResolveByToolID", "S2.execute.kinds-by-toolid", "S2.run.alias"),

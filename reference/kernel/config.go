@@ -71,6 +71,10 @@ type Config struct {
 	Ingress IngressOptions
 	// Profile is the event-schema profile the runtime folds with; zero = current.
 	Profile fold.Profile
+	// SnapshotsWrittenBy is the profile of the fold that wrote the snapshots in Snapshots; zero =
+	// Profile (the runtime reads its own snapshots as written). An older profile is read through
+	// fold.NormalizeSnapshotState, which only a runtime at the current profile can do (I-KERNEL-24).
+	SnapshotsWrittenBy fold.Profile
 
 	// Now returns the time in epoch milliseconds. Default: the wall clock.
 	Now func() int64
@@ -136,6 +140,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Profile == (fold.Profile{}) {
 		c.Profile = fold.Current()
+	}
+	if c.SnapshotsWrittenBy == (fold.Profile{}) {
+		c.SnapshotsWrittenBy = c.Profile
 	}
 	return c
 }

@@ -26,7 +26,12 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("kernel: Config.Store is required")
 	}
-	return &Runtime{cfg: cfg.withDefaults(), flows: map[string]FlowDef{}}, nil
+	cfg = cfg.withDefaults()
+	if w, p := cfg.SnapshotsWrittenBy.Version(), cfg.Profile.Version(); w != p && p != fold.Current().Version() {
+		return nil, fmt.Errorf("kernel: Config.SnapshotsWrittenBy %s with Profile %s: a snapshot of another profile can be read only at the current profile %s (I-KERNEL-24)",
+			w, p, fold.Current().Version())
+	}
+	return &Runtime{cfg: cfg, flows: map[string]FlowDef{}}, nil
 }
 
 // Register adds a flow. Registering an id twice replaces the code (a deploy).
@@ -133,7 +138,11 @@ func (rt *Runtime) load(ctx context.Context, executionID string) (loaded, error)
 			if perr != nil {
 				return loaded{}, &StoreError{ExecutionID: executionID, Op: "load snapshot", Err: perr}
 			}
-			s = fold.NormalizeSnapshotState(s, rt.cfg.Profile)
+			if rt.cfg.SnapshotsWrittenBy.Version() != rt.cfg.Profile.Version() {
+				// written by an older fold: upgrade it to the current profile's reading (spec §4);
+				// a snapshot of the runtime's own profile is read as written (I-KERNEL-24)
+				s = fold.NormalizeSnapshotState(s, rt.cfg.SnapshotsWrittenBy)
+			}
 			base, from = &s, snap.Sequence+1
 		case errors.Is(err, spi.ErrNotFound):
 		default:
