@@ -19,6 +19,7 @@ func Checks() []spec.Check {
 		t("WorkedExample9UnmatchablePayload", "S3.emit.unmatchable-unstamped", "I-KERNEL-4"),
 		t("WorkedExample10LegacyLog", "S3.emit.legacy-log"),
 		t("WorkedExample11NeverStamped", "S3.emit.kernel-facts-unstamped", "I-KERNEL-11"),
+		t("UserspaceDecisionAppendedOnReRun", "S3.emit.serve-append", "S3.emit.kernel-facts-unstamped", "I-KERNEL-11"),
 		t("TypedFailureRecordedAndSubstituted", "S41.typed.declare", "S41.typed.record", "S41.typed.replay-substitution", "S41.typed.no-fail-syscall", "S4.v1_17.typed-failure-fields"),
 		t("TypedFailureStepLevelWins", "S41.typed.step-wins", "S41.typed.validate-before-append", "I-KERNEL-12"),
 		t("TypedFailureDegradesLoudly", "S41.typed.degrade-loudly", "S41.typed.cap-16k", "I-KERNEL-13"),

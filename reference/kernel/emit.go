@@ -58,13 +58,11 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
 		return nil
 	}
-	if r.servedUserspaceDecision(chk) {
-		return nil
-	}
 	raw := chk.Payload
 	d, err := fold.EmitDigest(r.segment, eventType, raw)
 	if err != nil { // the userspace copy is JSON; treat anything else as unmatchable
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
+		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
 		return nil
 	}
 	counts := c.emitCounts()

@@ -6,7 +6,6 @@ import (
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
-	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // recordedDecisions is the view of _decisions the userspace rules read. r.mu is held.
@@ -24,23 +23,6 @@ func (r *run) recordedDecisions(eventType string) map[string]fold.Decision {
 // checkUserspace applies the userspace emit rules of spec §5 (package userspace). r.mu is held.
 func (r *run) checkUserspace(e userspace.Emit) (userspace.Checked, error) {
 	return userspace.Check(e, r.recordedDecisions(e.EventType))
-}
-
-// servedUserspaceDecision reports a flow-level DECISION_RECORDED whose id already holds the same
-// choice: it is served, not appended again (I-KERNEL-11). r.mu is held.
-func (r *run) servedUserspaceDecision(c userspace.Checked) bool {
-	if c.EventType != manifest.DecisionRecorded {
-		return false
-	}
-	prev, ok := r.decisions[c.DecisionID]
-	if !ok {
-		return false
-	}
-	var p struct {
-		Choice json.RawMessage `json:"choice"`
-	}
-	_ = json.Unmarshal(c.Payload, &p)
-	return spi.SameJSON(prev, p.Choice)
 }
 
 // noteUserspaceDecision records an appended userspace decision in the replay index. r.mu is held.
