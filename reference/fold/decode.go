@@ -26,7 +26,7 @@ type DecodeOptions struct {
 // MaxEnvelopeBytes per envelope and nesting by MaxDepth. Members other than these are ignored.
 func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 	var out []spi.Envelope
-	err := decodeReader(r, opt, func(_ int, e *spi.Envelope) error {
+	err := decodeReader(r, opt, false, func(_ int, e *spi.Envelope) error {
 		out = append(out, *e)
 		return nil
 	})
@@ -37,12 +37,14 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 }
 
 // decodeReader calls fn with each envelope of the stream, in order.
-func decodeReader(r io.Reader, opt DecodeOptions, fn func(int, *spi.Envelope) error) error {
+// skipID leaves Envelope.ID empty (still checked to be a string): the fold never reads it.
+func decodeReader(r io.Reader, opt DecodeOptions, skipID bool, fn func(int, *spi.Envelope) error) error {
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
 	d := &logReader{r: bufio.NewReaderSize(r, 64<<10), max: opt.MaxEnvelopeBytes}
-	var dec decoder
+	dec := decoder{skipID: skipID}
+	var e spi.Envelope // reused: fn must not keep the pointer
 	c, err := d.nextNonSpace()
 	if err == io.EOF {
 		return nil
@@ -66,7 +68,8 @@ func decodeReader(r io.Reader, opt DecodeOptions, fn func(int, *spi.Envelope) er
 		if err != nil {
 			return err
 		}
-		e, end, err := dec.envelope(i, raw, 0)
+		var end int
+		e, end, err = dec.envelope(i, raw, 0)
 		if err != nil {
 			return err
 		}
@@ -107,7 +110,7 @@ func decodeReader(r io.Reader, opt DecodeOptions, fn func(int, *spi.Envelope) er
 // metadata are sub-slices of b, which the caller must not modify afterwards.
 func DecodeLogBytes(b []byte) ([]spi.Envelope, error) {
 	out := make([]spi.Envelope, 0, len(b)/256+1)
-	err := decodeBytes(b, func(_ int, e *spi.Envelope) error {
+	err := decodeBytes(b, false, func(_ int, e *spi.Envelope) error {
 		out = append(out, *e)
 		return nil
 	})
@@ -121,8 +124,9 @@ func DecodeLogBytes(b []byte) ([]spi.Envelope, error) {
 }
 
 // decodeBytes calls fn with each envelope of b, in order.
-func decodeBytes(b []byte, fn func(int, *spi.Envelope) error) error {
-	d := &decoder{}
+func decodeBytes(b []byte, skipID bool, fn func(int, *spi.Envelope) error) error {
+	d := &decoder{skipID: skipID}
+	var e spi.Envelope // reused: fn must not keep the pointer
 	i := skipSpace(b, 0)
 	if i == len(b) {
 		return nil
@@ -146,7 +150,9 @@ func decodeBytes(b []byte, fn func(int, *spi.Envelope) error) error {
 		if b[i] != '{' {
 			return inputErr(idx, "", "want an envelope object, got %q", b[i])
 		}
-		e, end, err := d.envelope(idx, b, i)
+		var end int
+		var err error
+		e, end, err = d.envelope(idx, b, i)
 		if err != nil {
 			return err
 		}
@@ -320,6 +326,7 @@ func (d *logReader) element(i int) ([]byte, error) {
 type decoder struct {
 	workflowID, executionID string
 	types                   map[string]string
+	skipID                  bool
 }
 
 func (d *decoder) intern(prev *string, b []byte) string {
@@ -377,11 +384,13 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			}
 			switch string(key) {
 			case "id":
-				s, ok := stringValue(v)
-				if !ok {
+				if len(v) < 2 || v[0] != '"' {
 					return fail("id", "want a string, got %s", describe(v))
 				}
-				e.ID, seen[0] = s, true
+				if !d.skipID {
+					e.ID, _ = stringValue(v)
+				}
+				seen[0] = true
 			case "workflowId", "executionId", "eventType":
 				if len(v) < 2 || v[0] != '"' {
 					return fail(string(key), "want a string, got %s", describe(v))

@@ -33,7 +33,7 @@ func Fold(p Profile, snapshot *State, events []spi.Envelope) (State, error) {
 // raw's bytes, which the caller must not modify afterwards.
 func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 	f := newFolder(p, snapshot, true, len(raw)/256)
-	if err := decodeBytes(raw, f.add); err != nil {
+	if err := decodeBytes(raw, true, f.add); err != nil {
 		return State{}, err
 	}
 	return f.finish(), nil
@@ -44,7 +44,7 @@ func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 // most opt.MaxEnvelopeBytes for the envelope being read.
 func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (State, error) {
 	f := newFolder(p, snapshot, true, 0)
-	if err := decodeReader(r, opt, f.add); err != nil {
+	if err := decodeReader(r, opt, true, f.add); err != nil {
 		return State{}, err
 	}
 	return f.finish(), nil
