@@ -108,14 +108,11 @@ func (r *run) resolve(syscall string, task Task) (Effect, map[string]PayloadSche
 	if !ok || def.Fn == nil {
 		return nil, nil, false, &SyscallError{Syscall: syscall, Reason: fmt.Sprintf("step %q: no effect registered for toolId %q", task.ID, task.ToolID)}
 	}
-	merged := make(map[string]PayloadSchema, len(def.Errors)+len(task.Errors))
-	for ch, s := range def.Errors {
-		merged[ch] = s
+	errs := def.Errors // the effect's map is the fallback (spec §4.1)
+	if task.Errors != nil {
+		errs = task.Errors // a step that declares a map wins as a whole (I-KERNEL-12)
 	}
-	for ch, s := range task.Errors { // step-level wins (spec §4.1)
-		merged[ch] = s
-	}
-	return def.Fn, merged, task.AtMostOnce || def.AtMostOnce, nil
+	return def.Fn, errs, task.AtMostOnce || def.AtMostOnce, nil
 }
 
 func stepStarted(task Task, attempt int, input json.RawMessage) json.RawMessage {

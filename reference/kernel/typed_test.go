@@ -75,6 +75,13 @@ func TestTypedFailureStepLevelWins(t *testing.T) {
 	if ch := h.state("y").Frames["charge"].ErrorChannel; ch != nil {
 		failf(t, "typed/step-wins", []string{"S41.typed.step-wins", "S41.typed.validate-before-append"}, "errorChannel (effect map rejects)", string(ch), "absent")
 	}
+	// I-KERNEL-12: a step map replaces the effect's as a whole, so a channel only the effect
+	// declares is undeclared for this step and degrades loudly.
+	h.register("H", typedFlow(h, Task{ID: "charge", ToolID: "pay", Errors: map[string]PayloadSchema{"limit": AnyPayload}}))
+	h.ok(h.rt.Start(ctx, "H", "z", nil))
+	if fr := h.state("z").Frames["charge"]; fr.ErrorChannel != nil || !strings.Contains(string(fr.Error), "undeclared-channel") {
+		failf(t, "typed/step-wins", []string{"S41.typed.step-wins", "I-KERNEL-12"}, "frame of a channel only the effect declares", string(fr.Error), "untyped, undeclared-channel")
+	}
 }
 
 func TestTypedFailureDegradesLoudly(t *testing.T) {
