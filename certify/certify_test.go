@@ -76,30 +76,51 @@ func TestCertifyBuiltinSQLite(t *testing.T) {
 	}
 }
 
-// A broken store behind a bridge is rejected by the check meant for it, with that check's clauses.
-func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
+// brokenStore is what the bridge test needs of a kits/broken store.
+type brokenStore struct{ kind, name, defect, catch string }
+
+func brokenStores() []brokenStore {
+	var out []brokenStore
 	for _, b := range broken.EventStores() {
-		t.Run(b.Name, func(t *testing.T) {
-			if b.Name == "lands-after-cancel" {
-				t.Skip("through a bridge a call's outcome is what the bridge answers; a store that commits after reporting a cancellation is caught in process by kits.EventStore (I-BRIDGE-5)")
+		out = append(out, brokenStore{"eventstore", b.Name, b.Defect, b.Catch})
+	}
+	for _, b := range broken.SnapshotStores() {
+		out = append(out, brokenStore{"snapshotstore", b.Name, b.Defect, b.Catch})
+	}
+	for _, b := range broken.ArchiveStores() {
+		out = append(out, brokenStore{"archivestore", b.Name, b.Defect, b.Catch})
+	}
+	for _, b := range broken.BranchRegistries() {
+		out = append(out, brokenStore{"branchregistry", b.Name, b.Defect, b.Catch})
+	}
+	return out
+}
+
+// A broken store behind a bridge is rejected by the check meant for it, with that check's clauses:
+// every kit works through the wire unchanged.
+func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
+	for _, b := range brokenStores() {
+		t.Run(b.kind+"/"+b.name, func(t *testing.T) {
+			if b.catch == "eventstore/append-cancel-not-torn" && b.name != "torn-on-cancel" {
+				t.Skip("through a bridge a caller's cancellation never reaches the store (I-BRIDGE-5) and a cut call's outcome is unknown by definition; a store that commits and then reports a cancellation is caught in process by kits.EventStore")
 			}
-			catch, faults := b.Catch, false
-			if b.Name == "torn-on-cancel" {
+			catch, faults := b.catch, false
+			if b.name == "torn-on-cancel" {
 				// Over a bridge a caller's cancellation never reaches the store (I-BRIDGE-5); a
 				// connection cut does, and that is what the fault kit does.
 				catch, faults = "faults/cut-connections", true
 			}
-			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:" + b.Name}},
-				certify.Config{Kinds: []string{"eventstore"}, Run: "^" + catch + "$", Timeout: 30 * time.Second, Faults: faults})
+			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:" + b.name}},
+				certify.Config{Kinds: []string{b.kind}, Run: "^" + catch + "$", Timeout: 30 * time.Second, Faults: faults})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c, ok := find(rep, catch)
 			if !ok || c.Verdict != kits.Fail || c.Blocking != (c.Level == spec.Must || c.Level == spec.MustNot) {
-				t.Fatalf("%s: check %s = %+v, want a fail, blocking at MUST (%s)", b.Name, catch, c, b.Defect)
+				t.Fatalf("%s: check %s = %+v, want a fail, blocking at MUST (%s)", b.name, catch, c, b.defect)
 			}
 			if rep.Certified == c.Blocking {
-				t.Errorf("%s: certified %v with a %s failure", b.Name, rep.Certified, c.Level)
+				t.Errorf("%s: certified %v with a %s failure", b.name, rep.Certified, c.Level)
 			}
 		})
 	}
