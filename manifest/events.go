@@ -40,7 +40,8 @@ const (
 type EventType struct {
 	Name  string `json:"name"`
 	Since string `json:"since"` // the EventSchemaVersion it arrived in
-	// Level is "execution" for the status-moving kinds (spec §4), "step" for STEP_*, else "fact".
+	// Level is "execution" for the status-moving kinds (spec §4; EXECUTION_CONTINUED only when
+	// kernel-stamped, 1.23.0), "step" for STEP_*, else "fact".
 	Level string `json:"level"`
 }
 
@@ -59,7 +60,7 @@ func EventTypes() []EventType {
 		{ExecutionCancelled, baseline, "execution"},
 		{ExecutionMigrated, baseline, "fact"},
 		{ExecutionRecovered, baseline, "fact"},
-		{ExecutionContinued, "1.23.0", "fact"},
+		{ExecutionContinued, "1.23.0", "execution"},
 		{StepStarted, baseline, "step"},
 		{StepCompleted, baseline, "step"},
 		{StepFailed, baseline, "step"},
