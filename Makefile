@@ -3,9 +3,10 @@ GO        ?= go
 PKGS      ?= ./...
 JUNIT     ?= test-results/junit.xml
 FUZZTIME  ?= 30s
+BENCHTIME ?= 3x
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
-.PHONY: build test ci bench fuzz lint docs clean
+.PHONY: build test ci bench fuzz lint docs vectors gen-vectors certify clean
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -17,7 +18,7 @@ test: ## run the whole suite through gotestsum (JUnit XML to $(JUNIT)); starts a
 ci: lint test build ## what CI runs
 
 bench: ## benchmarks; targets are reported as ratios measured in one run
-	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x $(PKGS)
+	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m $(PKGS)
 
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)
@@ -27,8 +28,18 @@ lint: ## gofmt, go vet and actionlint
 	$(GO) vet $(PKGS)
 	$(GO) tool actionlint .github/workflows/ci.yml
 
-docs: ## regenerate generated documentation
+docs: ## regenerate generated documentation (interpretations, event catalogue)
 	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
+	$(GO) test ./reference/fold -run TestEventsDocCurrent -update >/dev/null
+
+certify: ## the main job: certify the embedded SQLite store
+	$(GO) run ./cmd/loom-conform certify all --builtin sqlite
+
+vectors: ## run the fold vectors against the reference fold
+	$(GO) run ./cmd/loom-conform vectors
+
+gen-vectors: ## regenerate the generated fold vectors (review the diff)
+	$(GO) generate ./vectors
 
 clean:
 	rm -rf bin test-results
