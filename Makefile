@@ -5,6 +5,8 @@ JUNIT     ?= test-results/junit.xml
 FUZZTIME  ?= 30s
 BENCHTIME ?= 3x
 export TESTCONTAINERS_RYUK_DISABLED ?= true
+# Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
+export CGO_ENABLED ?= 0
 
 .PHONY: build test ci bench fuzz lint docs vectors gen-vectors certify clean
 

@@ -15,6 +15,9 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
+	"github.com/loom-kernel/loom-conform/wire/faultproxy"
 )
 
 // Checks returns every registered check of the project.
@@ -29,6 +32,9 @@ func Checks() []spec.Check {
 		broken.Checks(),
 		stores.Checks(),
 		certify.Checks(),
+		bridge.Checks(),
+		faultproxy.Checks(),
+		dockertestadapter.Checks(),
 		kernel.Checks(),
 		ingress.Checks(),
 		userspace.Checks(),
@@ -47,6 +53,8 @@ func cliChecks() []spec.Check {
 		{ID: "cli/compat-exit-codes", Kind: spec.KindTest, Clauses: []string{"S9.compat.exit-nonzero", "S9.compat.shared-major"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
 		{ID: "cli/vectors-exec-serve", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic"}, Where: "cmd/loom-conform:TestVectorsExecServe"},
+		{ID: "cli/certify-builtin", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "S7.spi.versioned-kit"}, Where: "cmd/loom-conform:TestCertifyBuiltinCLI"},
+		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }
