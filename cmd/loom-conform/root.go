@@ -16,7 +16,8 @@ func newRootCmd() *cobra.Command {
 		Short: "Executable conformance checks for the Loom durable-execution kernel specification",
 		Long: `loom-conform turns the Loom kernel specification into executable checks: the kernel
 manifest and compatibility gate, the clause registry and its coverage, a reference fold,
-conformance kits that certify event/snapshot/archive stores, and fold vectors.
+conformance kits that certify event, snapshot, archive and branch stores in any language through
+the store bridge, and language-neutral fold vectors.
 
 Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 bad input or usage.`,
 		SilenceUsage:  true,
