@@ -19,7 +19,7 @@ const (
 	CodeInternalError  = -32603 // the store failed in a way the SPI has no name for
 
 	CodeConflict        = -32001 // spi.ErrConflict; data: {executionId, expected, actual, reason?}
-	CodeFenced          = -32002 // spi.ErrFenced; data: {executionId, held, current}
+	CodeFenced          = -32002 // spi.ErrFenced; data: {executionId, held, current?}
 	CodeNotFound        = -32003 // spi.ErrNotFound
 	CodeAlreadyExists   = -32004 // spi.ErrAlreadyExists
 	CodeInvalidArgument = -32005 // spi.ErrInvalidArgument; data: {op, argument, reason}
@@ -48,7 +48,8 @@ type (
 	fencedData struct {
 		ExecutionID string `json:"executionId"`
 		Held        int64  `json:"held"`
-		Current     int64  `json:"current"`
+		// Current is absent when the store cannot say the current token (spi.FencedError.CurrentUnknown).
+		Current *int64 `json:"current,omitempty"`
 	}
 	invalidData struct {
 		Op       string `json:"op"`
@@ -75,7 +76,11 @@ func ErrorFromSPI(err error) *RPCError {
 	case errors.Is(err, spi.ErrConflict):
 		return mk(CodeConflict, nil)
 	case errors.As(err, &fe):
-		return mk(CodeFenced, fencedData{fe.ExecutionID, fe.Held, fe.Current})
+		d := fencedData{ExecutionID: fe.ExecutionID, Held: fe.Held}
+		if !fe.CurrentUnknown {
+			d.Current = &fe.Current
+		}
+		return mk(CodeFenced, d)
 	case errors.Is(err, spi.ErrFenced):
 		return mk(CodeFenced, nil)
 	case errors.As(err, &ie):
@@ -124,7 +129,12 @@ func ErrorToSPI(method string, r RPCError) error {
 	case CodeFenced:
 		var d fencedData
 		if json.Unmarshal(r.Data, &d) == nil && len(r.Data) > 0 {
-			e.typed = &spi.FencedError{ExecutionID: d.ExecutionID, Held: d.Held, Current: d.Current}
+			// Data without `current` does not say the current token: it is unknown, not token 0.
+			fe := &spi.FencedError{ExecutionID: d.ExecutionID, Held: d.Held, CurrentUnknown: d.Current == nil}
+			if d.Current != nil {
+				fe.Current = *d.Current
+			}
+			e.typed = fe
 		} else {
 			e.typed = spi.ErrFenced
 		}

@@ -54,6 +54,35 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 	}
 }
 
+// Fenced error data without `current` (docs/bridge.md: data is optional) is a FencedError whose
+// current token is unknown, never token 0; a FencedError that does not know it is sent without
+// `current` (I-BRIDGE-3).
+func TestFencedDataWithoutCurrent(t *testing.T) {
+	for _, data := range []string{`{"executionId":"e","held":4}`, `{"executionId":"e"}`} {
+		back := bridge.ErrorToSPI("m", bridge.RPCError{Code: bridge.CodeFenced, Message: "fenced", Data: json.RawMessage(data)})
+		var fe *spi.FencedError
+		if !errors.As(back, &fe) || !fe.CurrentUnknown || fe.Current != 0 || fe.ExecutionID != "e" {
+			t.Errorf("ErrorToSPI(-32002, data %s) = %+v, want a FencedError with CurrentUnknown", data, fe)
+		}
+	}
+	var fe *spi.FencedError
+	known := bridge.ErrorToSPI("m", bridge.RPCError{Code: bridge.CodeFenced, Message: "fenced", Data: json.RawMessage(`{"executionId":"e","held":4,"current":0}`)})
+	if !errors.As(known, &fe) || fe.CurrentUnknown || fe.Current != 0 || fe.Held != 4 {
+		t.Errorf("ErrorToSPI(-32002, current 0) = %+v, want Current 0 known", fe)
+	}
+	rpc := bridge.ErrorFromSPI(&spi.FencedError{ExecutionID: "e", Held: 4, CurrentUnknown: true})
+	var d map[string]any
+	if err := json.Unmarshal(rpc.Data, &d); err != nil || d["held"] != float64(4) {
+		t.Fatalf("ErrorFromSPI(CurrentUnknown).Data = %s (%v), want held 4", rpc.Data, err)
+	}
+	if _, ok := d["current"]; ok {
+		t.Errorf("ErrorFromSPI(CurrentUnknown).Data = %s, want no current", rpc.Data)
+	}
+	if !errors.As(bridge.ErrorToSPI("m", *rpc), &fe) || !fe.CurrentUnknown {
+		t.Errorf("round trip of CurrentUnknown = %+v, want CurrentUnknown", fe)
+	}
+}
+
 // A client only calls declared methods: an undeclared one is unsupported without a call, and
 // spi.Has says no, so a kit skips it (I-BRIDGE-2).
 func TestUndeclaredMethodsAreUnsupported(t *testing.T) {
