@@ -116,8 +116,9 @@ func TestKitRejectsBrokenFolds(t *testing.T) {
 	}
 }
 
-// Reference: spec §4 — the two pre-1.21 shapes and the legacy 1.23 entries are classified as
-// documented exceptions, and any other difference as a defect.
+// Reference: spec §4 — the two pre-1.21 shapes, the late sibling failure after a terminal event
+// (by interpretation, I-FOLD-20) and the legacy 1.23 entries are classified as documented
+// exceptions, each under its own name, and any other difference as a defect.
 func TestClassifyExceptions(t *testing.T) {
 	mk := func(es ...[2]string) []spi.Envelope {
 		out := make([]spi.Envelope, len(es))
@@ -137,6 +138,12 @@ func TestClassifyExceptions(t *testing.T) {
 		{"failed without error", p120, mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"EXECUTION_FAILED", `{}`}), 1, ExceptionFailedWithoutError},
 		{"resumeAs then caught failure", p120, mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"EXECUTION_FAILED", `{"error":"e"}`},
 			[2]string{"EXECUTION_RESUMED", `null`}, [2]string{"STEP_FAILED", `{"stepId":"a","error":"x"}`}), 3, ExceptionResumeAsCaughtFailure},
+		{"late sibling failure after cancelled (I-FOLD-20)", p120, mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"STEP_STARTED", `{"stepId":"s","attempt":1}`},
+			[2]string{"EXECUTION_CANCELLED", `{}`}, [2]string{"STEP_FAILED", `{"stepId":"s","error":"late"}`}), 3, ExceptionLateStepFailureAfterTerminal},
+		{"late sibling failure after completed (I-FOLD-20)", p120, mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"STEP_STARTED", `{"stepId":"s","attempt":1}`},
+			[2]string{"EXECUTION_COMPLETED", `{"output":1}`}, [2]string{"STEP_FAILED", `{"stepId":"s","error":"late"}`}, [2]string{"custom.audit", `{}`}), 4, ExceptionLateStepFailureAfterTerminal},
+		{"late failure after a reopened failure then completion (I-FOLD-20, stale _error)", p120, mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"EXECUTION_FAILED", `{"error":"e"}`},
+			[2]string{"EXECUTION_RESUMED", `null`}, [2]string{"EXECUTION_COMPLETED", `{}`}, [2]string{"STEP_FAILED", `{"stepId":"s","error":"late"}`}), 4, ExceptionLateStepFailureAfterTerminal},
 		{"legacy decisions", p123, mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"DECISION_RECORDED", `{"id":"d","choice":1}`},
 			[2]string{"DECISION_RECORDED", `{"id":"d","choice":2}`}), 1, ExceptionLegacyDecisions},
 	} {
@@ -156,5 +163,22 @@ func TestClassifyExceptions(t *testing.T) {
 	bad.Frames = map[string]fold.Frame{"z": {StepID: "z", Status: "running", Attempt: json.RawMessage("1")}}
 	if v := Classify(bad, full, p120, fold.Current(), log); v.Defect == "" {
 		t.Errorf("foldprops/classify [S4.snapshot.pre-1.21-exceptions]: Classify(extra frame) = %+v, want a defect", v)
+	}
+	// The late-failure shape erases only a status the normaliser can leave (running or failed)
+	// against a whole-log completed/cancelled: a suspended snapshot status stays a defect.
+	log = mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"EXECUTION_CANCELLED", `{}`}, [2]string{"STEP_FAILED", `{"stepId":"s","error":"late"}`})
+	full, _ = fold.Fold(fold.Current(), nil, log)
+	bad = full
+	bad.Status = fold.StatusSuspended
+	if v := Classify(bad, full, p120, fold.Current(), log); v.Defect == "" {
+		t.Errorf("foldprops/classify [S4.snapshot.pre-1.21-exceptions I-FOLD-20]: Classify(late failure, suspended) = %+v, want a defect", v)
+	}
+	// A STEP_FAILED the fold rejects (__proto__ stepId) after a terminal event is not the shape.
+	log = mk([2]string{"EXECUTION_STARTED", `{}`}, [2]string{"EXECUTION_CANCELLED", `{}`}, [2]string{"STEP_FAILED", `{"stepId":"__proto__","error":"late"}`})
+	full, _ = fold.Fold(fold.Current(), nil, log)
+	bad = full
+	bad.Status = fold.StatusRunning
+	if v := Classify(bad, full, p120, fold.Current(), log); v.Defect == "" {
+		t.Errorf("foldprops/classify [S4.snapshot.pre-1.21-exceptions I-FOLD-20]: Classify(rejected late failure) = %+v, want a defect", v)
 	}
 }

@@ -20,6 +20,13 @@ const (
 	// ExceptionResumeAsCaughtFailure: a pre-1.21.0 snapshot of a genuine failure re-opened by
 	// resumeAs (stale _error) that then caught a step failure (ADR 0105 D4).
 	ExceptionResumeAsCaughtFailure Exception = "pre-1.21 resumeAs-reopened failure that caught a step failure"
+	// ExceptionLateStepFailureAfterTerminal: a pre-1.21.0 snapshot taken after a late sibling
+	// STEP_FAILED that followed EXECUTION_COMPLETED or EXECUTION_CANCELLED, with no
+	// execution-level event since. The 1.20 fold failed the execution; its snapshot is
+	// byte-identical to a caught step failure's, so normalizeSnapshotState reads it as running.
+	// This is NOT one of the spec's two shapes: it is a documented exception by interpretation
+	// (I-FOLD-20), reported under its own name.
+	ExceptionLateStepFailureAfterTerminal Exception = "pre-1.21 late sibling STEP_FAILED after EXECUTION_COMPLETED/_CANCELLED (by interpretation, I-FOLD-20)"
 	// ExceptionLegacyDecisions: _decisions entries absorbed by a 1.23 snapshot carry no seq and are
 	// never given one (1.24.0).
 	ExceptionLegacyDecisions Exception = "1.23 legacy decision entries without seq"
@@ -96,7 +103,7 @@ func Classify(got, want fold.State, writer, tailReader fold.Profile, prefix []sp
 		}
 	}
 	if !writer.AtLeast(21) && g["status"] != w["status"] {
-		if e, ok := pre121Shape(prefix); ok {
+		if e, ok := pre121Shape(prefix); ok && (e != ExceptionLateStepFailureAfterTerminal || lateShapeStatuses(g, w)) {
 			g["status"] = w["status"]
 			if fwp, ok := vmap(w)["_failedWhileParked"]; ok {
 				vmap(g)["_failedWhileParked"] = fwp
@@ -121,24 +128,62 @@ func vmap(m map[string]any) map[string]any {
 	return v
 }
 
-// pre121Shape reports which of the two ADR 0105 D4 shapes the prefix holds, if any.
+// lateShapeStatuses reports whether the status difference is the one a late STEP_FAILED after a
+// terminal event leaves: the normaliser's running (failed with a stale _error), the whole-log
+// fold's completed or cancelled.
+func lateShapeStatuses(g, w map[string]any) bool {
+	gs, _ := g["status"].(string)
+	ws, _ := w["status"].(string)
+	return (gs == fold.StatusRunning || gs == fold.StatusFailed) && (ws == fold.StatusCompleted || ws == fold.StatusCancelled)
+}
+
+// pre121Shape reports which pre-1.21 shape the prefix holds, if any: a late STEP_FAILED after
+// EXECUTION_COMPLETED/_CANCELLED with no execution-level event since (I-FOLD-20) first, since it
+// decides the snapshot's status; else the two ADR 0105 D4 shapes anywhere in the prefix.
 func pre121Shape(prefix []spi.Envelope) (Exception, bool) {
 	failed, reopened := false, false
+	var spec Exception
+	ended, late := false, false
 	for _, e := range prefix {
+		switch e.EventType {
+		case "EXECUTION_COMPLETED", "EXECUTION_CANCELLED":
+			ended, late = true, false
+		case "EXECUTION_STARTED", "EXECUTION_SUSPENDED", "EXECUTION_RESUMED", "EXECUTION_FAILED":
+			ended, late = false, false
+		case "STEP_FAILED":
+			late = late || (ended && foldableStepID(e.Payload))
+		}
+		if spec != "" {
+			continue
+		}
 		switch e.EventType {
 		case "EXECUTION_FAILED":
 			var p map[string]json.RawMessage
 			if json.Unmarshal(e.Payload, &p) != nil || p["error"] == nil {
-				return ExceptionFailedWithoutError, true
+				spec = ExceptionFailedWithoutError
 			}
 			failed, reopened = true, false
 		case "EXECUTION_RESUMED":
 			reopened = reopened || failed
 		case "STEP_FAILED":
 			if reopened {
-				return ExceptionResumeAsCaughtFailure, true
+				spec = ExceptionResumeAsCaughtFailure
 			}
 		}
 	}
-	return "", false
+	if late {
+		return ExceptionLateStepFailureAfterTerminal, true
+	}
+	return spec, spec != ""
+}
+
+// foldableStepID reports whether a STEP_* payload names a step the fold acts on (a string stepId
+// other than the rejected __proto__).
+func foldableStepID(payload json.RawMessage) bool {
+	var p map[string]json.RawMessage
+	var id string
+	if json.Unmarshal(payload, &p) != nil || len(p["stepId"]) == 0 || p["stepId"][0] != '"' {
+		return false
+	}
+	return json.Unmarshal(p["stepId"], &id) == nil && id != "__proto__"
 }

@@ -7,7 +7,7 @@
 //   - Log(GenOptions{Profile, MaxActions, CoreOnly, Unusual}): one execution's dense log — steps,
 //     retries, typed and untyped failures, repeated decisions, stamped and unstamped emits, parks
 //     and null/non-null resumes on ordinary and reserved gates, parked failures, resumeAs
-//     re-opens, migrations, metering, kernel-stamped and unstamped Wave 2 facts, quarantine,
+//     re-opens, siblings settling after the execution ended, migrations, metering, kernel-stamped and unstamped Wave 2 facts, quarantine,
 //     unknown types and __proto__ container keys — limited to what Profile's schema knows.
 //   - JSONValue(): values rich in canonical-JSON hard cases.
 //

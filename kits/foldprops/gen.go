@@ -46,7 +46,7 @@ func (o GenOptions) withDefaults() GenOptions {
 // Log generates one execution's realistic envelope log: a start, then steps with retries and
 // typed or untyped failures, decisions (repeated ids too), stamped and unstamped emits, parks on
 // ordinary and reserved gates with null and non-null resumes, parallel siblings failing while
-// parked, resumeAs re-opens, migrations, metering, kernel-stamped and unstamped Wave 2 facts,
+// parked or after the execution ended, resumeAs re-opens, migrations, metering, kernel-stamped and unstamped Wave 2 facts,
 // quarantine, unknown types and __proto__ container keys. Sequences are dense from 0.
 func Log(o GenOptions) *rapid.Generator[[]spi.Envelope] {
 	o = o.withDefaults()
@@ -125,6 +125,7 @@ type builder struct {
 	evs      []spi.Envelope
 	status   string // running, suspended, terminal
 	open     []string
+	late     []string // steps still open when the execution ended: siblings that may settle late
 	attempts map[string]int
 	steps    int
 	decided  []string
@@ -398,7 +399,14 @@ func (b *builder) end() {
 	default:
 		b.add("EXECUTION_CANCELLED", b.obj("reason", "operator"), nil)
 	}
+	b.finish()
+}
+
+// finish makes the execution terminal; its open steps become late siblings (a parallel branch
+// whose effect settles after the flow ended, which a 1.20 fold turned into a failed execution).
+func (b *builder) finish() {
 	b.status = "terminal"
+	b.late = append(b.late, b.open...)
 	b.open = nil
 }
 
@@ -425,7 +433,7 @@ func (b *builder) suspended() {
 		}
 	case 4:
 		b.add("EXECUTION_CANCELLED", b.obj(), nil)
-		b.status, b.open = "terminal", nil
+		b.finish()
 	case 5:
 		b.weird()
 	default:
@@ -456,10 +464,15 @@ func (b *builder) resume() {
 
 func (b *builder) terminal() {
 	t := b.t
+	if len(b.late) > 0 && rapid.IntRange(0, 2).Draw(t, "lateSibling") > 0 {
+		b.settleLate()
+		return
+	}
 	switch rapid.IntRange(0, 4).Draw(t, "terminalAction") {
 	case 0, 4: // resumeAs onto a terminal execution: a null resume re-opens it (1.20.0)
 		b.add("EXECUTION_RESUMED", json.RawMessage("null"), nil)
 		b.status = "running"
+		b.open, b.late = append(b.open, b.late...), nil
 	case 1:
 		if b.o.CoreOnly {
 			b.emit()
@@ -471,6 +484,33 @@ func (b *builder) terminal() {
 			b.weird()
 		}
 	}
+}
+
+// settleLate settles a sibling that was still open when the execution ended, after the terminal
+// event: mostly a failure (spec §4: it never moves the status; I-FOLD-20 for pre-1.21 snapshots).
+func (b *builder) settleLate() {
+	t := b.t
+	i := rapid.IntRange(0, len(b.late)-1).Draw(t, "lateStep")
+	id := b.late[i]
+	switch rapid.IntRange(0, 4).Draw(t, "lateSettle") {
+	case 0:
+		b.add("STEP_COMPLETED", b.obj("stepId", id, "output", jsonValue(t, 0)), nil)
+	case 1:
+		if b.o.CoreOnly {
+			b.add("STEP_FAILED", b.obj("stepId", id, "error", "late"), nil)
+		} else {
+			b.add("STEP_CANCELLED", b.obj("stepId", id, "reason", "execution ended"), nil)
+		}
+	case 2:
+		if !b.o.CoreOnly {
+			b.add("STEP_FAILED", b.obj("stepId", id, "error", "E", "channel", "notFound", "payload", jsonValue(t, 0)), nil)
+			break
+		}
+		fallthrough
+	default:
+		b.add("STEP_FAILED", b.obj("stepId", id, "error", jsonValue(t, 0)), nil)
+	}
+	b.late = append(b.late[:i:i], b.late[i+1:]...)
 }
 
 func (b *builder) fact() {
@@ -551,7 +591,7 @@ func (b *builder) wave2Fact() {
 			meta := b.kernelMeta("continuedKernel")
 			b.add("EXECUTION_CONTINUED", b.obj("continuedTo", "exec-2", "carried", map[string]any{"inbox": map[string]any{}}), meta)
 			if meta != nil {
-				b.status, b.open = "terminal", nil
+				b.finish()
 			}
 		}
 	}

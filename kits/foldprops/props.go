@@ -43,7 +43,7 @@ func Properties() []Property {
 		{"foldprops/no-mutation", []string{"S3.fold.copy-on-write", "S4.fold.handler-pure", "S3.fold.structural-sharing"}, sameProfile(), checkNoMutation},
 		{"foldprops/unknown-inert", []string{"S4.fold.unknown-inert", "S4.v1_23.kernel-stamp-only", "S4.v1_25.quarantine-kernel-only"}, sameProfile(), checkUnknownInert},
 		{"foldprops/status-execution-only", []string{"S4.fold.status-execution-only", "S4.fold.step-frame-only", "S4.fold.step-failed-not-fatal", "I-FOLD-18"}, statusProfiles(), checkStatusOnly},
-		{"foldprops/cross-version", []string{"S4.snapshot.normalize-pre-1.21", "S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq", "S4.v1_26.normalize-strips-input", "I-FOLD-13", "I-FOLD-14"}, crossVersion(), checkCrossVersion},
+		{"foldprops/cross-version", []string{"S4.snapshot.normalize-pre-1.21", "S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq", "S4.v1_26.normalize-strips-input", "I-FOLD-13", "I-FOLD-14", "I-FOLD-20"}, crossVersion(), checkCrossVersion},
 		{"foldprops/mixed-fleet", []string{"S4.v1_24.mixed-fleet-unstamped", "S4.v1_26.mixed-fleet-input"}, mixedFleet(), checkCrossVersion},
 		{"foldprops/differential-model", []string{"S4.fold.unknown-inert", "S4.fold.status-execution-only", "S4.v1_16.resume-payloads", "S4.v1_20.null-resume-no-passthrough",
 			"S4.v1_24.decision-seq", "S4.v1_19.flow-emits-any-type", "S4.v1_26.input-dropped-at-settle", "S4.fold.failed-while-parked-set", "S4.fold.proto-rejected"}, core(), checkDifferential},

@@ -49,6 +49,7 @@ func Checks() []spec.Check {
 			"S4.v1_25.consumed-drops-released", "S4.v1_25.carry-quarantined", "S4.v1_25.byte-identical", "I-FOLD-10"),
 		t("fold/frame-input", "TestFrameInput", "S4.v1_26.input-set-kept", "S4.v1_26.input-dropped-at-settle", "S4.v1_26.normalize-strips-input"),
 		t("fold/normalize-pre-1.21", "TestNormalizePre121", "S4.snapshot.normalize-pre-1.21", "I-FOLD-13"),
+		t("fold/pre-1.21-late-failure", "TestPre121LateStepFailureIndistinguishable", "S4.snapshot.normalize-pre-1.21", "S4.snapshot.pre-1.21-exceptions", "I-FOLD-20"),
 		t("fold/profiles", "TestProfiles", "I-FOLD-13", "S4.K5.version-and-set-together"),
 		f("fold/fuzz-fold", "FuzzFold", "I-FOLD-1", "S2.state.shape", "S3.emit.canonical-form", "I-FOLD-16", "S4.snapshot.every-k"),
 		f("fold/fuzz-canonical", "FuzzCanonicalJSON", "S3.emit.canonical-form"),

@@ -8,7 +8,10 @@ package fold
 //     with _failedWhileParked when it still holds _suspendedOn. Two shapes cannot be told from a
 //     genuine failure (ADR 0105 D4, spec §4): an EXECUTION_FAILED without error, and a
 //     resumeAs-reopened failure (stale _error) that then caught a step failure; the remedy is to
-//     delete that execution's snapshots.
+//     delete that execution's snapshots. A third shape exists by interpretation (I-FOLD-20): a
+//     1.20 fold also failed a completed or cancelled execution when a late sibling STEP_FAILED
+//     landed after it ended. Its snapshot is byte-identical to that of a caught step failure, so it
+//     is read as running too (the same remedy applies).
 //   - before 1.26.0 settled frames kept their input: it is stripped, in one pass over the frames.
 //   - a _decisions entry without seq (written by 1.23.0 or a mixed fleet) stays without one: a seq
 //     is never invented (1.24.0).

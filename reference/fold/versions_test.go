@@ -268,6 +268,43 @@ func TestNormalizePre121(t *testing.T) {
 	}
 }
 
+// Reference: spec §4 1.21.0, I-FOLD-20 — a late sibling STEP_FAILED after EXECUTION_COMPLETED or
+// EXECUTION_CANCELLED leaves a 1.20 snapshot byte-identical to that of a caught step failure, while
+// the current fold of the two logs differs: no normaliser can read both, so the shape is a
+// documented exception by interpretation, and NormalizeSnapshotState reads it as the caught failure.
+func TestPre121LateStepFailureIndistinguishable(t *testing.T) {
+	p120 := MustProfile("1.20.0")
+	failS := ev{"STEP_FAILED", `{"stepId":"s","error":"late"}`, ""}
+	for _, c := range []struct {
+		name         string
+		late, caught []ev
+		wantLate     string
+	}{
+		{"after cancelled",
+			[]ev{{"EXECUTION_STARTED", started, ""}, {"STEP_STARTED", `{"stepId":"s","attempt":1}`, ""}, {"EXECUTION_CANCELLED", `{"reason":"op"}`, ""}, failS},
+			[]ev{{"EXECUTION_STARTED", started, ""}, {"STEP_STARTED", `{"stepId":"s","attempt":1}`, ""}, {"EXECUTION_RECOVERED", `{}`, ""}, failS},
+			StatusCancelled},
+		{"after completed",
+			[]ev{{"EXECUTION_STARTED", started, ""}, {"STEP_STARTED", `{"stepId":"s","attempt":1}`, ""}, {"EXECUTION_COMPLETED", `{"output":1}`, ""}, {"EXECUTION_RECOVERED", `{}`, ""}, failS},
+			[]ev{{"EXECUTION_STARTED", started, ""}, {"STEP_STARTED", `{"stepId":"s","attempt":1}`, ""}, {"EXECUTION_COMPLETED", `{"output":1}`, ""}, {"EXECUTION_RESUMED", `null`, ""}, failS},
+			StatusCompleted},
+	} {
+		lateSnap, _ := Fold(p120, nil, envs(0, c.late...))
+		caughtSnap, _ := Fold(p120, nil, envs(0, c.caught...))
+		if a, b := canon(t, lateSnap), canon(t, caughtSnap); a != b {
+			t.Fatalf("fold/pre-1.21-late-failure [I-FOLD-20]: %s: 1.20 snapshots differ (%s vs %s), want byte-identical", c.name, a, b)
+		}
+		lateCur, _ := Fold(Current(), nil, envs(0, c.late...))
+		caughtCur, _ := Fold(Current(), nil, envs(0, c.caught...))
+		if lateCur.Status != c.wantLate || caughtCur.Status != StatusRunning {
+			t.Errorf("fold/pre-1.21-late-failure [I-FOLD-20 S4.fold.step-failed-not-fatal]: %s: current status = %s / %s, want %s / running", c.name, lateCur.Status, caughtCur.Status, c.wantLate)
+		}
+		if got, want := canon(t, NormalizeSnapshotState(caughtSnap, p120)), canon(t, caughtCur); got != want {
+			t.Errorf("fold/pre-1.21-late-failure [S4.snapshot.normalize-pre-1.21 I-FOLD-20]: %s: NormalizeSnapshotState = %s, want the caught failure's %s", c.name, got, want)
+		}
+	}
+}
+
 // Reference: DESIGN §4 — profiles: every supported version parses and prints; others are refused.
 func TestProfiles(t *testing.T) {
 	for _, v := range []string{"1.20.0", "1.21.0", "1.22.0", "1.23.0", "1.24.0", "1.25.0", "1.26.0", "1.26.3"} {
