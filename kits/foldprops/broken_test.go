@@ -1,8 +1,10 @@
 package foldprops
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -47,6 +49,24 @@ func brokenTargets() []struct {
 		}, nil), "foldprops/no-mutation"},
 		{mk("step-failed-fails-execution", func(p fold.Profile, s *fold.State, es []spi.Envelope) (fold.State, error) {
 			return fold.Fold(fold.MustProfile("1.20.0"), s, es)
+		}, nil), "foldprops/status-execution-only"},
+		{mk("any-step-event-while-parked-flags", func(p fold.Profile, s *fold.State, es []spi.Envelope) (fold.State, error) {
+			out, err := fold.Fold(p, s, es)
+			if err == nil && s != nil && len(es) == 1 && s.Status == fold.StatusSuspended && es[0].EventType == "STEP_COMPLETED" {
+				out.Variables.Values = maps.Clone(out.Variables.Values)
+				if out.Variables.Values == nil {
+					out.Variables.Values = map[string]json.RawMessage{}
+				}
+				out.Variables.Values[fold.VarFailedWhileParked] = json.RawMessage("true") // only STEP_FAILED may
+			}
+			return out, err
+		}, nil), "foldprops/status-execution-only"},
+		{mk("unstamped-continued-moves-status", func(p fold.Profile, s *fold.State, es []spi.Envelope) (fold.State, error) {
+			out, err := fold.Fold(p, s, es)
+			if err == nil && len(es) == 1 && es[0].EventType == "EXECUTION_CONTINUED" && !bytes.Contains(es[0].Metadata, []byte(`"kernel":true`)) {
+				out.Status = fold.StatusContinued // an application event of that name is a no-op
+			}
+			return out, err
 		}, nil), "foldprops/status-execution-only"},
 		{mk("unknown-not-inert", func(p fold.Profile, s *fold.State, es []spi.Envelope) (fold.State, error) {
 			es = append([]spi.Envelope(nil), es...)

@@ -321,17 +321,28 @@ func checkUnknownInert(tg Target, in Input) error {
 	return nil
 }
 
-// executionLevel reports whether e may move the status (spec §4; EXECUTION_CONTINUED, I-FOLD-18).
-func executionLevel(e spi.Envelope) bool {
+// executionLevel reports whether e may move the status at profile p: the six execution-level
+// events of spec §4, and EXECUTION_CONTINUED only when kernel-stamped from 1.23.0 (I-FOLD-18; an
+// unstamped or earlier one is an application event and a no-op).
+func executionLevel(e spi.Envelope, p fold.Profile) bool {
 	switch e.EventType {
-	case "EXECUTION_STARTED", "EXECUTION_SUSPENDED", "EXECUTION_RESUMED", "EXECUTION_COMPLETED", "EXECUTION_FAILED", "EXECUTION_CANCELLED", "EXECUTION_CONTINUED":
+	case "EXECUTION_STARTED", "EXECUTION_SUSPENDED", "EXECUTION_RESUMED", "EXECUTION_COMPLETED", "EXECUTION_FAILED", "EXECUTION_CANCELLED":
 		return true
+	case "EXECUTION_CONTINUED":
+		return p.AtLeast(23) && kernelStamped(e)
 	}
 	return false
 }
 
+// kernelStamped reports whether e's metadata carries kernel: true.
+func kernelStamped(e spi.Envelope) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(e.Metadata, &m) == nil && string(m["kernel"]) == "true"
+}
+
 // checkStatusOnly: between consecutive prefixes the status moves only on an execution-level
-// event, and a STEP_* event changes no variable but _failedWhileParked.
+// event, and a STEP_* event changes no variable — except that a STEP_FAILED folded while
+// suspended may set _failedWhileParked to true (spec §4, 1.21.0), and nothing else.
 func checkStatusOnly(tg Target, in Input) error {
 	prev, err := tg.Fold(in.Writer, nil, nil)
 	if err != nil {
@@ -342,15 +353,17 @@ func checkStatusOnly(tg Target, in Input) error {
 		if err != nil {
 			return fmt.Errorf("Fold(envelope %d) = %v", k, err)
 		}
-		if cur.Status != prev.Status && !executionLevel(e) {
+		if cur.Status != prev.Status && !executionLevel(e, in.Writer) {
 			return fmt.Errorf("envelope %d (%s) moved the status %s -> %s", k, e.EventType, prev.Status, cur.Status)
 		}
 		if strings.HasPrefix(e.EventType, "STEP_") {
 			a, b := varsJSON(prev), varsJSON(cur)
-			delete(a, "_failedWhileParked")
-			delete(b, "_failedWhileParked")
+			if e.EventType == "STEP_FAILED" && prev.Status == fold.StatusSuspended && b["_failedWhileParked"] == true {
+				delete(a, "_failedWhileParked")
+				delete(b, "_failedWhileParked")
+			}
 			if d := cmp.Diff(a, b); d != "" {
-				return fmt.Errorf("envelope %d (%s) changed variables beyond its frame (-before +after):\n%s", k, e.EventType, d)
+				return fmt.Errorf("envelope %d (%s, status %s) changed variables beyond its frame (-before +after):\n%s", k, e.EventType, prev.Status, d)
 			}
 		}
 		prev = cur
