@@ -16,6 +16,8 @@ func Checks() []spec.Check {
 		t("certify/broken-stores-behind-bridge", "TestBrokenStoresBehindBridgeRejected", "S7.spi.versioned-kit", "I-BRIDGE-3", "I-BRIDGE-7"),
 		t("certify/bridge-kit-proven", "TestBridgeKitRejectsBrokenBridges", "I-BRIDGE-1", "I-BRIDGE-2", "I-BRIDGE-3", "I-BRIDGE-9"),
 		t("certify/ledger", "TestLedgerKeptTrue", "I-BRIDGE-8"),
+		t("certify/seam-needs-must", "TestSeamWithoutMustCheckNotCertified", "I-STORE-24", "I-BRIDGE-6"),
+		t("certify/all-unsupported-bridge", "TestAllUnsupportedBridgeNotCertified", "I-STORE-24", "I-BRIDGE-2"),
 		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6"),
 		t("certify/reports", "TestReportsRender", "I-BRIDGE-6"),
 		t("certify/postgres-dsn", "TestCertifyPostgres", "S7.spi.versioned-kit", "I-BRIDGE-1"),

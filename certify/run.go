@@ -515,7 +515,8 @@ func (r *runner) finish() {
 		}
 	}
 	rep.Summary = summarize(rep.Checks)
-	rep.Certified = rep.Summary.Blocking == 0 && len(rep.Problems) == 0
+	runProblems := len(rep.Problems) // problems of the whole run, before the per-seam ones
+	results := kitResults(rep.Checks)
 	for _, kind := range r.cfg.Kinds {
 		seam := seamOf(kind)
 		sv := SeamVerdict{Seam: seam, Kit: kind}
@@ -529,14 +530,54 @@ func (r *runner) finish() {
 				sv.SpiVersion = v
 			}
 		}
-		sv.Certified = sv.Served && len(rep.Problems) == 0
+		sv.Certified = sv.Served && runProblems == 0
 		for _, c := range rep.Checks {
 			if c.Blocking && (c.Kit == kind || c.Kit == "bridge" || c.Kit == "faults") {
 				sv.Certified = false
 			}
 		}
+		// A served seam is certified by checks that ran: when every MUST check of its kit was
+		// skipped or left out, nothing was judged (I-STORE-24), whatever the other verdicts say.
+		if sv.Served && kits.MustRun(results, kind) == 0 {
+			sv.Certified = false
+			rep.Problems = append(rep.Problems, r.noMustProblem(kind, seam))
+		}
 		rep.Seams = append(rep.Seams, sv)
 	}
+	rep.Certified = rep.Summary.Blocking == 0 && len(rep.Problems) == 0
+}
+
+// noMustProblem says why a served seam whose kit ran no MUST check is not certified.
+func (r *runner) noMustProblem(kind, seam string) string {
+	skipped, selected := 0, 0
+	for _, c := range r.rep.Checks {
+		if c.Kit == kind {
+			selected++
+			if c.Verdict == kits.Skip {
+				skipped++
+			}
+		}
+	}
+	why := fmt.Sprintf("all %d of its selected checks were skipped or are not MUST checks (the version claim does not count)", selected)
+	switch {
+	case selected == 0:
+		why = "--run selected none of its checks"
+	case skipped == selected:
+		why = fmt.Sprintf("all %d of its selected checks were skipped (see their messages: undeclared methods, an older SPI claim)", selected)
+	}
+	if r.cfg.Run != "" && selected > 0 {
+		why += fmt.Sprintf("; --run %q left the others out", r.cfg.Run)
+	}
+	return fmt.Sprintf("%s is not certified: the %s kit ran no MUST check, so it judged nothing (I-STORE-24): %s", seam, kind, why)
+}
+
+// kitResults is checks in the form kits.MustRun counts.
+func kitResults(checks []CheckResult) []kits.Result {
+	out := make([]kits.Result, len(checks))
+	for i, c := range checks {
+		out[i] = kits.Result{Kit: c.Kit, CheckID: c.ID, Level: c.Level, Verdict: c.Verdict}
+	}
+	return out
 }
 
 func mustVersion(s string) manifest.Version {

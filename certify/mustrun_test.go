@@ -1,0 +1,107 @@
+package certify_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// appendReadOnly serves only the required EventStore methods, so every optional check skips.
+type appendReadOnly struct{ es spi.EventStore }
+
+func (s appendReadOnly) Append(ctx context.Context, x string, evs []spi.Envelope, o spi.AppendOptions) error {
+	return s.es.Append(ctx, x, evs, o)
+}
+func (s appendReadOnly) Read(ctx context.Context, x string) ([]spi.Envelope, error) {
+	return s.es.Read(ctx, x)
+}
+
+func serveBridge(t *testing.T, st bridge.Stores) string {
+	t.Helper()
+	srv, err := bridge.NewServer(st, bridge.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs.URL + "/"
+}
+
+// A served seam whose kit ran no MUST check judged nothing and is not certified, even when every
+// check that ran passed (I-STORE-24); one MUST check that ran and passed is enough.
+func TestSeamWithoutMustCheckNotCertified(t *testing.T) {
+	url := serveBridge(t, bridge.Stores{Implementation: bridge.Implementation{Name: "append-read", Version: "1"},
+		EventStore: appendReadOnly{memory.NewEventStore()}})
+	run := func(t *testing.T, filter string) *certify.Report {
+		t.Helper()
+		rep, err := certify.Run(context.Background(), certify.URLTarget{URL: url}, certify.Config{Kinds: []string{"eventstore"}, Run: filter, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	for _, filter := range []string{
+		// Optional methods this store does not declare: every eventstore check skips but the claim.
+		"^(bridge/handshake|eventstore/version-claim|eventstore/fence-zombie|eventstore/read-range-bounds)$",
+		// No eventstore check selected at all.
+		"^bridge/handshake$",
+	} {
+		rep := run(t, filter)
+		if f := failing(rep); len(f) != 0 {
+			t.Fatalf("--run %s: checks did not pass or skip: %v", filter, f)
+		}
+		if rep.Certified || len(rep.Seams) != 1 || rep.Seams[0].Certified || !rep.Seams[0].Served {
+			t.Errorf("certify/seam-needs-must [I-STORE-24]: Run(--run %s) = certified %v, seams %+v; want served, not certified", filter, rep.Certified, rep.Seams)
+		}
+		if !strings.Contains(strings.Join(rep.Problems, "\n"), "EventStore is not certified: the eventstore kit ran no MUST check") ||
+			!strings.Contains(strings.Join(rep.Problems, "\n"), "I-STORE-24") {
+			t.Errorf("certify/seam-needs-must [I-STORE-24]: Run(--run %s).Problems = %q, want one saying no MUST check ran", filter, rep.Problems)
+		}
+	}
+	rep := run(t, "^(bridge/handshake|eventstore/version-claim|eventstore/fence-zombie|eventstore/append-read-order)$")
+	if !rep.Certified || !rep.Seams[0].Certified || len(rep.Problems) != 0 {
+		t.Errorf("certify/seam-needs-must [I-STORE-24]: Run(with append-read-order) = certified %v, problems %q, failing %v; want certified", rep.Certified, rep.Problems, failing(rep))
+	}
+}
+
+// A bridge that declares a seam and answers every store call "unsupported" is not certified: its
+// declared methods fail (I-STORE-24, I-BRIDGE-2), and nothing it skips counts.
+func TestAllUnsupportedBridgeNotCertified(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		id := string(req.ID)
+		switch {
+		case req.Method == "bridge.handshake":
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"protocol":"1.0.0","implementation":{"name":"nothing-store","version":"0.0.1"},"seams":{"EventStore":{"spiVersion":"2.6.0","methods":["append","read"]}}}}`))
+		case req.Method == "eventStore.append" || req.Method == "eventStore.read":
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32006,"message":"not today"}}`))
+		default:
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"method not found"}}`))
+		}
+	}))
+	defer hs.Close()
+	rep, err := certify.Run(context.Background(), certify.URLTarget{URL: hs.URL + "/"}, certify.Config{Kinds: []string{"eventstore"}, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Certified || len(rep.Seams) != 1 || rep.Seams[0].Certified {
+		t.Fatalf("certify/seam-needs-must [I-STORE-24]: Run(all-unsupported bridge) = certified %v, seams %+v; want not certified", rep.Certified, rep.Seams)
+	}
+	if c, _ := find(rep, "eventstore/append-read-order"); c.Verdict != kits.Fail || !c.Blocking {
+		t.Errorf("certify/seam-needs-must [I-STORE-24]: append-read-order = %s (blocking %v) %q, want a blocking fail (a declared method answered unsupported)", c.Verdict, c.Blocking, firstLine(c.Message))
+	}
+}
