@@ -15,7 +15,14 @@ func Checks() []spec.Check {
 	return append(out,
 		spec.Check{ID: "kernelprops/self-test", Kind: spec.KindTest,
 			Clauses: []string{"S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved", "S3.emit.serve-skip", "S3.emit.serve-append", "S2.execute.served-not-rerun",
-				"S3.snapshot.equivalence", "S1.G2.unwired-byte-identical", "S3.emit.once", "S3.emit.legacy-log"},
+				"S3.snapshot.equivalence", "S1.G2.unwired-byte-identical", "S3.emit.once", "S3.emit.legacy-log", "S3.emit.never-timing", "I-KERNEL-18", "I-KERNEL-24"},
 			Where: dir + "TestKitRejectsMutants"},
+		spec.Check{ID: "kernelprops/random-catches", Kind: spec.KindTest,
+			Clauses: []string{"S3.emit.never-timing", "S3.snapshot.equivalence", "I-KERNEL-18", "I-KERNEL-24"},
+			Where:   dir + "TestRandomCasesCatchMutants"},
+		spec.Check{ID: "kernelprops/generator-frequency", Kind: spec.KindTest,
+			Clauses: []string{"S3.emit.serve-skip", "S3.emit.serve-append", "S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved",
+				"S3.emit.unmatchable-unstamped", "S3.emit.kernel-facts-unstamped"},
+			Where: dir + "TestGeneratorReachesInterestingPaths"},
 	)
 }

@@ -9,31 +9,79 @@ import (
 
 type ctxT = context.Context
 
-// genProgram draws a flow of up to maxOps statements: steps, failing steps, decisions, emits (some
-// repeating the previous emit's content in the same segment), parks, and parallels of leaf
-// statements (emits there get fresh content).
+// Motifs: generator-only kinds that expand to several statements of a shape worth meeting often.
+const (
+	motifRepeat = "motif-repeat"
+	motifTwins  = "motif-twins"
+)
+
+// genProgram draws a flow of up to maxOps statements: steps (succeeding, failing untyped, failing
+// typed, timing out, cancelled, emitting through EffectContext.emit), decisions (some throwing),
+// emits (some repeating content of the same segment, some content of an earlier segment, some
+// unmatchable, some flow-level DECISION_RECORDED), parks, and parallels of leaf statements whose
+// emits often reuse content of the segment, so branch copies meet each other and sequential
+// copies in one segment (spec §3 residual, I-KERNEL-18/19).
 func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 	return rapid.Custom(func(t *rapid.T) Program {
 		n := rapid.IntRange(1, maxOps).Draw(t, "ops")
 		var p Program
-		content, lastContent, ids := 0, -1, 0
+		content, ids := 0, 0
+		var segContents, allContents, branchContents []int
 		next := func(prefix string) string { ids++; return fmt.Sprintf("%s%d", prefix, ids) }
-		kinds := []string{OpStep, OpStep, OpStep, OpEmit, OpEmit, OpEmit, OpDecide, OpSuspend, OpFail}
+		// emitContent draws the content of an emit: a repeat from this segment, one of an earlier
+		// segment (the same payload, another digest), or a fresh one.
+		emitContent := func(repeat int) int {
+			// after a parallel of this segment, half the sequential emits repeat a branch's content:
+			// the shape where a branch copy is served from a stamped copy after the join
+			if repeat < 6 && len(branchContents) > 0 && rapid.Bool().Draw(t, "afterBranch") {
+				return rapid.SampledFrom(branchContents).Draw(t, "branchContent")
+			}
+			switch r := rapid.IntRange(0, 9).Draw(t, "reuse"); {
+			case len(segContents) > 0 && r < repeat:
+				return rapid.SampledFrom(segContents).Draw(t, "segContent")
+			case len(allContents) > 0 && r < repeat+2:
+				c := rapid.SampledFrom(allContents).Draw(t, "oldContent")
+				segContents = append(segContents, c)
+				return c
+			}
+			content++
+			segContents, allContents = append(segContents, content), append(allContents, content)
+			return content
+		}
+		kinds := []string{OpStep, OpStep, OpStep, OpEmit, OpEmit, OpEmit, OpEmit, OpDecide, OpSuspend, OpSuspend, OpSuspend,
+			OpFail, OpTyped, OpTimeout, OpCancel, OpDecideThrow, OpEmitNaN, OpEmitFact, OpEffectEmit}
 		if parallel {
-			kinds = append(kinds, OpParallel)
+			kinds = append(kinds, OpParallel, OpParallel, motifTwins, motifTwins)
+		}
+		kinds = append(kinds, motifRepeat)
+		prefix := map[string]string{OpStep: "s", OpDecide: "d", OpFail: "f", OpTyped: "t", OpTimeout: "o", OpCancel: "x",
+			OpDecideThrow: "dt", OpEffectEmit: "fx"}
+		leafOp := func(k string, repeat int) Op {
+			switch k {
+			case OpEmit:
+				return Op{Kind: OpEmit, Content: emitContent(repeat)}
+			case OpEmitNaN:
+				return Op{Kind: OpEmitNaN}
+			case OpEmitFact:
+				return Op{Kind: OpEmitFact, Content: emitContent(repeat)}
+			case OpEffectEmit:
+				return Op{Kind: OpEffectEmit, ID: next(prefix[k]), Content: emitContent(0)}
+			}
+			return Op{Kind: k, ID: next(prefix[k])}
 		}
 		for range n {
 			switch k := rapid.SampledFrom(kinds).Draw(t, "kind"); k {
-			case OpEmit:
-				if lastContent >= 0 && rapid.IntRange(0, 9).Draw(t, "dup") < 3 {
-					p = append(p, Op{Kind: OpEmit, Content: lastContent})
-					continue
-				}
-				content++
-				lastContent = content
-				p = append(p, Op{Kind: OpEmit, Content: content})
+			case motifRepeat: // worked example 5's shape, then a park: emit c; step; emit c; suspend
+				c := emitContent(0)
+				p = append(p, Op{Kind: OpEmit, Content: c}, leafOp(OpStep, 0), Op{Kind: OpEmit, Content: c}, Op{Kind: OpSuspend, ID: next("g")})
+				segContents, branchContents = nil, nil
+			case motifTwins: // two branches and the code after the join emit one content, then a park (I-KERNEL-18)
+				c := emitContent(0)
+				p = append(p, Op{Kind: OpParallel, Branches: [][]Op{{{Kind: OpEmit, Content: c}}, {leafOp(OpStep, 0), {Kind: OpEmit, Content: c}}}},
+					Op{Kind: OpEmit, Content: c}, Op{Kind: OpSuspend, ID: next("g")})
+				segContents, branchContents = nil, nil
 			case OpSuspend:
-				lastContent = -1 // a new segment: a duplicate would be other content anyway
+				segContents, branchContents = nil, nil
 				p = append(p, Op{Kind: OpSuspend, ID: next("g")})
 			case OpParallel:
 				nb := rapid.IntRange(2, 3).Draw(t, "branches")
@@ -41,19 +89,20 @@ func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 				for range nb {
 					var b []Op
 					for range rapid.IntRange(1, 3).Draw(t, "leaves") {
-						switch lk := rapid.SampledFrom([]string{OpStep, OpStep, OpEmit, OpDecide}).Draw(t, "leaf"); lk {
-						case OpEmit:
-							content++
-							b = append(b, Op{Kind: OpEmit, Content: content})
-						default:
-							b = append(b, Op{Kind: lk, ID: next(map[string]string{OpStep: "p", OpDecide: "pd"}[lk])})
-						}
+						lk := rapid.SampledFrom([]string{OpStep, OpStep, OpEmit, OpEmit, OpEmit, OpDecide, OpFail, OpTyped,
+							OpEmitFact, OpEffectEmit}).Draw(t, "leaf")
+						b = append(b, leafOp(lk, 6))
 					}
 					op.Branches = append(op.Branches, b)
+					for _, l := range b {
+						if l.Kind == OpEmit {
+							branchContents = append(branchContents, l.Content)
+						}
+					}
 				}
 				p = append(p, op)
 			default:
-				p = append(p, Op{Kind: k, ID: next(map[string]string{OpStep: "s", OpDecide: "d", OpFail: "f"}[k])})
+				p = append(p, leafOp(k, 3))
 			}
 		}
 		return p
@@ -79,12 +128,34 @@ func genSchedule(p Program, codeChange bool) *rapid.Generator[Schedule] {
 			s.ChangeAt = rapid.IntRange(0, len(p)).Draw(t, "changeAt")
 			// Half the time insert the new step right before a repeated emit: the code change of
 			// the worked example 6, where only the live-work test keeps the emit from being served.
+			// A repeat before the first park is what the re-run after that park meets again.
 			if dups := repeatedEmits(p); len(dups) > 0 && rapid.Bool().Draw(t, "beforeRepeat") {
+				if early := beforeFirstGate(p, dups); len(early) > 0 {
+					dups = early
+				}
 				s.ChangeAt = rapid.SampledFrom(dups).Draw(t, "repeatAt")
 			}
 		}
 		return s
 	})
+}
+
+// beforeFirstGate keeps the indices that come before the program's first park.
+func beforeFirstGate(p Program, idx []int) []int {
+	first := len(p)
+	for i, op := range p {
+		if op.Kind == OpSuspend {
+			first = i
+			break
+		}
+	}
+	var out []int
+	for _, i := range idx {
+		if i < first {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // repeatedEmits lists the indices of emits repeating an earlier emit's content in their segment.
@@ -100,6 +171,14 @@ func repeatedEmits(p Program) []int {
 				out = append(out, i)
 			}
 			seen[op.Content] = true
+		case OpParallel:
+			for _, b := range op.Branches {
+				for _, l := range b {
+					if l.Kind == OpEmit {
+						seen[l.Content] = true
+					}
+				}
+			}
 		}
 	}
 	return out

@@ -143,7 +143,7 @@ func (m *machine) check(t *rapid.T, ctx context.Context) {
 		if st.Status != fold.StatusCompleted {
 			continue
 		}
-		if err := checkOnce(e.prog, log, func(emitKey) int { return 1 }); err != nil {
+		if err := checkOnce(e.prog, log, func(int) int { return 1 }); err != nil {
 			t.Fatalf("%s (%s): %v\n%s", e.id, e.prog, err, NDJSON(log))
 		}
 		if err := checkEffectsPerStart(log, e.rec.snapshotEffects()); err != nil {

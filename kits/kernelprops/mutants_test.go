@@ -29,6 +29,8 @@ func mutants() []struct {
 		{hook("never-stamps", func(h *kernel.Hooks) { h.NeverStamp = true }), "kernelprops/legacy-log"},
 		{hook("lossy-snapshot", func(h *kernel.Hooks) { h.LossySnapshot = true }), "kernelprops/snapshot-equivalence"},
 		{hook("budget-present-writes", func(h *kernel.Hooks) { h.BudgetPresentWrites = true }), "kernelprops/g2-unwired"},
+		{hook("shared-parallel-emit-count", func(h *kernel.Hooks) { h.SharedParallelEmitCount = true }), "kernelprops/emit-serving-model"},
+		{hook("normalizes-own-snapshots", func(h *kernel.Hooks) { h.NormalizeOwnSnapshots = true }), "kernelprops/snapshot-equivalence"},
 	}
 }
 

@@ -1,28 +1,50 @@
 package kernelprops
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 )
 
 // Op kinds of a generated flow.
 const (
-	OpStep     = "step"     // a step whose effect succeeds
-	OpFail     = "fail"     // a step whose effect always fails untyped (the flow catches it)
-	OpDecide   = "decide"   // a decision
-	OpEmit     = "emit"     // a flow-level emit
-	OpSuspend  = "suspend"  // a park on a gate
-	OpParallel = "parallel" // branches of leaf ops
+	OpStep        = "step"         // a step whose effect succeeds
+	OpFail        = "fail"         // a step whose effect always fails untyped (the flow catches it)
+	OpTyped       = "typed"        // a step whose effect fails on a declared channel (served on re-run)
+	OpTimeout     = "timeout"      // a step whose effect outlives its timeout (untyped, not served)
+	OpCancel      = "cancel"       // a step whose effect is cancelled (STEP_CANCELLED, not served)
+	OpDecide      = "decide"       // a decision
+	OpDecideThrow = "decide-throw" // a decider that throws (nothing recorded, not served)
+	OpEmit        = "emit"         // a flow-level emit
+	OpEmitNaN     = "emit-nan"     // a flow-level emit whose payload has no JSON form
+	OpEmitFact    = "emit-fact"    // a flow-level DECISION_RECORDED emit (a kernel fact: never stamped)
+	OpEffectEmit  = "effect-emit"  // a step whose effect emits through EffectContext.emit (never stamped)
+	OpSuspend     = "suspend"      // a park on a gate
+	OpParallel    = "parallel"     // branches of leaf ops
 )
 
 // EmitType is the event type every generated emit uses.
 const EmitType = "kit.emit"
+
+// factPrefix begins the id of every flow-level DECISION_RECORDED the kit emits.
+const factPrefix = "kit-"
+
+// taints reports whether an op ends in an outcome a re-run does not serve (spec §3 stamping).
+func (op Op) taints() bool {
+	switch op.Kind {
+	case OpFail, OpTimeout, OpCancel, OpDecideThrow:
+		return true
+	}
+	return false
+}
 
 // Op is one statement of a generated flow.
 type Op struct {
@@ -46,8 +68,10 @@ func (p Program) String() string {
 
 func (op Op) String() string {
 	switch op.Kind {
-	case OpEmit:
-		return fmt.Sprintf("emit c%d", op.Content)
+	case OpEmit, OpEmitNaN, OpEmitFact:
+		return fmt.Sprintf("%s c%d", op.Kind, op.Content)
+	case OpEffectEmit:
+		return fmt.Sprintf("%s %s c%d", op.Kind, op.ID, op.Content)
 	case OpParallel:
 		bs := make([]string, len(op.Branches))
 		for i, b := range op.Branches {
@@ -90,6 +114,33 @@ func (p Program) WithoutParallel() Program {
 	return out
 }
 
+// withoutStepFailures drops the steps that end in STEP_FAILED (untyped, typed, timed out),
+// also inside parallels: before 1.21.0 a STEP_FAILED fails the execution.
+func (p Program) withoutStepFailures() Program {
+	keep := func(op Op) bool { return op.Kind != OpFail && op.Kind != OpTyped && op.Kind != OpTimeout }
+	var out Program
+	for _, op := range p {
+		if op.Kind == OpParallel {
+			cp := Op{Kind: OpParallel}
+			for _, b := range op.Branches {
+				var nb []Op
+				for _, l := range b {
+					if keep(l) {
+						nb = append(nb, l)
+					}
+				}
+				cp.Branches = append(cp.Branches, nb)
+			}
+			out = append(out, cp)
+			continue
+		}
+		if keep(op) {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
 // Insert returns the program with a new live step "z" before statement at (a code change).
 func (p Program) Insert(at int) Program {
 	if at < 0 {
@@ -103,23 +154,33 @@ func (p Program) Insert(at int) Program {
 	return append(out, p[at:]...)
 }
 
-// emitPayload is the payload of an emit statement: its content, segment and whether it sits in
-// a parallel branch — so every (segment, content) is one digest and the log says where it came from.
-func emitPayload(content, segment int, branch bool) map[string]any {
-	m := map[string]any{"c": content, "s": segment}
-	if branch {
-		m["b"] = true
-	}
-	return m
+// emitPayload is the payload of an emit statement: its content only, so the same content in two
+// segments (worked examples E1 and E3) or in a branch and outside it is the same payload.
+func emitPayload(content int) map[string]any { return map[string]any{"c": content} }
+
+// factPayload is the payload of a flow-level DECISION_RECORDED emit.
+func factPayload(content int) map[string]any {
+	return map[string]any{"id": fmt.Sprintf("%s%d", factPrefix, content), "choice": content}
 }
 
+// effectEmitPayload is the payload an effect emits through EffectContext.emit.
+func effectEmitPayload(content int) map[string]any { return map[string]any{"c": content, "fx": true} }
+
 // Event is one thing flow code observed, in the order it observed it (the kit's own trace).
+// Inside a parallel the events of one branch are in that branch's order; "par-begin" and
+// "par-end" bracket the parallel.
 type Event struct {
-	Kind    string // "effect", "decider", "gate", "taint", "emit"
-	ID      string
-	Content int
-	Segment int
-	Branch  bool
+	Kind      string // "effect", "decider", "live", "gate", "taint", "typed", "emit", "par-begin", "par-end"
+	ID        string
+	Content   int
+	Segment   int
+	Branch    int    // 1-based parallel branch index; 0 = sequential
+	Branches  int    // par-begin: the number of branches
+	EventType string // emits: the event type
+	Payload   string // emits: the canonical JSON the kernel must persist ("null" when unmatchable)
+	NoDigest  bool   // emits: the payload has no JSON form, so no digest (spec §3 unmatchable)
+	Effect    bool   // emits: made through EffectContext.emit (never counted, never stamped)
+	Cause     string // taint: untyped, timeout, cancelled, decider
 }
 
 // recorder records the trace of one run and counts effect invocations.
@@ -139,13 +200,23 @@ func (r *recorder) add(e Event) {
 	r.mu.Unlock()
 }
 
+// invoked counts an effect invocation that is not part of the trace.
+func (r *recorder) invoked(id string) {
+	r.mu.Lock()
+	r.effects[id]++
+	r.mu.Unlock()
+}
+
 func (r *recorder) trace() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Event(nil), r.events...)
 }
 
-var errUntyped = errors.New("kit: untyped failure")
+var (
+	errUntyped = errors.New("kit: untyped failure")
+	errThrow   = errors.New("kit: decider throws")
+)
 
 // flow interprets a program as flow code, recording what it observes.
 func (p Program) flow(rec *recorder) kernel.Flow {
@@ -163,22 +234,23 @@ func (p Program) flow(rec *recorder) kernel.Flow {
 			if op.Kind == OpParallel {
 				branches := make([]kernel.Branch, len(op.Branches))
 				for i, b := range op.Branches {
-					b := b
 					branches[i] = func(c *kernel.Context) (any, error) {
 						for _, leaf := range b {
-							if err := leaf.run(c, rec, seg, true); err != nil {
+							if err := leaf.run(c, rec, seg, i+1); err != nil {
 								return nil, err
 							}
 						}
 						return nil, nil
 					}
 				}
+				rec.add(Event{Kind: "par-begin", Segment: seg, Branches: len(branches)})
 				if _, err := c.Parallel(branches...); err != nil {
 					return nil, err
 				}
+				rec.add(Event{Kind: "par-end", Segment: seg})
 				continue
 			}
-			if err := op.run(c, rec, seg, false); err != nil {
+			if err := op.run(c, rec, seg, 0); err != nil {
 				return nil, err
 			}
 		}
@@ -186,40 +258,110 @@ func (p Program) flow(rec *recorder) kernel.Flow {
 	}
 }
 
-// run executes one leaf statement.
-func (op Op) run(c *kernel.Context, rec *recorder, seg int, branch bool) error {
-	switch op.Kind {
-	case OpStep, OpFail:
-		fail := op.Kind == OpFail
-		_, err := c.Run(op.ID, func(ec *kernel.EffectContext, _ json.RawMessage) (any, error) {
-			rec.add(Event{Kind: "effect", ID: op.ID, Branch: branch})
-			if d := rec.latency(); d > 0 {
-				time.Sleep(d)
+// task builds the step of a step-shaped op: its effect records the invocation and ends as the
+// op kind says.
+func (op Op) task(rec *recorder, branch int) kernel.Task {
+	t := kernel.Task{ID: op.ID}
+	fx := func(ec *kernel.EffectContext) (any, error) {
+		switch op.Kind {
+		case OpFail:
+			return nil, errUntyped
+		case OpTyped:
+			return nil, kernel.Fail("declined", map[string]any{"step": op.ID})
+		case OpTimeout:
+			<-ec.Context().Done() // outlive the step's deadline; settle as soon as it passes
+			return nil, ec.Context().Err()
+		case OpCancel:
+			return nil, context.Canceled
+		case OpEffectEmit:
+			if err := ec.Emit(EmitType, effectEmitPayload(op.Content)); err != nil {
+				return nil, err
 			}
-			if fail {
-				return nil, errUntyped
-			}
-			return op.ID + "-out", nil
-		}, nil)
-		if err != nil {
-			var sf *kernel.StepFailedError
-			if !errors.As(err, &sf) {
-				return err
-			}
-			rec.add(Event{Kind: "taint", ID: op.ID, Branch: branch})
+			rec.add(Event{Kind: "emit", Content: op.Content, Branch: branch, EventType: EmitType,
+				Payload: canonical(effectEmitPayload(op.Content)), Effect: true})
 		}
-	case OpDecide:
-		if _, err := c.Decide(op.ID, func(ctxT) (any, error) {
+		return op.ID + "-out", nil
+	}
+	switch op.Kind {
+	case OpTyped:
+		t.Errors = map[string]kernel.PayloadSchema{"declined": kernel.AnyPayload}
+	case OpTimeout:
+		t.Timeout = time.Millisecond
+	}
+	t.Fn = func(ec *kernel.EffectContext, _ json.RawMessage) (any, error) {
+		if op.Kind == OpTimeout {
+			// the kernel may settle the step before this goroutine starts: the flow records the
+			// live work when the timeout reaches it, here only the invocation is counted
+			rec.invoked(op.ID)
+			return fx(ec)
+		}
+		rec.add(Event{Kind: "effect", ID: op.ID, Branch: branch})
+		if d := rec.latency(); d > 0 {
+			time.Sleep(d)
+		}
+		return fx(ec)
+	}
+	return t
+}
+
+// run executes one leaf statement (branch = 0 outside a parallel).
+func (op Op) run(c *kernel.Context, rec *recorder, seg, branch int) error {
+	switch op.Kind {
+	case OpStep, OpFail, OpTyped, OpTimeout, OpCancel, OpEffectEmit:
+		_, err := c.Execute(op.task(rec, branch), nil)
+		var sf *kernel.StepFailedError
+		var sc *kernel.StepCancelledError
+		var tf *kernel.TypedFailure
+		switch {
+		case err == nil:
+		case errors.As(err, &tf):
+			rec.add(Event{Kind: "typed", ID: op.ID, Branch: branch})
+		case errors.As(err, &sf):
+			cause := "untyped"
+			if sf.Timeout {
+				cause = "timeout"
+				rec.add(Event{Kind: "live", ID: op.ID, Branch: branch})
+			}
+			rec.add(Event{Kind: "taint", ID: op.ID, Branch: branch, Cause: cause})
+		case errors.As(err, &sc):
+			rec.add(Event{Kind: "taint", ID: op.ID, Branch: branch, Cause: "cancelled"})
+		default:
+			return err
+		}
+	case OpDecide, OpDecideThrow:
+		throw := op.Kind == OpDecideThrow
+		_, err := c.Decide(op.ID, func(ctxT) (any, error) {
 			rec.add(Event{Kind: "decider", ID: op.ID, Branch: branch})
+			if throw {
+				return nil, errThrow
+			}
 			return op.ID + "-choice", nil
-		}); err != nil {
+		})
+		var de *kernel.DeciderError
+		switch {
+		case err == nil:
+		case errors.As(err, &de):
+			rec.add(Event{Kind: "taint", ID: op.ID, Branch: branch, Cause: "decider"})
+		default:
 			return err
 		}
 	case OpEmit:
-		if err := c.Emit(EmitType, emitPayload(op.Content, seg, branch)); err != nil {
+		pl := emitPayload(op.Content)
+		if err := c.Emit(EmitType, pl); err != nil {
 			return err
 		}
-		rec.add(Event{Kind: "emit", Content: op.Content, Segment: seg, Branch: branch})
+		rec.add(Event{Kind: "emit", Content: op.Content, Segment: seg, Branch: branch, EventType: EmitType, Payload: canonical(pl)})
+	case OpEmitNaN:
+		if err := c.Emit(EmitType, map[string]any{"c": op.Content, "x": math.NaN()}); err != nil {
+			return err
+		}
+		rec.add(Event{Kind: "emit", Content: op.Content, Segment: seg, Branch: branch, EventType: EmitType, Payload: "null", NoDigest: true})
+	case OpEmitFact:
+		pl := factPayload(op.Content)
+		if err := c.Emit(manifest.DecisionRecorded, pl); err != nil {
+			return err
+		}
+		rec.add(Event{Kind: "emit", Content: op.Content, Segment: seg, Branch: branch, EventType: manifest.DecisionRecorded, Payload: canonical(pl)})
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -22,11 +23,14 @@ import (
 type Scenario struct {
 	Program  Program
 	Schedule Schedule
+	// Profile is the event-schema profile the runtime folds with ("" = current); only the
+	// snapshot-equivalence property draws it.
+	Profile string
 }
 
 // GoString prints the case as rapid reports it.
 func (s Scenario) GoString() string {
-	return fmt.Sprintf("program: %s\nschedule: %+v", s.Program, s.Schedule)
+	return fmt.Sprintf("program: %s\nschedule: %+v\nprofile: %q", s.Program, s.Schedule, s.Profile)
 }
 
 // Property is one check of the kit: an id, the clauses it enforces, its generator and the check
@@ -46,6 +50,38 @@ func genScenario(maxOps int, parallel, codeChange bool) *rapid.Generator[Scenari
 	})
 }
 
+// snapshotProfiles are the profiles the snapshot-equivalence property draws: the oldest the fold
+// reads, the one before each behaviour step the snapshot reading depends on, and the current one.
+var snapshotProfiles = []string{"1.20.0", "1.23.0", "1.25.0", "1.26.0"}
+
+// genProfileScenario draws a scenario and a profile. Before 1.21.0 a STEP_FAILED fails the
+// execution, so at those profiles the program keeps no step that can fail.
+func genProfileScenario(maxOps int) *rapid.Generator[Scenario] {
+	return rapid.Custom(func(t *rapid.T) Scenario {
+		s := genScenario(maxOps, true, true).Draw(t, "scenario")
+		s.Profile = rapid.SampledFrom(snapshotProfiles).Draw(t, "profile")
+		if !fold.MustProfile(s.Profile).AtLeast(21) {
+			s.Program = s.Program.withoutStepFailures()
+			s.Schedule.ChangeAt = min(s.Schedule.ChangeAt, len(s.Program))
+		}
+		return s
+	})
+}
+
+// target returns tg running at the scenario's profile.
+func (s Scenario) target(tg Target) Target {
+	if s.Profile == "" {
+		return tg
+	}
+	p := fold.MustProfile(s.Profile)
+	return Target{Name: tg.Name + "@" + s.Profile, Mod: func(c *kernel.Config) {
+		if tg.Mod != nil {
+			tg.Mod(c)
+		}
+		c.Profile = p
+	}}
+}
+
 // examples are the worked examples of emit serving as scenarios (WORKED-EXAMPLES.md).
 func examples() []Scenario {
 	emit := func(c int) Op { return Op{Kind: OpEmit, Content: c} }
@@ -55,15 +91,27 @@ func examples() []Scenario {
 	par := Program{{Kind: OpParallel, Branches: [][]Op{{step("slow")}, {emit(1)}}}, emit(2), {Kind: OpSuspend, ID: "g"}}
 	unserved := Program{{Kind: OpFail, ID: "f"}, emit(1), {Kind: OpSuspend, ID: "g"}, emit(2)}
 	none := Schedule{ChangeAt: -1}
+	// two branches and the sequential code after them emit the same content in one segment: on
+	// the re-run each branch counts its own emits, so both branch copies are served whichever runs
+	// first (I-KERNEL-18)
+	twins := Program{{Kind: OpParallel, Branches: [][]Op{{emit(1)}, {emit(1)}}}, emit(1), {Kind: OpSuspend, ID: "g"}}
+	outcomes := Program{{Kind: OpTyped, ID: "t"}, emit(1), {Kind: OpTimeout, ID: "o"}, emit(2), {Kind: OpSuspend, ID: "g"},
+		{Kind: OpCancel, ID: "x"}, {Kind: OpDecideThrow, ID: "dt"}, {Kind: OpEmitNaN}, {Kind: OpEmitFact, Content: 3},
+		{Kind: OpEffectEmit, ID: "fx", Content: 4}, emit(2)}
 	return []Scenario{
-		{f, none}, // 1, 2: fresh run, resume
-		{f, Schedule{Crashes: []int{5}, ChangeAt: -1}}, // 3: crash after E1, before route
-		{f, Schedule{Crashes: []int{3}, ChangeAt: -1}}, // 4: crash while A runs
-		{xsx, none},                  // 5: same content twice
-		{xsx, Schedule{ChangeAt: 2}}, // 6: a code change inserts a live step
-		{par, none},                  // 7: emit beside a sibling effect
-		{par, Schedule{Crashes: []int{0, 0}, ChangeAt: -1}},
-		{unserved, none}, // 8: emit after an untyped failure
+		{Program: twins, Schedule: none},
+		{Program: outcomes, Schedule: none},
+		{Program: outcomes, Schedule: Schedule{Crashes: []int{4, 2}, ChangeAt: -1}},
+		{Program: f, Schedule: none},                                      // 1, 2: fresh run, resume; E3 repeats E1's payload in segment 1
+		{Program: f, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1}}, // 3: crash after E1, before route
+		{Program: f, Schedule: Schedule{Crashes: []int{3}, ChangeAt: -1}}, // 4: crash while A runs
+		{Program: xsx, Schedule: none},                                    // 5: same content twice
+		{Program: xsx, Schedule: Schedule{ChangeAt: 2}},                   // 6: a code change inserts a live step
+		{Program: par, Schedule: none},                                    // 7: emit beside a sibling effect
+		{Program: par, Schedule: Schedule{Crashes: []int{0, 0}, ChangeAt: -1}},
+		{Program: unserved, Schedule: none}, // 8: emit after an untyped failure
+		{Program: xsx, Schedule: none, Profile: "1.25.0"},
+		{Program: f, Schedule: none, Profile: "1.20.0"},
 	}
 }
 
@@ -74,7 +122,8 @@ func Properties() []Property {
 			ID: "kernelprops/emit-serving-model",
 			Clauses: []string{"S3.emit.serve-skip", "S3.emit.serve-append", "S3.emit.stamp", "S3.emit.stamp-exceeds-count",
 				"S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved", "S3.emit.never-timing", "S3.emit.identity",
-				"S3.emit.segment", "S3.emit.residual", "I-KERNEL-5", "I-KERNEL-18"},
+				"S3.emit.segment", "S3.emit.residual", "S3.emit.unmatchable-unstamped", "S3.emit.kernel-facts-unstamped",
+				"I-KERNEL-4", "I-KERNEL-5", "I-KERNEL-11", "I-KERNEL-18", "I-KERNEL-19"},
 			Gen: genScenario(8, true, true), Examples: examples(), Check: checkModel,
 		},
 		{
@@ -99,8 +148,8 @@ func Properties() []Property {
 		},
 		{
 			ID:      "kernelprops/snapshot-equivalence",
-			Clauses: []string{"S3.snapshot.equivalence", "S3.snapshot.out-of-band", "S4.snapshot.every-k", "S1.G1.preserve-p2-p9"},
-			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkSnapshots,
+			Clauses: []string{"S3.snapshot.equivalence", "S3.snapshot.out-of-band", "S4.snapshot.every-k", "S1.G1.preserve-p2-p9", "I-KERNEL-24"},
+			Gen:     genProfileScenario(8), Examples: examples(), Check: checkSnapshots,
 		},
 		{
 			ID:      "kernelprops/g2-unwired",
@@ -194,7 +243,7 @@ func checkModel(ctx context.Context, tg Target, s Scenario) error {
 		return err
 	}
 	for _, r := range o.Runs {
-		if err := checkRunModel(r, o.Log[:r.From], o.Log); err != nil {
+		if _, err := checkRunModel(r, o.Log[:r.From], o.Log); err != nil {
 			return fmt.Errorf("%w\n%s", err, o.describe())
 		}
 	}
@@ -206,7 +255,7 @@ func checkEmitOnce(ctx context.Context, tg Target, s Scenario) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOnce(s.Program, o.Log, func(emitKey) int { return 1 }); err != nil {
+	if err := checkOnce(s.Program, o.Log, func(int) int { return 1 }); err != nil {
 		return fmt.Errorf("%w\n%s", err, o.describe())
 	}
 	return nil
@@ -260,8 +309,8 @@ func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
 	}
 	preSegments := 1 // segment 0 ran before the park
 	_ = prefix
-	if err := checkOnce(s.Program, o.Log, func(k emitKey) int {
-		if k.Segment < preSegments {
+	if err := checkOnce(s.Program, o.Log, func(segment int) int {
+		if segment < preSegments {
 			return 2
 		}
 		return 1
@@ -293,9 +342,20 @@ func checkReplay(ctx context.Context, tg Target, s Scenario) error {
 		return fmt.Errorf("replay of the finished execution: %w\n%s", err, o.describe())
 	}
 	after, _ := o.store.Read(ctx, o.ExecID)
+	recorded := map[string]bool{}
+	for _, e := range o.Log {
+		if e.EventType == manifest.DecisionRecorded {
+			var p struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(e.Payload, &p)
+			recorded[p.ID] = true
+		}
+	}
 	var live []Event
 	for _, ev := range o.rec.trace()[before:] {
-		if ev.Kind == "effect" || ev.Kind == "decider" {
+		// a decider that threw left no record: the replay asks it again (I-KERNEL-1)
+		if ev.Kind == "effect" || ev.Kind == "decider" && recorded[ev.ID] {
 			live = append(live, ev)
 		}
 	}
@@ -344,7 +404,11 @@ func checkG2(ctx context.Context, tg Target, s Scenario) error {
 // the latest snapshot equals the fold of the whole log, the snapshots wrote nothing to the log,
 // and a read-only replay starting from the snapshot appends nothing.
 func checkSnapshots(ctx context.Context, tg Target, s Scenario) error {
-	o, err := driveWith(ctx, tg, s.Program, s.Schedule, true)
+	profile := fold.Current()
+	if s.Profile != "" {
+		profile = fold.MustProfile(s.Profile)
+	}
+	o, err := driveWith(ctx, s.target(tg), s.Program, s.Schedule, true)
 	if err != nil {
 		return fmt.Errorf("driving: %w\n%s", err, describeStore(ctx, o))
 	}
@@ -355,7 +419,7 @@ func checkSnapshots(ctx context.Context, tg Target, s Scenario) error {
 			return err
 		}
 	}
-	whole, err := fold.Fold(fold.Current(), nil, o.Log)
+	whole, err := fold.Fold(profile, nil, o.Log)
 	if err != nil {
 		return err
 	}
@@ -366,7 +430,7 @@ func checkSnapshots(ctx context.Context, tg Target, s Scenario) error {
 	a, _ := fold.CanonicalState(whole)
 	b, _ := fold.CanonicalState(viaSnap)
 	if !bytes.Equal(a, b) {
-		return fmt.Errorf("state via snapshot differs from the whole-log fold:\n%s\n%s\n%s", a, b, o.describe())
+		return fmt.Errorf("state via snapshot differs from the whole-log fold at profile %s:\n%s\n%s\n%s", profile, a, b, o.describe())
 	}
 	for _, e := range o.Log {
 		if strings.Contains(strings.ToLower(e.EventType), "snapshot") {

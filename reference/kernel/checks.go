@@ -55,6 +55,7 @@ func Checks() []spec.Check {
 			"S4.fold.failed-while-parked-cleared", "S5.ingress.suspended-only", "S5.ingress.recovered-running-only"),
 		t("LegacyResumeEntryReplayedAndWarned", "S5.ingress.legacy-as-written", "S5.ingress.legacy-warn"),
 		t("ReplayDivergenceReported", "I-KERNEL-1", "S1.P2.replay-identical"),
+		t("ReplayAsksThrowingDeciderAgain", "I-KERNEL-1", "S3.emit.stamp-nothing-unserved"),
 		t("EmitRuleTable", "S3.emit.serve-skip", "S3.emit.serve-append", "S3.emit.stamp-exceeds-count", "S3.emit.stamp-nothing-in-flight",
 			"S3.emit.stamp-nothing-unserved", "S3.emit.kernel-facts-unstamped", "S3.emit.legacy-log"),
 		t("ConcurrentResumesOneWins", "S5.ingress.one-entry-per-suspend", "S5.ingress.refusal-appends-nothing"),

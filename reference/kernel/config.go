@@ -121,6 +121,10 @@ type Hooks struct {
 	// count, so which branch's emit is served depends on which ran first (breaks
 	// S3.emit.never-timing; I-KERNEL-18).
 	SharedParallelEmitCount bool
+	// NormalizeOwnSnapshots reads the runtime's own snapshots through fold.NormalizeSnapshotState
+	// as if an older fold wrote them, which upgrades them to the current profile (breaks
+	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
+	NormalizeOwnSnapshots bool
 }
 
 func (c Config) withDefaults() Config {

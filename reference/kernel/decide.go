@@ -58,10 +58,9 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 			return nil, &SyscallError{Syscall: "decide", Reason: "policy has no JSON form: " + err.Error()}
 		}
 	}
-	if r.readOnly {
-		panic(abortSignal{r.divergence(manifest.DecisionRecorded)})
+	if !r.readOnly {
+		c.markLive()
 	}
-	c.markLive()
 	r.inFlight++
 	locked = false
 	r.mu.Unlock()
@@ -73,6 +72,11 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 	r.inFlight--
 	if r.closed != nil {
 		panic(abortSignal{r.closed})
+	}
+	if r.readOnly && derr == nil {
+		// the log holds no choice: only a decider that threw leaves none, so a choice now is a
+		// divergence (I-KERNEL-1)
+		panic(abortSignal{r.divergence(manifest.DecisionRecorded)})
 	}
 	if derr != nil {
 		r.unserved = true // a throwing decider is an outcome a re-run does not serve (spec §3)

@@ -138,7 +138,7 @@ func (rt *Runtime) load(ctx context.Context, executionID string) (loaded, error)
 			if perr != nil {
 				return loaded{}, &StoreError{ExecutionID: executionID, Op: "load snapshot", Err: perr}
 			}
-			if rt.cfg.SnapshotsWrittenBy.Version() != rt.cfg.Profile.Version() {
+			if rt.cfg.SnapshotsWrittenBy.Version() != rt.cfg.Profile.Version() || rt.cfg.Hooks.NormalizeOwnSnapshots {
 				// written by an older fold: upgrade it to the current profile's reading (spec §4);
 				// a snapshot of the runtime's own profile is read as written (I-KERNEL-24)
 				s = fold.NormalizeSnapshotState(s, rt.cfg.SnapshotsWrittenBy)

@@ -345,3 +345,39 @@ func TestUserspaceMeteringCountsTowardBudget(t *testing.T) {
 		failf(t, "resources/userspace-meter", []string{"S8.budget.quota-exceeded", "S8.resources.metered-per-effect"}, "output, calls", []any{string(res.Output), h.callCount("s")}, `"costUsd", 0`)
 	}
 }
+
+// Reference: I-KERNEL-1, spec §3 (a throwing decider is an outcome a re-run does not serve) — a
+// decider that threw left no record, so a read-only replay of the finished flow asks it again:
+// the same throw replays with nothing appended, a choice now is a divergence.
+func TestReplayAsksThrowingDeciderAgain(t *testing.T) {
+	clauses := []string{"I-KERNEL-1", "S3.emit.stamp-nothing-unserved"}
+	h := newHarness(t, nil)
+	throws := true
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+		_, err := c.Decide("d", func(ctxT) (any, error) {
+			h.count("d")
+			if throws {
+				return nil, errors.New("no choice")
+			}
+			return 1, nil
+		})
+		var de *DeciderError
+		if !errors.As(err, &de) {
+			return "chose", err
+		}
+		return "threw", nil
+	})
+	ctx := testCtx(t)
+	h.ok(h.rt.Start(ctx, "F", "x", nil))
+	n := len(h.log("x"))
+	res, err := h.rt.Drive(ctx, "x")
+	if err != nil || len(res.Appended) != 0 || len(h.log("x")) != n || h.callCount("d") != 2 {
+		failf(t, "replay/throwing-decider", clauses, "Drive of the finished flow (appended, decider calls)",
+			[]any{err, len(h.log("x")) - n, h.callCount("d")}, "[<nil> 0 2]")
+	}
+	throws = false
+	var div *ReplayDivergenceError
+	if _, err := h.rt.Drive(ctx, "x"); !errors.As(err, &div) || len(h.log("x")) != n {
+		failf(t, "replay/throwing-decider", clauses, "Drive when the decider now chooses", err, "*ReplayDivergenceError, nothing appended")
+	}
+}
