@@ -36,7 +36,7 @@ func Checks() []spec.Check {
 		t("ReplayFromSnapshotSameState", "S3.snapshot.equivalence", "S3.snapshot.out-of-band"),
 		t("OwnSnapshotsAtEveryProfile", "S3.snapshot.equivalence", "S4.snapshot.every-k", "S4.snapshot.normalize-pre-1.21", "S4.v1_26.normalize-strips-input", "I-KERNEL-24"),
 		t("ReplayFinishedAppendsNothing", "S3.resume.rerun-served", "S2.execute.served-not-rerun", "S1.P2.replay-identical", "S5.replay.gates-in-order", "I-KERNEL-1"),
-		t("SyscallsUnknownAndDisabled", "S2.syscalls.available-iff-listed", "S2.syscalls.no-version-inference", "S2.syscalls.wave2-flagged", "S5.decide.loom-reserved", "S5.emit.userspace-kernel-refused"),
+		t("SyscallsUnknownAndDisabled", "S2.syscalls.available-iff-listed", "S2.syscalls.wave2-flagged", "S5.decide.loom-reserved", "S5.emit.userspace-kernel-refused"),
 		t("KindsResolveByToolID", "S2.execute.kinds-by-toolid", "S2.run.alias"),
 		t("FlowPanicAndHang", "S5.ingress.refusal-appends-nothing", "I-KERNEL-2"),
 		t("Wave2Syscalls", "S2.syscalls.wave2-flagged", "S4.v1_23.continued", "S4.v1_23.message-consumed", "S4.v1_23.wait-addressed-resume", "I-KERNEL-8", "I-KERNEL-16"),
@@ -65,6 +65,7 @@ func Checks() []spec.Check {
 		{ID: "kernel/fuzz-call", Kind: spec.KindFuzz, Clauses: []string{"S2.syscalls.available-iff-listed"}, Where: "reference/kernel:FuzzCall"},
 		t("VerdictWithoutInDoubtFactIgnored", "S5.decide.verdict-beside-indoubt"),
 		t("UserspaceMeteringCountsTowardBudget", "S8.budget.quota-exceeded", "S8.resources.metered-per-effect"),
-		t("UnwiredOptionsByteIdentical", "S1.P10.minimal-kernel", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
+		t("UnwiredOptionsByteIdentical", "S1.G2.opt-in", "S1.G2.unwired-byte-identical", "S5.schema.absent-unchanged"),
+		t("ZeroConfigEnablesNothingOptional", "S1.P10.minimal-kernel", "S1.G2.opt-in"),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -379,5 +380,53 @@ func TestReplayAsksThrowingDeciderAgain(t *testing.T) {
 	var div *ReplayDivergenceError
 	if _, err := h.rt.Drive(ctx, "x"); !errors.As(err, &div) || len(h.log("x")) != n {
 		failf(t, "replay/throwing-decider", clauses, "Drive when the decider now chooses", err, "*ReplayDivergenceError, nothing appended")
+	}
+}
+
+// Reference: spec §1 P10 (the opt-in half: enforcement rings and optional runtimes are off until
+// wired) — a runtime configured with a store only runs no ring and no optional runtime: the Wave 2
+// syscalls are disabled, metering far past any budget is never refused, a resume records no
+// approval, a timed park records no wakeAt, snapshots are refused, and the log holds only the
+// flow's own mechanism events.
+func TestZeroConfigEnablesNothingOptional(t *testing.T) {
+	clauses := []string{"S1.P10.minimal-kernel", "S1.G2.opt-in"}
+	h := newHarness(t, nil) // Store plus deterministic clock and ids: no option wired
+	huge := 1e11
+	var waveErrs []error
+	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+		_, e1 := c.Receive("t")
+		_, _, e2 := c.Select("t")
+		e3 := c.ContinueAsNew(1)
+		waveErrs = []error{e1, e2, e3}
+		for _, id := range []string{"a", "b"} {
+			if _, err := c.Run(id, func(ec *EffectContext, _ json.RawMessage) (any, error) {
+				return 1, ec.Meter(Usage{Tokens: &huge, CostUSD: &huge})
+			}, nil); err != nil {
+				return nil, err // a budget ring would refuse b
+			}
+		}
+		return c.Suspend(SuspendConfig{On: "approve", Timeout: time.Hour})
+	})
+	ctx := testCtx(t)
+	h.ok(h.rt.Start(ctx, "F", "x", nil))
+	h.ok(h.rt.Resume(ctx, "x", "approve", json.RawMessage(`1`)))
+	var disabled *SyscallDisabledError
+	for i, err := range waveErrs {
+		if !errors.As(err, &disabled) {
+			failf(t, "kernel/zero-config", clauses, fmt.Sprintf("wave 2 syscall %d", i), err, "*SyscallDisabledError")
+		}
+	}
+	want := []string{"EXECUTION_STARTED", "STEP_STARTED", "RESOURCE_METERED", "STEP_COMPLETED", "STEP_STARTED", "RESOURCE_METERED",
+		"STEP_COMPLETED", "EXECUTION_SUSPENDED", "approve", "EXECUTION_RESUMED", "EXECUTION_COMPLETED"}
+	if d := cmp.Diff(want, types(h.log("x"))); d != "" {
+		failf(t, "kernel/zero-config", clauses, "log of a store-only runtime (-want +got)", d, "mechanism events only")
+	}
+	for _, e := range h.log("x") {
+		if e.EventType == "EXECUTION_SUSPENDED" && strings.Contains(string(e.Payload), "wakeAt") {
+			failf(t, "kernel/zero-config", clauses, "timed park without a TimerStore", string(e.Payload), "no wakeAt")
+		}
+	}
+	if _, err := h.rt.Snapshot(ctx, "x"); err == nil {
+		failf(t, "kernel/zero-config", clauses, "Snapshot without a SnapshotStore", nil, "an error")
 	}
 }
