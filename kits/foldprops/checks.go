@@ -14,6 +14,9 @@ func Checks() []spec.Check {
 			Where: dir + "TestKitRejectsBrokenFolds"},
 		spec.Check{ID: "foldprops/fuzz", Kind: spec.KindFuzz, Clauses: []string{"S4.snapshot.every-k", "S1.P2.replay-identical", "S4.fold.unknown-inert", "S4.fold.status-execution-only"},
 			Where: dir + "FuzzProperties"},
+		spec.Check{ID: "foldprops/generator-frequencies", Kind: spec.KindTest, Clauses: []string{"S4.fold.failed-while-parked-set", "S4.fold.failed-while-parked-cleared",
+			"S4.fold.null-resume-after-parked-failure", "S4.v1_25.release-exactly-one", "S4.v1_25.quarantined-shape", "I-FOLD-20"},
+			Where: dir + "TestGeneratorFrequencies"},
 		spec.Check{ID: "foldprops/classify", Kind: spec.KindTest, Clauses: []string{"S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq", "I-FOLD-20"},
 			Where: dir + "TestClassifyExceptions"},
 	)

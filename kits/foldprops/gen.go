@@ -47,7 +47,10 @@ func (o GenOptions) withDefaults() GenOptions {
 // typed or untyped failures, decisions (repeated ids too), stamped and unstamped emits, parks on
 // ordinary and reserved gates with null and non-null resumes, parallel siblings failing while
 // parked or after the execution ended, resumeAs re-opens, migrations, metering, kernel-stamped and unstamped Wave 2 facts,
-// quarantine, unknown types and __proto__ container keys. Sequences are dense from 0.
+// quarantine (now and then up to the 1 024 bound, and releases with neither or both of
+// operator/auto), unknown types and __proto__ container keys. Sequences are dense from 0. The
+// shapes properties exist for are biased to occur at the minimum frequencies
+// TestGeneratorFrequencies asserts over a fixed seed set.
 func Log(o GenOptions) *rapid.Generator[[]spi.Envelope] {
 	o = o.withDefaults()
 	return rapid.Custom(func(t *rapid.T) []spi.Envelope { return genLog(t, o) })
@@ -126,6 +129,7 @@ type builder struct {
 	status   string // running, suspended, terminal
 	open     []string
 	late     []string // steps still open when the execution ended: siblings that may settle late
+	parkFail bool     // a STEP_FAILED landed during the current park (_failedWhileParked, 1.21.0)
 	attempts map[string]int
 	steps    int
 	decided  []string
@@ -188,10 +192,14 @@ func (b *builder) start() {
 	t := b.t
 	kv := []any{"input", jsonValue(t, 1)}
 	var meta map[string]any
+	// Now and then a continued execution carries a quarantine queue two short of the bound, so
+	// the facts after the start reach MaxQuarantined and one more is ignored (1.25.0).
+	nearBound := !b.o.CoreOnly && b.quarantine() && rapid.IntRange(0, 15).Draw(t, "nearBound") == 0
+	var carry map[string]any
 	if !b.o.CoreOnly && b.wave2() && rapid.Bool().Draw(t, "wave2Start") {
 		kv = append(kv, "codeHash", "sha256:ab", "principal", map[string]any{"sub": "u1"})
 		if rapid.Bool().Draw(t, "carry") {
-			carry := map[string]any{
+			carry = map[string]any{
 				"resources": map[string]any{"tokens": 5.0, "custom": map[string]any{"gpu": 1.5}},
 				"inbox":     map[string]any{"orders": map[string]any{"count": 2.0, "last": "m0"}},
 			}
@@ -199,14 +207,39 @@ func (b *builder) start() {
 				carry["quarantined"] = map[string]any{"orders": []any{map[string]any{"messageId": "q0", "state": "held"}}}
 				b.topics["orders"] = []string{"q0"}
 			}
-			kv = append(kv, "carry", carry)
 		}
 		if rapid.Bool().Draw(t, "fork") {
 			meta = map[string]any{"kernel": true, "forkChain": []any{"exec-0"}, "forkedBy": "exec-0"}
 		}
 	}
+	if nearBound {
+		if carry == nil {
+			carry = map[string]any{}
+		}
+		q := make([]any, fold.MaxQuarantined-2)
+		ids := make([]string, len(q))
+		for i := range q {
+			ids[i] = "c" + strconv.Itoa(i)
+			q[i] = map[string]any{"messageId": ids[i], "state": "held"}
+		}
+		carry["quarantined"] = map[string]any{"orders": q}
+		b.topics["orders"] = ids
+	}
+	if carry != nil {
+		kv = append(kv, "carry", carry)
+	}
 	b.add("EXECUTION_STARTED", b.obj(kv...), meta)
 	b.status = "running"
+	if nearBound {
+		for i := range 3 { // the third finds the queue full and is ignored
+			b.msgs++
+			id := "q" + strconv.Itoa(b.msgs)
+			b.add("INBOX_QUARANTINED", b.obj("topic", "orders", "messageId", id), map[string]any{"kernel": true})
+			if i < 2 {
+				b.topics["orders"] = append(b.topics["orders"], id)
+			}
+		}
+	}
 }
 
 func (b *builder) newStep() {
@@ -237,7 +270,11 @@ func (b *builder) settle(sibling bool) {
 	if b.o.CoreOnly {
 		max = 1
 	}
-	switch rapid.IntRange(0, max).Draw(t, "settle") {
+	kind := rapid.IntRange(0, max).Draw(t, "settle")
+	if sibling && rapid.Bool().Draw(t, "siblingFails") {
+		kind = 1 // a parallel sibling failing while the flow is parked (1.21.0 _failedWhileParked)
+	}
+	switch kind {
 	case 0:
 		b.add("STEP_COMPLETED", b.obj("stepId", id, "output", jsonValue(t, 1)), nil)
 	case 1:
@@ -246,6 +283,7 @@ func (b *builder) settle(sibling bool) {
 		} else {
 			b.add("STEP_FAILED", b.obj("stepId", id, "error", jsonValue(t, 0)), nil)
 		}
+		b.parkFail = b.parkFail || b.status == "suspended"
 	case 2:
 		b.add("STEP_CANCELLED", b.obj("stepId", id, "reason", "timeout"), nil)
 	default:
@@ -310,6 +348,9 @@ func (b *builder) suspend() {
 		gates = []string{"approve", "review", fold.GateInDoubt}
 	}
 	gate := rapid.SampledFrom(gates).Draw(t, "gate")
+	if len(b.open) == 0 && b.status == "running" && rapid.Bool().Draw(t, "parallelSibling") {
+		b.newStep() // a parallel branch still running when the flow parks
+	}
 	kv := []any{"on", gate}
 	if !b.o.CoreOnly && rapid.Bool().Draw(t, "timed") {
 		kv = append(kv, "timeout", 60000.0, "wakeAt", 1_700_000_060_000.0)
@@ -321,6 +362,7 @@ func (b *builder) suspend() {
 	}
 	b.add("EXECUTION_SUSPENDED", b.obj(kv...), nil)
 	b.status = "suspended"
+	b.parkFail = false
 }
 
 func (b *builder) running() {
@@ -346,7 +388,7 @@ func (b *builder) running() {
 		}
 		return
 	}
-	switch rapid.IntRange(0, 13).Draw(t, "action") {
+	switch rapid.IntRange(0, 14).Draw(t, "action") {
 	case 0, 1:
 		b.newStep()
 	case 2, 3:
@@ -367,7 +409,7 @@ func (b *builder) running() {
 		if b.wave2() {
 			b.wave2Fact()
 		}
-	case 10:
+	case 10, 13:
 		if b.quarantine() {
 			b.quarantineFact()
 		}
@@ -405,13 +447,21 @@ func (b *builder) end() {
 // finish makes the execution terminal; its open steps become late siblings (a parallel branch
 // whose effect settles after the flow ended, which a 1.20 fold turned into a failed execution).
 func (b *builder) finish() {
-	b.status = "terminal"
+	b.status, b.parkFail = "terminal", false
 	b.late = append(b.late, b.open...)
 	b.open = nil
 }
 
 func (b *builder) suspended() {
 	t := b.t
+	switch {
+	case len(b.open) > 0 && rapid.IntRange(0, 2).Draw(t, "parkedSibling") == 0:
+		b.settle(true) // a parallel sibling settles, often failing, while the flow is parked
+		return
+	case b.parkFail && rapid.IntRange(0, 3).Draw(t, "repark") == 0:
+		b.suspend() // a new park ends the parked failure (spec §4)
+		return
+	}
 	max := 6
 	if b.o.CoreOnly {
 		max = 3
@@ -437,7 +487,9 @@ func (b *builder) suspended() {
 	case 5:
 		b.weird()
 	default:
-		if b.wave2() {
+		if b.quarantine() && rapid.Bool().Draw(t, "parkedQuarantine") {
+			b.quarantineFact() // inbox facts land while parked too (1.25.0: ignorable for the park fence)
+		} else if b.wave2() {
 			b.wave2Fact()
 		}
 	}
@@ -452,6 +504,9 @@ func (b *builder) resume() {
 	case len(b.waits) > 0 && rapid.Bool().Draw(t, "waitResume"):
 		w := rapid.SampledFrom(b.waits).Draw(t, "wait")
 		b.add("EXECUTION_RESUMED", b.obj("waitId", w, "answer", jsonValue(t, 1)), b.kernelMeta("waitKernel"))
+	case b.parkFail && rapid.IntRange(0, 2).Draw(t, "nullAfterParkedFailure") > 0:
+		// status-only: a null resume after a parked failure answers no gate (spec §4, 1.21.0)
+		b.add("EXECUTION_RESUMED", json.RawMessage("null"), nil)
 	case rapid.Bool().Draw(t, "nullResume"):
 		b.add("EXECUTION_RESUMED", json.RawMessage("null"), nil)
 		b.segment++
@@ -459,7 +514,7 @@ func (b *builder) resume() {
 		b.add("EXECUTION_RESUMED", encode(t, jsonValue(t, 1)), nil)
 		b.segment++
 	}
-	b.status = "running"
+	b.status, b.parkFail = "running", false
 }
 
 func (b *builder) terminal() {
@@ -601,30 +656,51 @@ func (b *builder) quarantineFact() {
 	t := b.t
 	topic := rapid.SampledFrom([]string{"orders", "alerts"}).Draw(t, "topic")
 	held := b.topics[topic]
-	switch rapid.IntRange(0, 3).Draw(t, "quarantine") {
-	case 0, 1:
+	action := rapid.IntRange(0, 3).Draw(t, "quarantine")
+	if len(held) == 0 && action < 3 {
+		action = 0
+	}
+	if rel := b.released[topic]; rel != "" && action > 0 {
+		// the released head is delivered before anything behind it can be released
+		b.add("MESSAGE_CONSUMED", b.obj("topic", topic, "messageId", rel), map[string]any{"kernel": true})
+		delete(b.released, topic)
+		return
+	}
+	switch action {
+	case 0:
 		b.msgs++
 		id := "q" + strconv.Itoa(b.msgs)
 		b.add("INBOX_QUARANTINED", b.obj("topic", topic, "messageId", id, "message", jsonValue(t, 0)), map[string]any{"kernel": true})
-		b.topics[topic] = append(held, id)
-	case 2:
-		if len(held) == 0 {
-			return
+		if len(held) < fold.MaxQuarantined {
+			b.topics[topic] = append(held, id)
 		}
+	case 1, 2:
+		// a release of the oldest held entry, well-formed or not (1.25.0: exactly one of
+		// operator/auto, auto only with deliver)
 		kv := []any{"topic", topic, "messageId", held[0]}
-		switch rapid.IntRange(0, 4).Draw(t, "releaseKind") {
+		kind := rapid.IntRange(0, 5).Draw(t, "releaseKind")
+		switch kind {
 		case 0:
-			kv = append(kv, "operator", "alice", "deliver", true)
+			kv = append(kv, "deliver", true) // ignored: neither operator nor auto
 		case 1:
-			kv = append(kv, "operator", "alice")
-		case 2:
-			kv = append(kv, "auto", true, "deliver", true)
-		case 3:
-			kv = append(kv, "auto", true) // ignored: auto only with deliver
-		default:
 			kv = append(kv, "operator", "alice", "auto", true, "deliver", true) // ignored: both
+		case 2:
+			kv = append(kv, "auto", true) // ignored: auto only with deliver
+		case 3:
+			kv = append(kv, "operator", "alice", "deliver", true)
+		case 4:
+			kv = append(kv, "operator", "alice")
+		default:
+			kv = append(kv, "auto", true, "deliver", true)
 		}
-		b.add("INBOX_RELEASED", b.obj(kv...), b.kernelMeta("releaseKernel"))
+		meta := b.kernelMeta("releaseKernel")
+		b.add("INBOX_RELEASED", b.obj(kv...), meta)
+		if meta != nil && kind >= 3 {
+			b.topics[topic] = held[1:]
+			if kind != 4 {
+				b.released[topic] = held[0]
+			}
+		}
 	default:
 		if len(held) > 0 {
 			b.add("MESSAGE_CONSUMED", b.obj("topic", topic, "messageId", held[0]), map[string]any{"kernel": true})
