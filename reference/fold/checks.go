@@ -47,6 +47,8 @@ func Checks() []spec.Check {
 		t("fold/fork-metadata", "TestForkMetadata", "S4.v1_23.metadata-keys", "I-FOLD-7"),
 		t("fold/quarantine", "TestQuarantine", "S4.v1_25.quarantine-kernel-only", "S4.v1_25.release-exactly-one", "S4.v1_25.quarantined-shape",
 			"S4.v1_25.consumed-drops-released", "S4.v1_25.carry-quarantined", "S4.v1_25.byte-identical", "I-FOLD-10"),
+		t("fold/quarantine-linear", "TestQuarantineFillLinear", "S3.fold.structural-sharing", "I-FOLD-10"),
+		t("fold/quarantine-cow", "TestQuarantineCopyOnWrite", "S3.fold.copy-on-write", "S4.snapshot.every-k", "I-FOLD-10"),
 		t("fold/frame-input", "TestFrameInput", "S4.v1_26.input-set-kept", "S4.v1_26.input-dropped-at-settle", "S4.v1_26.normalize-strips-input"),
 		t("fold/normalize-pre-1.21", "TestNormalizePre121", "S4.snapshot.normalize-pre-1.21", "I-FOLD-13"),
 		t("fold/pre-1.21-late-failure", "TestPre121LateStepFailureIndistinguishable", "S4.snapshot.normalize-pre-1.21", "S4.snapshot.pre-1.21-exceptions", "I-FOLD-20"),

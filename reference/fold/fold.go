@@ -113,6 +113,10 @@ type pass struct {
 	res                 [len(resourceDimensions)]float64
 	resHas              [len(resourceDimensions)]bool
 	resLoaded, resDirty bool
+	// Quarantine queues (see quarantine.go): qOwned marks the topics whose queue this pass
+	// allocated, so it appends and releases in place; qIDs indexes a long queue's message ids.
+	qOwned map[string]bool
+	qIDs   map[string]map[string]struct{}
 }
 
 // meta is what the fold reads from an envelope's metadata (DESIGN §3.1). seal is ignored (1.25.0).

@@ -52,6 +52,7 @@ func (ps *pass) executionStarted(e *spi.Envelope, m meta) bool {
 		}
 		if c.quarantined != nil {
 			v.Quarantined = c.quarantined
+			ps.resetQueues()
 		}
 	}
 	return false

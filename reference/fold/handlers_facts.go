@@ -158,85 +158,9 @@ func (ps *pass) messageConsumed(e *spi.Envelope) bool {
 	}
 	if ps.p.quarantine() {
 		if q := v.Quarantined[topic]; len(q) > 0 && q[0].Released && q[0].MessageID == msgID {
-			ps.setQueue(topic, q[1:])
+			ps.dropHead(topic, q)
 		}
 	}
-	return false
-}
-
-// setQueue replaces a topic's quarantine queue; an empty queue and an empty map are removed.
-func (ps *pass) setQueue(topic string, q []QuarantineEntry) {
-	v := &ps.s.Variables
-	if len(q) == 0 {
-		delete(v.Quarantined, topic)
-		if len(v.Quarantined) == 0 {
-			v.Quarantined = nil
-		}
-		return
-	}
-	if v.Quarantined == nil {
-		v.Quarantined = map[string][]QuarantineEntry{}
-	}
-	v.Quarantined[topic] = q
-}
-
-// inboxQuarantined (kernel-stamped, 1.25.0): a held entry appended to the topic's queue, unless
-// the message is already queued or the queue holds MaxQuarantined entries.
-func (ps *pass) inboxQuarantined(e *spi.Envelope) bool {
-	f, _ := ps.fields(e.Payload, "topic", "messageId", "message")
-	topic, ok1 := stringValue(f[0])
-	msgID, ok2 := stringValue(f[1])
-	if !ok1 || !ok2 {
-		return false
-	}
-	if topic == protoKey {
-		return true
-	}
-	q := ps.s.Variables.Quarantined[topic]
-	if len(q) >= MaxQuarantined {
-		return false
-	}
-	for _, x := range q {
-		if x.MessageID == msgID {
-			return false
-		}
-	}
-	ps.setQueue(topic, append(clip(q), QuarantineEntry{MessageID: msgID, Message: f[2]}))
-	return false
-}
-
-// inboxReleased (kernel-stamped, 1.25.0): exactly one of operator/auto, auto only with deliver;
-// otherwise ignored. Release preserves order: only the oldest held entry, with no released entry
-// ahead of it, is released. With deliver it becomes the released head awaiting its
-// MESSAGE_CONSUMED; without, it is discarded (I-FOLD-10).
-func (ps *pass) inboxReleased(e *spi.Envelope) bool {
-	f, _ := ps.fields(e.Payload, "topic", "messageId", "operator", "auto", "deliver")
-	topic, ok1 := stringValue(f[0])
-	msgID, ok2 := stringValue(f[1])
-	if !ok1 || !ok2 {
-		return false
-	}
-	if topic == protoKey {
-		return true
-	}
-	hasOp := f[2] != nil && !isNull(f[2])
-	hasAuto := f[3] != nil && !isNull(f[3])
-	deliver := f[4] != nil && isTrue(f[4])
-	if hasOp == hasAuto || (hasAuto && !deliver) {
-		return false
-	}
-	q := ps.s.Variables.Quarantined[topic]
-	if len(q) == 0 || q[0].Released || q[0].MessageID != msgID {
-		return false
-	}
-	if !deliver {
-		ps.setQueue(topic, q[1:])
-		return false
-	}
-	nq := make([]QuarantineEntry, len(q))
-	copy(nq, q)
-	nq[0].Released = true
-	ps.setQueue(topic, nq)
 	return false
 }
 
