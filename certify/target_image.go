@@ -163,12 +163,15 @@ func (c *imageContainer) remove(ctx context.Context) error {
 	return c.ctr.Terminate(ctx)
 }
 
+// Pause freezes the container, retrying a freeze the runtime could not complete (PauseWithRetry).
 func (c *imageContainer) Pause(ctx context.Context) error {
 	if c.cli == nil {
 		return errors.New("no docker client")
 	}
-	_, err := c.cli.ContainerPause(ctx, c.ctr.GetContainerID(), client.ContainerPauseOptions{})
-	return err
+	return PauseWithRetry(ctx, func(ctx context.Context) error {
+		_, err := c.cli.ContainerPause(ctx, c.ctr.GetContainerID(), client.ContainerPauseOptions{})
+		return err
+	}, c.Resume)
 }
 
 func (c *imageContainer) Resume(ctx context.Context) error {

@@ -90,7 +90,12 @@ func (c container) logs(ctx context.Context) string {
 	return s
 }
 
-func (c container) Pause(context.Context) error  { return c.pool.Client.PauseContainer(c.id) }
+// Pause freezes the container, retrying a freeze the runtime could not complete
+// (certify.PauseWithRetry).
+func (c container) Pause(ctx context.Context) error {
+	return certify.PauseWithRetry(ctx, func(context.Context) error { return c.pool.Client.PauseContainer(c.id) }, c.Resume)
+}
+
 func (c container) Resume(context.Context) error { return c.pool.Client.UnpauseContainer(c.id) }
 
 // Certify certifies the bridge in res (port 8080/tcp) with cfg and returns the report; the
