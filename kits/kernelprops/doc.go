@@ -1,12 +1,12 @@
 // Package kernelprops is the property kit of the reference kernel runtime (spec §1, §2, §3): random
 // flows — steps (succeeding, failing untyped or typed, timing out, cancelled, emitting through
-// EffectContext.emit), decisions (some throwing), emits (repeating content in a segment, reusing
-// an earlier segment's content, unmatchable, flow-level DECISION_RECORDED), parks and parallel
-// branches whose emits meet each other and the code after the join — are driven to completion
-// through random crash points, restarts, resumes, random effect latencies and, optionally, a code
-// change deployed by resumeAs. Emit payloads carry only their content, so identical content in
-// two segments or inside and outside a parallel is the same payload. Each property names its
-// clauses:
+// EffectContext.emit, or at most once and parked in doubt by a crash, then given a verdict),
+// decisions (some throwing), emits (repeating content in a segment, reusing an earlier segment's
+// content, unmatchable, flow-level DECISION_RECORDED), parks and parallel branches whose emits
+// meet each other and the code after the join — are driven to completion through random crash
+// points, restarts, resumes, random effect latencies and, optionally, a code change deployed by
+// resumeAs. Emit payloads carry only their content, so identical content in two segments or
+// inside and outside a parallel is the same payload. Each property names its clauses:
 //
 //   - emit-serving-model: every run's appended emits equal a timing-free model of the serving and
 //     stamping rules of spec §3, computed from what flow code observed (inside a parallel, per

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -29,11 +30,13 @@ func Reference() Target { return Target{Name: "reference"} }
 // errCrash is the injected process crash.
 var errCrash = errors.New("kit: injected crash")
 
-// crashStore fails the n-th append of the current run, before writing it.
+// crashStore fails the n-th append of the current run, or the first append holding a
+// STEP_COMPLETED of one of the doubt steps, before writing it.
 type crashStore struct {
 	spi.EventStore
 	mu        sync.Mutex
 	countdown int
+	doubt     map[string]bool // at-most-once step ids whose completion crashes (once)
 }
 
 func (s *crashStore) arm(n int) {
@@ -42,8 +45,26 @@ func (s *crashStore) arm(n int) {
 	s.mu.Unlock()
 }
 
+// armDoubt crashes the process at the first completion of one of the steps: the effect ran but
+// its outcome is not in the log, so an at-most-once step parks in doubt (K9.3).
+func (s *crashStore) armDoubt(ids map[string]bool) {
+	s.mu.Lock()
+	s.doubt = ids
+	s.mu.Unlock()
+}
+
 func (s *crashStore) Append(ctx context.Context, id string, evs []spi.Envelope, opts spi.AppendOptions) error {
 	s.mu.Lock()
+	for _, e := range evs {
+		var p struct {
+			StepID string `json:"stepId"`
+		}
+		if e.EventType == "STEP_COMPLETED" && json.Unmarshal(e.Payload, &p) == nil && s.doubt[p.StepID] {
+			s.doubt = nil
+			s.mu.Unlock()
+			return errCrash
+		}
+	}
 	if s.countdown > 0 {
 		s.countdown--
 		if s.countdown == 0 {
@@ -163,6 +184,9 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 		if i >= maxRuns {
 			return fmt.Errorf("execution did not complete within %d runs", maxRuns)
 		}
+		if i == crashBase && sched.CrashInDoubt {
+			o.store.armDoubt(prog.atMostOnceIDs())
+		}
 		if ci := i - crashBase; ci >= 0 && ci < len(sched.Crashes) {
 			o.store.arm(sched.Crashes[ci])
 		} else {
@@ -186,6 +210,11 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 		case len(log) == 0:
 			r.Call = "start"
 			_, err = o.rt.Start(ctx, "prog", o.ExecID, nil)
+		case st.Status == fold.StatusSuspended && gateOf(st) == fold.GateInDoubt:
+			// K9.3: an operator's verdict; the schedule's seed says whether the effect applied
+			v := verdict(st, sched.LatencySeed+int64(i))
+			r.Call = "verdict " + string(v)
+			_, err = o.rt.Resume(ctx, o.ExecID, fold.GateInDoubt, v)
 		case st.Status == fold.StatusSuspended:
 			gate := gateOf(st)
 			if sched.ChangeAt >= 0 && !changed {
@@ -241,6 +270,24 @@ func (r *recorder) snapshotEffects() map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// verdict answers an in-doubt park (I-KERNEL-52): applied with an output, or not applied, by the
+// parity of seed.
+func verdict(st fold.State, seed int64) json.RawMessage {
+	var on struct {
+		Condition struct {
+			StepID  string `json:"stepId"`
+			Attempt int    `json:"attempt"`
+		} `json:"condition"`
+	}
+	_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
+	v := map[string]any{"stepId": on.Condition.StepID, "attempt": on.Condition.Attempt, "verdict": ingress.VerdictNotApplied}
+	if seed%2 == 0 {
+		v["verdict"], v["output"] = ingress.VerdictApplied, on.Condition.StepID+"-out"
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func answer(gate string) json.RawMessage { return json.RawMessage(`"answer-` + gate + `"`) }

@@ -16,7 +16,8 @@ const (
 )
 
 // genProgram draws a flow of up to maxOps statements: steps (succeeding, failing untyped, failing
-// typed, timing out, cancelled, emitting through EffectContext.emit), decisions (some throwing),
+// typed, timing out, cancelled, emitting through EffectContext.emit, at most once so that a crash
+// mid-step parks in doubt), decisions (some throwing),
 // emits (some repeating content of the same segment, some content of an earlier segment, some
 // unmatchable, some flow-level DECISION_RECORDED), parks, and parallels of leaf statements whose
 // emits often reuse content of the segment, so branch copies meet each other and sequential
@@ -49,13 +50,13 @@ func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 			return content
 		}
 		kinds := []string{OpStep, OpStep, OpStep, OpEmit, OpEmit, OpEmit, OpEmit, OpDecide, OpSuspend, OpSuspend, OpSuspend,
-			OpFail, OpTyped, OpTimeout, OpCancel, OpDecideThrow, OpEmitNaN, OpEmitFact, OpEffectEmit}
+			OpFail, OpTyped, OpTimeout, OpCancel, OpDecideThrow, OpEmitNaN, OpEmitFact, OpEffectEmit, OpAtMostOnce, OpAtMostOnce}
 		if parallel {
 			kinds = append(kinds, OpParallel, OpParallel, motifTwins, motifTwins)
 		}
 		kinds = append(kinds, motifRepeat)
 		prefix := map[string]string{OpStep: "s", OpDecide: "d", OpFail: "f", OpTyped: "t", OpTimeout: "o", OpCancel: "x",
-			OpDecideThrow: "dt", OpEffectEmit: "fx"}
+			OpDecideThrow: "dt", OpEffectEmit: "fx", OpAtMostOnce: "m"}
 		leafOp := func(k string, repeat int) Op {
 			switch k {
 			case OpEmit:
@@ -118,12 +119,18 @@ type Schedule struct {
 	LatencySeed int64
 	// ChangeAt >= 0 deploys Program.Insert(ChangeAt) at the first resume; -1 = no code change.
 	ChangeAt int
+	// CrashInDoubt crashes the first run at the first completion of an at-most-once step, which
+	// parks the execution in doubt on the next run.
+	CrashInDoubt bool
 }
 
 func genSchedule(p Program, codeChange bool) *rapid.Generator[Schedule] {
 	return rapid.Custom(func(t *rapid.T) Schedule {
 		s := Schedule{LatencySeed: rapid.Int64().Draw(t, "latencySeed"), ChangeAt: -1}
 		s.Crashes = rapid.SliceOfN(rapid.IntRange(0, 8), 0, 6).Draw(t, "crashes")
+		if len(p.atMostOnceIDs()) > 0 {
+			s.CrashInDoubt = rapid.Bool().Draw(t, "crashInDoubt")
+		}
 		if codeChange && rapid.Bool().Draw(t, "codeChange") {
 			s.ChangeAt = rapid.IntRange(0, len(p)).Draw(t, "changeAt")
 			// Half the time insert the new step right before a repeated emit: the code change of

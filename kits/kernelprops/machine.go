@@ -92,7 +92,11 @@ func (m *machine) actions(ctx context.Context) map[string]func(*rapid.T) {
 			e := m.pick(t, ctx, func(s string) bool { return s == fold.StatusSuspended })
 			st, _ := m.state(ctx, e)
 			g := gateOf(st)
-			if _, err := m.rt.Resume(ctx, e.id, g, answer(g)); isErr(err) {
+			a := answer(g)
+			if g == fold.GateInDoubt {
+				a = verdict(st, int64(rapid.IntRange(0, 1).Draw(t, "applied")))
+			}
+			if _, err := m.rt.Resume(ctx, e.id, g, a); isErr(err) {
 				t.Fatalf("resume %s at %s: %v", e.id, g, err)
 			}
 		},

@@ -27,6 +27,7 @@ const (
 	OpEmitNaN     = "emit-nan"     // a flow-level emit whose payload has no JSON form
 	OpEmitFact    = "emit-fact"    // a flow-level DECISION_RECORDED emit (a kernel fact: never stamped)
 	OpEffectEmit  = "effect-emit"  // a step whose effect emits through EffectContext.emit (never stamped)
+	OpAtMostOnce  = "at-most-once" // a step whose effect is at most once: a crash mid-step parks in doubt
 	OpSuspend     = "suspend"      // a park on a gate
 	OpParallel    = "parallel"     // branches of leaf ops
 )
@@ -136,6 +137,18 @@ func (p Program) withoutStepFailures() Program {
 		}
 		if keep(op) {
 			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// atMostOnceIDs lists the program's at-most-once steps (sequential only: none are drawn in
+// branches, where a park is refused).
+func (p Program) atMostOnceIDs() map[string]bool {
+	out := map[string]bool{}
+	for _, op := range p {
+		if op.Kind == OpAtMostOnce {
+			out[op.ID] = true
 		}
 	}
 	return out
@@ -287,6 +300,8 @@ func (op Op) task(rec *recorder, branch int) kernel.Task {
 		t.Errors = map[string]kernel.PayloadSchema{"declined": kernel.AnyPayload}
 	case OpTimeout:
 		t.Timeout = time.Millisecond
+	case OpAtMostOnce:
+		t.AtMostOnce = true
 	}
 	t.Fn = func(ec *kernel.EffectContext, _ json.RawMessage) (any, error) {
 		if op.Kind == OpTimeout {
@@ -307,7 +322,7 @@ func (op Op) task(rec *recorder, branch int) kernel.Task {
 // run executes one leaf statement (branch = 0 outside a parallel).
 func (op Op) run(c *kernel.Context, rec *recorder, seg, branch int) error {
 	switch op.Kind {
-	case OpStep, OpFail, OpTyped, OpTimeout, OpCancel, OpEffectEmit:
+	case OpStep, OpFail, OpTyped, OpTimeout, OpCancel, OpEffectEmit, OpAtMostOnce:
 		_, err := c.Execute(op.task(rec, branch), nil)
 		var sf *kernel.StepFailedError
 		var sc *kernel.StepCancelledError

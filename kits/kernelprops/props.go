@@ -98,7 +98,12 @@ func examples() []Scenario {
 	outcomes := Program{{Kind: OpTyped, ID: "t"}, emit(1), {Kind: OpTimeout, ID: "o"}, emit(2), {Kind: OpSuspend, ID: "g"},
 		{Kind: OpCancel, ID: "x"}, {Kind: OpDecideThrow, ID: "dt"}, {Kind: OpEmitNaN}, {Kind: OpEmitFact, Content: 3},
 		{Kind: OpEffectEmit, ID: "fx", Content: 4}, emit(2)}
+	// a crash at the at-most-once step's STEP_COMPLETED (the fifth append) parks it in doubt; the
+	// verdict is applied or not by the seed's parity
+	doubt := Program{step("A"), {Kind: OpAtMostOnce, ID: "m"}, emit(1), {Kind: OpSuspend, ID: "g"}, emit(2)}
 	return []Scenario{
+		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, LatencySeed: 0}},
+		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, LatencySeed: 1}},
 		{Program: twins, Schedule: none},
 		{Program: outcomes, Schedule: none},
 		{Program: outcomes, Schedule: Schedule{Crashes: []int{4, 2}, ChangeAt: -1}},
@@ -133,7 +138,7 @@ func Properties() []Property {
 		},
 		{
 			ID:      "kernelprops/effects-per-start",
-			Clauses: []string{"S2.execute.served-not-rerun", "S41.typed.untyped-at-least-once", "S1.P9.decision-logged"},
+			Clauses: []string{"S2.execute.served-not-rerun", "S41.typed.untyped-at-least-once", "S1.P9.decision-logged", "I-KERNEL-14"},
 			Gen:     genScenario(8, true, true), Examples: examples(), Check: checkEffects,
 		},
 		{
