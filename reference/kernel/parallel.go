@@ -27,8 +27,9 @@ type branchPanic struct{ value any }
 // parallel of two or more branches are never stamped: whether a sibling's effect had settled is
 // timing (spec §3, I-KERNEL-5). Each branch counts emits per digest from the count at the start
 // of the parallel plus its own emits; after the join the count is that start count plus every
-// branch's emits, so n never depends on the order the branches ran in (I-KERNEL-18). The results are the branches' outputs as JSON, in branch order; the
-// error is the first failing branch's, by index.
+// branch's emits, so n never depends on the order the branches ran in (I-KERNEL-18). The results
+// are the branches' outputs as JSON, in branch order; the error is the first failing branch's,
+// by index.
 func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 	c.r.mu.Lock()
 	c.enter()
