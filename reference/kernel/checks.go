@@ -51,6 +51,7 @@ func Checks() []spec.Check {
 		t("RedispatchFencesZombie", "S6.resume.is-migration", "S6.dispatch.stateless-workers", "S6.fencing.zombie", "I-KERNEL-20"),
 		t("ParallelDuplicateContentNeverLost", "I-KERNEL-19", "S3.emit.residual"),
 		t("ParallelEmitServingOrderIndependent", "S3.emit.never-timing", "S3.emit.serve-skip", "S3.emit.serve-append", "I-KERNEL-18"),
+		t("NestedParallelLiveWorkReachesBranch", "S3.emit.serve-append", "I-KERNEL-18"),
 		t("IngressWorkedExamplesThroughRuntime", "S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing", "S4.ingress.null-after-parked-failure",
 			"S4.fold.failed-while-parked-cleared", "S5.ingress.suspended-only", "S5.ingress.recovered-running-only"),
 		t("LegacyResumeEntryReplayedAndWarned", "S5.ingress.legacy-as-written", "S5.ingress.legacy-warn"),

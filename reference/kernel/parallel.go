@@ -45,8 +45,10 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 			return nil, &SyscallError{Syscall: "parallel", Reason: fmt.Sprintf("branch %d is nil", i)}
 		}
 	}
+	children := make([]*Context, len(branches))
 	for i, b := range branches {
 		child := &Context{r: c.r, inParallel: c.inParallel || len(branches) > 1, entryLive: entryLive, emitN: branchN[i]}
+		children[i] = child
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -69,7 +71,7 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 		}()
 	}
 	wg.Wait()
-	c.joinEmitCounts(startN, branchN)
+	c.join(children, startN, branchN)
 	// Unwinding signals outrank results: an abort first, then a park, then a genuine panic.
 	for _, want := range []func(any) bool{isAbort, isPark, func(any) bool { return true }} {
 		for _, s := range signals {
@@ -116,14 +118,21 @@ func (c *Context) branchEmitCounts(branches int) (start map[string]int64, own []
 	return start, own
 }
 
-// joinEmitCounts adds every branch's own emits to the count the parallel started from: the joined
-// count is the same whatever order the branches ran in.
-func (c *Context) joinEmitCounts(start map[string]int64, own []map[string]int64) {
+// join folds the branches into the parent's causal past once all have returned: their live work
+// (a branch that itself runs a parallel sees its children's live work from here on) and their
+// emits, added to the count the parallel started from. Both are the same whatever order the
+// branches ran in (I-KERNEL-18).
+func (c *Context) join(children []*Context, start map[string]int64, own []map[string]int64) {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	for _, ch := range children {
+		if ch != nil && ch.branchLive {
+			c.branchLive = true
+		}
+	}
 	if start == nil {
 		return
 	}
-	c.r.mu.Lock()
-	defer c.r.mu.Unlock()
 	counts := c.emitCounts()
 	for _, b := range own {
 		for d, n := range b {

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -92,5 +93,56 @@ func TestParallelEmitServingOrderIndependent(t *testing.T) {
 	if d := cmp.Diff(parallelEmitTail(t, true, Hooks{SharedParallelEmitCount: true}),
 		parallelEmitTail(t, false, Hooks{SharedParallelEmitCount: true})); d == "" {
 		t.Errorf("kernel/parallel-emit-order %v: SharedParallelEmitCount mutant = same appends in both orders, want a difference (the test would be vacuous)", clauses)
+	}
+}
+
+// Reference: I-KERNEL-18 — a branch's causal past includes the live work of a parallel it ran
+// itself: live work in a nested branch makes the enclosing branch's later emit append, exactly as
+// live work run directly in that branch does.
+func TestNestedParallelLiveWorkReachesBranch(t *testing.T) {
+	clauses := []string{"S3.emit.serve-append", "I-KERNEL-18"}
+	x := map[string]int{"v": 1}
+	rerun := func(nested bool) []string {
+		h := newHarness(t, nil)
+		h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+			if _, err := c.Parallel(func(b *Context) (any, error) { return nil, b.Emit("X", x) },
+				func(*Context) (any, error) { return nil, nil }); err != nil {
+				return nil, err
+			}
+			if err := c.Emit("X", x); err != nil {
+				return nil, err
+			}
+			return c.Suspend(SuspendConfig{On: "g"})
+		})
+		ctx := testCtx(t)
+		h.ok(h.rt.Start(ctx, "F", "x", nil))
+		before := len(h.log("x"))
+		h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
+			if _, err := c.Parallel(func(b *Context) (any, error) {
+				var err error
+				if nested {
+					_, err = b.Parallel(func(n *Context) (any, error) { return n.Run("Z", h.effect("Z", 1), nil) },
+						func(*Context) (any, error) { return nil, nil })
+				} else {
+					_, err = b.Run("Z", h.effect("Z", 1), nil)
+				}
+				if err != nil {
+					return nil, err
+				}
+				return nil, b.Emit("X", x)
+			}, func(*Context) (any, error) { return nil, nil }); err != nil {
+				return nil, err
+			}
+			if err := c.Emit("X", x); err != nil {
+				return nil, err
+			}
+			return c.Suspend(SuspendConfig{On: "g"})
+		})
+		h.ok(h.rt.Resume(ctx, "x", "g", nil))
+		return emitsOf(h.log("x")[before:], "X")
+	}
+	flat, nested := rerun(false), rerun(true)
+	if d := cmp.Diff(flat, nested); d != "" || len(flat) != 2 {
+		failf(t, "kernel/nested-parallel-live", clauses, "X appended on the re-run, live step direct vs nested (-direct +nested)", d+fmt.Sprint(flat), "no difference, two copies")
 	}
 }
