@@ -1,7 +1,9 @@
 // Package certifytest builds what the certification tests run against: the loom-conform binary
 // (static, CGO_ENABLED=0), a local `FROM scratch` bridge image holding only that binary, and the
 // Docker gate (with CI=true a missing Docker engine fails the test; otherwise it skips with how to
-// enable it). Builds happen once per test binary and are shared by every test in it.
+// enable it). Builds happen once per test binary and are shared by every test in it; the binaries
+// land in one directory per module checkout (SharedDir), shared by all test binaries under a file
+// lock, so parallel packages link them once.
 //
 //	func TestImage(t *testing.T) {
 //		img := certifytest.BridgeImage(t) // skips (or fails under CI=true) without Docker
@@ -12,6 +14,7 @@ package certifytest
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,6 +51,11 @@ var (
 	binary = &once{}
 	image  = &once{}
 	docker = &once{}
+	// programs holds what BuildProgram built in this test binary, by package.
+	programs = &struct {
+		sync.Mutex
+		built map[string]string
+	}{built: map[string]string{}}
 )
 
 // ModuleRoot finds the directory holding go.mod, from the test's working directory up.
@@ -68,30 +76,21 @@ func ModuleRoot() (string, error) {
 	}
 }
 
-// Binary builds ./cmd/loom-conform once (CGO_ENABLED=0, static) and returns its path. The
-// directory holding it is also the image build context, so it contains nothing else.
+// Binary builds ./cmd/loom-conform (CGO_ENABLED=0, static, linux) and returns its path. It is
+// built once per test binary into a directory shared by every test binary of this module
+// (SharedDir), under a file lock, so the packages `go test ./...` runs in parallel do not each
+// link their own copy: when the binary there is up to date, `go build` only checks it (well under
+// a second) instead of linking again (about four seconds). The directory holding it is also the
+// image build context, so it contains nothing else.
+//
+// The packages compile with CGO_ENABLED=0 here; `make test` exports CGO_ENABLED=0 so the test
+// builds and this one share the build cache. A plain `go test` (cgo on) compiles the module a
+// second time with cgo off on a cold cache, once; later runs find both in the cache.
 func Binary(t testing.TB) string {
 	t.Helper()
 	binary.once.Do(func() {
-		root, err := ModuleRoot()
-		if err != nil {
-			binary.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "loom-conform-bin-")
-		if err != nil {
-			binary.err = err
-			return
-		}
-		out := filepath.Join(dir, "loom-conform")
-		cmd := exec.Command("go", "build", "-o", out, "./cmd/loom-conform")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build ./cmd/loom-conform: %v\n%s", err, b)
-			return
-		}
-		binary.val = out
+		binary.val, binary.err = sharedBuild("bridge", "loom-conform", "./cmd/loom-conform",
+			"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	})
 	if binary.err != nil {
 		t.Fatal(binary.err)
@@ -99,21 +98,68 @@ func Binary(t testing.TB) string {
 	return binary.val
 }
 
-// BuildProgram builds the Go package at pkg (relative to the module root) into a temporary
-// directory and returns the binary's path.
+// BuildProgram builds the Go package at pkg (relative to the module root) into the shared
+// directory (see Binary; with the test's own environment) and returns the binary's path.
 func BuildProgram(t testing.TB, pkg string) string {
 	t.Helper()
-	root, err := ModuleRoot()
+	pkg = "./" + strings.TrimPrefix(pkg, "./")
+	programs.Lock()
+	defer programs.Unlock()
+	if p, ok := programs.built[pkg]; ok {
+		return p
+	}
+	out, err := sharedBuild("prog-"+strings.NewReplacer("/", "-", ".", "").Replace(strings.TrimPrefix(pkg, "./")), filepath.Base(pkg), pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, "./"+strings.TrimPrefix(pkg, "./"))
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-	}
+	programs.built[pkg] = out
 	return out
+}
+
+// SharedDir is the directory the test binaries of the module at root share for what they build:
+// one per module checkout and architecture, under the system temporary directory. It outlives the
+// test run on purpose (the next run finds its binaries up to date); removing it is always safe.
+func SharedDir(root string) string {
+	h := sha256.Sum256([]byte(root))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("loom-conform-certifytest-%s-%x", runtime.GOARCH, h[:6]))
+}
+
+// sharedBuild runs `go build -o SharedDir/sub/name pkg` with env added, holding the shared lock.
+func sharedBuild(sub, name, pkg string, env ...string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(SharedDir(root), sub)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	unlock, err := lockShared(root)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out, nil
+}
+
+// lockShared takes the lock of SharedDir(root), waiting for another test binary holding it.
+func lockShared(root string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(SharedDir(root), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return func() { _ = unlockFile(f); f.Close() }, nil
 }
 
 // RequireDocker skips the test when no Docker engine answers, unless CI=true, where it fails.
@@ -151,6 +197,17 @@ func BridgeImage(t testing.TB) string {
 	RequireDocker(t)
 	bin := Binary(t)
 	image.once.Do(func() {
+		root, err := ModuleRoot()
+		if err != nil {
+			image.err = err
+			return
+		}
+		unlock, err := lockShared(root)
+		if err != nil {
+			image.err = err
+			return
+		}
+		defer unlock()
 		dir := filepath.Dir(bin)
 		if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(Dockerfile), 0o644); err != nil {
 			image.err = err
@@ -167,13 +224,11 @@ func BridgeImage(t testing.TB) string {
 	return image.val
 }
 
-// Main runs the tests and then removes what Binary built. Use it from TestMain:
+// Main runs the tests. Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { certifytest.Main(m) }
+//
+// What Binary and BuildProgram built stays in SharedDir for the next test binary and run.
 func Main(m *testing.M) {
-	code := m.Run()
-	if binary.val != "" {
-		_ = os.RemoveAll(filepath.Dir(binary.val))
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
