@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 	"io"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
-	logs := &boundedLog{max: 256 << 10}
+	logs := tailbuf.New(256 << 10)
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--exec %q: %w", t.Command, err)
@@ -170,29 +171,6 @@ func SplitCommand(s string) ([]string, error) {
 		return nil, errors.New("empty command")
 	}
 	return words, nil
-}
-
-// boundedLog keeps the last max bytes written to it.
-type boundedLog struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *boundedLog) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = append([]byte(nil), b.buf[len(b.buf)-b.max:]...)
-	}
-	return len(p), nil
-}
-
-func (b *boundedLog) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }
 
 func clipStr(s string, n int) string {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 	"io"
 	"os"
 	"os/exec"
@@ -24,7 +25,7 @@ const maxLine = 64 << 20
 type Process struct {
 	argv   []string
 	dir    string
-	stderr *tail
+	stderr *tailbuf.Buffer
 
 	mu     sync.Mutex // guards the fields below against Close from another goroutine
 	cur    *child
@@ -58,7 +59,7 @@ func NewProcess(argv []string, dir string) (*Process, error) {
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
 	}
-	return &Process{argv: argv, dir: dir, stderr: newTail(4096)}, nil
+	return &Process{argv: argv, dir: dir, stderr: tailbuf.New(4096)}, nil
 }
 
 // Starts reports how many times the process was started (1 + restarts).
@@ -229,7 +230,7 @@ func (p *Process) fail(c *child, err error) error {
 	}
 	p.mu.Unlock()
 	c.kill()
-	if t := p.stderr.String(); t != "" {
+	if t := p.stderr.Take(); t != "" {
 		return fmt.Errorf("%w; stderr tail: %q", err, t)
 	}
 	return err
@@ -270,32 +271,4 @@ func clip(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
-}
-
-// tail keeps the last n bytes written to it (a process's stderr, for diagnostics).
-type tail struct {
-	mu  sync.Mutex
-	n   int
-	buf []byte
-}
-
-func newTail(n int) *tail { return &tail{n: n} }
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > t.n {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.n:]...)
-	}
-	return len(b), nil
-}
-
-// String returns the kept bytes and forgets them.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := string(bytes.TrimSpace(t.buf))
-	t.buf = nil
-	return s
 }

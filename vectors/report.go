@@ -2,8 +2,8 @@ package vectors
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/junit"
 	"io"
 	"text/tabwriter"
 	"time"
@@ -98,74 +98,37 @@ func (r Report) WriteJSON(w io.Writer) error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// JUnit XML shapes (the common Ant/Jenkins dialect).
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr,omitempty"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Body    string `xml:",chardata"`
-}
-
 // WriteJUnit writes the run as JUnit XML (--junit FILE): one suite per kind, one case per vector.
 // An unknown verdict is an error, a listed failure is skipped with the ledger's reason, and a
 // ledger problem is a failed case of its own.
 func (r Report) WriteJUnit(w io.Writer) error {
-	var out junitSuites
+	var out junit.Suites
 	idx := map[Kind]int{}
 	for _, x := range r.Results {
 		i, ok := idx[x.Kind]
 		if !ok {
 			i = len(out.Suites)
 			idx[x.Kind] = i
-			out.Suites = append(out.Suites, junitSuite{Name: "vectors/" + string(x.Kind)})
+			out.Suites = append(out.Suites, junit.Suite{Name: "vectors/" + string(x.Kind)})
 		}
 		s := &out.Suites[i]
-		jc := junitCase{Name: x.ID, Classname: "vectors." + string(x.Kind), File: x.File, Time: secs(x.Duration)}
+		jc := junit.Case{Name: x.ID, ClassName: "vectors." + string(x.Kind), File: x.File, Time: secs(x.Duration)}
 		switch {
 		case x.Verdict == Pass:
 		case x.Verdict == Fail && x.Expected != "":
-			jc.Skipped = &junitMessage{Message: "expected failure: " + x.Expected}
-			s.Skipped++
+			jc.Skipped = &junit.Message{Message: "expected failure: " + x.Expected}
 		case x.Verdict == Fail:
-			jc.Failure = &junitMessage{Message: firstLine(x.Message), Body: x.Message}
-			s.Failures++
+			jc.Failure = &junit.Message{Message: firstLine(x.Message), Body: x.Message}
 		default:
-			jc.Error = &junitMessage{Message: firstLine(x.Message), Body: x.Message}
-			s.Errors++
+			jc.Error = &junit.Message{Message: firstLine(x.Message), Body: x.Message}
 		}
-		s.Tests++
-		s.Cases = append(s.Cases, jc)
+		s.Add(jc)
 	}
 	if len(r.LedgerErrors) > 0 {
-		s := junitSuite{Name: "vectors/ledger"}
+		s := junit.Suite{Name: "vectors/ledger"}
 		for i, e := range r.LedgerErrors {
-			s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("ledger-%d", i), Classname: "vectors.ledger", Time: "0",
-				Failure: &junitMessage{Message: e}})
-			s.Tests++
-			s.Failures++
+			s.Add(junit.Case{Name: fmt.Sprintf("ledger-%d", i), ClassName: "vectors.ledger", Time: "0",
+				Failure: &junit.Message{Message: e}})
 		}
 		out.Suites = append(out.Suites, s)
 	}
@@ -178,16 +141,7 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		}
 		out.Suites[i].Time = secs(d)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junit.Write(w, out)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }

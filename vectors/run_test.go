@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/loom-kernel/loom-conform/internal/junit"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestReports(t *testing.T) {
 	if err := rep.WriteJUnit(&ju); err != nil {
 		t.Fatal(err)
 	}
-	var suites junitSuites
+	var suites junit.Suites
 	if err := xml.Unmarshal(ju.Bytes(), &suites); err != nil {
 		t.Fatal(err)
 	}

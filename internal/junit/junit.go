@@ -1,0 +1,82 @@
+// Package junit holds the JUnit XML shapes (the common Ant/Jenkins dialect) that the certify and
+// vectors reports write, and the one function that writes them.
+//
+//	s := junit.Suite{Name: "vectors/fold"}
+//	s.Add(junit.Case{Name: "v1", Time: "0.001"})
+//	err := junit.Write(w, junit.Suites{Suites: []junit.Suite{s}})
+package junit
+
+import (
+	"encoding/xml"
+	"io"
+)
+
+// Suites is the document root.
+type Suites struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr,omitempty"`
+	Tests    int      `xml:"tests,attr,omitempty"`
+	Failures int      `xml:"failures,attr,omitempty"`
+	Errors   int      `xml:"errors,attr,omitempty"`
+	Skipped  int      `xml:"skipped,attr,omitempty"`
+	Time     string   `xml:"time,attr,omitempty"`
+	Suites   []Suite  `xml:"testsuite"`
+}
+
+// Suite is one test suite.
+type Suite struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr,omitempty"`
+	Cases    []Case `xml:"testcase"`
+}
+
+// Case is one test case; at most one of Failure, Error and Skipped is set.
+type Case struct {
+	Name      string   `xml:"name,attr"`
+	ClassName string   `xml:"classname,attr"`
+	File      string   `xml:"file,attr,omitempty"`
+	Time      string   `xml:"time,attr"`
+	Failure   *Message `xml:"failure,omitempty"`
+	Error     *Message `xml:"error,omitempty"`
+	Skipped   *Message `xml:"skipped,omitempty"`
+	SystemOut string   `xml:"system-out,omitempty"`
+}
+
+// Message is the body of a failure, error or skip.
+type Message struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Body    string `xml:",chardata"`
+}
+
+// Add appends c to the suite and counts it.
+func (s *Suite) Add(c Case) {
+	s.Tests++
+	switch {
+	case c.Failure != nil:
+		s.Failures++
+	case c.Error != nil:
+		s.Errors++
+	case c.Skipped != nil:
+		s.Skipped++
+	}
+	s.Cases = append(s.Cases, c)
+}
+
+// Write writes the document with an XML header, indented, ending in a newline.
+func Write(w io.Writer, doc Suites) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
