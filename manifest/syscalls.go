@@ -48,3 +48,17 @@ func LookupSyscall(name string) (Syscall, bool) {
 	}
 	return Syscall{}, false
 }
+
+// AvailableSyscalls returns the syscalls a kernel offers with the given feature flags on, in table
+// order: the list a wire handshake advertises beside KernelAbiVersion (spec §2). A client
+// feature-detects against this list; the ABI version alone never implies a syscall, since a Wave 2
+// syscall dated 1.3.0 is absent from a 1.3.0 kernel whose flag is off.
+func AvailableSyscalls(enabled func(feature string) bool) []Syscall {
+	var out []Syscall
+	for _, s := range Syscalls() {
+		if s.Feature == "" || (enabled != nil && enabled(s.Feature)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -39,6 +39,7 @@ func Checks() []spec.Check {
 		t("SyscallsUnknownAndDisabled", "S2.syscalls.available-iff-listed", "S2.syscalls.wave2-flagged", "S5.decide.loom-reserved", "S5.emit.userspace-kernel-refused"),
 		t("KindsResolveByToolID", "S2.execute.kinds-by-toolid", "S2.run.alias"),
 		t("FlowPanicAndHang", "S5.ingress.refusal-appends-nothing", "I-KERNEL-2"),
+		t("AdvertisedSyscallsMatchRuntime", "S2.syscalls.available-iff-listed", "S2.syscalls.no-version-inference", "S2.syscalls.wave2-flagged"),
 		t("Wave2Syscalls", "S2.syscalls.wave2-flagged", "S4.v1_23.continued", "S4.v1_23.message-consumed", "S4.v1_23.wait-addressed-resume", "I-KERNEL-8", "I-KERNEL-16"),
 		t("HumanStepConsumesEntriesInOrder", "S5.human.condition-stepid", "S5.ingress.human-step-entry", "S5.ingress.one-entry-per-suspend", "S5.replay.gates-in-order", "I-KERNEL-22"),
 		t("ResumeAsOntoTerminalAndCrashed", "S5.ingress.resumeas-terminal-null", "S5.resumeas.crashed-namespace-only", "S5.ingress.redrive-no-resumed"),

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -182,4 +183,10 @@ func FixedClock(start, step int64) func() int64 {
 		t += step
 		return t
 	}
+}
+
+// Syscalls returns the syscalls this runtime offers: manifest.AvailableSyscalls under its feature
+// flags, the list a wire handshake advertises (spec §2).
+func (rt *Runtime) Syscalls() []manifest.Syscall {
+	return manifest.AvailableSyscalls(rt.cfg.Features.enabled)
 }
