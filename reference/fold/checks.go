@@ -27,6 +27,7 @@ func Checks() []spec.Check {
 			"S4.v1_20.null-resume-no-passthrough", "S4.v1_16.resume-payloads", "S4.v1_23.diverged-null-status-only", "I-FOLD-3"),
 		t("fold/state-shape", "TestEmptyAndSequence", "S2.state.shape"),
 		t("fold/bad-input", "TestFoldRefusesMalformedLogs", "I-FOLD-1"),
+		t("fold/trailing-data", "TestTrailingDataRefusedAtEveryProfile", "I-FOLD-1", "S4.envelope.shape"),
 		t("fold/handlers", "TestHandlerForEveryManifestType", "S4.log.known-types-pinned", "I-FOLD-6"),
 		t("fold/catalogue-current", "TestEventsDocCurrent", "S4.log.known-types-pinned"),
 		t("fold/canonical-json", "TestCanonicalHardCases", "S3.emit.canonical-form"),

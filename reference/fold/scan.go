@@ -285,7 +285,7 @@ func eachFieldMode(raw []byte, trusted bool, fn func(key, val []byte) error) (bo
 	}
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return true, nil
+		return true, endsAt(raw, i+1)
 	}
 	for {
 		if i >= len(raw) || raw[i] != '"' {
@@ -323,13 +323,22 @@ func eachFieldMode(raw []byte, trusted bool, fn func(key, val []byte) error) (bo
 			return true, syntaxErr(i, "unterminated object")
 		}
 		if raw[i] == '}' {
-			return true, nil
+			return true, endsAt(raw, i+1)
 		}
 		if raw[i] != ',' {
 			return true, syntaxErr(i, "want ',' or '}'")
 		}
 		i = skipSpace(raw, i+1)
 	}
+}
+
+// endsAt reports an error unless only white space follows offset i: an object read by
+// eachFieldMode must be the whole text ("{}}" is not an object with trailing space).
+func endsAt(raw []byte, i int) error {
+	if j := skipSpace(raw, i); j != len(raw) {
+		return syntaxErr(j, "trailing data after the value")
+	}
+	return nil
 }
 
 // eachElem calls fn for every element of the JSON array raw. ok=false when raw is not an array.
