@@ -159,22 +159,10 @@ func readMeta(raw []byte, trusted bool) (meta, error) {
 		}
 		return m, errNotObject
 	}
-	return m, trailingSpaceOnly(raw)
+	return m, nil
 }
 
 var errNotObject = errors.New("want an object")
-
-// trailingSpaceOnly checks that an object that eachField read whole ends the text.
-func trailingSpaceOnly(raw []byte) error {
-	j := len(raw)
-	for j > 0 && isSpace(raw[j-1]) {
-		j--
-	}
-	if j == 0 || raw[j-1] != '}' {
-		return syntaxErr(j, "trailing data after the value")
-	}
-	return nil
-}
 
 // protoKey is the container key the fold rejects (spec §4 fold hardening).
 const protoKey = "__proto__"
@@ -307,7 +295,7 @@ func (ps *pass) fields(raw []byte, names ...string) (f fieldSet, ok bool) {
 	if err != nil {
 		return fieldSet{}, false
 	}
-	if ok && !ps.checked && len(raw) > 0 && &raw[0] == &ps.payload[0] && len(raw) == len(ps.payload) && trailingSpaceOnly(raw) == nil {
+	if ok && !ps.checked && len(raw) > 0 && &raw[0] == &ps.payload[0] && len(raw) == len(ps.payload) {
 		ps.checked = true
 	}
 	return f, ok
