@@ -6,7 +6,7 @@ func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
-		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(), pluginInterpretations(),
 	} {
 		out = append(out, part...)
 	}

@@ -136,3 +136,43 @@ func TestChecksValid(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBrokenContentStoresRejected(t *testing.T) {
+	rejectedBy(t, kits.ContentStoreKit(), broken.ContentStores())
+}
+
+func TestBrokenDurableStateStoresRejected(t *testing.T) {
+	rejectedBy(t, kits.DurableStateStoreKit(), broken.DurableStateStores())
+}
+
+func TestBrokenReadModelStoresRejected(t *testing.T) {
+	rejectedBy(t, kits.ReadModelStoreKit(), broken.ReadModelStores())
+}
+
+func TestEnoughBrokenPluginStores(t *testing.T) {
+	for name, n := range map[string]int{"ContentStore": len(broken.ContentStores()),
+		"DurableStateStore": len(broken.DurableStateStores()), "ReadModelStore": len(broken.ReadModelStores())} {
+		if n < 8 {
+			t.Errorf("%d broken %ss, want at least 8", n, name)
+		}
+	}
+}
+
+// Every broken store is a valid registered mutant, and each names a check its kit has.
+func TestMutantsValid(t *testing.T) {
+	ms := broken.Mutants()
+	if err := spec.ValidateMutants(ms); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, c := range kits.Checks() {
+		ids[c.ID] = true
+	}
+	for _, m := range ms {
+		for _, c := range m.CaughtBy {
+			if !ids[c] {
+				t.Errorf("mutant %s: caught by %q, which no kit has", m.ID, c)
+			}
+		}
+	}
+}
