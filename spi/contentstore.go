@@ -1,6 +1,7 @@
 package spi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -84,4 +85,28 @@ func clip(s string) string {
 		return s[:80] + "…"
 	}
 	return s
+}
+
+// ReadContent reads r to io.EOF for a PutStream that commits only whole content: ctx is checked
+// between reads, and the first error (the reader's or the context's) ends it with nothing kept.
+func ReadContent(ctx context.Context, r io.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	chunk := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(chunk)
+		buf.Write(chunk[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

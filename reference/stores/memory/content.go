@@ -74,33 +74,9 @@ func (s *ContentStore) GetFor(ctx context.Context, a spi.ContentAccess, digest s
 // PutStreamFor implements spi.OwnedContentStore: the stream is buffered and committed only after
 // io.EOF with ctx still live, so a failed or cancelled stream leaves nothing.
 func (s *ContentStore) PutStreamFor(ctx context.Context, a spi.ContentAccess, r io.Reader) (spi.ContentRef, error) {
-	data, err := ReadStream(ctx, r)
+	data, err := spi.ReadContent(ctx, r)
 	if err != nil {
 		return spi.ContentRef{}, err
 	}
 	return s.PutFor(ctx, a, data)
-}
-
-// ReadStream reads r to io.EOF, checking ctx between reads; the first error (the reader's or the
-// context's) ends it.
-func ReadStream(ctx context.Context, r io.Reader) ([]byte, error) {
-	var buf bytes.Buffer
-	chunk := make([]byte, 64<<10)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n, err := r.Read(chunk)
-		buf.Write(chunk[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
