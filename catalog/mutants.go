@@ -7,6 +7,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/vectors"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken
@@ -19,6 +20,7 @@ func Mutants() []spec.Mutant {
 		kernel.Mutants(),
 		ingressprops.Mutants(),
 		certify.Mutants(),
+		vectors.Mutants(),
 	} {
 		out = append(out, part...)
 	}
