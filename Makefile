@@ -4,18 +4,26 @@ PKGS      ?= ./...
 JUNIT     ?= test-results/junit.xml
 FUZZTIME  ?= 30s
 BENCHTIME ?= 3x
+# Proof records of the last `make test` (one fresh directory per run, so a cached test result,
+# which records nothing, never stands in for a run): read by `spec --coverage --proofs`.
+PROOFS    ?= test-results/proofs
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test ci bench fuzz lint docs vectors gen-vectors certify clean
+.PHONY: build test coverage ci bench fuzz lint docs vectors gen-vectors certify clean
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
 
 test: ## run the whole suite through gotestsum (JUnit XML to $(JUNIT)); starts a throwaway PostgreSQL unless LOOM_CONFORM_POSTGRES_DSN is set
-	@mkdir -p $(dir $(JUNIT))
-	scripts/with-services.sh $(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -timeout 15m $(PKGS)
+	@mkdir -p $(dir $(JUNIT)) && rm -rf $(PROOFS) && mkdir -p $(PROOFS)/run-$$(date +%s%N)
+	LOOM_CONFORM_PROOFS=$$(ls -d $(abspath $(PROOFS))/run-*) scripts/with-services.sh $(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -timeout 15m $(PKGS)
+	@$(MAKE) --no-print-directory coverage
+
+coverage: ## linked and proven clause coverage from the proof records of the last `make test`; fails when a registered mutant has no recorded kill or spec MUST proven < 90 %
+	$(GO) run ./cmd/loom-conform spec --coverage --strict --proofs "$$(ls -d $(PROOFS)/run-* | tail -1)" > test-results/coverage.txt || { tail -60 test-results/coverage.txt; exit 1; }
+	@sed -n '/^mutants:/,$$p' test-results/coverage.txt | head -40
 
 ci: lint test build ## what CI runs
 

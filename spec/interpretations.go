@@ -6,7 +6,8 @@ func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
-		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(), pluginInterpretations(),
+		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		certInterpretations(), pluginInterpretations(),
 	} {
 		out = append(out, part...)
 	}
