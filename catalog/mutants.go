@@ -6,6 +6,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/lifecycle"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
@@ -21,6 +22,7 @@ func Mutants() []spec.Mutant {
 		ingressprops.Mutants(),
 		certify.Mutants(),
 		vectors.Mutants(),
+		lifecycle.Mutants(),
 	} {
 		out = append(out, part...)
 	}
