@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
@@ -21,6 +22,7 @@ func Mutants() []spec.Mutant {
 		ingressprops.Mutants(),
 		certify.Mutants(),
 		vectors.Mutants(),
+		fitness.Mutants(),
 	} {
 		out = append(out, part...)
 	}

@@ -21,7 +21,7 @@ func Checks() []spec.Check {
 // Mutants lists the broken implementations this package proves its gates reject.
 func Mutants() []spec.Mutant {
 	return []spec.Mutant{{
-		ID: "kernel-hook/unwired-work", Kind: "kernel-hook",
+		ID: "kernel-hook/g2/unwired-work", Kind: "kernel-hook",
 		Defect:   "a kernel whose configured-but-unwired options add ~10 % work to every live step (kernel.Hooks.UnwiredWork)",
 		Clauses:  []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
 		CaughtBy: []string{"fitness/g2-gate-proof"},
