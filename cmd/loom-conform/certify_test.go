@@ -26,7 +26,7 @@ func TestCertifyBuiltinCLI(t *testing.T) {
 	}
 	var rep struct {
 		Verdict string `json:"verdict"`
-		Options   struct {
+		Options struct {
 			Seed int64 `json:"seed"`
 		} `json:"options"`
 		Checks []struct {
