@@ -3,6 +3,7 @@ package catalog
 import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/fitness/badges"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
@@ -23,6 +24,7 @@ func Mutants() []spec.Mutant {
 		certify.Mutants(),
 		vectors.Mutants(),
 		fitness.Mutants(),
+		badges.Mutants(),
 	} {
 		out = append(out, part...)
 	}
