@@ -126,6 +126,18 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// The hooks below break one rule each of §4.1, §8 and §2 (see mutants.go for the clauses).
+	RerunTypedFailures   bool // a recorded typed failure is not substituted on replay: the step runs again
+	ServeUntypedFailures bool // a recorded untyped failure is served on replay instead of re-executed
+	EffectErrorMapWins   bool // the effect's error map is used even when the step declares its own
+	TypedCap32K          bool // typed payloads are capped at 32 KiB instead of 16 KiB
+	TypedSkipSchema      bool // a typed payload is recorded without its channel's schema check
+	DegradeQuietly       bool // a degraded typed failure is recorded without a warning
+	TypedRecordedUntyped bool // a typed failure is recorded without its channel and payload
+	MeterZeroFill        bool // RESOURCE_METERED carries 0 for every dimension not measured
+	MeterNotLogged       bool // Meter counts usage in memory but appends no RESOURCE_METERED
+	AdmissionIgnored     bool // a spent budget never refuses a live effect
+	NegotiateRecomputed  bool // negotiateBudget recomputes its grant on every run instead of logging it
 }
 
 func (c Config) withDefaults() Config {

@@ -12,6 +12,7 @@ type hookMutant struct {
 // rejection (the property kit for the §3 rules, other tests for the rest).
 func hookMutants() []hookMutant {
 	const props = "kits/kernelprops:TestKitRejectsMutants"
+	const own = "reference/kernel:TestHookMutantsFailTheirTests"
 	h := func(name, defect, where string, set func(*Hooks), caught []string, clauses ...string) hookMutant {
 		return hookMutant{spec.Mutant{ID: "kernel-hook/runtime/" + name, Kind: "kernel-hook", Defect: defect, Clauses: clauses, CaughtBy: caught, Where: where}, set}
 	}
@@ -36,6 +37,29 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.SharedParallelEmitCount = true }, by("kernelprops/emit-serving-model"), "S3.emit.never-timing", "I-KERNEL-18"),
 		h("normalizes-own-snapshots", "reads its own snapshots through normalizeSnapshotState, upgrading them to the current profile", props,
 			func(h *Hooks) { h.NormalizeOwnSnapshots = true }, by("kernelprops/snapshot-equivalence"), "S3.snapshot.equivalence", "I-KERNEL-24"),
+		h("reruns-typed-failures", "a recorded typed failure is not substituted on replay: the step runs again", own,
+			func(h *Hooks) { h.RerunTypedFailures = true }, by("kernel/TypedFailureRecordedAndSubstituted"), "S41.typed.replay-substitution"),
+		h("serves-untyped-failures", "a recorded untyped failure is served on replay instead of re-executed", own,
+			func(h *Hooks) { h.ServeUntypedFailures = true }, by("kernel/UntypedFailureReexecuted"), "S41.typed.untyped-at-least-once"),
+		h("effect-error-map-wins", "the effect's error map is used even when the step declares its own", own,
+			func(h *Hooks) { h.EffectErrorMapWins = true }, by("kernel/TypedFailureStepLevelWins"), "S41.typed.step-wins"),
+		h("typed-cap-32k", "typed failure payloads up to 32 KiB are recorded", own,
+			func(h *Hooks) { h.TypedCap32K = true }, by("kernel/TypedFailureDegradesLoudly"), "S41.typed.cap-16k"),
+		h("typed-skips-schema", "a typed payload is recorded without its channel's schema check", own,
+			func(h *Hooks) { h.TypedSkipSchema = true }, by("kernel/TypedFailureStepLevelWins"), "S41.typed.validate-before-append"),
+		h("degrades-quietly", "a degraded typed failure is recorded without a warning", own,
+			func(h *Hooks) { h.DegradeQuietly = true }, by("kernel/TypedFailureDegradesLoudly"), "S41.typed.degrade-loudly"),
+		h("typed-recorded-untyped", "a typed failure is recorded as a plain STEP_FAILED, without channel and payload", own,
+			func(h *Hooks) { h.TypedRecordedUntyped = true }, by("kernel/TypedFailureRecordedAndSubstituted"),
+			"S41.typed.record", "S4.v1_17.typed-failure-fields", "S41.typed.replay-substitution"),
+		h("meter-zero-fill", "RESOURCE_METERED carries 0 for every dimension not measured", own,
+			func(h *Hooks) { h.MeterZeroFill = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.no-false-zeros"),
+		h("meter-not-logged", "metered usage is counted in memory but never appended", own,
+			func(h *Hooks) { h.MeterNotLogged = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.metered-per-effect"),
+		h("admission-ignored", "a spent budget never refuses a live effect", own,
+			func(h *Hooks) { h.AdmissionIgnored = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.budget.quota-exceeded"),
+		h("negotiate-recomputed", "negotiateBudget recomputes its grant on every run instead of recording it", own,
+			func(h *Hooks) { h.NegotiateRecomputed = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.budget.negotiate", "S1.P9.decision-logged"),
 	}
 }
 
