@@ -138,6 +138,15 @@ type Hooks struct {
 	MeterNotLogged       bool // Meter counts usage in memory but appends no RESOURCE_METERED
 	AdmissionIgnored     bool // a spent budget never refuses a live effect
 	NegotiateRecomputed  bool // negotiateBudget recomputes its grant on every run instead of logging it
+	WakeAtNotLogged      bool // a timed park's wakeAt goes to the TimerStore only, not into the log
+	WakeAtRelative       bool // a derived wakeAt is the timeout alone, not now + timeout
+	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
+	CorrelationDropped   bool // suspend records no correlationKey
+	CorrelationRequired  bool // suspend without a correlationKey is refused
+	HumanNoCondition     bool // a human step parks without condition.stepId
+	HumanKeepsEntry      bool // a completed human step does not consume its entry on replay
+	RunWritesKind        bool // run records kind "agent" instead of being a plain alias of execute
+	ResolveByKind        bool // an effect is looked up by the task's kind instead of its toolId
 }
 
 func (c Config) withDefaults() Config {

@@ -107,6 +107,9 @@ func (r *run) resolve(syscall string, task Task) (Effect, map[string]PayloadSche
 		return task.Fn, task.Errors, task.AtMostOnce, nil
 	}
 	def, ok := r.rt.cfg.Effects[task.ToolID]
+	if r.rt.cfg.Hooks.ResolveByKind {
+		def, ok = r.rt.cfg.Effects[task.Kind]
+	}
 	if !ok || def.Fn == nil {
 		return nil, nil, false, &SyscallError{Syscall: syscall, Reason: fmt.Sprintf("step %q: no effect registered for toolId %q", task.ID, task.ToolID)}
 	}
