@@ -147,6 +147,14 @@ type Hooks struct {
 	HumanKeepsEntry      bool // a completed human step does not consume its entry on replay
 	RunWritesKind        bool // run records kind "agent" instead of being a plain alias of execute
 	ResolveByKind        bool // an effect is looked up by the task's kind instead of its toolId
+	StampRegardless      bool // an appended emit is stamped even when it does not exceed the logged count
+	StampKernelFacts     bool // kernel facts emitted by the flow are stamped like any emit
+	StampUnmatchable     bool // an emit whose payload has no JSON form is stamped
+	StampWrongDigest     bool // the flowEmit stamp is not the emit's digest
+	DigestIgnoresSegment bool // the emit digest is computed as if every emit were in segment 0
+	DecisionsRecomputed  bool // a recorded decision is decided again instead of served from the log
+	Wave2Unflagged       bool // continueAsNew, receive and select work without their feature flags
+	AdvertiseAll         bool // Syscalls advertises every syscall of the table, flags or not
 }
 
 func (c Config) withDefaults() Config {
@@ -209,5 +217,8 @@ func FixedClock(start, step int64) func() int64 {
 // Syscalls returns the syscalls this runtime offers: manifest.AvailableSyscalls under its feature
 // flags, the list a wire handshake advertises (spec §2).
 func (rt *Runtime) Syscalls() []manifest.Syscall {
+	if rt.cfg.Hooks.AdvertiseAll {
+		return manifest.AvailableSyscalls(func(string) bool { return true })
+	}
 	return manifest.AvailableSyscalls(rt.cfg.Features.enabled)
 }
