@@ -5,6 +5,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -21,6 +22,7 @@ func Mutants() []spec.Mutant {
 		ingressprops.Mutants(),
 		certify.Mutants(),
 		vectors.Mutants(),
+		manifest.Mutants(),
 	} {
 		out = append(out, part...)
 	}
