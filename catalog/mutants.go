@@ -7,6 +7,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -25,6 +26,7 @@ func Mutants() []spec.Mutant {
 		vectors.Mutants(),
 		fitness.Mutants(),
 		badges.Mutants(),
+		manifest.Mutants(),
 	} {
 		out = append(out, part...)
 	}
