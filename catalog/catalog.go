@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
@@ -40,6 +41,7 @@ func Checks() []spec.Check {
 		userspace.Checks(),
 		ingressprops.Checks(),
 		kernelprops.Checks(),
+		fitness.Checks(),
 		cliChecks(),
 	} {
 		out = append(out, part...)
@@ -58,6 +60,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/certify-write-ledger", Kind: spec.KindTest, Clauses: []string{"I-BRIDGE-8", "I-CERT-2"}, Where: "cmd/loom-conform:TestCertifyWriteLedgerAndStdout"},
 		{ID: "cli/vectors-write-ledger", Kind: spec.KindTest, Clauses: []string{"I-VECTOR-5", "I-CERT-7"}, Where: "cmd/loom-conform:TestVectorsWriteLedgerAndStdout"},
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
+		{ID: "cli/fitness", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestFitnessCLI"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }

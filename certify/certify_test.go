@@ -2,6 +2,7 @@ package certify_test
 
 import (
 	"context"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,7 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 			if !ok || c.Verdict != kits.Fail || c.Blocking != (c.Level == spec.Must || c.Level == spec.MustNot) {
 				t.Fatalf("%s: check %s = %+v, want a fail, blocking at MUST (%s)", b.name, catch, c, b.defect)
 			}
+			proof.Rejected(t, broken.MutantID(b.kind, b.name), catch, c.Message)
 			// A SHOULD failure alone blocks nothing (run alone it certifies nothing either: no
 			// MUST check ran, I-STORE-24).
 			if c.Blocking && rep.Certified() || !c.Blocking && rep.Summary.Blocking != 0 {
@@ -227,6 +229,8 @@ func TestBadBridges(t *testing.T) {
 				c, _ := find(rep, id)
 				if c.Verdict != kits.Fail || !strings.Contains(c.Message, "protocol") {
 					t.Errorf("%s = %s %q, want a protocol failure", id, c.Verdict, c.Message)
+				} else {
+					proof.Rejected(t, "bridge/badbridge/malformed", id, c.Message)
 				}
 			}
 			if c, _ := find(rep, "eventstore/append-read-order"); !contains(c.Clauses, "I-BRIDGE-4") {
@@ -266,13 +270,15 @@ func TestBadBridges(t *testing.T) {
 
 // The bridge kit is proven by broken bridges: each is rejected by the check meant for it.
 func TestBridgeKitRejectsBrokenBridges(t *testing.T) {
+	const where = "certify:TestBridgeKitRejectsBrokenBridges"
 	bin := certifytest.BuildProgram(t, "certify/testdata/badbridge")
-	for mode, catch := range map[string]string{
-		"future":     "bridge/handshake",
-		"lying":      "bridge/declared-methods-answer",
-		"wrongcodes": "bridge/error-codes",
-		"fragile":    "bridge/unknown-method|bridge/malformed-requests",
-	} {
+	modes := []string{"future", "lying", "wrongcodes", "fragile"}
+	var built []string
+	for _, m := range modes {
+		built = append(built, "bridge/badbridge/"+m)
+	}
+	for _, m := range proof.Registered(t, certify.Mutants(), where, built) {
+		mode := strings.TrimPrefix(m.ID, "bridge/badbridge/")
 		t.Run(mode, func(t *testing.T) {
 			rep, err := certify.Run(context.Background(), certify.ExecTarget{Command: bin + " -mode " + mode},
 				certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/", StartTimeout: 20 * time.Second})
@@ -281,11 +287,18 @@ func TestBridgeKitRejectsBrokenBridges(t *testing.T) {
 			}
 			for _, c := range rep.Checks {
 				want := kits.Pass
-				if strings.Contains("|"+catch+"|", "|"+c.ID+"|") {
+				if contains(m.CaughtBy, c.ID) {
 					want = kits.Fail
 				}
 				if c.Verdict != want && !(want == kits.Pass && mode == "lying") {
 					t.Errorf("%s: %s = %s %q, want %s", mode, c.ID, c.Verdict, firstLine(c.Message), want)
+				}
+			}
+			for _, id := range m.CaughtBy {
+				if c, ok := find(rep, id); ok && c.Verdict == kits.Fail {
+					proof.Rejected(t, m.ID, id, c.Message)
+				} else {
+					t.Errorf("%s: check %s = %s, want fail", m.ID, id, c.Verdict)
 				}
 			}
 		})
