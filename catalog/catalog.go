@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
@@ -40,6 +41,7 @@ func Checks() []spec.Check {
 		userspace.Checks(),
 		ingressprops.Checks(),
 		kernelprops.Checks(),
+		goldens.Checks(),
 		cliChecks(),
 	} {
 		out = append(out, part...)

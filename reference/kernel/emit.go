@@ -59,7 +59,11 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 		return nil
 	}
 	raw := chk.Payload
-	d, err := fold.EmitDigest(r.segment, eventType, raw)
+	seg := r.segment
+	if r.rt.cfg.Hooks.EmitSegmentSkew {
+		seg++
+	}
+	d, err := fold.EmitDigest(seg, eventType, raw)
 	if err != nil { // the userspace copy is JSON; treat anything else as unmatchable
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
 		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
