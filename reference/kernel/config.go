@@ -138,6 +138,10 @@ type Hooks struct {
 	EmitSegmentSkew bool
 	// RetrySameAttempt records a re-run of a failed step with its previous attempt number (breaks S4.replay.byte-identical-unaffected).
 	RetrySameAttempt bool
+	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
+	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
+	// the fitness G2 ratio gate must catch it).
+	UnwiredWork func()
 }
 
 func (c Config) withDefaults() Config {
