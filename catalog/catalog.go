@@ -61,6 +61,8 @@ func cliChecks() []spec.Check {
 		{ID: "cli/certify-never-certified", Kind: spec.KindTest, Clauses: []string{"I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6"}, Where: "cmd/loom-conform:TestCertifyNeverCertifiedCLI"},
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/fitness", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestFitnessCLI"},
+		{ID: "cli/goldens-check", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S3.determinism.enforced"}, Where: "cmd/loom-conform:TestGoldensCheckCLI"},
+		{ID: "cli/replay", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S4.replay.byte-identical-unaffected", "I-GOLDEN-2"}, Where: "cmd/loom-conform:TestReplayCLI"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }
