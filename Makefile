@@ -11,7 +11,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench fuzz lint docs vectors gen-vectors certify fitness g2-proof clean
+.PHONY: build test coverage ci bench fuzz lint docs vectors gen-vectors goldens certify fitness g2-proof clean
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -55,6 +55,9 @@ certify: ## the main job: certify the embedded SQLite store
 
 vectors: ## run the fold vectors against the reference fold
 	$(GO) run ./cmd/loom-conform vectors
+
+goldens: ## re-run the golden-log corpus (replay, fixture, G2) against the reference kernel
+	$(GO) run ./cmd/loom-conform goldens check
 
 gen-vectors: ## regenerate the generated fold vectors (review the diff)
 	$(GO) generate ./vectors

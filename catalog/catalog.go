@@ -4,6 +4,7 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/fitness/badges"
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
@@ -42,6 +43,7 @@ func Checks() []spec.Check {
 		userspace.Checks(),
 		ingressprops.Checks(),
 		kernelprops.Checks(),
+		goldens.Checks(),
 		fitness.Checks(),
 		badges.Checks(),
 		cliChecks(),
@@ -64,6 +66,8 @@ func cliChecks() []spec.Check {
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/badges", Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence"}, Where: "cmd/loom-conform:TestBadgesCLI"},
 		{ID: "cli/fitness", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestFitnessCLI"},
+		{ID: "cli/goldens-check", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S3.determinism.enforced"}, Where: "cmd/loom-conform:TestGoldensCheckCLI"},
+		{ID: "cli/replay", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S4.replay.byte-identical-unaffected", "I-GOLDEN-2"}, Where: "cmd/loom-conform:TestReplayCLI"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }

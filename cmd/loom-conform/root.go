@@ -40,6 +40,8 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newVectorsCmd(),
 		newCertifyCmd(),
 		newServeStoreCmd(),
+		newReplayCmd(),
+		newGoldensCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
 	} {
