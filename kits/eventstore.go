@@ -17,7 +17,7 @@ type EventStoreCase = Case[spi.EventStore]
 
 // EventStoreKit is the EventStore conformance kit (spec §7, DESIGN §6).
 func EventStoreKit() Kit[spi.EventStore] {
-	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: eventStoreChecks()}
+	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: append(eventStoreChecks(), esGapChecks()...)}
 }
 
 func eventStoreChecks() []Check[spi.EventStore] {

@@ -19,7 +19,7 @@ type SnapshotStoreCase = Case[spi.SnapshotStore]
 // SnapshotStoreKit is the SnapshotStore conformance kit (spec §3, §7).
 func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 	type C = Check[spi.SnapshotStore]
-	return Kit[spi.SnapshotStore]{Name: "snapshotstore", Seam: manifest.SeamSnapshotStore, Checks: []C{
+	return Kit[spi.SnapshotStore]{Name: "snapshotstore", Seam: manifest.SeamSnapshotStore, Checks: append([]C{
 		{ID: "snapshotstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *SnapshotStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamSnapshotStore, c.Failf)
@@ -50,7 +50,7 @@ func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 			Requires: []string{spi.MethodListSequences}, Doc: "listSequences is ascending, one per snapshot", Run: ssListSequences},
 		{ID: "snapshotstore/prune-dry-run", Clauses: []string{"S7.ss.list-sequences", "S7.ss.prune-range"}, Level: spec.Must,
 			Requires: []string{spi.MethodListSequences, spi.MethodPruneSnapshots}, Doc: "the dry run from listSequences predicts exactly what pruneSnapshots deletes", Run: ssPruneDryRun},
-	}}
+	}, ssGapChecks()...)}
 }
 
 // CheckSnapshotStore runs the SnapshotStore kit and returns errors.Join of every failure and unknown.

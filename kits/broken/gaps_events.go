@@ -1,0 +1,209 @@
+package broken
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// midway is how long a broken store leaves a half-done write visible between two of its steps:
+// about one network round trip to a database on the same host, what two statements without a
+// transaction cost.
+const midway = 100 * time.Microsecond
+
+// --- deleteExecution matches ids case-insensitively (DELETE … WHERE id ILIKE $1).
+type deleteFoldsCase struct{ es }
+
+func (s deleteFoldsCase) DeleteExecution(ctx context.Context, id string) error {
+	ids, err := allExecutions(ctx, s.es)
+	if err != nil {
+		return err
+	}
+	for _, x := range ids {
+		if strings.EqualFold(x, id) {
+			if err := s.es.DeleteExecution(ctx, x); err != nil {
+				return err
+			}
+		}
+	}
+	return s.es.DeleteExecution(ctx, id)
+}
+
+func allExecutions(ctx context.Context, s es) ([]string, error) {
+	var out []string
+	cursor := ""
+	for {
+		p, err := s.ListExecutionsPage(ctx, cursor, 500)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.ExecutionIDs...)
+		if p.Next == "" {
+			return out, nil
+		}
+		cursor = p.Next
+	}
+}
+
+// --- fence tokens live in a table keyed by the lower-cased id; the log itself keys by bytes.
+type fenceFoldsCase struct{ fenced }
+
+func newFenceFoldsCase() fenceFoldsCase { return fenceFoldsCase{newFenced(&fenceBook{})} }
+
+func (s fenceFoldsCase) AcquireFence(ctx context.Context, id string) (spi.Fence, error) {
+	f, err := s.fenced.AcquireFence(ctx, strings.ToLower(id))
+	f.ExecutionID = id
+	return f, err
+}
+
+func (s fenceFoldsCase) AcquireFenceIf(ctx context.Context, id string, expected int64) (spi.Fence, error) {
+	f, err := s.fenced.AcquireFenceIf(ctx, strings.ToLower(id), expected)
+	f.ExecutionID = id
+	return f, err
+}
+
+func (s fenceFoldsCase) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := s.book.check(strings.ToLower(id), opts.Fence); err != nil {
+		return err
+	}
+	return s.es.Append(ctx, id, events, spi.AppendOptions{})
+}
+
+func (s fenceFoldsCase) DeleteExecution(ctx context.Context, id string) error {
+	s.book.mu.Lock()
+	s.book.tokens[strings.ToLower(id)]++
+	s.book.mu.Unlock()
+	return s.es.DeleteExecution(ctx, id)
+}
+
+// --- listExecutionsPage ordered by a case-insensitive collation (lower(id), then id), cursor
+// compared the same way.
+type listingCollated struct{ es }
+
+func collate(a, b string) bool {
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	if la != lb {
+		return la < lb
+	}
+	return a < b
+}
+
+func (s listingCollated) ListExecutionsPage(ctx context.Context, cursor string, limit int) (spi.Page, error) {
+	if limit < 1 {
+		return s.es.ListExecutionsPage(ctx, cursor, limit)
+	}
+	ids, err := allExecutions(ctx, s.es)
+	if err != nil {
+		return spi.Page{}, err
+	}
+	sort.Slice(ids, func(i, j int) bool { return collate(ids[i], ids[j]) })
+	var out []string
+	for _, x := range ids {
+		if collate(cursor, x) || cursor == "" {
+			out = append(out, x)
+		}
+	}
+	p := spi.Page{ExecutionIDs: out}
+	if len(out) > limit {
+		p.ExecutionIDs, p.Next = out[:limit], out[limit-1]
+	}
+	return p, nil
+}
+
+// --- an append whose envelopes equal the stored ones is taken for an idempotent retry.
+type appendResendNoop struct{ es }
+
+func (s appendResendNoop) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	log, err := s.es.Read(ctx, id)
+	if err == nil && len(events) > 0 && len(log) > 0 {
+		head := log[len(log)-1].Sequence
+		first := log[0].Sequence
+		same := true
+		for _, e := range events {
+			if e.Sequence > head || e.Sequence < first || !spi.SameEnvelope(log[e.Sequence-first], e) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return nil
+		}
+	}
+	return s.es.Append(ctx, id, events, opts)
+}
+
+// --- a batch is written one envelope at a time, each validated as it is written.
+type validatesLazily struct{ es }
+
+func (s validatesLazily) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	for _, e := range events {
+		if err := s.es.Append(ctx, id, []spi.Envelope{e}, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// --- a batch is checked whole, then inserted one envelope per statement without a transaction.
+type appendVisibleMidway struct {
+	es
+	mu *sync.Mutex
+}
+
+func (s appendVisibleMidway) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := spi.ValidateBatch("append", id, events); err != nil || len(events) < 2 {
+		if err != nil {
+			return err
+		}
+		return s.es.Append(ctx, id, events, opts)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	log, err := s.es.Read(ctx, id)
+	if err != nil {
+		return err
+	}
+	if lastSeq(log)+1 != events[0].Sequence {
+		return &spi.ConflictError{ExecutionID: id, Expected: events[0].Sequence, Actual: lastSeq(log) + 1}
+	}
+	for i, e := range events {
+		if i > 0 {
+			time.Sleep(midway)
+		}
+		if err := s.es.Append(ctx, id, []spi.Envelope{e}, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// --- deleteThrough deletes one sequence per statement, oldest first, without a transaction.
+type deleteThroughVisibleMidway struct{ es }
+
+func (s deleteThroughVisibleMidway) DeleteThrough(ctx context.Context, id string, through int64) error {
+	log, err := s.es.Read(ctx, id)
+	if err != nil || len(log) == 0 || through < 0 {
+		if err != nil {
+			return err
+		}
+		return s.es.DeleteThrough(ctx, id, through)
+	}
+	for seq := log[0].Sequence; seq <= through && seq <= lastSeq(log); seq++ {
+		if seq > log[0].Sequence {
+			time.Sleep(midway)
+		}
+		if err := s.es.DeleteThrough(ctx, id, seq); err != nil {
+			return err
+		}
+	}
+	return s.es.DeleteThrough(ctx, id, through)
+}
+
+// --- storeNow in microseconds.
+type nowInMicros struct{ es }
+
+func (s nowInMicros) StoreNow(ctx context.Context) (int64, error) { return time.Now().UnixMicro(), nil }
