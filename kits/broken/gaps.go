@@ -3,6 +3,7 @@ package broken
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -38,6 +39,12 @@ func gapEventStores() []gap[spi.EventStore] {
 			func() E { return appendVisibleMidway{newES(), &sync.Mutex{}} }),
 		g("delete-through-visible-midway", "deleteThrough deletes one sequence per statement; readers see a partly deleted prefix", "eventstore/readers-whole-delete-through", []string{"S7.es.delete-through-atomic", "I-STORE-31"},
 			func() E { return deleteThroughVisibleMidway{newES()} }),
+		g("replica-lag", "reads are served by an asynchronous replica about a millisecond behind the acknowledged appends", "eventstore/linearizable", []string{"I-STORE-14"},
+			func() E { return newReplicaLag() }),
+		g("stale-read-under-contention", "reads answer from a cache while two or more appends are in flight", "eventstore/linearizable", []string{"I-STORE-14"},
+			func() E { return staleUnderContention{newES(), &atomic.Int64{}, &sync.Map{}} }),
+		g("fence-if-race-both-win", "acquireFenceIf compares and then writes in two steps, so racing calls with one expectation can both win", "eventstore/fence-if-race", []string{"I-STORE-7"},
+			func() E { return newFenced(&fenceBook{racy: true}) }),
 		g("store-now-seconds-unit", "storeNow is in seconds (refused at MUST level by the unit check)", "eventstore/store-now-unit", []string{"I-STORE-26"},
 			func() E { return nowInSeconds{newES()} }),
 		g("store-now-micros", "storeNow is in microseconds", "eventstore/store-now-unit", []string{"I-STORE-26"},
@@ -54,6 +61,8 @@ func gapSnapshotStores() []gap[spi.SnapshotStore] {
 			func() S { return sealedSticky{newSS(), &sync.Mutex{}, map[string]bool{}} }),
 		g("state-merged", "a second save merges the new state's keys into the old state", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-32"},
 			func() S { return stateMergedStore{newSS(), &sync.Mutex{}, map[string]map[string]json.RawMessage{}} }),
+		g("latest-pointer-race", "save moves a latest pointer with check-then-act, so racing saves can leave a lower snapshot latest", "snapshotstore/concurrent-saves", []string{"I-STORE-15", "I-STORE-14"},
+			func() S { return latestPointerRace{newSS(), &sync.Mutex{}, map[string]spi.Snapshot{}} }),
 		g("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
 			func() S { return saveDeleteThenInsert{newSS()} }),
 	}
@@ -131,4 +140,18 @@ func GapMutants() []spec.Mutant {
 	out = append(out, gapMutants("archivestore", "kits/broken:TestGapArchiveStoresRejected", gapArchiveStores())...)
 	out = append(out, gapMutants("branchregistry", "kits/broken:TestGapBranchRegistriesRejected", gapBranchRegistries())...)
 	return out
+}
+
+// gapChecks are the tests that prove the kits with the gap stores.
+func gapChecks() []spec.Check {
+	return []spec.Check{
+		{ID: "kits/broken/gap-eventstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-26", "I-STORE-27", "I-STORE-28", "I-STORE-29", "I-STORE-30", "I-STORE-31"},
+			Where: "kits/broken:TestGapEventStoresRejected"},
+		{ID: "kits/broken/gap-snapshotstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-31", "I-STORE-32"},
+			Where: "kits/broken:TestGapSnapshotStoresRejected"},
+		{ID: "kits/broken/gap-archivestores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-29", "I-STORE-30", "I-STORE-31", "I-STORE-32"},
+			Where: "kits/broken:TestGapArchiveStoresRejected"},
+		{ID: "kits/broken/gap-branchregistries-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-28", "I-STORE-29"},
+			Where: "kits/broken:TestGapBranchRegistriesRejected"},
+	}
 }

@@ -326,3 +326,37 @@ func (r branchFloatCompare) Register(ctx context.Context, b spi.Branch) error {
 	}
 	return r.br.Register(ctx, b)
 }
+
+// --- loadLatest reads a "latest" pointer that save moves up with check-then-act: the comparison
+// and the write are two statements, so racing saves can leave a lower snapshot as latest.
+type latestPointerRace struct {
+	ss
+	mu     *sync.Mutex
+	latest map[string]spi.Snapshot
+}
+
+func (s latestPointerRace) Save(ctx context.Context, sn spi.Snapshot) error {
+	if err := s.ss.Save(ctx, sn); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	cur, ok := s.latest[sn.ExecutionID]
+	s.mu.Unlock()
+	if ok && cur.Sequence > sn.Sequence {
+		return nil
+	}
+	time.Sleep(midway)
+	s.mu.Lock()
+	s.latest[sn.ExecutionID] = sn
+	s.mu.Unlock()
+	return nil
+}
+
+func (s latestPointerRace) LoadLatest(ctx context.Context, id string) (spi.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sn, ok := s.latest[id]; ok {
+		return sn, nil
+	}
+	return spi.Snapshot{}, spi.ErrNotFound
+}
