@@ -23,6 +23,9 @@ func asGapChecks() []Check[spi.ArchiveStore] {
 			Doc: "re-archiving the same values in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is a conflict that changes nothing", Run: asReappendRespelled},
 		{ID: "archivestore/conflict-after-valid", Clauses: []string{"I-STORE-18", "I-STORE-30"}, Level: spec.Must,
 			Doc: "a call whose conflicting envelope comes after new and equal ones is refused whole: read back, the archive is unchanged", Run: asConflictAfterValid},
+		{ID: "archivestore/replace-invalid-after-valid", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-30"}, Level: spec.Must,
+			Requires: []string{spi.MethodReplaceSegments},
+			Doc:      "a replaceSegments whose envelope outside the range comes after valid ones is refused whole: read back, the archive is unchanged", Run: asReplaceInvalidAfterValid},
 		{ID: "archivestore/replace-whole-envelopes", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-32"}, Level: spec.Must,
 			Requires: []string{spi.MethodReplaceSegments},
 			Doc:      "an envelope put in by replaceSegments replaces the old one whole: every field, metadata dropped when the new one has none", Run: asReplaceWhole},
@@ -225,4 +228,19 @@ func asReadersWholeReplace(ctx context.Context, c *ArchiveStoreCase) error {
 		}
 		return nil
 	})
+}
+
+func asReplaceInvalidAfterValid(ctx context.Context, c *ArchiveStoreCase) error {
+	rs := c.Store.(spi.SegmentReplacer)
+	x := c.ExecID("replace-late-invalid")
+	rm := removed(x, 9)
+	if err := archive(ctx, c, x, rm); err != nil {
+		return err
+	}
+	events := []spi.Envelope{env(x, 2, "new"), env(x, 3, "new"), env(x, 8, "outside")}
+	err := rs.ReplaceSegments(ctx, x, spi.SeqRange{From: 2, Through: 5}, events)
+	if e := expectArchive(ctx, c, x, rm, "a ReplaceSegments([2,5]) refused for its 3rd envelope at 8"); e != nil {
+		return e
+	}
+	return expectErr(c, "ReplaceSegments", fmt.Sprintf("%q, [2, 5], [seq 2, 3, 8]", x), err, spi.ErrInvalidArgument)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -32,6 +33,9 @@ func esGapChecks() []Check[spi.EventStore] {
 		{ID: "eventstore/readers-whole-delete-through", Clauses: []string{"S7.es.delete-through-atomic", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodDeleteThrough},
 			Doc:      "readers racing deleteThrough only ever see the log before or after a whole delete, never a partly deleted prefix (same limit as readers-whole-append)", Run: esReadersWholeDeleteThrough},
+		{ID: "eventstore/readers-whole-copy-prefix", Clauses: []string{"S7.es.copy-prefix", "I-STORE-11", "I-STORE-31"}, Level: spec.Must,
+			Requires: []string{spi.MethodCopyPrefix},
+			Doc:      "readers of a copyPrefix target see nothing or the whole copied prefix, never part of it (same limit as readers-whole-append)", Run: esReadersWholeCopyPrefix},
 		{ID: "eventstore/store-now-unit", Clauses: []string{"S7.es.store-now", "I-STORE-26"}, Level: spec.Must,
 			Requires: []string{spi.MethodStoreNow},
 			Doc:      "storeNow answers epoch milliseconds: 13 digits (10^12..10^13), not seconds or microseconds", Run: esStoreNowUnit},
@@ -456,4 +460,40 @@ func esStoreNowUnit(ctx context.Context, c *EventStoreCase) error {
 		}
 	}
 	return nil
+}
+
+func esReadersWholeCopyPrefix(ctx context.Context, c *EventStoreCase) error {
+	cp := c.Store.(spi.PrefixCopier)
+	src := c.ExecID("copy-source")
+	const n, copies = 60, 25
+	if err := appendOK(ctx, c, src, batch(src, 0, n, "src"), spi.AppendOptions{}); err != nil {
+		return err
+	}
+	targets := make([]string, copies)
+	for i := range targets {
+		targets[i] = c.ExecID("copy-target")
+	}
+	var current atomic.Int64 // index of the target being copied into
+	return withReaders(ctx, c, 3, 20, func() error {
+		for i, t := range targets {
+			if ctx.Err() != nil {
+				return nil
+			}
+			current.Store(int64(i))
+			if err := cp.CopyPrefix(ctx, src, t, n-1); err != nil {
+				return c.Failf("CopyPrefix", fmt.Sprintf("%q, %q, %d", src, t, n-1), err, "nil")
+			}
+		}
+		return nil
+	}, func(int) error {
+		t := targets[current.Load()]
+		got, err := readAll(ctx, c, t)
+		if err != nil {
+			return err
+		}
+		if len(got) != 0 && len(got) != n {
+			return c.Failf("Read", fmt.Sprintf("%q) racing CopyPrefix(%q, it, %d) (", t, src, n-1), fmt.Sprintf("%d envelopes", len(got)), fmt.Sprintf("0 or %d", n))
+		}
+		return nil
+	})
 }

@@ -45,6 +45,8 @@ func gapEventStores() []gap[spi.EventStore] {
 			func() E { return staleUnderContention{newES(), &atomic.Int64{}, &sync.Map{}} }),
 		g("fence-if-race-both-win", "acquireFenceIf compares and then writes in two steps, so racing calls with one expectation can both win", "eventstore/fence-if-race", []string{"I-STORE-7"},
 			func() E { return newFenced(&fenceBook{racy: true}) }),
+		g("copy-prefix-visible-midway", "copyPrefix copies in chunks of ten, one statement each; readers of the target see part of the prefix", "eventstore/readers-whole-copy-prefix", []string{"I-STORE-11", "I-STORE-31"},
+			func() E { return copyPrefixVisibleMidway{newES()} }),
 		g("store-now-seconds-unit", "storeNow is in seconds (refused at MUST level by the unit check)", "eventstore/store-now-unit", []string{"I-STORE-26"},
 			func() E { return nowInSeconds{newES()} }),
 		g("store-now-micros", "storeNow is in microseconds", "eventstore/store-now-unit", []string{"I-STORE-26"},
@@ -83,6 +85,8 @@ func gapArchiveStores() []gap[spi.ArchiveStore] {
 			func() A { return archiveAppendVisibleMidway{newAS(), &sync.Mutex{}} }),
 		g("replace-visible-midway", "replaceSegments deletes the range, then inserts the new envelopes, without a transaction", "archivestore/readers-whole-replace", []string{"I-STORE-19", "I-STORE-31"},
 			func() A { return replaceVisibleMidway{newAS()} }),
+		g("replace-validates-lazily", "replaceSegments drops the range and inserts envelope by envelope, refusing an out-of-range one only when it comes to it", "archivestore/replace-invalid-after-valid", []string{"I-STORE-19", "I-STORE-30"},
+			func() A { return replaceValidatesLazily{newAS()} }),
 		g("replace-keeps-metadata", "replaceSegments keeps the old metadata when the new envelope has none", "archivestore/replace-whole-envelopes", []string{"I-STORE-19", "I-STORE-32"},
 			func() A { return replaceKeepsMetadata{newAS()} }),
 	}

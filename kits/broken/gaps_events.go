@@ -263,3 +263,33 @@ func (s staleUnderContention) Read(ctx context.Context, id string) ([]spi.Envelo
 	}
 	return got, err
 }
+
+// --- copyPrefix copies in chunks of ten envelopes, one statement each, without a transaction.
+type copyPrefixVisibleMidway struct{ es }
+
+func (s copyPrefixVisibleMidway) CopyPrefix(ctx context.Context, source, target string, through int64) error {
+	src, err := s.es.Read(ctx, source)
+	if err != nil {
+		return err
+	}
+	if through < 0 || through > lastSeq(src) {
+		return s.es.CopyPrefix(ctx, source, target, through)
+	}
+	var out []spi.Envelope
+	for _, e := range src {
+		if e.Sequence <= through {
+			e.ExecutionID = target
+			out = append(out, e)
+		}
+	}
+	for i := 0; i < len(out); i += 10 {
+		if i > 0 {
+			time.Sleep(midway)
+		}
+		end := min(i+10, len(out))
+		if err := s.es.Append(ctx, target, out[i:end], spi.AppendOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -360,3 +360,25 @@ func (s latestPointerRace) LoadLatest(ctx context.Context, id string) (spi.Snaps
 	}
 	return spi.Snapshot{}, spi.ErrNotFound
 }
+
+// --- replaceSegments drops the range, then inserts the new envelopes one by one, checking each
+// lies in the range only as it comes to it.
+type replaceValidatesLazily struct{ as }
+
+func (s replaceValidatesLazily) ReplaceSegments(ctx context.Context, id string, r spi.SeqRange, events []spi.Envelope) error {
+	if r.From > r.Through {
+		return spi.Invalid("replaceSegments", "range", "inverted")
+	}
+	if err := s.as.ReplaceSegments(ctx, id, r, nil); err != nil {
+		return err
+	}
+	for _, e := range events {
+		if !r.Contains(e.Sequence) {
+			return spi.Invalid("replaceSegments", "events", "sequence %d outside [%d, %d]", e.Sequence, r.From, r.Through)
+		}
+		if err := s.as.Append(ctx, id, []spi.Envelope{e}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
