@@ -129,7 +129,7 @@ func GapBranchRegistries() []Store[spi.BranchRegistry] { return stores(gapBranch
 func gapMutants[T any](seam, where string, gs []gap[T]) []spec.Mutant {
 	out := make([]spec.Mutant, len(gs))
 	for i, x := range gs {
-		out[i] = spec.Mutant{ID: "store/" + seam + "/" + x.Name, Kind: "store", Defect: x.Defect,
+		out[i] = spec.Mutant{ID: MutantID(seam, x.Name), Kind: "store", Defect: x.Defect,
 			Clauses: append([]string(nil), x.Clauses...), CaughtBy: []string{x.Catch}, Where: where}
 	}
 	return out

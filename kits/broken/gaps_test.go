@@ -9,19 +9,19 @@ import (
 )
 
 func TestGapEventStoresRejected(t *testing.T) {
-	rejectedBy(t, kits.EventStoreKit(), broken.GapEventStores())
+	rejectedBy(t, "eventstore", kits.EventStoreKit(), broken.GapEventStores())
 }
 
 func TestGapSnapshotStoresRejected(t *testing.T) {
-	rejectedBy(t, kits.SnapshotStoreKit(), broken.GapSnapshotStores())
+	rejectedBy(t, "snapshotstore", kits.SnapshotStoreKit(), broken.GapSnapshotStores())
 }
 
 func TestGapArchiveStoresRejected(t *testing.T) {
-	rejectedBy(t, kits.ArchiveStoreKit(), broken.GapArchiveStores())
+	rejectedBy(t, "archivestore", kits.ArchiveStoreKit(), broken.GapArchiveStores())
 }
 
 func TestGapBranchRegistriesRejected(t *testing.T) {
-	rejectedBy(t, kits.BranchRegistryKit(), broken.GapBranchRegistries())
+	rejectedBy(t, "branchregistry", kits.BranchRegistryKit(), broken.GapBranchRegistries())
 }
 
 // Every gap mutant is valid, names a check its seam's kit has, and that check links every clause
