@@ -20,7 +20,7 @@ func esGapChecks() []Check[spi.EventStore] {
 	type C = Check[spi.EventStore]
 	return []C{
 		{ID: "eventstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "append, read and every optional method the store declares (readRange, acquireFence, appendIfUnchanged, deleteThrough, deleteExecution, copyPrefix) keep ids apart that differ only by case, trailing space or normal form, or extend one another", Run: esIDsEveryMethod},
+			Doc: "append, read and every optional method the store declares (readRange, acquireFence, acquireFenceIf, appendIfUnchanged, deleteThrough, deleteExecution, copyPrefix) keep ids apart that differ only by case, trailing space or normal form, or extend one another", Run: esIDsEveryMethod},
 		{ID: "eventstore/list-executions-byte-order", Clauses: []string{"I-STORE-13", "I-STORE-28", "I-STORE-4"}, Level: spec.Must,
 			Requires: []string{spi.MethodListExecutionsPage},
 			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case)", Run: esListByteOrder},
@@ -84,6 +84,7 @@ func esIDPair(ctx context.Context, c *EventStoreCase, a, b string) error {
 		return err
 	}
 	ctxt := func(what string) string { return fmt.Sprintf("%s on %q", what, a) }
+	var tokenA, tokenB int64 // the current fence token of each id (0: never fenced)
 	if esHas(c, spi.MethodReadRange) {
 		rr := c.Store.(spi.RangeReader)
 		for _, x := range []struct {
@@ -105,14 +106,29 @@ func esIDPair(ctx context.Context, c *EventStoreCase, a, b string) error {
 		if err != nil {
 			return c.Failf("AcquireFence", fmt.Sprintf("%q", b), err, "nil")
 		}
-		if _, err := f.AcquireFence(ctx, a); err != nil {
+		fa, err := f.AcquireFence(ctx, a)
+		if err != nil {
 			return c.Failf("AcquireFence", fmt.Sprintf("%q", a), err, "nil")
 		}
+		tokenA, tokenB = fa.Token, fb.Token
 		next := env(b, int64(len(lb)), "b-fenced")
 		if err := c.Store.Append(ctx, b, []spi.Envelope{next}, spi.AppendOptions{Fence: fb.Token}); err != nil {
 			return c.Failf("Append", appendArgs(b, []spi.Envelope{next}, spi.AppendOptions{Fence: fb.Token})+") after ("+ctxt("AcquireFence"), err, "nil (a fence of another id does not fence this one)")
 		}
 		lb = append(lb, next)
+	}
+	if esHas(c, spi.MethodAcquireFenceIf) {
+		// Each id's current token is its own: a conditional fence on a, then on b, each
+		// expecting the token that id last got, both succeed.
+		fi := c.Store.(spi.ConditionalFencer)
+		for _, x := range []struct {
+			id       string
+			expected int64
+		}{{a, tokenA}, {b, tokenB}} {
+			if _, err := fi.AcquireFenceIf(ctx, x.id, x.expected); err != nil {
+				return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, %d) next to (%q", x.id, x.expected, other(x.id, a, b)), err, "a new token (that id's current token is the expected one)")
+			}
+		}
 	}
 	if esHas(c, spi.MethodAppendIfUnchanged) {
 		ca := c.Store.(spi.ConditionalAppender)

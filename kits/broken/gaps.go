@@ -29,6 +29,8 @@ func gapEventStores() []gap[spi.EventStore] {
 			func() E { return deleteFoldsCase{newES()} }),
 		g("fence-folds-case", "fence tokens are keyed by the lower-cased id, so fencing one id fences another that differs only by case", "eventstore/ids-apart-every-method", ids,
 			func() E { return newFenceFoldsCase() }),
+		g("fence-if-folds-case", "acquireFenceIf reads the current token case-insensitively, so another id's fence fails the expectation", "eventstore/ids-apart-every-method", ids,
+			func() E { return newFenceIfFoldsCase() }),
 		g("listing-collated", "listExecutionsPage orders ids case-insensitively (a before B)", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
 			func() E { return listingCollated{newES()} }),
 		g("append-resend-noop", "an append re-sending the stored envelopes is taken for an idempotent retry and succeeds", "eventstore/append-resend-conflict", []string{"I-STORE-1", "I-STORE-29"},

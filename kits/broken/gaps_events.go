@@ -293,3 +293,24 @@ func (s copyPrefixVisibleMidway) CopyPrefix(ctx context.Context, source, target 
 	}
 	return nil
 }
+
+// --- acquireFenceIf reads the current token with a case-insensitive match (the highest token of
+// every id equal under case folding), so another id's fence makes the expectation fail.
+type fenceIfFoldsCase struct{ fenced }
+
+func newFenceIfFoldsCase() fenceIfFoldsCase { return fenceIfFoldsCase{newFenced(&fenceBook{})} }
+
+func (s fenceIfFoldsCase) AcquireFenceIf(ctx context.Context, id string, expected int64) (spi.Fence, error) {
+	s.book.mu.Lock()
+	cur := int64(0)
+	for k, t := range s.book.tokens {
+		if strings.EqualFold(k, id) && t > cur {
+			cur = t
+		}
+	}
+	s.book.mu.Unlock()
+	if cur != expected {
+		return spi.Fence{}, &spi.FencedError{ExecutionID: id, Held: expected, Current: cur}
+	}
+	return s.fenced.AcquireFence(ctx, id)
+}
