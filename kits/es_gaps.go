@@ -36,6 +36,9 @@ func esGapChecks() []Check[spi.EventStore] {
 		{ID: "eventstore/readers-whole-copy-prefix", Clauses: []string{"S7.es.copy-prefix", "I-STORE-11", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodCopyPrefix},
 			Doc:      "readers of a copyPrefix target see nothing or the whole copied prefix, never part of it (same limit as readers-whole-append)", Run: esReadersWholeCopyPrefix},
+		{ID: "eventstore/readers-whole-delete-execution", Clauses: []string{"S7.es.delete-execution", "I-STORE-12", "I-STORE-31"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteExecution},
+			Doc:      "readers racing deleteExecution see the whole log or nothing, never part of it (same limit as readers-whole-append)", Run: esReadersWholeDeleteExecution},
 		{ID: "eventstore/store-now-unit", Clauses: []string{"S7.es.store-now", "I-STORE-26"}, Level: spec.Must,
 			Requires: []string{spi.MethodStoreNow},
 			Doc:      "storeNow answers epoch milliseconds: 13 digits (10^12..10^13), not seconds or microseconds", Run: esStoreNowUnit},
@@ -509,6 +512,35 @@ func esReadersWholeCopyPrefix(ctx context.Context, c *EventStoreCase) error {
 		}
 		if len(got) != 0 && len(got) != n {
 			return c.Failf("Read", fmt.Sprintf("%q) racing CopyPrefix(%q, it, %d) (", t, src, n-1), fmt.Sprintf("%d envelopes", len(got)), fmt.Sprintf("0 or %d", n))
+		}
+		return nil
+	})
+}
+
+func esReadersWholeDeleteExecution(ctx context.Context, c *EventStoreCase) error {
+	d := c.Store.(spi.ExecutionDeleter)
+	x := c.ExecID("readers-delete-execution")
+	const n, rounds = 40, 15
+	if err := appendOK(ctx, c, x, batch(x, 0, n, "r0"), spi.AppendOptions{}); err != nil {
+		return err
+	}
+	return withReaders(ctx, c, 3, 20, func() error {
+		for r := 1; r <= rounds && ctx.Err() == nil; r++ {
+			if err := d.DeleteExecution(ctx, x); err != nil {
+				return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
+			}
+			if err := appendOK(ctx, c, x, batch(x, 0, n, fmt.Sprintf("r%d", r)), spi.AppendOptions{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(int) error {
+		got, err := readAll(ctx, c, x)
+		if err != nil {
+			return err
+		}
+		if why := wholeBatches(got, 0, n); why != "" {
+			return c.Failf("Read", fmt.Sprintf("%q) racing DeleteExecution and a new log of %d (", x, n), why, fmt.Sprintf("0 or %d envelopes from 0", n))
 		}
 		return nil
 	})

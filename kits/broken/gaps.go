@@ -49,6 +49,8 @@ func gapEventStores() []gap[spi.EventStore] {
 			func() E { return newFenced(&fenceBook{racy: true}) }),
 		g("copy-prefix-visible-midway", "copyPrefix copies in chunks of ten, one statement each; readers of the target see part of the prefix", "eventstore/readers-whole-copy-prefix", []string{"I-STORE-11", "I-STORE-31"},
 			func() E { return copyPrefixVisibleMidway{newES()} }),
+		g("delete-execution-visible-midway", "deleteExecution deletes in chunks of ten, one statement each; readers see part of the log", "eventstore/readers-whole-delete-execution", []string{"I-STORE-12", "I-STORE-31"},
+			func() E { return deleteExecutionVisibleMidway{newES()} }),
 		g("store-now-seconds-unit", "storeNow is in seconds (refused at MUST level by the unit check)", "eventstore/store-now-unit", []string{"I-STORE-26"},
 			func() E { return nowInSeconds{newES()} }),
 		g("store-now-micros", "storeNow is in microseconds", "eventstore/store-now-unit", []string{"I-STORE-26"},

@@ -314,3 +314,20 @@ func (s fenceIfFoldsCase) AcquireFenceIf(ctx context.Context, id string, expecte
 	}
 	return s.fenced.AcquireFence(ctx, id)
 }
+
+// --- deleteExecution deletes the log in chunks of ten, oldest first, one statement each.
+type deleteExecutionVisibleMidway struct{ es }
+
+func (s deleteExecutionVisibleMidway) DeleteExecution(ctx context.Context, id string) error {
+	log, err := s.es.Read(ctx, id)
+	if err != nil {
+		return err
+	}
+	for i := 9; i < len(log)-1; i += 10 {
+		if err := s.es.DeleteThrough(ctx, id, log[i].Sequence); err != nil {
+			return err
+		}
+		time.Sleep(midway)
+	}
+	return s.es.DeleteExecution(ctx, id)
+}
