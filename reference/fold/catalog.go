@@ -123,6 +123,7 @@ func EventsMarkdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Name, s.Since, s.Level, s.Payload, s.Folds, k)
 	}
+	b.WriteString(envelopesSection)
 	b.WriteString("\n## Reserved variables\n\nThe folded state is `{status, frames, variables, sequence, startedAt, updatedAt}` (DESIGN §3.2); a frame is\n" +
 		"`{stepId, status, attempt, input?, output?, error?, errorChannel?, errorPayload?}`. The fold writes these\n" +
 		"reserved variables (absent until written):\n\n| key | shape | written by |\n| --- | --- | --- |\n")
@@ -131,3 +132,27 @@ func EventsMarkdown() string {
 	}
 	return b.String()
 }
+
+// envelopesSection is the envelope decoder's rules as docs/events.md states them (I-FOLD-22, I-FOLD-23).
+const envelopesSection = `
+## Envelopes
+
+Every entry point reads envelopes with one decoder (` + "`fold.DecodeEnvelope`, `fold.Envelopes`" + `; I-FOLD-22):
+
+| member | must be | notes |
+| --- | --- | --- |
+| ` + "`id`, `workflowId`, `executionId`, `eventType`" + ` | a string | ` + "`id`" + ` is required though the fold never reads it |
+| ` + "`sequence`" + ` | an integer >= 0 | dense per execution from 0 (or the snapshot's sequence + 1) |
+| ` + "`timestamp`" + ` | an integer (epoch ms) | any sign; becomes ` + "`updatedAt`" + ` (and ` + "`startedAt`" + ` on EXECUTION_STARTED) |
+| ` + "`payload`" + ` | present, any JSON value | ` + "`null`" + ` included |
+| ` + "`metadata`" + ` | absent, ` + "`null`" + ` or an object | |
+
+Other members are ignored. An integer is a JSON number whose value is whole and at most 2^53-1 in
+magnitude, whatever its spelling: ` + "`0.0`, `1e3` and `-0`" + ` are integers (as ` + "`JSON.parse`" + ` reads them),
+` + "`1.5`, `1e400` and `9007199254740992`" + ` are not. A member that is missing, ` + "`null`" + ` or of the wrong type is
+the error kind ` + "`invalid-envelope`" + `, worded ` + "`envelope <i>: <member>: missing`" + ` or
+` + "`envelope <i>: <member>: want <what>, got <value>`" + `; the kind ` + "`sequence`" + ` is only for well-formed envelopes
+whose sequences are not dense, and ` + "`mixed-executions`" + ` for a second ` + "`executionId`" + `. When a log breaks
+several rules the first envelope at fault decides; within one envelope: shape, then sequence, then
+executionId (I-FOLD-23).
+`

@@ -131,9 +131,9 @@ func forgetFailedWhileParked(req vectors.Request) vectors.Response {
 	if err != nil {
 		return vectors.Response{ID: req.ID, Error: vectors.ErrUnsupported, Message: err.Error()}
 	}
-	for _, raw := range *req.Events {
-		var e spi.Envelope
-		if err := json.Unmarshal(raw, &e); err != nil {
+	for i, raw := range *req.Events {
+		e, err := fold.DecodeEnvelope(i, raw)
+		if err != nil {
 			return vectors.Response{ID: req.ID, Error: vectors.ErrInvalidEnvelope, Message: err.Error()}
 		}
 		next, err := fold.Fold(p, &st, []spi.Envelope{e})
