@@ -101,7 +101,7 @@ func joinArray(raws []json.RawMessage) []byte {
 }
 
 // foldAs reads a stored snapshot (if any) written by profile writer, normalising it when writer
-// is older than p, and folds the log (a JSON array of envelopes) onto it as profile p. It also
+// is older than p (fold.NormalizeSnapshotFor), and folds the log (a JSON array of envelopes) onto it as profile p. It also
 // checks copy-on-write (spec §3): the snapshot the fold was given must be unchanged afterwards.
 func foldAs(p, writer fold.Profile, snapshot json.RawMessage, log []byte) (fold.State, error) {
 	if len(snapshot) == 0 {
@@ -111,9 +111,7 @@ func foldAs(p, writer fold.Profile, snapshot json.RawMessage, log []byte) (fold.
 	if err != nil {
 		return fold.State{}, err
 	}
-	if writer != p {
-		snap = fold.NormalizeSnapshotState(snap, writer)
-	}
+	snap = fold.NormalizeSnapshotFor(snap, writer, p)
 	before, err := snap.MarshalJSON()
 	if err != nil {
 		return fold.State{}, err

@@ -23,19 +23,19 @@ var shapes = map[string]struct {
 	kernelOnly     bool
 }{
 	"EXECUTION_STARTED": {"`{input, flowId?, flowHash?, codeHash?, principal?, parent?, chain?, carry?: {resources?, inbox?, quarantined?}}`",
-		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry seeds `_resources`, `_inbox`, `_quarantined` (1.25.0)", false},
+		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry seeds `_resources` (the six dimensions as one group, `custom` on its own), `_inbox`, `_quarantined` (1.25.0); an empty carry member seeds nothing (I-FOLD-26)", false},
 	"EXECUTION_SUSPENDED": {"`{on, timeout?, wakeAt?, correlationKey?, condition?: {stepId?, attempt?}, waits?: [{waitId, ...}]}`",
-		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait}", false},
+		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait} when waits is an array (`{}` for `[]` or only invalid entries; I-FOLD-26)", false},
 	"EXECUTION_RESUMED": {"the answer verbatim (`null` = a null answer); kernel-stamped `{waitId, answer}` addresses a wait (1.23.0)",
-		"status running, ends the park (`_suspendedOn`, `_waits`, `_failedWhileParked` removed); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__`, `_failedWhileParked`); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
+		"status running, ends the park (`_suspendedOn`, `_waits`, `_failedWhileParked` removed); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__` from 1.23.0 (an ordinary gate before), `_failedWhileParked`); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
 	"EXECUTION_COMPLETED": {"`{output}`", "status completed, `_output`; ends the park", false},
 	"EXECUTION_FAILED":    {"`{error}`", "status failed, `_error`; ends the park", false},
 	"EXECUTION_CANCELLED": {"`{reason?}`", "status cancelled; ends the park", false},
 	"EXECUTION_MIGRATED":  {"`{fromFlowHash?, toFlowHash?, toCodeHash?, migratedInput?}`", "`migratedInput` replaces `_input` (1.15.0); `toCodeHash` replaces `_codeHash` (1.23.0)", false},
 	"EXECUTION_RECOVERED": {"`{by?}`", "log-only: changes no folded key", false},
 	"EXECUTION_CONTINUED": {"`{continuedTo, carried?}`", "terminal status continued, `_continuedTo`; ends the park", true},
-	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt, input}", false},
-	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying, attempt, error; input kept", false},
+	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt (the payload's number, else 1), input}", false},
+	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying; attempt and error when present (else the frame's are kept); input kept", false},
 	"STEP_COMPLETED":      {"`{stepId, output}`", "frame status completed, output; error fields cleared; input dropped (1.26.0)", false},
 	"STEP_FAILED": {"`{stepId, error, channel?, payload?}`",
 		"frame status failed, error, errorChannel/errorPayload when channel is a string (1.17.0); input dropped (1.26.0); while suspended sets `_failedWhileParked` (1.21.0); never moves the status (before 1.21.0 it failed the execution)", false},
@@ -54,7 +54,7 @@ var shapes = map[string]struct {
 	"EVENTS_REHOMED":     {"audit object", "appended to `_lifecycle` (1.22.0)", false},
 	"MESSAGE_CONSUMED":   {"`{topic, messageId, waitId?, message?}`", "`_inbox[topic]` = {count, last}; `_waitAnswers[waitId]` = message; drops the topic's released `_quarantined` head of that messageId (1.25.0)", true},
 	"INBOX_QUARANTINED":  {"`{topic, messageId, message?}`", "appends a held entry to `_quarantined[topic]` (at most 1 024)", true},
-	"INBOX_RELEASED":     {"`{topic, messageId, operator?, auto?, deliver?}`", "exactly one of operator/auto, auto only with deliver, else ignored; releases the topic's oldest held entry (deliver) or discards it", true},
+	"INBOX_RELEASED":     {"`{topic, messageId, operator?, auto?, deliver?}`", "exactly one of operator/auto carried (present and not null, whatever its value; I-FOLD-27), auto only with deliver: true, else ignored; releases the topic's oldest held entry (deliver) or discards it", true},
 }
 
 // ReservedVariable is one reserved key of the folded variables and its JSON shape.
