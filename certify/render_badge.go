@@ -21,14 +21,11 @@ func BadgeLabel(r *Report) string {
 	return "loom store SPIs"
 }
 
-// WriteBadge writes a flat SVG badge: the label, then "certified" on green or "not certified" on
-// red.
+// WriteBadge writes a flat SVG badge: the label, then the verdict's message on its colour
+// (BadgeMessage): only a Certified run draws "certified" on green.
 func WriteBadge(w io.Writer, r *Report) error {
 	label := BadgeLabel(r)
-	msg, color := "not certified", "#e05d44"
-	if r.Certified {
-		msg, color = "certified", "#4c1"
-	}
+	msg, color := BadgeMessage(r)
 	lw, mw := textWidth(label)+10, textWidth(msg)+10
 	tw := lw + mw
 	esc := html.EscapeString
