@@ -9,6 +9,7 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
+	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken
@@ -22,6 +23,7 @@ func Mutants() []spec.Mutant {
 		ingressprops.Mutants(),
 		certify.Mutants(),
 		vectors.Mutants(),
+		vfuzz.Mutants(),
 		fitness.Mutants(),
 	} {
 		out = append(out, part...)

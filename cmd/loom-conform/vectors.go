@@ -121,6 +121,7 @@ ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, 
 	f.StringVar(&o.report, "report", "", "write the JSON report to FILE")
 	f.BoolVar(&o.serve, "serve", false, "serve the line protocol on stdin/stdout with the reference fold")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	cmd.AddCommand(newVectorsFuzzCmd())
 	return cmd
 }
 
