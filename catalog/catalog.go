@@ -18,6 +18,7 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
+	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
@@ -31,6 +32,7 @@ func Checks() []spec.Check {
 		fold.Checks(),
 		foldprops.Checks(),
 		vectors.Checks(),
+		vfuzz.Checks(),
 		kits.Checks(),
 		broken.Checks(),
 		stores.Checks(),
@@ -58,6 +60,7 @@ func cliChecks() []spec.Check {
 	return []spec.Check{
 		{ID: "cli/compat-exit-codes", Kind: spec.KindTest, Clauses: []string{"S9.compat.exit-nonzero", "S9.compat.shared-major"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
+		{ID: "cli/vectors-fuzz", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "I-VECTOR-8"}, Where: "cmd/loom-conform:TestVectorsFuzzCommand"},
 		{ID: "cli/vectors-exec-serve", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic"}, Where: "cmd/loom-conform:TestVectorsExecServe"},
 		{ID: "cli/certify-builtin", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "S7.spi.versioned-kit"}, Where: "cmd/loom-conform:TestCertifyBuiltinCLI"},
 		{ID: "cli/certify-never-certified", Kind: spec.KindTest, Clauses: []string{"I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6"}, Where: "cmd/loom-conform:TestCertifyNeverCertifiedCLI"},

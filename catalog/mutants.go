@@ -11,6 +11,7 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
+	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken
@@ -24,6 +25,7 @@ func Mutants() []spec.Mutant {
 		ingressprops.Mutants(),
 		certify.Mutants(),
 		vectors.Mutants(),
+		vfuzz.Mutants(),
 		fitness.Mutants(),
 		badges.Mutants(),
 		manifest.Mutants(),
