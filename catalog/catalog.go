@@ -15,6 +15,7 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
+	"github.com/loom-kernel/loom-conform/reference/lifecycle"
 	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -36,6 +37,7 @@ func Checks() []spec.Check {
 		kits.Checks(),
 		broken.Checks(),
 		stores.Checks(),
+		lifecycle.Checks(),
 		certify.Checks(),
 		bridge.Checks(),
 		faultproxy.Checks(),

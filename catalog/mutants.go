@@ -9,6 +9,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/lifecycle"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
@@ -29,6 +30,7 @@ func Mutants() []spec.Mutant {
 		fitness.Mutants(),
 		badges.Mutants(),
 		manifest.Mutants(),
+		lifecycle.Mutants(),
 	} {
 		out = append(out, part...)
 	}
