@@ -4,6 +4,7 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/kits/kernelprops"
@@ -30,6 +31,7 @@ func Checks() []spec.Check {
 		vectors.Checks(),
 		kits.Checks(),
 		broken.Checks(),
+		dispatchers.Checks(),
 		stores.Checks(),
 		certify.Checks(),
 		bridge.Checks(),

@@ -9,7 +9,7 @@ import (
 
 // KitNames lists the kits RunByName knows, in order.
 func KitNames() []string {
-	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry"}
+	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry", "dispatcher"}
 }
 
 // AnyFactory makes a fresh target of any type; RunByName asserts it to the kit's seam.
@@ -28,6 +28,8 @@ func RunByName(ctx context.Context, name string, factory AnyFactory, opts Option
 		return Run(ctx, ArchiveStoreKit(), adapt[spi.ArchiveStore](name, factory), opts)
 	case "branchregistry":
 		return Run(ctx, BranchRegistryKit(), adapt[spi.BranchRegistry](name, factory), opts)
+	case "dispatcher":
+		return Run(ctx, ExecutionDispatcherKit(), adapt[spi.ExecutionDispatcher](name, factory), opts)
 	}
 	return nil, fmt.Errorf("unknown kit %q (want one of %v)", name, KitNames())
 }

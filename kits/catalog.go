@@ -22,6 +22,7 @@ func CatalogMarkdown() string {
 	write("SnapshotStore", manifest.SeamSnapshotStore, rowsOf(SnapshotStoreKit()))
 	write("ArchiveStore", manifest.SeamArchiveStore, rowsOf(ArchiveStoreKit()))
 	write("BranchRegistry", manifest.SeamBranchRegistry, rowsOf(BranchRegistryKit()))
+	write("ExecutionDispatcher", manifest.SeamExecutionDispatcher, rowsOf(ExecutionDispatcherKit()))
 	return b.String()
 }
 

@@ -9,5 +9,6 @@ func Checks() []spec.Check {
 	out = append(out, SnapshotStoreKit().SpecChecks()...)
 	out = append(out, ArchiveStoreKit().SpecChecks()...)
 	out = append(out, BranchRegistryKit().SpecChecks()...)
+	out = append(out, ExecutionDispatcherKit().SpecChecks()...)
 	return out
 }

@@ -7,6 +7,7 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		dispatchInterpretations(),
 	} {
 		out = append(out, part...)
 	}

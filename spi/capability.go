@@ -128,6 +128,17 @@ func hasGoMethod(seam string, store any, method string) bool {
 		case MethodRegister, MethodGet, MethodListChildren:
 			return true
 		}
+	case manifest.SeamExecutionDispatcher:
+		if _, ok := store.(ExecutionDispatcher); !ok {
+			return false
+		}
+		switch method {
+		case MethodDispatch, MethodTargets:
+			return true
+		case MethodClaim, MethodHeartbeat, MethodAck:
+			_, ok := store.(LeaseQueue)
+			return ok
+		}
 	}
 	return false
 }
@@ -151,6 +162,10 @@ func ClaimedVersion(seam string, store any) (string, bool) {
 	case manifest.SeamBranchRegistry:
 		if v, ok := store.(BranchRegistryVersioned); ok {
 			return v.BranchRegistrySpiVersion(), true
+		}
+	case manifest.SeamExecutionDispatcher:
+		if v, ok := store.(ExecutionDispatcherVersioned); ok {
+			return v.ExecutionDispatcherSpiVersion(), true
 		}
 	}
 	return "", false
