@@ -9,6 +9,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/kits/kernelprops"
 	"github.com/loom-kernel/loom-conform/manifest"
+	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
@@ -32,6 +33,7 @@ func Checks() []spec.Check {
 		kits.Checks(),
 		broken.Checks(),
 		dispatchers.Checks(),
+		dispatchpg.Checks(),
 		stores.Checks(),
 		certify.Checks(),
 		bridge.Checks(),
