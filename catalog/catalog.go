@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
@@ -36,6 +37,7 @@ func Checks() []spec.Check {
 		dispatchers.Checks(),
 		dispatchpg.Checks(),
 		verify.Checks(),
+		deploysim.Checks(),
 		stores.Checks(),
 		certify.Checks(),
 		bridge.Checks(),
