@@ -8,7 +8,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test ci bench fuzz lint docs vectors gen-vectors certify clean
+.PHONY: build test ci bench fuzz lint docs vectors gen-vectors certify deploysim clean
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -42,6 +42,10 @@ vectors: ## run the fold vectors against the reference fold
 
 gen-vectors: ## regenerate the generated fold vectors (review the diff)
 	$(GO) generate ./vectors
+
+SEEDS ?= 1000
+deploysim: ## long deploy-simulation sweep: SEEDS seeds per scenario (make deploysim SEEDS=10000)
+	$(GO) run ./cmd/loom-conform deploysim --seeds $(SEEDS) --junit test-results/deploysim.xml
 
 clean:
 	rm -rf bin test-results

@@ -64,6 +64,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/certify-builtin", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "S7.spi.versioned-kit"}, Where: "cmd/loom-conform:TestCertifyBuiltinCLI"},
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/verify-placement-exit-codes", Kind: spec.KindTest, Clauses: []string{"S6.placement.compute-target", "S5.timer.unwired-reported", "I-DISPATCH-7"}, Where: "cmd/loom-conform:TestVerifyPlacementExitCodes"},
+		{ID: "cli/deploysim", Kind: spec.KindTest, Clauses: []string{"I-SIM-1", "S10.replay-unchanged"}, Where: "cmd/loom-conform:TestDeploysimCLI"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }

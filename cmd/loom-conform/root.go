@@ -34,6 +34,7 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newCertifyCmd(),
 		newServeStoreCmd(),
 		newVerifyCmd(),
+		newDeploysimCmd(),
 	} {
 		root.AddCommand(c)
 	}
