@@ -60,12 +60,21 @@ func stepOf(payload json.RawMessage) string {
 // external system).
 func (s *sim) drive(ctx context.Context, permille int) {
 	for _, e := range s.execs {
-		evs, err := s.events.Read(ctx, e.id)
-		if err != nil || len(evs) == 0 {
-			continue
+		v, ok := s.views[e.id]
+		if !ok || s.dirty[e.id] {
+			evs, err := s.events.Read(ctx, e.id)
+			if err != nil || len(evs) == 0 {
+				continue
+			}
+			st, err := fold.Fold(fold.Current(), nil, evs)
+			if err != nil {
+				continue
+			}
+			v = view{evs: evs, st: st}
+			s.views[e.id], s.dirty[e.id] = v, false
 		}
-		st, err := fold.Fold(fold.Current(), nil, evs)
-		if err != nil || st.Status != fold.StatusSuspended {
+		evs, st := v.evs, v.st
+		if st.Status != fold.StatusSuspended {
 			continue
 		}
 		key := fmt.Sprintf("%s#%d", e.id, st.Sequence)

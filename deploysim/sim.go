@@ -9,6 +9,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/dispatch/memory"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	storemem "github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -39,6 +40,14 @@ type sim struct {
 	leases   map[string]*leaseRec
 	answered map[string]bool
 	res      Result
+	// the outside world's view of each execution, refolded only when an append touched it
+	views map[string]view
+	dirty map[string]bool
+}
+
+type view struct {
+	evs []spi.Envelope
+	st  fold.State
 }
 
 type execSpec struct {
@@ -114,7 +123,8 @@ func Run(cfg Config) Result {
 
 func newSim(cfg Config, sc Scenario) *sim {
 	s := &sim{cfg: cfg, sc: sc, rng: rand.New(rand.NewSource(cfg.Seed)), now: 1_700_000_000_000,
-		events: storemem.NewEventStore(), snaps: map[string]*snapStore{}, leases: map[string]*leaseRec{}, answered: map[string]bool{}}
+		events: storemem.NewEventStore(), snaps: map[string]*snapStore{}, leases: map[string]*leaseRec{}, answered: map[string]bool{},
+		views: map[string]view{}, dirty: map[string]bool{}}
 	s.disp = memory.New(memory.Config{Targets: []string{"default"}, Now: s.clock,
 		Hooks: memory.Hooks{IgnoreLease: cfg.Broken.DoubleDeliver, LoseExpired: cfg.Broken.LoseOnCrash}})
 	for i := range cfg.Orders {

@@ -55,6 +55,7 @@ func (ws *workerStore) Append(ctx context.Context, id string, envs []spi.Envelop
 			if err := s.events.Append(ctx, id, envs, opts); err != nil {
 				return err
 			}
+			s.dirty[id] = true
 			return errLostConn
 		}
 	}
@@ -68,6 +69,7 @@ func (ws *workerStore) Append(ctx context.Context, id string, envs []spi.Envelop
 		return err
 	}
 	w.appends++
+	s.dirty[id] = true
 	for _, e := range envs {
 		s.acked = append(s.acked, ackedAppend{worker: w.name, token: w.lease.Token, env: e, afterLost: w.lost, superseded: s.superseded(w)})
 	}
