@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/deploysim"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -105,6 +106,7 @@ func TestBrokenFleetsCaught(t *testing.T) {
 						if !strings.Contains(v.Error(), "reproduce: ") {
 							t.Errorf("violation %q has no reproduce line", v.Error())
 						}
+						proof.Rejected(t, "fleet/deploysim/"+b.Name, b.Catch, v.Error())
 						t.Logf("caught at seed %d: %s", seed, v.Error())
 						return
 					}

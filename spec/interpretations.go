@@ -8,6 +8,7 @@ func interpretations() []Clause {
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		dispatchInterpretations(),
+		certInterpretations(),
 	} {
 		out = append(out, part...)
 	}

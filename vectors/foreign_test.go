@@ -3,6 +3,8 @@ package vectors_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/vectors/internal/foreignfold"
 	"os"
@@ -129,7 +131,39 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 			if u := rep.Failing(vectors.Unknown); len(u) > 0 {
 				t.Errorf("unknown verdicts %q, want none", u)
 			}
+			recordForeignKills(t, "fold/vectors/foreign-"+tc.bug, rep)
 		})
+	}
+}
+
+// recordForeignKills records a kill of the registered mutant id for every failing vector linked to
+// a clause it violates, after checking the vectors it names as catching it failed.
+func recordForeignKills(t *testing.T, id string, rep vectors.Report) {
+	t.Helper()
+	var m spec.Mutant
+	for _, x := range vectors.Mutants() {
+		if x.ID == id {
+			m = x
+		}
+	}
+	if m.ID == "" || m.Where != "vectors:TestForeignWrongFoldsFailExactly" {
+		t.Fatalf("foreign fold bug %s is not registered by vectors.Mutants with this test as its proof", id)
+	}
+	failed := map[string]vectors.Result{}
+	for _, r := range rep.Results {
+		if r.Verdict == vectors.Fail {
+			failed["vector/"+r.ID] = r
+		}
+	}
+	for _, c := range m.CaughtBy {
+		if _, ok := failed[c]; !ok {
+			t.Errorf("%s: Run(%s) passed, want it failed", c, id)
+		}
+	}
+	for vid, r := range failed {
+		if slices.ContainsFunc(r.Clauses, func(c string) bool { return slices.Contains(m.Clauses, c) }) {
+			proof.Rejected(t, id, vid, vid+": "+r.Message)
+		}
 	}
 }
 

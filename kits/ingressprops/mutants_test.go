@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -142,12 +144,19 @@ func TestKitRejectsMutantGates(t *testing.T) {
 	if seed, err := Sweep(Reference(), n); err != nil {
 		t.Fatalf("ingressprops/mutants: the reference gate fails at seed %d: %v", seed, err)
 	}
-	for name, g := range mutants {
-		seed, err := Sweep(g, n)
+	var built []string
+	for name := range mutants {
+		built = append(built, "gate/ingress/"+name)
+	}
+	for _, m := range proof.Registered(t, Mutants(), "kits/ingressprops:TestKitRejectsMutantGates", built) {
+		seed, err := Sweep(mutants[strings.TrimPrefix(m.ID, "gate/ingress/")], n)
 		if err == nil {
-			t.Errorf("ingressprops/mutants [S5.ingress.always]: Sweep(%s, %d) = no violation, want the mutant rejected", name, n)
+			t.Errorf("ingressprops/sweep %v: Sweep(%s, %d) = no violation, want the mutant rejected", m.Clauses, m.ID, n)
 			continue
 		}
-		t.Logf("%s: caught at seed %d: %.200s", name, seed, err.Error())
+		for _, c := range m.CaughtBy {
+			proof.Rejected(t, m.ID, c, err)
+		}
+		t.Logf("%s: caught at seed %d: %.200s", m.ID, seed, err.Error())
 	}
 }

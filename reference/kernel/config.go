@@ -126,6 +126,10 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
+	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
+	// the fitness G2 ratio gate must catch it).
+	UnwiredWork func()
 }
 
 func (c Config) withDefaults() Config {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
 	"github.com/loom-kernel/loom-conform/reference/dispatch/memory"
@@ -41,6 +42,7 @@ func TestBrokenDispatchersRejected(t *testing.T) {
 			if !regexp.MustCompile(`^` + regexp.QuoteMeta(b.Catch) + ` \[[^\]]+\]: [\w/]+\(`).MatchString(results[0].Message) {
 				t.Errorf("message %q does not follow `<check id> [<clause ids>]: Op(args) = got, want want`", results[0].Message)
 			}
+			proof.Rejected(t, "dispatcher/execution-dispatcher/"+b.Name, b.Catch, results[0].Message)
 			t.Logf("%s rejected: %s", b.Name, results[0].Message)
 		})
 	}
