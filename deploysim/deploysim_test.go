@@ -125,3 +125,11 @@ func TestMutantsAndChecksValid(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The embedded flows decode as flow scripts and bind to the fakes' names.
+func TestFlowScriptsDecode(t *testing.T) {
+	res := deploysim.Run(deploysim.Config{Scenario: "basic", Seed: 1})
+	if !res.OK() || res.Events == 0 {
+		t.Fatalf("basic seed 1 = %+v, want a clean run over the embedded flow scripts", res)
+	}
+}

@@ -1,15 +1,24 @@
 package deploysim
 
 import (
+	"embed"
 	"encoding/json"
 	"fmt"
+	"sync"
 
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 )
 
-// The simulated flows: an order (reserve, emit, approval gate, an at-most-once charge, emit; code
-// v2 adds a notify step) and a batch (three steps and two emits, no gate). Effects are
-// deterministic functions of their input, so a re-run produces the same output.
+// The simulated flows are flow scripts (goldens/flowscript, docs/goldens.md), one file per flow
+// and code version in flows/: an order (reserve, emit, approval gate, an at-most-once charge,
+// emit; v2 adds a notify step) and a batch (a step, an emit, a parallel of two steps, a step, an
+// emit). Effects are the format's deterministic fakes, so any worker re-running a step produces
+// the same output. Parallel branches run serially in branch order, so the log is a function of
+// the seed alone.
+
+//go:embed flows/*.json
+var flowFiles embed.FS
 
 const (
 	flowOrder = "order"
@@ -19,70 +28,61 @@ const (
 
 func codeHash(flow string, version int) string { return fmt.Sprintf("%s-v%d", flow, version) }
 
+var (
+	scriptsOnce sync.Once
+	scripts     map[string]*flowscript.Script // "<flow>-v<n>"
+	scriptsErr  error
+)
+
+func loadScripts() (map[string]*flowscript.Script, error) {
+	scriptsOnce.Do(func() {
+		scripts = map[string]*flowscript.Script{}
+		for _, flow := range []string{flowOrder, flowBatch} {
+			for v := 1; v <= 2; v++ {
+				name := fmt.Sprintf("flows/%s-v%d.json", flow, v)
+				b, err := flowFiles.ReadFile(name)
+				if err == nil {
+					var s *flowscript.Script
+					if s, err = flowscript.Decode(name, b); err == nil {
+						scripts[codeHash(flow, v)] = s
+						continue
+					}
+				}
+				scriptsErr = fmt.Errorf("deploysim: %s: %w", name, err)
+				return
+			}
+		}
+	})
+	return scripts, scriptsErr
+}
+
 // flowDefs returns the flows of code version v (1 or 2).
 func flowDefs(v int) []kernel.FlowDef {
-	return []kernel.FlowDef{
-		{ID: flowOrder, CodeHash: codeHash(flowOrder, v), Fn: orderFlow(v)},
-		{ID: flowBatch, CodeHash: codeHash(flowBatch, v), Fn: batchFlow},
+	ss, err := loadScripts()
+	if err != nil {
+		panic(err) // embedded files: a build defect, proven by TestFlowScriptsDecode
 	}
+	var out []kernel.FlowDef
+	for _, flow := range []string{flowOrder, flowBatch} {
+		out = append(out, flowscript.Def(ss[codeHash(flow, v)], flowscript.Options{SerialBranches: true}))
+	}
+	return out
 }
 
-func orderFlow(v int) kernel.Flow {
-	return func(c *kernel.Context, input json.RawMessage) (any, error) {
-		r, err := c.Execute(kernel.Task{ID: "reserve", ToolID: "reserve"}, input)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Emit("order.reserved", map[string]any{"reservation": r}); err != nil {
-			return nil, err
-		}
-		ans, err := c.Suspend(kernel.SuspendConfig{On: gateOK})
-		if err != nil {
-			return nil, err
-		}
-		ch, err := c.Execute(kernel.Task{ID: "charge", ToolID: "charge", AtMostOnce: true}, map[string]any{"reservation": r})
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Emit("order.charged", map[string]any{"charge": ch}); err != nil {
-			return nil, err
-		}
-		out := map[string]any{"reservation": r, "approval": ans, "charge": ch}
-		if v >= 2 {
-			n, err := c.Execute(kernel.Task{ID: "notify", ToolID: "notify"}, map[string]any{"charge": ch})
-			if err != nil {
-				return nil, err
-			}
-			out["notified"] = n
-		}
-		return out, nil
+// fakeOutput is what the named fake returns for input: the output an in-doubt verdict "applied"
+// records, as the operator who checked the external system would.
+func fakeOutput(tool string, input json.RawMessage) json.RawMessage {
+	def, ok := flowscript.Effects()[tool]
+	if !ok {
+		return nil
 	}
+	out, err := def.Fn(nil, input)
+	if err != nil {
+		return nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return b
 }
-
-func batchFlow(c *kernel.Context, input json.RawMessage) (any, error) {
-	var outs []json.RawMessage
-	for i, step := range []string{"load", "transform", "store"} {
-		o, err := c.Execute(kernel.Task{ID: step, ToolID: "echo"}, map[string]any{"in": input, "i": i})
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, o)
-		if i%2 == 0 {
-			if err := c.Emit("batch.progress", map[string]any{"step": step}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return outs, nil
-}
-
-// effectFns are the deterministic effects; atMostOnce names the ones that must not run twice.
-var (
-	effectFns = map[string]func(json.RawMessage) any{
-		"reserve": func(in json.RawMessage) any { return map[string]any{"reserved": json.RawMessage(in)} },
-		"charge":  func(in json.RawMessage) any { return map[string]any{"charged": json.RawMessage(in)} },
-		"notify":  func(json.RawMessage) any { return "sent" },
-		"echo":    func(in json.RawMessage) any { return json.RawMessage(in) },
-	}
-	atMostOnce = map[string]bool{"charge": true}
-)

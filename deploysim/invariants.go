@@ -97,7 +97,7 @@ func (s *sim) check() {
 	// effects
 	runs := map[string]int{}
 	for _, c := range s.effects {
-		if atMostOnce[c.tool] {
+		if c.atMostOnce {
 			k := c.exec + "/" + c.step
 			if runs[k]++; runs[k] == 2 {
 				s.fail("sim/at-most-once", c.exec, "Effect", fmt.Sprintf("%s (step %s) run twice", c.tool, c.step), "at most once")

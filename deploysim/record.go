@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
@@ -43,7 +44,8 @@ func (s *sim) recordEffect(w *worker, step string, attempt int, tool string) {
 			done = true
 		}
 	}
-	s.effects = append(s.effects, effectCall{exec: w.cur, step: step, tool: tool, worker: w.name, attempt: attempt,
+	fake, _ := flowscript.LookupFake(tool)
+	s.effects = append(s.effects, effectCall{exec: w.cur, step: step, tool: tool, worker: w.name, attempt: attempt, atMostOnce: fake.AtMostOnce,
 		completedBefore: done, superseded: s.superseded(w)})
 }
 
@@ -115,7 +117,7 @@ func (s *sim) verdict(exec string, evs []spi.Envelope, step string, attempt int6
 				}
 				_ = json.Unmarshal(e.Payload, &p)
 				if e.EventType == manifest.StepStarted && p.StepID == step && p.Attempt == attempt {
-					return ingress.Verdict{StepID: step, Attempt: attempt, Verdict: ingress.VerdictApplied, Output: mustJSON(effectFns[c.tool](p.Input))}
+					return ingress.Verdict{StepID: step, Attempt: attempt, Verdict: ingress.VerdictApplied, Output: fakeOutput(c.tool, p.Input)}
 				}
 			}
 			return ingress.Verdict{StepID: step, Attempt: attempt, Verdict: ingress.VerdictApplied}

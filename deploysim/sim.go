@@ -57,6 +57,7 @@ type execSpec struct {
 
 type effectCall struct {
 	exec, step, tool, worker string
+	atMostOnce               bool
 	attempt                  int
 	completedBefore          bool // the log already held the step's completion
 	superseded               bool // the worker's lease had been superseded

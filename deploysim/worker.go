@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
@@ -66,9 +69,10 @@ func (s *sim) newWorker(profile string, code int) *worker {
 		}
 		w.snaps.readers = appendUnique(w.snaps.readers, profile)
 	}
-	effects := map[string]kernel.EffectDef{}
-	for tool, fn := range effectFns {
-		effects[tool] = kernel.EffectDef{AtMostOnce: atMostOnce[tool], Fn: w.effect(tool, fn)}
+	effects := flowscript.Effects()
+	for tool, def := range effects {
+		def.Fn = w.effect(tool, def.Fn)
+		effects[tool] = def
 	}
 	var store spi.EventStore = fencingStore{&workerStore{w: w}}
 	if s.cfg.Broken.SkipFence {
@@ -108,7 +112,7 @@ func (w *worker) arm() {
 	s := w.s
 	w.crash, w.pause = "", ""
 	if s.permille(s.sc.Crash) {
-		w.crash = []string{"before-effect", "after-effect", "after-append"}[s.rng.Intn(3)]
+		w.crash = []string{"before-effect", "after-effect", "after-append", "mid-parallel"}[s.rng.Intn(4)]
 	}
 	if s.permille(s.sc.Pause) && !s.anyPaused() {
 		w.pause = []string{"in-effect", "in-append"}[s.rng.Intn(2)]
@@ -209,7 +213,7 @@ func (w *worker) heartbeat() bool {
 	return true
 }
 
-func (w *worker) effect(tool string, fn func(json.RawMessage) any) kernel.Effect {
+func (w *worker) effect(tool string, fn kernel.Effect) kernel.Effect {
 	return func(ec *kernel.EffectContext, in json.RawMessage) (any, error) {
 		if w.crashed {
 			return nil, errCrashed
@@ -220,16 +224,16 @@ func (w *worker) effect(tool string, fn func(json.RawMessage) any) kernel.Effect
 		if !w.heartbeat() {
 			return nil, errLeaseGone
 		}
-		if w.crash == "before-effect" {
+		if w.crash == "before-effect" || (w.crash == "mid-parallel" && strings.HasPrefix(ec.StepID(), "part-b")) {
 			w.crash, w.crashed = "", true
 			return nil, errCrashed
 		}
 		w.s.recordEffect(w, ec.StepID(), ec.Attempt(), tool)
-		out := fn(in)
+		out, err := fn(ec, in)
 		if w.crash == "after-effect" {
 			w.crash, w.crashed = "", true
 		}
-		return out, nil
+		return out, err
 	}
 }
 
