@@ -9,6 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), pluginInterpretations(),
+		dispatchInterpretations(),
 	} {
 		out = append(out, part...)
 	}
