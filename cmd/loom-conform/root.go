@@ -40,6 +40,10 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newVectorsCmd(),
 		newCertifyCmd(),
 		newServeStoreCmd(),
+		newReplayCmd(),
+		newGoldensCmd(),
+		newVerifyCmd(),
+		newDeploysimCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
 	} {

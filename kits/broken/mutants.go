@@ -160,5 +160,5 @@ func Mutants() []spec.Mutant {
 	for _, s := range ReadModelStores() {
 		add("readmodelstore", s.Name, s.Defect, s.Catch)
 	}
-	return out
+	return append(out, GapMutants()...)
 }

@@ -126,6 +126,18 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// DropCodeHash omits EXECUTION_STARTED codeHash (breaks S4.v1_23.started-fields).
+	DropCodeHash bool
+	// ReverseParallelResults returns a parallel's branch results in reverse order (breaks S1.P2.replay-identical).
+	ReverseParallelResults bool
+	// DropDecisionContext records DECISION_RECORDED without its context (breaks S1.P9.decision-logged).
+	DropDecisionContext bool
+	// ForgetResumesOnResumeAs re-runs a resumeAs without the recorded _resumePayloads (breaks S5.replay.gates-in-order).
+	ForgetResumesOnResumeAs bool
+	// EmitSegmentSkew digests flow emits one segment ahead (breaks S3.emit.segment).
+	EmitSegmentSkew bool
+	// RetrySameAttempt records a re-run of a failed step with its previous attempt number (breaks S4.replay.byte-identical-unaffected).
+	RetrySameAttempt bool
 	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
 	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
 	// the fitness G2 ratio gate must catch it).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -130,7 +131,7 @@ type (
 	}
 	appendParams struct {
 		ExecutionID string         `json:"executionId"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 		Fence       int64          `json:"fence,omitempty"`
 	}
 	readRangeParams struct {
@@ -145,7 +146,7 @@ type (
 	appendIfParams struct {
 		ExecutionID string         `json:"executionId"`
 		Anchor      string         `json:"anchor"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 		Fence       int64          `json:"fence,omitempty"`
 	}
 	throughParams struct {
@@ -172,13 +173,13 @@ type (
 	}
 	archiveAppendParams struct {
 		ExecutionID string         `json:"executionId"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 	}
 	replaceParams struct {
 		ExecutionID string         `json:"executionId"`
 		From        int64          `json:"from"`
 		Through     int64          `json:"through"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 	}
 	registerParams struct {
 		Branch spi.Branch `json:"branch"`
