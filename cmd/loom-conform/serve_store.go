@@ -76,6 +76,7 @@ SIGINT or SIGTERM.`,
 	f.StringVar(&backend.File, "file", "", "SQLite database file (sqlite backend; default a temporary file removed on exit)")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	f.DurationVar(&opts.CallTimeout, "call-timeout", bridge.DefaultCallTimeout, "deadline of each store call")
+	f.Int64Var(&opts.MaxStreamBytes, "max-stream-bytes", bridge.DefaultMaxStreamBytes, "largest chunked ContentStore stream accepted (a larger one is refused and aborted)")
 	_ = cmd.MarkFlagRequired("backend")
 	_ = cmd.RegisterFlagCompletionFunc("backend", fixedCompletion(certify.Backends()...))
 	return cmd
