@@ -59,15 +59,12 @@ func pluginCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
 // and offset discipline, and limits that are not integers.
 func bkPluginWire(ctx context.Context, c *BridgeCase) error {
 	hs := c.Store.Handshake()
-	ran := false
 	if hs.Declares(manifest.SeamContentStore, spi.MethodPutStream) {
-		ran = true
 		if err := bkStreamForm(ctx, c); err != nil {
 			return err
 		}
 	}
 	if hs.Declares(manifest.SeamReadModelStore, spi.MethodQuery) {
-		ran = true
 		m := c.ExecID("limits")
 		for _, limit := range []string{`2.5`, `"10"`, `1e400`, `null`, `true`} {
 			raw := json.RawMessage(`{"model":` + quote(m) + `,"limit":` + limit + `}`)
@@ -77,9 +74,8 @@ func bkPluginWire(ctx context.Context, c *BridgeCase) error {
 			}
 		}
 	}
-	if !ran {
-		return c.Skip("the bridge serves neither ContentStore.putStream nor ReadModelStore.query")
-	}
+	// A bridge serving neither seam has no plugin wire form to get wrong (bridge/error-codes passes
+	// the same way for seams a bridge does not serve).
 	return nil
 }
 
