@@ -3,9 +3,11 @@ package catalog
 import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/fitness/badges"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -23,6 +25,8 @@ func Mutants() []spec.Mutant {
 		certify.Mutants(),
 		vectors.Mutants(),
 		fitness.Mutants(),
+		badges.Mutants(),
+		manifest.Mutants(),
 	} {
 		out = append(out, part...)
 	}

@@ -102,6 +102,13 @@ func Gates() []Gate {
 			Threshold: "median store/raw ≥ 0.7 over 5 runs of 200 iterations", Enforced: enforcedCI,
 		},
 		{
+			ID: "badges/evidence", Kind: KindChecks,
+			Guarantee: "every capability badge of capabilities.json has the evidence it claims, and forged certificates and badges are refused",
+			Clauses:   []string{"S10.badges.evidence"},
+			Checks:    []string{"cli/badges", "badges/*"},
+			Threshold: "badges check passes on capabilities.json; every forged evidence mutant is refused", Enforced: enforcedCI,
+		},
+		{
 			ID: "coverage/must", Kind: KindCoverage,
 			Guarantee: "no MUST or MUST NOT clause is left without a check, beyond a reviewed ledger",
 			Clauses:   []string{"S10.fitness.gated"},
