@@ -5,7 +5,7 @@ package spec
 func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
-		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
+		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(),

@@ -4,7 +4,7 @@ import "github.com/loom-kernel/loom-conform/spec"
 
 // Checks lists the tests that prove the kits with the broken stores.
 func Checks() []spec.Check {
-	return []spec.Check{
+	return append([]spec.Check{
 		{ID: "kits/broken/eventstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.fencing.zombie", "S7.es.incarnation-anchor", "S7.es.delete-through-atomic", "S7.es.delete-through-concurrent"},
 			Where: "kits/broken:TestBrokenEventStoresRejected"},
 		{ID: "kits/broken/snapshotstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S3.snapshot.equivalence", "S7.ss.prune-range", "S7.ss.list-sequences"},
@@ -19,5 +19,5 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestJsonbLikeStorePasses"},
 		{ID: "kits/broken/key-reordering-passes", Kind: spec.KindTest, Clauses: []string{"S3.snapshot.equivalence", "I-STORE-15"},
 			Where: "kits/broken:TestKeyReorderingStorePasses"},
-	}
+	}, gapChecks()...)
 }

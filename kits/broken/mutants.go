@@ -110,5 +110,5 @@ func Mutants() []spec.Mutant {
 	for _, s := range BranchRegistries() {
 		add("branchregistry", s.Name, s.Defect, s.Catch)
 	}
-	return out
+	return append(out, GapMutants()...)
 }

@@ -65,11 +65,11 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	}
 	raw := chk.Payload
 	seg := r.segment
-	if r.rt.cfg.Hooks.EmitSegmentSkew {
-		seg++
-	}
 	if r.rt.cfg.Hooks.DigestIgnoresSegment {
 		seg = 0
+	}
+	if r.rt.cfg.Hooks.EmitSegmentSkew {
+		seg++
 	}
 	d, err := fold.EmitDigest(seg, eventType, raw)
 	if err != nil { // the userspace copy is JSON; treat anything else as unmatchable

@@ -12,9 +12,9 @@ type hookMutant struct {
 // rejection (the property kit for the §3 rules, other tests for the rest).
 func hookMutants() []hookMutant {
 	const props = "kits/kernelprops:TestKitRejectsMutants"
+	const own = "reference/kernel:TestHookMutantsFailTheirTests"
 	const golden, replay = "goldens:TestHookMutantsFailCheck", "S10.replay-unchanged"
 	goldens := []string{"goldens/HookMutantsFailCheck"}
-	const own = "reference/kernel:TestHookMutantsFailTheirTests"
 	h := func(name, defect, where string, set func(*Hooks), caught []string, clauses ...string) hookMutant {
 		return hookMutant{spec.Mutant{ID: "kernel-hook/runtime/" + name, Kind: "kernel-hook", Defect: defect, Clauses: clauses, CaughtBy: caught, Where: where}, set}
 	}
