@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/loom-kernel/loom-conform/fitness"
 )
 
 // Reference: spec §10 — the fitness gates are enumerated and gated: the verb lists them, runs a
@@ -29,10 +32,21 @@ func TestFitnessCLI(t *testing.T) {
 			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
 		}
 	}
+	// a gate whose runner is not built yet is pending, never passing (the first such gate, if any)
+	pending := ""
+	for _, g := range fitness.Gates() {
+		if g.Pending != "" {
+			pending = g.ID
+			break
+		}
+	}
+	if pending == "" {
+		t.Skip("every fitness gate has its runner: no pending gate to run")
+	}
 	report := filepath.Join(t.TempDir(), "fitness.json")
-	code, out, stderr := runCLI(t, "", "fitness", "--root", "../..", "--run", "^(coverage/must|replay/goldens)$", "--json", report)
+	code, out, stderr := runCLI(t, "", "fitness", "--root", "../..", "--run", "^(coverage/must|"+regexp.QuoteMeta(pending)+")$", "--json", report)
 	if code != 0 || !strings.Contains(out, "PENDING") {
-		t.Fatalf("fitness --run coverage/must|replay/goldens = exit %d\n%s\n%s; want exit 0 with a pending gate", code, out, stderr)
+		t.Fatalf("fitness --run coverage/must|%s = exit %d\n%s\n%s; want exit 0 with a pending gate", pending, code, out, stderr)
 	}
 	raw, err := os.ReadFile(report)
 	if err != nil {
@@ -48,7 +62,7 @@ func TestFitnessCLI(t *testing.T) {
 	for _, x := range r.Results {
 		verdicts[x.Gate] = x.Verdict
 	}
-	if len(verdicts) != 2 || verdicts["replay/goldens"] != "pending" || verdicts["coverage/must"] != "pass" {
-		t.Errorf("fitness --json = %s; want coverage/must pass and replay/goldens pending", raw)
+	if len(verdicts) != 2 || verdicts[pending] != "pending" || verdicts["coverage/must"] != "pass" {
+		t.Errorf("fitness --json = %s; want coverage/must pass and %s pending", raw, pending)
 	}
 }
