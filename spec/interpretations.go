@@ -8,7 +8,8 @@ func interpretations() []Clause {
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(),
+		certInterpretations(), pluginInterpretations(),
+		dispatchInterpretations(),
 	} {
 		out = append(out, part...)
 	}
