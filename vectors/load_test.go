@@ -102,13 +102,20 @@ func TestSplitArgs(t *testing.T) {
 }
 
 func TestLedgerParse(t *testing.T) {
-	if _, err := ParseLedger([]byte(`[{"id":"a","reason":"known"},{"id":"a","reason":"again"}]`), "l.json"); err == nil || !strings.Contains(err.Error(), "already listed") {
-		t.Errorf("ParseLedger(duplicate) = %v, want an 'already listed' error", err)
+	cases := []struct{ in, want string }{
+		{`{"expectedFailures":[{"check":"a","reason":"known"},{"check":"a","reason":"again"}]}`, "listed twice"},
+		{`{"expectedFailures":[{"check":"a"}]}`, "reason is empty"},
+		{`{"id":"a"}`, `want {"expectedFailures"`},
+		// The shape vectors once read: refused, naming the one shape.
+		{`[{"id":"a","reason":"known"}]`, `want {"expectedFailures": [{"check"`},
+		{`{"expectedFailures":[{"check":"a","reason":"r","expires":"soon"}]}`, "YYYY-MM-DD"},
 	}
-	if _, err := ParseLedger([]byte(`[{"id":"a"}]`), "l.json"); err == nil || !strings.Contains(err.Error(), "reason missing") {
-		t.Errorf("ParseLedger(no reason) = %v, want a 'reason missing' error", err)
+	for _, c := range cases {
+		if _, err := ParseLedger("l.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "l.json") {
+			t.Errorf("ParseLedger(%s) = %v, want an error naming l.json and saying %q", c.in, err, c.want)
+		}
 	}
-	if _, err := ParseLedger([]byte(`{"id":"a"}`), "l.json"); err == nil || !strings.Contains(err.Error(), "l.json") {
-		t.Errorf("ParseLedger(object) = %v, want an error naming l.json", err)
+	if l, err := ParseLedger("l.json", []byte(`{"expectedFailures":[{"check":"a","reason":"known","expires":"2027-01-31"}]}`)); err != nil || len(l.Entries) != 1 {
+		t.Errorf("ParseLedger(valid) = %v, %v", l, err)
 	}
 }

@@ -78,6 +78,8 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 	cmd.Flags().StringVar(&profile, "profile", "", "event-schema version to fold as (1.20.0 .. "+fold.Current().Version()+")")
 	cmd.Flags().StringVar(&snapshot, "snapshot", "", "a state file to fold the log onto")
 	cmd.Flags().StringVar(&snapshotProfile, "snapshot-profile", "", "event-schema version that wrote --snapshot (read through NormalizeSnapshotState)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("snapshot-profile", fixedCompletion(profileNames()...))
 	return cmd
 }
 
