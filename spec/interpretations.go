@@ -5,9 +5,10 @@ package spec
 func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
-		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
+		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
-		certInterpretations(),
+		goldenInterpretations(),
+		certInterpretations(), pluginInterpretations(),
 	} {
 		out = append(out, part...)
 	}

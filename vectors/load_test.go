@@ -55,7 +55,8 @@ func TestLoadRefusesMalformed(t *testing.T) {
 		{"fold bad profile", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.9.0","events":[],"expect":{"error":"sequence"}}`, "profile"},
 		{"fold no events", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","expect":{"error":"sequence"}}`, "events: missing"},
 		{"envelope typo", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"eventType"`, `"eventtype"`, 1) + `],"expect":{"error":"sequence"}}`, "events[0]"},
-		{"envelope missing sequence", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"sequence":0,`, ``, 1) + `],"expect":{"error":"sequence"}}`, "events[0]: sequence: missing"},
+		{"envelope missing sequence", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"sequence":0,`, ``, 1) + `],"expect":{"state":{}}}`, "events[0]: sequence: missing"},
+		{"envelope wrong type", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"timestamp":1`, `"timestamp":"1"`, 1) + `],"expect":{"state":{}}}`, "events[0]: timestamp: want an integer"},
 		{"digest bad", `{"id":"a","kind":"digest","reason":"r","clauses":["S3.emit.identity"],"segment":-1,"eventType":"t","payload":1,"expect":{"digest":"XYZ"}}`, "segment"},
 		{"two values", goodCanonical + goodCanonical, "more than one JSON value"},
 	}

@@ -31,7 +31,7 @@ type certifyFlags struct {
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
 through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:

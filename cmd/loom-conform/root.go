@@ -40,7 +40,10 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newVectorsCmd(),
 		newCertifyCmd(),
 		newServeStoreCmd(),
+		newReplayCmd(),
+		newGoldensCmd(),
 		newFitnessCmd(),
+		newBadgesCmd(),
 	} {
 		root.AddCommand(c)
 	}

@@ -149,5 +149,6 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 	}
 	f.BoolVar(&o.serve, "serve", false, "serve the line protocol on stdin/stdout with the reference fold")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	cmd.AddCommand(newVectorsFuzzCmd())
 	return cmd
 }
