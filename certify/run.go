@@ -252,11 +252,14 @@ func dialUntil(ctx context.Context, url string) (*bridge.Client, error) {
 		if err == nil {
 			return c, nil
 		}
-		last = err
 		var pe *bridge.ProtocolError
 		if errors.As(err, &pe) {
 			return nil, err // it answered, wrongly: retrying will not help
 		}
+		if ctx.Err() != nil && last != nil {
+			return nil, last // the cause is the last real failure, not the deadline that cut this try
+		}
+		last = err
 		select {
 		case <-ctx.Done():
 			return nil, last
