@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/fitness/badges"
 	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -31,6 +33,8 @@ func Mutants() []spec.Mutant {
 		badges.Mutants(),
 		manifest.Mutants(),
 		lifecycle.Mutants(),
+		dispatchers.Mutants(),
+		deploysim.Mutants(),
 	} {
 		out = append(out, part...)
 	}

@@ -56,8 +56,8 @@ func Gates() []Gate {
 			ID: "replay/deploysim", Kind: KindChecks,
 			Guarantee: "seeded fleet simulations (rolling upgrade, rollback, crashes, zombies, migration) keep every invariant",
 			Clauses:   []string{"S10.replay-unchanged"},
+			Checks:    []string{"deploysim/scenario-sweep", "deploysim/broken-fleets-caught", "deploysim/deterministic"},
 			Threshold: "every scenario passes its seed sweep", Enforced: enforcedCIMatrix,
-			Pending: "deploy-simulation is not built yet",
 		},
 		{
 			ID: "g2/behavioural", Kind: KindChecks,

@@ -9,7 +9,7 @@ import (
 
 // KitNames lists the kits RunByName knows, in order.
 func KitNames() []string {
-	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry", "contentstore", "durablestatestore", "readmodelstore"}
+	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry", "contentstore", "durablestatestore", "readmodelstore", "dispatcher"}
 }
 
 // AnyFactory makes a fresh target of any type; RunByName asserts it to the kit's seam.
@@ -34,6 +34,8 @@ func RunByName(ctx context.Context, name string, factory AnyFactory, opts Option
 		return Run(ctx, DurableStateStoreKit(), adapt[spi.DurableStateStore](name, factory), opts)
 	case "readmodelstore":
 		return Run(ctx, ReadModelStoreKit(), adapt[spi.ReadModelStore](name, factory), opts)
+	case "dispatcher":
+		return Run(ctx, ExecutionDispatcherKit(), adapt[spi.ExecutionDispatcher](name, factory), opts)
 	}
 	return nil, fmt.Errorf("unknown kit %q (want one of %v)", name, KitNames())
 }

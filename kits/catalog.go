@@ -25,6 +25,7 @@ func CatalogMarkdown() string {
 	write("ContentStore", manifest.SeamContentStore, rowsOf(ContentStoreKit()))
 	write("DurableStateStore", manifest.SeamDurableStateStore, rowsOf(DurableStateStoreKit()))
 	write("ReadModelStore", manifest.SeamReadModelStore, rowsOf(ReadModelStoreKit()))
+	write("ExecutionDispatcher", manifest.SeamExecutionDispatcher, rowsOf(ExecutionDispatcherKit()))
 	return b.String()
 }
 

@@ -12,5 +12,6 @@ func Checks() []spec.Check {
 	out = append(out, ContentStoreKit().SpecChecks()...)
 	out = append(out, DurableStateStoreKit().SpecChecks()...)
 	out = append(out, ReadModelStoreKit().SpecChecks()...)
+	out = append(out, ExecutionDispatcherKit().SpecChecks()...)
 	return out
 }

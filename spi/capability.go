@@ -166,6 +166,17 @@ func hasGoMethod(seam string, store any, method string) bool {
 		case MethodUpsert, MethodQuery:
 			return true
 		}
+	case manifest.SeamExecutionDispatcher:
+		if _, ok := store.(ExecutionDispatcher); !ok {
+			return false
+		}
+		switch method {
+		case MethodDispatch, MethodTargets:
+			return true
+		case MethodClaim, MethodHeartbeat, MethodAck:
+			_, ok := store.(LeaseQueue)
+			return ok
+		}
 	}
 	return false
 }
@@ -201,6 +212,10 @@ func ClaimedVersion(seam string, store any) (string, bool) {
 	case manifest.SeamReadModelStore:
 		if v, ok := store.(ReadModelStoreVersioned); ok {
 			return v.ReadModelStoreSpiVersion(), true
+		}
+	case manifest.SeamExecutionDispatcher:
+		if v, ok := store.(ExecutionDispatcherVersioned); ok {
+			return v.ExecutionDispatcherSpiVersion(), true
 		}
 	}
 	return "", false

@@ -42,6 +42,8 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newServeStoreCmd(),
 		newReplayCmd(),
 		newGoldensCmd(),
+		newVerifyCmd(),
+		newDeploysimCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
 	} {

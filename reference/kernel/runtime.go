@@ -233,3 +233,10 @@ func (rt *Runtime) flowIDOf(ctx context.Context, executionID string, tail []spi.
 	}
 	return evs[len(evs)-1].WorkflowID, nil
 }
+
+// FlowID returns the id of the flow that wrote the execution's log ("" for an empty log): what a
+// carrier needs to re-attach a driver to an execution it did not start in this process.
+func (rt *Runtime) FlowID(ctx context.Context, executionID string) (string, error) {
+	l, err := rt.load(ctx, executionID)
+	return l.flowID, err
+}
