@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	dispmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
+	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/reference/stores/sqlite"
@@ -42,7 +44,8 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 	switch b.Name {
 	case "memory":
 		return bridge.Stores{Implementation: impl, EventStore: memory.NewEventStore(), SnapshotStore: memory.NewSnapshotStore(),
-			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry()}, func() {}, nil
+			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry(),
+			Dispatcher: dispmem.New(dispmem.Config{Targets: []string{"default"}})}, func() {}, nil
 	case "sqlite":
 		file, cleanup := b.File, func() {}
 		if file == "" {
@@ -81,8 +84,13 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			}
 			db.Close()
 		}
+		d, err := dispatchpg.New(ctx, db.Pool(), []string{"default"})
+		if err != nil {
+			closeDB()
+			return bridge.Stores{}, nil, err
+		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
-			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, closeDB, nil
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), Dispatcher: d}, closeDB, nil
 	}
 	return bridge.Stores{}, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
 }

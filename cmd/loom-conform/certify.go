@@ -30,10 +30,13 @@ type certifyFlags struct {
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all|dispatcher TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
-through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
+through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies the four
+stores; "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
+(dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
+exactly one of:
 
   --builtin memory|sqlite|postgres   one of the reference stores, served in process
   --dsn DSN                          the PostgreSQL reference store on that database

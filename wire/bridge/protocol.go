@@ -53,6 +53,11 @@ func Methods() []Method {
 		{"branchRegistry.register", br, spi.MethodRegister},
 		{"branchRegistry.get", br, spi.MethodGet},
 		{"branchRegistry.listChildren", br, spi.MethodListChildren},
+		{"dispatcher.dispatch", manifest.SeamExecutionDispatcher, spi.MethodDispatch},
+		{"dispatcher.targets", manifest.SeamExecutionDispatcher, spi.MethodTargets},
+		{"dispatcher.claim", manifest.SeamExecutionDispatcher, spi.MethodClaim},
+		{"dispatcher.heartbeat", manifest.SeamExecutionDispatcher, spi.MethodHeartbeat},
+		{"dispatcher.ack", manifest.SeamExecutionDispatcher, spi.MethodAck},
 	}
 }
 
@@ -68,7 +73,8 @@ func LookupMethod(name string) (Method, bool) {
 
 // Seams lists the seams a bridge can serve, in report order.
 func Seams() []string {
-	return []string{manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry}
+	return []string{manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry,
+		manifest.SeamExecutionDispatcher}
 }
 
 // Handshake is the result of bridge.handshake.

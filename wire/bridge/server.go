@@ -21,6 +21,8 @@ type Stores struct {
 	SnapshotStore  spi.SnapshotStore
 	ArchiveStore   spi.ArchiveStore
 	BranchRegistry spi.BranchRegistry
+	// Dispatcher is an ExecutionDispatcher (docs/spi.md §8), served beside or instead of stores.
+	Dispatcher spi.ExecutionDispatcher
 }
 
 // ServerOptions bound what one call may cost. Zero values take the defaults.
@@ -78,6 +80,7 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	for seam, store := range map[string]any{
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
 		manifest.SeamArchiveStore: st.ArchiveStore, manifest.SeamBranchRegistry: st.BranchRegistry,
+		manifest.SeamExecutionDispatcher: st.Dispatcher,
 	} {
 		if store == nil {
 			continue
@@ -248,6 +251,9 @@ func (s *Server) buildHandlers() map[string]handler {
 	}
 	if br := s.stores.BranchRegistry; br != nil {
 		addBranchRegistry(hs, br)
+	}
+	if d := s.stores.Dispatcher; d != nil {
+		addDispatcher(hs, d)
 	}
 	return hs
 }
