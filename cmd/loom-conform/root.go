@@ -35,6 +35,7 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newServeStoreCmd(),
 		newVerifyCmd(),
 		newDeploysimCmd(),
+		newWorkerCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
 	} {
