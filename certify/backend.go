@@ -30,7 +30,7 @@ type Backend struct {
 // Backends lists the names OpenBackend accepts.
 func Backends() []string { return []string{"memory", "sqlite", "postgres"} }
 
-// OpenBackend opens the backend's four stores for a bridge server. close releases them (and
+// OpenBackend opens the backend's seven stores for a bridge server. close releases them (and
 // removes a temporary SQLite file).
 func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) {
 	impl := bridge.Implementation{Name: "loom-conform " + b.Name, Version: b.Version}
@@ -45,7 +45,9 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 	case "memory":
 		return bridge.Stores{Implementation: impl, EventStore: memory.NewEventStore(), SnapshotStore: memory.NewSnapshotStore(),
 			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry(),
-			Dispatcher: dispmem.New(dispmem.Config{Targets: []string{"default"}})}, func() {}, nil
+			Dispatcher:   dispmem.New(dispmem.Config{Targets: []string{"default"}}),
+			ContentStore: memory.NewContentStore(), DurableStateStore: memory.NewDurableStateStore(),
+			ReadModelStore: memory.NewReadModelStore()}, func() {}, nil
 	case "sqlite":
 		file, cleanup := b.File, func() {}
 		if file == "" {
@@ -61,7 +63,8 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			return bridge.Stores{}, nil, err
 		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
-			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, func() { _ = db.Close(); cleanup() }, nil
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
+			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, func() { _ = db.Close(); cleanup() }, nil
 	case "postgres":
 		if b.DSN == "" {
 			return bridge.Stores{}, nil, fmt.Errorf("postgres backend: a DSN is required (--dsn)")
@@ -90,7 +93,9 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			return bridge.Stores{}, nil, err
 		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
-			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), Dispatcher: d}, closeDB, nil
+			Dispatcher:   d,
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
+			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, closeDB, nil
 	}
 	return bridge.Stores{}, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
 }

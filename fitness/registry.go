@@ -49,8 +49,8 @@ func Gates() []Gate {
 			ID: "replay/goldens", Kind: KindChecks,
 			Guarantee: "re-running every golden flow reproduces its recorded log and folded state byte for byte",
 			Clauses:   []string{"S10.replay-unchanged", "S3.determinism.enforced"},
+			Checks:    []string{"goldens/*", "cli/goldens-check", "cli/replay"},
 			Threshold: "no golden diverges", Enforced: enforcedCIMatrix,
-			Pending: "golden-log replay (goldens check) is not built yet",
 		},
 		{
 			ID: "replay/deploysim", Kind: KindChecks,
@@ -63,7 +63,7 @@ func Gates() []Gate {
 			ID: "g2/behavioural", Kind: KindChecks,
 			Guarantee: "with every optional capability configured but unwired, logs are byte-identical to a kernel without it",
 			Clauses:   []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical", "S1.G2.opt-in"},
-			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent"},
+			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent", "goldens/G2Unwired"},
 			Threshold: "every disabled-path test passes", Enforced: enforcedCI,
 		},
 		{

@@ -5,10 +5,11 @@ package spec
 func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
-		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
+		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		goldenInterpretations(),
+		certInterpretations(), pluginInterpretations(),
 		dispatchInterpretations(),
-		certInterpretations(),
 	} {
 		out = append(out, part...)
 	}

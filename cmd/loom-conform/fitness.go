@@ -73,15 +73,15 @@ flags.`,
 			if st, err := os.Stat(o.root + "/go.mod"); err != nil || st.IsDir() {
 				return badInput("--root %q is not the module root (no go.mod): checks and bench gates run go test there", o.root)
 			}
-			outputs := map[string]string{"--json": o.json, "--junit": o.junit}
-			for flag, path := range outputs {
-				if path != "" && path != "-" {
-					f, err := os.Create(path)
-					if err != nil {
-						return badInput("%s: %v", flag, err)
-					}
-					f.Close()
-				}
+			var report fitness.Report
+			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
+				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }}}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("%v", err)
+			}
+			table := cmd.OutOrStdout()
+			if toStdout(outs) {
+				table = cmd.ErrOrStderr()
 			}
 			ledger, err := fitness.CoverageLedger()
 			if err != nil {
@@ -92,14 +92,11 @@ flags.`,
 				Checks: catalog.Checks(), CoverageLedger: ledger,
 				Mutants: catalog.Mutants(), ProofsDir: latestProofs(o.root, o.proofs),
 			})
-			report := fitness.NewReport(results)
-			if err := report.RenderTable(cmd.OutOrStdout()); err != nil {
+			report = fitness.NewReport(results)
+			if err := report.RenderTable(table); err != nil {
 				return err
 			}
-			if err := writeTo(cmd.OutOrStdout(), o.json, report.RenderJSON); err != nil {
-				return err
-			}
-			if err := writeTo(cmd.OutOrStdout(), o.junit, report.RenderJUnit); err != nil {
+			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if report.Failed {
@@ -131,23 +128,4 @@ func latestProofs(root, dir string) string {
 	}
 	sort.Strings(runs)
 	return runs[len(runs)-1]
-}
-
-// writeTo renders to path ("" = nothing, "-" = stdout).
-func writeTo(stdout io.Writer, path string, render func(io.Writer) error) error {
-	switch path {
-	case "":
-		return nil
-	case "-":
-		return render(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := render(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
