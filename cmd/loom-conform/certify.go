@@ -64,7 +64,7 @@ HTML page and the badge all say it, and the exit code is its own:
 that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return badInput("certify: name one kind: %s or all (got %d arguments)", strings.Join(certify.Kinds(), ", "), len(args))
+				return badInput("certify: name one kind: %s, all or %s (got %d arguments)", strings.Join(certify.Kinds(), ", "), certify.KindDispatcher, len(args))
 			}
 			return nil
 		},
