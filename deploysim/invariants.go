@@ -30,7 +30,7 @@ func Invariants() []Invariant {
 		{"sim/at-most-once", []string{"I-SIM-2", "S5.ingress.indoubt-verdict-recorded"}, "an at-most-once effect runs at most once per step"},
 		{"sim/served-not-rerun", []string{"S2.execute.served-not-rerun", "S6.resume.is-migration"}, "no effect runs live once its step's completion is in the log"},
 		{"sim/emit-once", []string{"S3.emit.once", "S3.emit.serve-skip", "I-SIM-2"}, "each flow-level emit is counted (_flowEmits) exactly as in a single-worker run"},
-		{"sim/snapshot-every-k", []string{"S4.snapshot.every-k", "S3.snapshot.equivalence", "I-SIM-2"}, "fold(snapshot@k, tail) == fold(log) for every k, at every profile of the fleet, and for every saved snapshot as every worker that reads it"},
+		{"sim/snapshot-every-k", []string{"S4.snapshot.every-k", "S3.snapshot.equivalence", "I-SIM-2", "I-SIM-4"}, "fold(snapshot@k, tail) == fold(log) for every k, at every profile of the fleet, and for every saved snapshot as every worker that reads it"},
 		{"sim/zombie-fenced", []string{"S6.fencing.zombie", "I-STORE-6", "I-DISPATCH-4"}, "a worker whose lease moved on writes nothing: every append it tries is refused as fenced"},
 		{"sim/lease-respected", []string{"I-DISPATCH-4", "I-SIM-3", "S6.fencing.zombie"}, "no append is acknowledged to a worker after it was told its lease is lost"},
 		{"sim/one-owner", []string{"I-DISPATCH-4", "I-DISPATCH-3"}, "no package is delivered while another worker's lease on the execution is live"},
