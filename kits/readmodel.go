@@ -37,7 +37,7 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 		{ID: "readmodelstore/limit-invalid", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-8"}, Level: spec.Must,
 			Doc: "limits 0, negative, above 1000 and huge are invalid arguments; 1 and 1000 are served", Run: rmLimitInvalid},
 		{ID: "readmodelstore/cursor-forged", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-9"}, Level: spec.Must,
-			Doc: "a cursor the store never issued (random, truncated, altered in one character) is an invalid argument", Run: rmCursorForged},
+			Doc: "a cursor the store never issued (random, truncated, pointed at another id of the same model, altered in one character anywhere) is an invalid argument", Run: rmCursorForged},
 		{ID: "readmodelstore/cursor-foreign", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-9"}, Level: spec.Must,
 			Doc: "a cursor issued for another model is an invalid argument", Run: rmCursorForeign},
 		{ID: "readmodelstore/cursor-stale-resumes", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-9"}, Level: spec.Must,
@@ -266,24 +266,17 @@ func rmCursorForged(ctx context.Context, c *ReadModelStoreCase) error {
 	if p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2, Cursor: cur}); err != nil {
 		return c.Failf("Query", fmt.Sprintf("%q, the cursor it issued", m), pageOrErr(p, err), "nil")
 	}
-	forged := []string{"x", "not-a-cursor", "id-0003", "eyJtIjoiYSIsImEiOiJiIn0", strings.Repeat("A", 4096), cur[:len(cur)/2], cur + "x", "\x00"}
-	for i := range cur {
-		alt := []byte(cur)
-		switch {
-		case alt[i] >= 'a' && alt[i] < 'z', alt[i] >= 'A' && alt[i] < 'Z', alt[i] >= '0' && alt[i] < '9':
-			alt[i]++
-		default:
-			continue
-		}
-		forged = append(forged, string(alt))
-		if len(forged) > 40 {
-			break
-		}
+	forged := []forgedCursor{}
+	for _, f := range []string{"x", "not-a-cursor", "id-0003", "eyJtIjoiYSIsImEiOiJiIn0", strings.Repeat("A", 4096), cur[:len(cur)/2], cur + "x", "\x00"} {
+		forged = append(forged, forgedCursor{f, "made up"})
 	}
+	// The first page of 2 ends at id-0001; id-0002x is an id the model never held, so no cursor
+	// the store issued can resume after it.
+	forged = append(forged, forgeCursors(cur, "id-0001", "id-0002x")...)
 	for _, f := range forged {
-		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2, Cursor: f})
+		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2, Cursor: f.cursor})
 		if !errors.Is(err, spi.ErrInvalidArgument) {
-			return c.Failf("Query", fmt.Sprintf("%q, cursor %q) a cursor the store never issued (", m, clipS(f)), pageOrErr(p, err), "an invalid-argument error")
+			return c.Failf("Query", fmt.Sprintf("%q, cursor %q) a cursor the store never issued: the cursor it issued, %q, %s (", m, clipS(f.cursor), clipS(cur), f.how), pageOrErr(p, err), "an invalid-argument error")
 		}
 	}
 	return nil

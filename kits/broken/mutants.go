@@ -96,6 +96,7 @@ var violates = map[string][]string{
 	"durablestatestore/stale-version-returned":   {"I-PLUGIN-6"},
 	"readmodelstore/offset-cursor":               {"I-PLUGIN-9", "S7.plugin.pinned"},
 	"readmodelstore/forged-cursor-accepted":      {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/unsigned-cursor":             {"I-PLUGIN-9", "S7.plugin.pinned"},
 	"readmodelstore/foreign-cursor-accepted":     {"I-PLUGIN-9", "S7.plugin.pinned"},
 	"readmodelstore/inclusive-cursor":            {"I-PLUGIN-9"},
 	"readmodelstore/limit-ignored":               {"I-PLUGIN-8", "S7.plugin.pinned"},

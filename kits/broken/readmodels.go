@@ -284,6 +284,7 @@ func ReadModelStores() []Store[spi.ReadModelStore] {
 	return []Store[spi.ReadModelStore]{
 		{"offset-cursor", "cursors are offsets, so upserts before the position make a kept cursor skip and repeat", "readmodelstore/cursor-stale-resumes", func() spi.ReadModelStore { return offsetReadCursor{newTable()} }},
 		{"forged-cursor-accepted", "cursors are the plain base64 of the last id, so an altered cursor reads from wherever it points", "readmodelstore/cursor-forged", func() spi.ReadModelStore { return plainCursor{newTable()} }},
+		{"unsigned-cursor", "cursors are unsigned base64 of the model and the last id: the model is checked, but a client can point one at any id", "readmodelstore/cursor-forged", func() spi.ReadModelStore { return unsignedCursor{newTable()} }},
 		{"foreign-cursor-accepted", "cursors are not bound to their model", "readmodelstore/cursor-foreign", func() spi.ReadModelStore { return unboundCursor{newTable()} }},
 		{"inclusive-cursor", "a page starts at its cursor's id, repeating the last document of the page before", "readmodelstore/pagination", func() spi.ReadModelStore { return inclusiveCursor{newTable()} }},
 		{"limit-ignored", "the limit is ignored and a page holds everything after the cursor", "readmodelstore/pagination", func() spi.ReadModelStore { return limitIgnored{newTable()} }},
@@ -294,4 +295,38 @@ func ReadModelStores() []Store[spi.ReadModelStore] {
 		{"model-prefix", "a query lists the documents of every model whose name begins with the one asked for", "readmodelstore/model-isolation", func() spi.ReadModelStore { return modelPrefix{newTable()} }},
 		{"lossy-numbers", "documents pass through float64", "readmodelstore/roundtrip-precision", func() spi.ReadModelStore { return lossyDocs{newRM()} }},
 	}
+}
+
+// --- cursors are base64 of {"m": model, "a": last id} with nothing signing them: the model is
+// checked, but a client can rewrite "a" to resume anywhere.
+type unsignedCursor struct{ rmTable }
+
+type unsignedBody struct {
+	Model string `json:"m"`
+	After string `json:"a"`
+}
+
+func (s unsignedCursor) Query(ctx context.Context, model string, q spi.ReadModelQuery) (spi.ReadModelPage, error) {
+	if _, err := spi.ValidateQuery(model, spi.ReadModelQuery{Limit: q.Limit}); err != nil {
+		return spi.ReadModelPage{}, err
+	}
+	after := ""
+	if q.Cursor != "" {
+		raw, err := base64.StdEncoding.DecodeString(q.Cursor)
+		var b unsignedBody
+		if err != nil || json.Unmarshal(raw, &b) != nil || b.After == "" {
+			return spi.ReadModelPage{}, spi.Invalid("query", "cursor", "not a cursor")
+		}
+		if b.Model != model {
+			return spi.ReadModelPage{}, spi.Invalid("query", "cursor", "issued for another model")
+		}
+		after = b.After
+	}
+	docs, more := s.keyset(model, after, q.Limit, false)
+	page := spi.ReadModelPage{Docs: append([]spi.ReadModelDoc{}, docs...)}
+	if more {
+		body, _ := json.Marshal(unsignedBody{model, docs[len(docs)-1].ID})
+		page.NextCursor = base64.StdEncoding.EncodeToString(body)
+	}
+	return page, nil
 }
