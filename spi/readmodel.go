@@ -92,7 +92,8 @@ func EncodeCursor(model, after string) string {
 // DecodeCursor checks a reference cursor for model and returns the id it resumes after.
 func DecodeCursor(model, cursor string) (string, error) {
 	enc, sum, ok := strings.Cut(cursor, ".")
-	body, err := base64.RawURLEncoding.DecodeString(enc)
+	// Strict: a cursor whose unused trailing bits differ is not the one issued.
+	body, err := base64.RawURLEncoding.Strict().DecodeString(enc)
 	if !ok || err != nil || sum != cursorSum(body) {
 		return "", Invalid("query", "cursor", "not a cursor this store issued")
 	}
