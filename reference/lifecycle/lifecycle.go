@@ -78,7 +78,8 @@ type Compacted struct {
 	Snapshot    int64 // sequence of the snapshot saved for the remaining log
 }
 
-// Compact removes envelopes 0..through of executionID from the log. In order: it folds them and
+// Compact removes envelopes 0..through of executionID from the log. In order: it folds them onto
+// the latest snapshot (the log of an execution compacted before no longer starts at 0) and
 // saves the snapshot the remaining log resumes from, appends exactly those envelopes to the
 // ArchiveStore, and only then deletes them with deleteThrough, so a concurrent append after
 // through survives. It refuses, changing nothing, without an ArchiveStore, without a
@@ -113,18 +114,39 @@ func (lc *LogLifecycle) Compact(ctx context.Context, executionID string, through
 		return res, spi.Invalid("compact", "through", "%d is not a stored sequence of %q", through, executionID)
 	}
 	removed := log[:n]
-	st, err := fold.Fold(lc.cfg.Profile, nil, removed)
+	// The state at through is the latest snapshot folded with the log after it — never the
+	// archive. A log compacted before no longer starts at 0, so it cannot be folded from nothing.
+	base, from, err := lc.latestSnapshot(ctx, executionID)
 	if err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
+		return res, fmt.Errorf("lifecycle: compact %q: load latest snapshot: %w", executionID, err)
 	}
-	state, err := fold.CanonicalState(st)
-	if err != nil {
-		return res, err
+	if from > through {
+		// A snapshot at or after through already resumes what remains.
+		res.Snapshot = from - 1
+	} else {
+		if len(log) > 0 && log[0].Sequence > from {
+			return res, fmt.Errorf("lifecycle: compact %q: the log starts at sequence %d but the latest snapshot resumes at %d: envelopes %d..%d are in neither",
+				executionID, log[0].Sequence, from, from, log[0].Sequence-1)
+		}
+		var tail []spi.Envelope
+		for _, e := range removed {
+			if e.Sequence >= from {
+				tail = append(tail, e)
+			}
+		}
+		st, err := fold.Fold(lc.cfg.Profile, base, tail)
+		if err != nil {
+			return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
+		}
+		state, err := fold.CanonicalState(st)
+		if err != nil {
+			return res, err
+		}
+		if err := lc.cfg.Snapshots.Save(ctx, spi.Snapshot{ExecutionID: executionID, Sequence: through, State: state}); err != nil {
+			return res, fmt.Errorf("lifecycle: compact %q: save snapshot: %w", executionID, err)
+		}
+		res.Snapshot = through
 	}
-	if err := lc.cfg.Snapshots.Save(ctx, spi.Snapshot{ExecutionID: executionID, Sequence: through, State: state}); err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: save snapshot: %w", executionID, err)
-	}
-	res.Snapshot = through
 	archive := func() error {
 		if lc.cfg.Archive == nil {
 			return nil
@@ -185,20 +207,9 @@ func (lc *LogLifecycle) ReadRange(ctx context.Context, executionID string, from,
 // Replay folds the execution from its latest snapshot (when a SnapshotStore is wired and holds one)
 // and the log after it. It never reads the archive.
 func (lc *LogLifecycle) Replay(ctx context.Context, executionID string) (fold.State, error) {
-	var base *fold.State
-	from := int64(0)
-	if lc.cfg.Snapshots != nil {
-		snap, err := lc.cfg.Snapshots.LoadLatest(ctx, executionID)
-		switch {
-		case err == nil:
-			s, perr := fold.ParseState(snap.State)
-			if perr != nil {
-				return fold.State{}, perr
-			}
-			base, from = &s, snap.Sequence+1
-		case !errors.Is(err, spi.ErrNotFound):
-			return fold.State{}, err
-		}
+	base, from, err := lc.latestSnapshot(ctx, executionID)
+	if err != nil {
+		return fold.State{}, err
 	}
 	if lc.cfg.Hooks.ReadArchiveOnReplay && lc.cfg.Archive != nil {
 		archived, err := lc.cfg.Archive.Read(ctx, executionID)
@@ -216,6 +227,26 @@ func (lc *LogLifecycle) Replay(ctx context.Context, executionID string) (fold.St
 		return fold.State{}, err
 	}
 	return fold.Fold(lc.cfg.Profile, base, tail)
+}
+
+// latestSnapshot returns the execution's latest snapshot as a fold base and the sequence the log
+// resumes from after it; nil and 0 when no SnapshotStore is wired or it holds none.
+func (lc *LogLifecycle) latestSnapshot(ctx context.Context, executionID string) (*fold.State, int64, error) {
+	if lc.cfg.Snapshots == nil {
+		return nil, 0, nil
+	}
+	snap, err := lc.cfg.Snapshots.LoadLatest(ctx, executionID)
+	switch {
+	case errors.Is(err, spi.ErrNotFound):
+		return nil, 0, nil
+	case err != nil:
+		return nil, 0, err
+	}
+	s, err := fold.ParseState(snap.State)
+	if err != nil {
+		return nil, 0, fmt.Errorf("snapshot %d: %w", snap.Sequence, err)
+	}
+	return &s, snap.Sequence + 1, nil
 }
 
 // ReadArchived returns the archived envelopes of an execution: the one path that reads the archive

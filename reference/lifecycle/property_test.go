@@ -15,9 +15,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Compact at a random point of a random execution: fold(archive ++ remaining log) and the replay
-// from the compaction snapshot and the remaining log both equal fold(original log), with an archive
-// replay never reads.
+// Compact a random execution repeatedly, each time at a random point of what is left of its log:
+// after every compaction fold(archive ++ remaining log) and the replay from the latest snapshot and
+// the remaining log both equal fold(original log), with an archive replay never reads. A second
+// compaction folds from the snapshot the first one saved, since the log no longer starts at 0.
 func TestCompactProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
@@ -26,7 +27,6 @@ func TestCompactProperty(t *testing.T) {
 		if len(log) == 0 {
 			return
 		}
-		through := rapid.Int64Range(0, int64(len(log)-1)).Draw(rt, "through")
 		want, err := fold.Fold(fold.Current(), nil, log)
 		if err != nil {
 			rt.Fatalf("Fold(original) = %v", err)
@@ -37,25 +37,35 @@ func TestCompactProperty(t *testing.T) {
 			rt.Fatal(err)
 		}
 		lc, _ := lifecycle.New(lifecycle.Config{Store: es, Snapshots: ss, Archive: as})
-		if _, err := lc.Compact(ctx, id, through); err != nil {
-			rt.Fatalf("Compact(%d) = %v", through, err)
-		}
-		archived, _ := as.ArchiveStore.Read(ctx, id)
-		rest, _ := es.Read(ctx, id)
-		joined, err := fold.Fold(fold.Current(), nil, append(append([]spi.Envelope{}, archived...), rest...))
-		if err != nil {
-			rt.Fatalf("Fold(archive ++ remaining) = %v", err)
-		}
-		if d := sameState(want, joined); d != "" {
-			rt.Fatalf("lifecycle/compact-property [S7.as.compact-archives-first I-LIFECYCLE-1]: Fold(archive ++ remaining) after (Compact %d) = another state, want fold(original):\n%s", through, d)
-		}
-		as.failReads = true
-		replayed, err := lc.Replay(ctx, id)
-		if err != nil {
-			rt.Fatalf("Replay after Compact(%d) with a failing archive = %v", through, err)
-		}
-		if d := sameState(want, replayed); d != "" {
-			rt.Fatalf("lifecycle/compact-property [S7.as.not-read-on-replay S3.snapshot.equivalence]: Replay() after (Compact %d) = another state, want fold(original):\n%s", through, d)
+		var done []int64
+		for round := range rapid.IntRange(1, 4).Draw(rt, "compactions") {
+			rest, _ := es.Read(ctx, id)
+			if len(rest) == 0 {
+				break
+			}
+			through := rest[rapid.IntRange(0, len(rest)-1).Draw(rt, fmt.Sprintf("through%d", round))].Sequence
+			done = append(done, through)
+			if _, err := lc.Compact(ctx, id, through); err != nil {
+				rt.Fatalf("lifecycle/compact-property [I-LIFECYCLE-1]: Compact(%d) after (Compact %v) = %v, want nil", through, done[:len(done)-1], err)
+			}
+			as.failReads = false
+			archived, _ := as.ArchiveStore.Read(ctx, id)
+			rest, _ = es.Read(ctx, id)
+			joined, err := fold.Fold(fold.Current(), nil, append(append([]spi.Envelope{}, archived...), rest...))
+			if err != nil {
+				rt.Fatalf("Fold(archive ++ remaining) after (Compact %v) = %v", done, err)
+			}
+			if d := sameState(want, joined); d != "" {
+				rt.Fatalf("lifecycle/compact-property [S7.as.compact-archives-first I-LIFECYCLE-1]: Fold(archive ++ remaining) after (Compact %v) = another state, want fold(original):\n%s", done, d)
+			}
+			as.failReads = true
+			replayed, err := lc.Replay(ctx, id)
+			if err != nil {
+				rt.Fatalf("Replay after (Compact %v) with a failing archive = %v", done, err)
+			}
+			if d := sameState(want, replayed); d != "" {
+				rt.Fatalf("lifecycle/compact-property [S7.as.not-read-on-replay S3.snapshot.equivalence]: Replay() after (Compact %v) = another state, want fold(original):\n%s", done, d)
+			}
 		}
 	})
 }
