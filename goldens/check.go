@@ -27,7 +27,7 @@ type CheckOptions struct {
 
 // Problem is one way a golden failed.
 type Problem struct {
-	// Stage: "unrecorded", "rerun", "results", "fixture", "g2/<variant>" or "error".
+	// Stage: "unrecorded", "recorded", "rerun", "results", "fixture", "g2/<variant>" or "error".
 	Stage      string      `json:"stage"`
 	Message    string      `json:"message"`
 	Divergence *Divergence `json:"divergence,omitempty"`
@@ -91,6 +91,9 @@ func checkOne(ctx context.Context, g *Golden, o CheckOptions, variants []Variant
 	}
 	if dv := DiffRuns(g.Log, rec.Run.Log, g.State, rec.State, DiffOptions{Strict: true}); dv != nil {
 		ps = append(ps, Problem{Stage: "rerun", Message: dv.String(), Divergence: dv})
+	}
+	if err := CheckRecordedVersions(g.Recorded, rec.Recorded.Profile); err != nil {
+		ps = append(ps, Problem{Stage: "recorded", Message: RecordedFile + ": " + err.Error()})
 	}
 	if d := cmp.Diff(g.Recorded.Results, rec.Recorded.Results); d != "" {
 		ps = append(ps, Problem{Stage: "results", Message: "driver action results (-want +got):\n" + d})

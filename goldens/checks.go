@@ -20,5 +20,6 @@ func Checks() []spec.Check {
 		t("DiffRunsFirstDivergence", "S10.replay-unchanged", "I-GOLDEN-2"),
 		t("CorpusCoversSyscallsAndEvents", "S3.determinism.enforced", "S2.syscalls.available-iff-listed"),
 		t("LoadRefusesBadInput", "S10.replay-unchanged"),
+		t("RecordedVersionsChecked", "S10.replay-unchanged", "I-GOLDEN-5"),
 	}, flowscript.Checks()...)
 }
