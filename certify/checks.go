@@ -20,6 +20,7 @@ func Checks() []spec.Check {
 		t("certify/all-unsupported-bridge", "TestAllUnsupportedBridgeNotCertified", "I-STORE-24", "I-BRIDGE-2"),
 		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6"),
 		t("certify/reports", "TestReportsRender", "I-BRIDGE-6"),
+		t("certify/badge-names-judged-seams", "TestBadgeNamesJudgedSeams", "I-CERT-9", "I-CERT-1"),
 		t("certify/postgres-dsn", "TestCertifyPostgres", "S7.spi.versioned-kit", "I-BRIDGE-1"),
 		t("certify/exec-target", "TestCertifyExec", "S7.spi.versioned-kit", "I-BRIDGE-1"),
 		t("certify/exec-faults", "TestFaultsExec", "I-BRIDGE-7", "I-STORE-2"),

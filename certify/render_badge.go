@@ -9,18 +9,39 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/svgbadge"
 )
 
-// BadgeLabel is the badge's left half: "loom eventstore SPI 2.6.0" for one seam, "loom store SPIs"
-// for several.
+// BadgeLabel is the badge's left half, naming exactly the seams the run judged (the served ones):
+// "loom EventStore SPI 2.6.0" for one, "loom 3 store SPIs" for several (the certificate lists
+// them), "loom store SPIs" when none was served — then the message is never "certified". A seam
+// the target did not serve is never named, so no badge claims a seam that was not judged.
 func BadgeLabel(r *Report) string {
-	if len(r.Seams) == 1 {
-		s := r.Seams[0]
-		v := s.SpiVersion
-		if v == "" {
-			v = "?"
-		}
-		return fmt.Sprintf("loom %s SPI %s", s.Kit, v)
+	judged := JudgedSeams(r)
+	switch len(judged) {
+	case 0:
+		return "loom store SPIs"
+	case 1:
+		return "loom " + seamVersion(judged[0])
 	}
-	return "loom store SPIs"
+	return fmt.Sprintf("loom %d store SPIs", len(judged))
+}
+
+// JudgedSeams are the seams of r the target served, which the run judged, in report order.
+func JudgedSeams(r *Report) []SeamVerdict {
+	var out []SeamVerdict
+	for _, s := range r.Seams {
+		if s.Served {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// seamVersion is "EventStore SPI 2.6.0" ("?" for a version the target did not state).
+func seamVersion(s SeamVerdict) string {
+	v := s.SpiVersion
+	if v == "" {
+		v = "?"
+	}
+	return fmt.Sprintf("%s SPI %s", s.Seam, v)
 }
 
 // WriteBadge writes a flat SVG badge: the label, then the verdict's message on its colour

@@ -85,7 +85,7 @@ func TestReportsRender(t *testing.T) {
 		if certified {
 			color, word = "#4c1", ">certified<"
 		}
-		if !strings.Contains(b, "loom eventstore SPI 2.6.0") || !strings.Contains(b, color) || !strings.Contains(b, word) || !strings.HasPrefix(b, "<svg") {
+		if !strings.Contains(b, "loom EventStore SPI 2.6.0") || !strings.Contains(b, color) || !strings.Contains(b, word) || !strings.HasPrefix(b, "<svg") {
 			t.Errorf("WriteBadge(certified=%v) = %s", certified, b)
 		}
 		if err := xml.Unmarshal(bd.Bytes(), new(struct{})); err != nil {

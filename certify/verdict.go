@@ -104,15 +104,15 @@ func ParseVerdict(s string) (Verdict, error) {
 }
 
 // Headline is the verdict in words, the same in the text certificate, the HTML page and the JUnit
-// properties: "CERTIFIED", "CERTIFIED WITH 3 WAIVERS", "HELD TO EventStore 1.0.0 (current 2.6.0) —
+// properties: "CERTIFIED: EventStore SPI 2.6.0", "CERTIFIED WITH 3 WAIVERS (…): <seams>", "HELD TO EventStore 1.0.0 (current 2.6.0) —
 // NOT A CERTIFICATE OF THE CURRENT SPI", "PARTIAL RUN (--run fence) — NOT A CERTIFICATE",
 // "NOT CERTIFIED", "TARGET FAILED: <cause>".
 func Headline(r *Report) string {
 	switch r.Verdict {
 	case Certified:
-		return "CERTIFIED"
+		return "CERTIFIED: " + judgedList(r)
 	case CertifiedWithWaivers:
-		return fmt.Sprintf("CERTIFIED WITH %d %s (MUST failures excused by the expected-failures ledger)", r.Summary.Waivers, plural(r.Summary.Waivers, "WAIVER", "WAIVERS"))
+		return fmt.Sprintf("CERTIFIED WITH %d %s (MUST failures excused by the expected-failures ledger): %s", r.Summary.Waivers, plural(r.Summary.Waivers, "WAIVER", "WAIVERS"), judgedList(r))
 	case HeldToOlder:
 		return fmt.Sprintf("HELD TO %s — NOT A CERTIFICATE OF THE CURRENT SPI", heldList(r, true))
 	case Partial:
@@ -138,6 +138,40 @@ func BadgeMessage(r *Report) (msg, color string) {
 		return "target failed", "#e05d44"
 	}
 	return "not certified", "#e05d44"
+}
+
+// judgedList names the seams a certificate covers — "EventStore SPI 2.6.0" or "3 store SPIs
+// (EventStore 2.6.0, SnapshotStore 1.2.0, ArchiveStore 1.0.0)" — and, when some were asked for but
+// not served, says so: "(not served, so not judged: SnapshotStore, ArchiveStore)".
+func judgedList(r *Report) string {
+	judged := JudgedSeams(r)
+	var s string
+	switch len(judged) {
+	case 0:
+		s = "no seam served"
+	case 1:
+		s = seamVersion(judged[0])
+	default:
+		var parts []string
+		for _, j := range judged {
+			v := j.SpiVersion
+			if v == "" {
+				v = "?"
+			}
+			parts = append(parts, j.Seam+" "+v)
+		}
+		s = fmt.Sprintf("%d store SPIs (%s)", len(judged), strings.Join(parts, ", "))
+	}
+	var unserved []string
+	for _, x := range r.Seams {
+		if !x.Served {
+			unserved = append(unserved, x.Seam)
+		}
+	}
+	if len(unserved) > 0 {
+		s += " (not served, so not judged: " + strings.Join(unserved, ", ") + ")"
+	}
+	return s
 }
 
 // heldList names the seams held below their current version: "EventStore 1.0.0 (current 2.6.0)"

@@ -22,5 +22,7 @@ func certInterpretations() []Clause {
 			"ADR 0026 makes the fold vectors a gate for foreign folds; a gate that opens when nothing was compared is no gate. certify already refuses a seam that ran no MUST check (I-STORE-24); vectors holds the same line."),
 		interp("I-CERT-8", "ADR 0026", Must, "a foreign fold is pinged (a canonical request with id loom/ping) before the first vector and after two unanswered vectors in a row; when the ping goes unanswered within the timeout, every remaining vector is unknown at once, so a hanging fold costs at most about three timeouts, never one per vector",
 			"ADR 0026 says nothing about foreign folds that hang. Waiting the timeout for each of hundreds of vectors turns a hang into an hour of CI; any answer to the ping, output or error, shows the fold is alive, so a fold that is only slow on some vectors loses only those."),
+		interp("I-CERT-9", s10, Must, "a certificate's headline and badge name exactly the seams the target served, which are the ones the run judged: one seam by its name and SPI version, several by their number with the certificate listing each; a seam asked for but not served is said to be not judged and is never covered by the badge",
+			"Spec §10 asks stores to prove alignment by running the kits but says nothing of how far one run's proof reaches. Asked for every seam, a target serving one would otherwise read as a certificate of all of them; a badge travels without its report, so its label itself must bound the claim."),
 	}
 }

@@ -69,7 +69,7 @@ func (o verdictOutputs) assertVerdict(t *testing.T, name, verdict string, code i
 		t.Errorf("%s: badge lacks %q:\n%s", name, badge, o.badge)
 	}
 	if verdict != "certified" {
-		if strings.Contains(o.stdout, "— CERTIFIED\n") || strings.Contains(o.html, ">CERTIFIED<") ||
+		if strings.Contains(o.stdout, "— CERTIFIED:") || strings.Contains(o.html, ">CERTIFIED:") ||
 			strings.Contains(o.badge, ">certified<") || strings.Contains(o.badge, "#4c1") {
 			t.Errorf("%s: an output reads a plain certificate for verdict %s", name, verdict)
 		}

@@ -178,7 +178,7 @@ func TestReportEvidence(t *testing.T) {
 		proof.Rejected(t, tc.mutant, "badges/reports-as-evidence", got[0].String())
 	}
 	// The edited badge alone (its report claimed as clean) is refused for its digest.
-	files["good-edited.svg"] = bytes.ReplaceAll(goodSVG, []byte("loom eventstore SPI 2.6.0"), []byte("loom eventstore SPI 2.7.0"))
+	files["good-edited.svg"] = bytes.ReplaceAll(goodSVG, []byte("loom EventStore SPI 2.6.0"), []byte("loom EventStore SPI 2.7.0"))
 	if got := Check(cap(ReportRef{Report: "good.json", Seam: "eventstore", Badge: "good-edited.svg"}), mustRules(t), idx); len(got) == 0 {
 		t.Error("badges/reports-as-evidence [S10.badges.evidence]: Check(a badge whose label was edited) = no problem, want refused")
 	}
