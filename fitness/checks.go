@@ -13,6 +13,7 @@ func Checks() []spec.Check {
 		t("ratio-judge-min", "TestJudgeMin", "S10.g2.behavioural-and-ratio"),
 		t("gate-failure-paths", "TestGateFailurePaths", "S10.fitness.gated"),
 		t("coverage-gate", "TestCoverageGate", "S10.fitness.gated"),
+		t("mutants-gate", "TestMutantsGate", "S10.fitness.gated"),
 		t("gates-valid", "TestGatesValid", "S10.fitness.gated"),
 		t("doc-current", "TestFitnessDocCurrent", "S10.fitness.gated"),
 	}

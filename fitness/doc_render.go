@@ -52,6 +52,8 @@ func runs(g Gate) string {
 		return fmt.Sprintf("ratio workload `%s`", g.Ratio.Workload)
 	case KindCoverage:
 		return "clause × check coverage against `fitness/coverage-ledger.json`"
+	case KindMutants:
+		return "the mutant registry against the proof records of `make test` (`test-results/proofs`)"
 	}
 	return string(g.Kind)
 }

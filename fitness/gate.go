@@ -13,6 +13,8 @@ const (
 	KindRatio Kind = "ratio"
 	// KindCoverage judges the clause × check coverage against a reviewed ledger.
 	KindCoverage Kind = "coverage"
+	// KindMutants judges the proof records of a test run: every registered mutant killed.
+	KindMutants Kind = "mutants"
 )
 
 // Verdict is a gate's outcome.

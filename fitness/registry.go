@@ -49,21 +49,21 @@ func Gates() []Gate {
 			ID: "replay/goldens", Kind: KindChecks,
 			Guarantee: "re-running every golden flow reproduces its recorded log and folded state byte for byte",
 			Clauses:   []string{"S10.replay-unchanged", "S3.determinism.enforced"},
+			Checks:    []string{"goldens/*", "cli/goldens-check", "cli/replay"},
 			Threshold: "no golden diverges", Enforced: enforcedCIMatrix,
-			Pending: "golden-log replay (goldens check) is not built yet",
 		},
 		{
 			ID: "replay/deploysim", Kind: KindChecks,
 			Guarantee: "seeded fleet simulations (rolling upgrade, rollback, crashes, zombies, migration) keep every invariant",
 			Clauses:   []string{"S10.replay-unchanged"},
+			Checks:    []string{"deploysim/scenario-sweep", "deploysim/broken-fleets-caught", "deploysim/deterministic"},
 			Threshold: "every scenario passes its seed sweep", Enforced: enforcedCIMatrix,
-			Pending: "deploy-simulation is not built yet",
 		},
 		{
 			ID: "g2/behavioural", Kind: KindChecks,
 			Guarantee: "with every optional capability configured but unwired, logs are byte-identical to a kernel without it",
 			Clauses:   []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical", "S1.G2.opt-in"},
-			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent"},
+			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent", "goldens/G2Unwired"},
 			Threshold: "every disabled-path test passes", Enforced: enforcedCI,
 		},
 		{
@@ -100,6 +100,13 @@ func Gates() []Gate {
 			Clauses:   []string{"S10.kits.reference-impls"},
 			Bench:     &Bench{ID: "postgres-batch-vs-raw", Package: "reference/stores/postgres", Name: "BenchmarkAppendBatch100", Metric: "store/raw", Benchtime: "200x", Min: 0.7},
 			Threshold: "median store/raw ≥ 0.7 over 5 runs of 200 iterations", Enforced: enforcedCI,
+		},
+		{
+			ID: "badges/evidence", Kind: KindChecks,
+			Guarantee: "every capability badge of capabilities.json has the evidence it claims, and forged certificates and badges are refused",
+			Clauses:   []string{"S10.badges.evidence"},
+			Checks:    []string{"cli/badges", "badges/*"},
+			Threshold: "badges check passes on capabilities.json; every forged evidence mutant is refused", Enforced: enforcedCI,
 		},
 		{
 			ID: "coverage/must", Kind: KindCoverage,

@@ -36,6 +36,10 @@ type Options struct {
 	Progress io.Writer
 	// Checks is the catalog the check patterns resolve against.
 	Checks []spec.Check
+	// Mutants is the mutant registry and ProofsDir the proof records of a test run
+	// (internal/proof) that the mutants gate judges.
+	Mutants   []spec.Mutant
+	ProofsDir string
 	// CoverageLedger lists the MUST clauses reviewed as acceptably uncovered.
 	CoverageLedger []LedgerEntry
 	// GoTest runs the Go tool; default exec of "go test".
@@ -111,6 +115,8 @@ func runGate(ctx context.Context, g Gate, o Options) Result {
 		return runRatio(g, o)
 	case KindCoverage:
 		return runCoverage(o)
+	case KindMutants:
+		return runMutants(o)
 	}
 	return Result{Verdict: Fail, Detail: fmt.Sprintf("gate %s: unknown kind %q", g.ID, g.Kind)}
 }

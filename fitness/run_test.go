@@ -3,6 +3,8 @@ package fitness
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,5 +127,27 @@ func TestBenchMetric(t *testing.T) {
 	got := BenchMetric(out, "BenchmarkAppendSingle", "store/raw")
 	if len(got) != 2 || got[0] != 0.95 || got[1] != 0.91 {
 		t.Errorf("BenchMetric = %v, want [0.95 0.91]", got)
+	}
+}
+
+func TestMutantsGate(t *testing.T) {
+	gate := Gate{ID: "mutants/killed", Kind: KindMutants}
+	mutants := []spec.Mutant{{ID: "store/x/a", Kind: "store", Clauses: []string{"S10.pins.drift"}, CaughtBy: []string{"x/one"}, Where: "pkg/a:TestOne"}}
+	dir := t.TempDir()
+	run := func(dir string) Result {
+		return Run(context.Background(), []Gate{gate}, Options{Checks: fakeCatalog, Mutants: mutants, ProofsDir: dir})[0]
+	}
+	if r := run(""); r.Verdict != Unknown {
+		t.Errorf("mutants gate without proof records: verdict %s, want unknown", r.Verdict)
+	}
+	if r := run(dir); r.Verdict != Fail || !strings.Contains(r.Detail, "store/x/a") {
+		t.Errorf("mutants gate, no kill recorded: verdict %s (%s), want fail naming the survivor", r.Verdict, r.Detail)
+	}
+	rec := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "proofs-1.jsonl"), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(dir); r.Verdict != Pass {
+		t.Errorf("mutants gate, every mutant killed: verdict %s (%s), want pass", r.Verdict, r.Detail)
 	}
 }

@@ -7,7 +7,9 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
-		certInterpretations(),
+		goldenInterpretations(),
+		certInterpretations(), pluginInterpretations(),
+		dispatchInterpretations(),
 	} {
 		out = append(out, part...)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spec"
 )
@@ -64,6 +65,36 @@ func rewriteEvents(f func(ev map[string]any) bool) Folder {
 	})
 }
 
+// rewriteState applies f to the decoded state of every fold answer (numbers kept exact) and
+// answers its canonical form.
+func rewriteState(f func(st map[string]any)) Folder {
+	return folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		resp, err := Reference{}.Answer(ctx, req)
+		if err != nil || req.Kind != KindFold || resp.Output == nil {
+			return resp, err
+		}
+		dec := json.NewDecoder(strings.NewReader(*resp.Output))
+		dec.UseNumber()
+		var st map[string]any
+		if dec.Decode(&st) != nil {
+			return resp, nil
+		}
+		f(st)
+		b, _ := json.Marshal(st)
+		if c, err := fold.CanonicalJSON(b); err == nil {
+			out := string(c)
+			resp.Output = &out
+		}
+		return resp, nil
+	})
+}
+
+// vars returns the state's variables object, or nil.
+func vars(st map[string]any) map[string]any {
+	v, _ := st["variables"].(map[string]any)
+	return v
+}
+
 // brokenFolders builds the in-process broken folds of Mutants, by id.
 func brokenFolders() map[string]Folder {
 	out := map[string]Folder{}
@@ -104,6 +135,73 @@ func brokenFolders() map[string]Folder {
 	out["fold/vectors/digest-payload-only"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
 		if req.Kind == KindDigest {
 			req.EventType = ""
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/migrated-input-ignored"] = rewriteEvents(func(ev map[string]any) bool {
+		if ev["eventType"] == "EXECUTION_MIGRATED" {
+			if p, ok := ev["payload"].(map[string]any); ok {
+				delete(p, "migratedInput")
+			}
+		}
+		return true
+	})
+	out["fold/vectors/no-resume-payloads"] = rewriteState(func(st map[string]any) {
+		delete(vars(st), "_resumePayloads")
+	})
+	out["fold/vectors/decisions-drop-context"] = rewriteState(func(st map[string]any) {
+		ds, _ := vars(st)["_decisions"].(map[string]any)
+		for _, d := range ds {
+			if d, ok := d.(map[string]any); ok {
+				delete(d, "context")
+				delete(d, "policy")
+			}
+		}
+	})
+	out["fold/vectors/emits-counted-on-app-types-only"] = rewriteEvents(func(ev map[string]any) bool {
+		if et, _ := ev["eventType"].(string); manifest.IsKernelEventType(et) {
+			if md, ok := ev["metadata"].(map[string]any); ok {
+				delete(md, "flowEmit")
+			}
+		}
+		return true
+	})
+	out["fold/vectors/null-resume-dropped"] = rewriteEvents(func(ev map[string]any) bool {
+		return !(ev["eventType"] == "EXECUTION_RESUMED" && ev["payload"] == nil)
+	})
+	out["fold/vectors/seq-invented"] = rewriteState(func(st map[string]any) {
+		ds, _ := vars(st)["_decisions"].(map[string]any)
+		for _, d := range ds {
+			if d, ok := d.(map[string]any); ok {
+				if _, has := d["seq"]; !has {
+					d["seq"] = json.Number("0")
+				}
+			}
+		}
+	})
+	out["fold/vectors/input-never-kept"] = rewriteState(func(st map[string]any) {
+		frames, _ := st["frames"].(map[string]any)
+		for _, f := range frames {
+			if f, ok := f.(map[string]any); ok {
+				delete(f, "input")
+			}
+		}
+	})
+	out["fold/vectors/emit-count-off-by-one"] = rewriteState(func(st map[string]any) {
+		fe, _ := vars(st)["_flowEmits"].(map[string]any)
+		for k, v := range fe {
+			if n, ok := v.(json.Number); ok {
+				i, _ := n.Int64()
+				fe[k] = i + 1
+			}
+		}
+	})
+	out["fold/vectors/ignores-profile"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindFold {
+			req.Profile = fold.Current().Version()
+			if req.SnapshotProfile != "" {
+				req.SnapshotProfile = fold.Current().Version()
+			}
 		}
 		return Reference{}.Answer(ctx, req)
 	})

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 
 	"github.com/loom-kernel/loom-conform/catalog"
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/spf13/cobra"
 )
 
@@ -15,11 +18,11 @@ func newFitnessCmd() *cobra.Command {
 	var o struct {
 		list, markdown   bool
 		run, json, junit string
-		root             string
+		root, proofs     string
 		rounds           int
 	}
 	cmd := &cobra.Command{
-		Use:   "fitness [--list [--markdown]] [--run REGEX] [--json FILE|-] [--junit FILE|-] [--root DIR] [--rounds N]",
+		Use:   "fitness [--list [--markdown]] [--run REGEX] [--json FILE|-] [--junit FILE|-] [--root DIR] [--proofs DIR] [--rounds N]",
 		Short: "Run the fitness gates of spec §10 (pins, kits, vectors, replay, G2, performance ratios, coverage)",
 		Long: `Run the fitness gates: the continuous checks of spec §10, each a guarantee with its clause ids,
 what it runs, a threshold and where CI enforces it (docs/fitness.md lists them all).
@@ -27,7 +30,9 @@ what it runs, a threshold and where CI enforces it (docs/fitness.md lists them a
 Gate kinds: "checks" runs catalog checks with go test (so run it from the module root, or name it
 with --root); "bench" runs a Go benchmark and judges a metric it reports over 5 runs; "ratio"
 measures an A/B pair interleaved in this process (≥ 15 rounds) with an A/A noise guard;
-"coverage" judges clause coverage against the reviewed ledger fitness/coverage-ledger.json.
+"coverage" judges clause coverage against the reviewed ledger fitness/coverage-ledger.json;
+"mutants" judges the proof records of the last make test (--proofs DIR): every registered mutant
+must have been rejected by a check in that run.
 
 Verdicts: pass; fail; unknown (not judged: a ratio within its measured noise after 3 attempts, or
 tests skipped for a missing service outside CI) — never a pass; pending (the gate's runner is not
@@ -68,15 +73,15 @@ flags.`,
 			if st, err := os.Stat(o.root + "/go.mod"); err != nil || st.IsDir() {
 				return badInput("--root %q is not the module root (no go.mod): checks and bench gates run go test there", o.root)
 			}
-			outputs := map[string]string{"--json": o.json, "--junit": o.junit}
-			for flag, path := range outputs {
-				if path != "" && path != "-" {
-					f, err := os.Create(path)
-					if err != nil {
-						return badInput("%s: %v", flag, err)
-					}
-					f.Close()
-				}
+			var report fitness.Report
+			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
+				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }}}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("%v", err)
+			}
+			table := cmd.OutOrStdout()
+			if toStdout(outs) {
+				table = cmd.ErrOrStderr()
 			}
 			ledger, err := fitness.CoverageLedger()
 			if err != nil {
@@ -85,15 +90,13 @@ flags.`,
 			results := fitness.Run(cmd.Context(), gates, fitness.Options{
 				Root: o.root, Rounds: o.rounds, Progress: cmd.ErrOrStderr(),
 				Checks: catalog.Checks(), CoverageLedger: ledger,
+				Mutants: catalog.Mutants(), ProofsDir: latestProofs(o.root, o.proofs),
 			})
-			report := fitness.NewReport(results)
-			if err := report.RenderTable(cmd.OutOrStdout()); err != nil {
+			report = fitness.NewReport(results)
+			if err := report.RenderTable(table); err != nil {
 				return err
 			}
-			if err := writeTo(cmd.OutOrStdout(), o.json, report.RenderJSON); err != nil {
-				return err
-			}
-			if err := writeTo(cmd.OutOrStdout(), o.junit, report.RenderJUnit); err != nil {
+			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if report.Failed {
@@ -109,25 +112,20 @@ flags.`,
 	f.StringVar(&o.json, "json", "", "write the JSON report to FILE (- = stdout)")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
 	f.StringVar(&o.root, "root", ".", "the module root go test runs in")
+	f.StringVar(&o.proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root)")
 	f.IntVar(&o.rounds, "rounds", 15, "interleaved rounds per ratio gate (at least 15)")
 	return cmd
 }
 
-// writeTo renders to path ("" = nothing, "-" = stdout).
-func writeTo(stdout io.Writer, path string, render func(io.Writer) error) error {
-	switch path {
-	case "":
-		return nil
-	case "-":
-		return render(stdout)
+// latestProofs is dir when given, else the newest run directory make test left under root.
+func latestProofs(root, dir string) string {
+	if dir != "" {
+		return dir
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	runs, _ := filepath.Glob(filepath.Join(root, "test-results", "proofs", "run-*"))
+	if len(runs) == 0 {
+		return ""
 	}
-	if err := render(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	sort.Strings(runs)
+	return runs[len(runs)-1]
 }
