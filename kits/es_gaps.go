@@ -309,7 +309,7 @@ func tagOf(e spi.Envelope) string { return tagsOf([]spi.Envelope{e}) }
 
 func esReadersWholeAppend(ctx context.Context, c *EventStoreCase) error {
 	x := c.ExecID("readers-append")
-	const size, batches = 6, 40
+	const size, batches = 6, 20
 	return withReaders(ctx, c, 3, 20, func() error {
 		for i := 0; i < batches && ctx.Err() == nil; i++ {
 			if err := appendOK(ctx, c, x, batch(x, int64(i*size), size, fmt.Sprintf("b%d", i)), spi.AppendOptions{}); err != nil {
@@ -394,7 +394,7 @@ func esStoreNowUnit(ctx context.Context, c *EventStoreCase) error {
 func esReadersWholeCopyPrefix(ctx context.Context, c *EventStoreCase) error {
 	cp := c.Store.(spi.PrefixCopier)
 	src := c.ExecID("copy-source")
-	const n, copies = 60, 25
+	const n, copies = 60, 10
 	if err := appendOK(ctx, c, src, batch(src, 0, n, "src"), spi.AppendOptions{}); err != nil {
 		return err
 	}
@@ -430,7 +430,7 @@ func esReadersWholeCopyPrefix(ctx context.Context, c *EventStoreCase) error {
 func esReadersWholeDeleteExecution(ctx context.Context, c *EventStoreCase) error {
 	d := c.Store.(spi.ExecutionDeleter)
 	x := c.ExecID("readers-delete-execution")
-	const n, rounds = 40, 15
+	const n, rounds = 40, 8
 	if err := appendOK(ctx, c, x, batch(x, 0, n, "r0"), spi.AppendOptions{}); err != nil {
 		return err
 	}

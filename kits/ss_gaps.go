@@ -177,7 +177,7 @@ func ssSaveReplacesWhole(ctx context.Context, c *SnapshotStoreCase) error {
 
 func ssReadersWholeSave(ctx context.Context, c *SnapshotStoreCase) error {
 	x := c.ExecID("readers-save")
-	const saves = 40
+	const saves = 20
 	var returned atomic.Int64 // highest sequence whose save has returned
 	returned.Store(-1)
 	return withReaders(ctx, c, 3, 20, func() error {
