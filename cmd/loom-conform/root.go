@@ -46,6 +46,7 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newDeploysimCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
+		newReportCmd(),
 	} {
 		root.AddCommand(c)
 	}
