@@ -16,6 +16,7 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
 )
@@ -33,6 +34,7 @@ func Checks() []spec.Check {
 		stores.Checks(),
 		certify.Checks(),
 		bridge.Checks(),
+		carrier.Checks(),
 		faultproxy.Checks(),
 		dockertestadapter.Checks(),
 		kernel.Checks(),

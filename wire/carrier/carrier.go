@@ -230,7 +230,7 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	}
 	s, e := c.newSession(p.ExecutionID, true, "live")
 	if e != nil {
-		return nil, e
+		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.Start(ctx, p.FlowID, p.ExecutionID, input)
