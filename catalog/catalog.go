@@ -17,6 +17,7 @@ import (
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/clients"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
 )
@@ -35,6 +36,7 @@ func Checks() []spec.Check {
 		certify.Checks(),
 		bridge.Checks(),
 		carrier.Checks(),
+		clients.Checks(),
 		faultproxy.Checks(),
 		dockertestadapter.Checks(),
 		kernel.Checks(),
