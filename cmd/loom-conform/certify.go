@@ -29,7 +29,7 @@ type certifyFlags struct {
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all|kernel TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
 through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
@@ -39,6 +39,12 @@ through the store bridge (docs/bridge.md) and prints a certificate. TARGET is ex
   --url URL                          a bridge that is already running
   --exec 'CMD ARGS'                  a bridge subprocess (no shell); its first stdout line is its address
   --image IMG                        a bridge image, started with testcontainers and always removed
+
+certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
+kernel: the handshake and derived method table, the fixed flows (logs and folded states), the ring
+refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --url URL or --exec
+'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel must be served with the
+conformance profile (docs/wire.md).
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
 Exit 0 only when every MUST check passes (and the expected-failures ledger is true), 1 otherwise,
@@ -69,6 +75,9 @@ Exit 0 only when every MUST check passes (and the expected-failures ledger is tr
 }
 
 func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
+	if kind == certify.KernelKind {
+		return runCertifyKernel(cmd, f)
+	}
 	kinds, err := certify.ParseKind(kind)
 	if err != nil {
 		return badInput("certify: %v", err)
