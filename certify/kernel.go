@@ -119,4 +119,3 @@ func waitWireHandshake(ctx context.Context, cl *carrier.Client, timeout time.Dur
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
