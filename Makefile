@@ -4,23 +4,41 @@ PKGS      ?= ./...
 JUNIT     ?= test-results/junit.xml
 FUZZTIME  ?= 30s
 BENCHTIME ?= 3x
+# Proof records of the last `make test` (one fresh directory per run, so a cached test result,
+# which records nothing, never stands in for a run): read by `spec --coverage --proofs`.
+PROOFS    ?= test-results/proofs
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test ci bench fuzz lint docs vectors gen-vectors certify clean
+.PHONY: build test coverage ci bench fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
 
 test: ## run the whole suite through gotestsum (JUnit XML to $(JUNIT)); starts a throwaway PostgreSQL unless LOOM_CONFORM_POSTGRES_DSN is set
-	@mkdir -p $(dir $(JUNIT))
-	scripts/with-services.sh $(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -timeout 15m $(PKGS)
+	@mkdir -p $(dir $(JUNIT)) && rm -rf $(PROOFS) && mkdir -p $(PROOFS)/run-$$(date +%s%N)
+	LOOM_CONFORM_PROOFS=$$(ls -d $(abspath $(PROOFS))/run-*) scripts/with-services.sh $(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -timeout 15m $(PKGS)
+	@$(MAKE) --no-print-directory coverage
 
-ci: lint test build ## what CI runs
+coverage: ## linked and proven clause coverage from the proof records of the last `make test`; fails when a registered mutant has no recorded kill or spec MUST proven < 90 %
+	$(GO) run ./cmd/loom-conform spec --coverage --strict --proofs "$$(ls -d $(PROOFS)/run-* | tail -1)" > test-results/coverage.txt || { tail -60 test-results/coverage.txt; exit 1; }
+	@sed -n '/^mutants:/,$$p' test-results/coverage.txt | head -40
+
+ci: lint test fitness build ## what CI runs
+
+fitness: ## run every fitness gate (spec §10); JSON and JUnit reports in test-results/
+	@mkdir -p test-results
+	scripts/with-services.sh $(GO) run ./cmd/loom-conform fitness --json test-results/fitness.json --junit test-results/fitness.xml
+
+g2-proof: ## run the G2 ratio gate 20 times on a slowed kernel and 20 times on the real one (needs ≥ 19 right verdicts each)
+	LOOM_CONFORM_G2_PROOF_RUNS=20 $(GO) test -run TestG2GateCatchesSlowUnwiredPath -v -timeout 30m ./fitness
 
 bench: ## benchmarks; targets are reported as ratios measured in one run
 	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m $(PKGS)
+
+seed-rate: ## how often each concurrency check catches its broken store over 100 seeds (fails below 99 %)
+	LOOM_KITS_SEED_RATE=100 $(GO) test -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken | grep -E 'seed rate|FAIL|^ok'
 
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)
@@ -30,8 +48,9 @@ lint: ## gofmt, go vet and actionlint
 	$(GO) vet $(PKGS)
 	$(GO) tool actionlint .github/workflows/ci.yml
 
-docs: ## regenerate generated documentation (interpretations, event catalogue)
+docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates)
 	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
+	$(GO) run ./cmd/loom-conform fitness --list --markdown > docs/fitness.md
 	$(GO) test ./reference/fold -run TestEventsDocCurrent -update >/dev/null
 
 certify: ## the main job: certify the embedded SQLite store
@@ -40,8 +59,17 @@ certify: ## the main job: certify the embedded SQLite store
 vectors: ## run the fold vectors against the reference fold
 	$(GO) run ./cmd/loom-conform vectors
 
+goldens: ## re-run the golden-log corpus (replay, fixture, G2) against the reference kernel
+	$(GO) run ./cmd/loom-conform goldens check
+
 gen-vectors: ## regenerate the generated fold vectors (review the diff)
 	$(GO) generate ./vectors
+
+fuzz-self: build ## vectors fuzz of the reference against itself over the protocol: 100 000 logs must all agree
+	bin/loom-conform vectors fuzz --exec 'bin/loom-conform vectors --serve' --count 100000 --seed 1
+SEEDS ?= 1000
+deploysim: ## long deploy-simulation sweep: SEEDS seeds per scenario (make deploysim SEEDS=10000)
+	$(GO) run ./cmd/loom-conform deploysim --seeds $(SEEDS) --junit test-results/deploysim.xml
 
 clean:
 	rm -rf bin test-results

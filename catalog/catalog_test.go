@@ -22,6 +22,21 @@ func TestChecksNameKnownClauses(t *testing.T) {
 // A test-kind check must point at a test function that exists, so coverage cannot be claimed by a
 // check that does not run.
 func TestCheckedTestsExist(t *testing.T) {
+	funcs := testFuncs(t)
+	for _, c := range Checks() {
+		switch c.Kind {
+		case spec.KindTest, spec.KindProperty, spec.KindFuzz:
+			if !funcs[c.Where] {
+				t.Errorf("check %s: Where %q names no test function", c.ID, c.Where)
+			}
+		}
+	}
+}
+
+// testFuncs lists every top-level function of every _test.go file of the module as
+// "<dir>:<Func>".
+func testFuncs(t *testing.T) map[string]bool {
+	t.Helper()
 	root := filepath.Join("..")
 	funcs := map[string]bool{} // "<dir>:<Func>"
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -49,12 +64,5 @@ func TestCheckedTestsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range Checks() {
-		switch c.Kind {
-		case spec.KindTest, spec.KindProperty, spec.KindFuzz:
-			if !funcs[c.Where] {
-				t.Errorf("check %s: Where %q names no test function", c.ID, c.Where)
-			}
-		}
-	}
+	return funcs
 }

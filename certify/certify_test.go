@@ -2,6 +2,7 @@ package certify_test
 
 import (
 	"context"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,14 +58,14 @@ func TestCertifyBuiltinSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified || rep.Summary.Fail+rep.Summary.Unknown != 0 {
-		t.Fatalf("Run(builtin sqlite).Certified = %v, want true; not passing: %v; problems: %v", rep.Certified, failing(rep), rep.Problems)
+	if !rep.Certified() || rep.Summary.Fail+rep.Summary.Unknown != 0 {
+		t.Fatalf("Run(builtin sqlite).Certified = %v, want true; not passing: %v; problems: %v", rep.Certified(), failing(rep), rep.Problems)
 	}
-	if len(rep.Seams) != 4 {
-		t.Errorf("Run(all).Seams = %d seams, want 4", len(rep.Seams))
+	if len(rep.Seams) != len(certify.Kinds()) {
+		t.Errorf("Run(all).Seams = %d seams, want %d", len(rep.Seams), len(certify.Kinds()))
 	}
 	for _, s := range rep.Seams {
-		if !s.Certified || s.SpiVersion == "" {
+		if s.Verdict != certify.Certified || s.SpiVersion == "" {
 			t.Errorf("seam %s = %+v, want certified with a version", s.Seam, s)
 		}
 	}
@@ -119,10 +120,11 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 			if !ok || c.Verdict != kits.Fail || c.Blocking != (c.Level == spec.Must || c.Level == spec.MustNot) {
 				t.Fatalf("%s: check %s = %+v, want a fail, blocking at MUST (%s)", b.name, catch, c, b.defect)
 			}
+			proof.Rejected(t, broken.MutantID(b.kind, b.name), catch, c.Message)
 			// A SHOULD failure alone blocks nothing (run alone it certifies nothing either: no
 			// MUST check ran, I-STORE-24).
-			if c.Blocking && rep.Certified || !c.Blocking && rep.Summary.Blocking != 0 {
-				t.Errorf("%s: certified %v, %d blocking, with a %s failure", b.name, rep.Certified, rep.Summary.Blocking, c.Level)
+			if c.Blocking && rep.Certified() || !c.Blocking && rep.Summary.Blocking != 0 {
+				t.Errorf("%s: certified %v, %d blocking, with a %s failure", b.name, rep.Certified(), rep.Summary.Blocking, c.Level)
 			}
 		})
 	}
@@ -132,9 +134,10 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 func TestLedgerKeptTrue(t *testing.T) {
 	const bad, good = "eventstore/read-range-bounds", "eventstore/append-conflict"
 	target := certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:off-by-one-read-range"}}
+	subset := "^(" + bad + "|" + good + ")$"
 	run := func(t *testing.T, ledger string, now time.Time) *certify.Report {
 		t.Helper()
-		cfg := certify.Config{Kinds: []string{"eventstore"}, Run: "^(" + bad + "|" + good + ")$", Now: func() time.Time { return now }}
+		cfg := certify.Config{Kinds: []string{"eventstore"}, Run: subset, Now: func() time.Time { return now }}
 		if ledger != "" {
 			l, err := certify.ParseLedger("ledger.json", []byte(ledger))
 			if err != nil {
@@ -149,24 +152,31 @@ func TestLedgerKeptTrue(t *testing.T) {
 		return rep
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if rep := run(t, "", now); rep.Certified {
+	if rep := run(t, "", now); rep.Certified() {
 		t.Errorf("unlisted failure: certified, want not")
 	}
 	listed := `{"expectedFailures":[{"check":"` + bad + `","reason":"off by one, tracked","expires":"2026-12-31"}]}`
-	if rep := run(t, listed, now); !rep.Certified || rep.Summary.Expected != 1 {
-		t.Errorf("listed failure: certified %v, expected %d; want certified with 1 expected failure; %v", rep.Certified, rep.Summary.Expected, failing(rep))
+	// A listed MUST failure is a waiver: on a subset the run is partial, on the full run certified
+	// with 1 waiver; never a plain certificate (I-CERT-1, I-CERT-2).
+	if rep := run(t, listed, now); rep.Verdict != certify.Partial || rep.Summary.Expected != 1 || rep.Summary.Waivers != 1 {
+		t.Errorf("listed failure, --run subset: verdict %s, expected %d, waivers %d; want partial with 1 waiver; %v", rep.Verdict, rep.Summary.Expected, rep.Summary.Waivers, failing(rep))
 	}
-	if rep := run(t, listed, now.AddDate(0, 2, 0)); rep.Certified {
+	subset = ""
+	if rep := run(t, listed, now); rep.Verdict != certify.CertifiedWithWaivers || rep.Summary.Waivers != 1 {
+		t.Errorf("listed failure, full run: verdict %s, waivers %d; want certified-with-waivers with 1 waiver; %v", rep.Verdict, rep.Summary.Waivers, failing(rep))
+	}
+	subset = "^(" + bad + "|" + good + ")$"
+	if rep := run(t, listed, now.AddDate(0, 2, 0)); rep.Certified() {
 		t.Errorf("expired entry: certified, want not")
 	}
 	stale := `{"expectedFailures":[{"check":"` + bad + `","reason":"known"},{"check":"` + good + `","reason":"was broken once"}]}`
 	rep := run(t, stale, now)
-	if c, _ := find(rep, good); rep.Certified || !c.Blocking || !strings.Contains(c.Why, "passes") {
-		t.Errorf("listed check that passes: certified %v, %s = %+v; want it blocking", rep.Certified, good, c)
+	if c, _ := find(rep, good); rep.Certified() || !c.Blocking || !strings.Contains(c.Why, "passes") {
+		t.Errorf("listed check that passes: certified %v, %s = %+v; want it blocking", rep.Certified(), good, c)
 	}
 	unknown := `{"expectedFailures":[{"check":"eventstore/no-such-check","reason":"typo"}]}`
-	if rep := run(t, unknown, now); rep.Certified || len(rep.Problems) == 0 {
-		t.Errorf("entry naming no check: certified %v, problems %v; want a problem", rep.Certified, rep.Problems)
+	if rep := run(t, unknown, now); rep.Certified() || len(rep.Problems) == 0 {
+		t.Errorf("entry naming no check: certified %v, problems %v; want a problem", rep.Certified(), rep.Problems)
 	}
 	for name, in := range map[string]string{
 		"no reason": `{"expectedFailures":[{"check":"x"}]}`, "bad date": `{"expectedFailures":[{"check":"x","reason":"r","expires":"soon"}]}`,
@@ -219,6 +229,8 @@ func TestBadBridges(t *testing.T) {
 				c, _ := find(rep, id)
 				if c.Verdict != kits.Fail || !strings.Contains(c.Message, "protocol") {
 					t.Errorf("%s = %s %q, want a protocol failure", id, c.Verdict, c.Message)
+				} else {
+					proof.Rejected(t, "bridge/badbridge/malformed", id, c.Message)
 				}
 			}
 			if c, _ := find(rep, "eventstore/append-read-order"); !contains(c.Clauses, "I-BRIDGE-4") {
@@ -244,7 +256,7 @@ func TestBadBridges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Certified {
+			if rep.Certified() {
 				t.Errorf("bad bridge %s certified", tc.mode)
 			}
 			if c, _ := find(rep, "bridge/handshake"); tc.run[1:7] == "(bridg" && c.ID != "" && c.Verdict != kits.Pass && tc.mode != "lying" {
@@ -258,13 +270,15 @@ func TestBadBridges(t *testing.T) {
 
 // The bridge kit is proven by broken bridges: each is rejected by the check meant for it.
 func TestBridgeKitRejectsBrokenBridges(t *testing.T) {
+	const where = "certify:TestBridgeKitRejectsBrokenBridges"
 	bin := certifytest.BuildProgram(t, "certify/testdata/badbridge")
-	for mode, catch := range map[string]string{
-		"future":     "bridge/handshake",
-		"lying":      "bridge/declared-methods-answer",
-		"wrongcodes": "bridge/error-codes",
-		"fragile":    "bridge/unknown-method|bridge/malformed-requests",
-	} {
+	modes := []string{"future", "lying", "wrongcodes", "fragile"}
+	var built []string
+	for _, m := range modes {
+		built = append(built, "bridge/badbridge/"+m)
+	}
+	for _, m := range proof.Registered(t, certify.Mutants(), where, built) {
+		mode := strings.TrimPrefix(m.ID, "bridge/badbridge/")
 		t.Run(mode, func(t *testing.T) {
 			rep, err := certify.Run(context.Background(), certify.ExecTarget{Command: bin + " -mode " + mode},
 				certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/", StartTimeout: 20 * time.Second})
@@ -273,11 +287,18 @@ func TestBridgeKitRejectsBrokenBridges(t *testing.T) {
 			}
 			for _, c := range rep.Checks {
 				want := kits.Pass
-				if strings.Contains("|"+catch+"|", "|"+c.ID+"|") {
+				if contains(m.CaughtBy, c.ID) {
 					want = kits.Fail
 				}
 				if c.Verdict != want && !(want == kits.Pass && mode == "lying") {
 					t.Errorf("%s: %s = %s %q, want %s", mode, c.ID, c.Verdict, firstLine(c.Message), want)
+				}
+			}
+			for _, id := range m.CaughtBy {
+				if c, ok := find(rep, id); ok && c.Verdict == kits.Fail {
+					proof.Rejected(t, m.ID, id, c.Message)
+				} else {
+					t.Errorf("%s: check %s = %s, want fail", m.ID, id, c.Verdict)
 				}
 			}
 		})
@@ -302,7 +323,7 @@ func TestCertifyExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified {
+	if !rep.Certified() {
 		t.Fatalf("Run(exec serve-store).Certified = false: %v %v", failing(rep), rep.Problems)
 	}
 	if rep.Target.PID == 0 {
@@ -346,7 +367,7 @@ func TestCertifyPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified {
+	if !rep.Certified() {
 		t.Fatalf("Run(--dsn).Certified = false: %v %v", failing(rep), rep.Problems)
 	}
 	if rep.Target.Kind != "dsn" || strings.Contains(rep.Target.Spec, "password=") && !strings.Contains(rep.Target.Spec, "xxxxx") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
@@ -40,7 +41,21 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 	}
 	start := time.Now()
 	defer func() { rep.DurationMs = ms(time.Since(start)) }()
-	sv := SeamVerdict{Seam: "wire kernel ABI", Kit: KernelKind, SpiVersion: manifest.WireAbiVersion}
+	rep.Seams = []SeamVerdict{{Seam: "wire kernel ABI", Kit: KernelKind, SpiVersion: manifest.WireAbiVersion, Current: manifest.WireAbiVersion}}
+	var filter *regexp.Regexp
+	if cfg.Run != "" {
+		filter = regexp.MustCompile(cfg.Run)
+	}
+	var leftOut []spec.Level
+	for _, ch := range carrier.KernelKit().Checks {
+		if filter != nil && !filter.MatchString(ch.ID) {
+			leftOut = append(leftOut, ch.Level)
+		}
+	}
+	conclude := func() *Report {
+		Conclude(rep, cfg.Ledger, cfg.Now(), leftOut)
+		return rep
+	}
 
 	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	running, err := target.Start(sctx)
@@ -50,55 +65,29 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		rep.Target = running.Identity
 	}
 	if err != nil {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("the target did not start: %v", err))
-		rep.Seams = []SeamVerdict{sv}
-		rep.Summary = summarize(nil)
-		return rep, nil
+		rep.TargetError = fmt.Sprintf("the target did not start: %v", err)
+		return conclude(), nil
 	}
 	cl := carrier.NewClient(running.URL, cfg.Timeout)
 	defer cl.Close()
 	if err := waitWireHandshake(ctx, cl, cfg.StartTimeout); err != nil {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("no wire.handshake within %v: %v", cfg.StartTimeout, err))
-		rep.Seams = []SeamVerdict{sv}
-		rep.Summary = summarize(nil)
-		return rep, nil
+		rep.TargetError = fmt.Sprintf("no wire.handshake within %v: %v", cfg.StartTimeout, err)
+		return conclude(), nil
 	}
-	sv.Served = true
+	rep.Seams[0].Served = true
 	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
 	results, err := kits.Run(ctx, carrier.KernelKit(), factory, kits.Options{Run: cfg.Run, Timeout: cfg.Timeout, Seed: cfg.Seed, SpiVersion: "1.0.0"})
 	if err != nil {
 		return nil, err
 	}
-	now := cfg.Now()
 	for _, r := range results {
 		c := CheckResult{Kit: KernelKind, ID: r.CheckID, Clauses: r.Clauses, Level: r.Level, Verdict: r.Verdict,
 			DurationMs: ms(r.Duration), Message: r.Message, Seed: cfg.Seed,
 			Repro: fmt.Sprintf("%s certify kernel %s --run %s --seed %d", cfg.Command, rep.Target.Flag, shellQuote("^"+regexp.QuoteMeta(r.CheckID)+"$"), cfg.Seed)}
-		if e, ok := cfg.Ledger.Lookup(c.ID); ok {
-			c.Expected = &e
-		}
-		switch {
-		case c.Expected != nil && c.Expected.Expired(now):
-			c.Blocking, c.Why = true, fmt.Sprintf("the expected-failures entry expired on %s (I-BRIDGE-8)", c.Expected.Expires)
-		case c.Expected != nil && c.Verdict == kits.Pass:
-			c.Blocking, c.Why = true, "listed as an expected failure but it passes: remove the entry (I-BRIDGE-8)"
-		case c.Expected != nil && c.Verdict == kits.Fail:
-		case isMust(c.Level) && c.Verdict == kits.Fail:
-			c.Blocking, c.Why = true, "a MUST check failed"
-		case isMust(c.Level) && c.Verdict == kits.Unknown:
-			c.Blocking, c.Why = true, "a MUST check has no verdict"
-		}
 		rep.Checks = append(rep.Checks, c)
 		fmt.Fprintf(cfg.Progress, "%-8s %s\n", c.Verdict, c.ID)
 	}
-	rep.Summary = summarize(rep.Checks)
-	if rep.Summary.MustRun == 0 {
-		rep.Problems = append(rep.Problems, "no MUST check of the kernel kit ran (--run selected none): nothing was judged")
-	}
-	sv.Certified = rep.Summary.Blocking == 0 && len(rep.Problems) == 0
-	rep.Seams = []SeamVerdict{sv}
-	rep.Certified = sv.Certified
-	return rep, nil
+	return conclude(), nil
 }
 
 // waitWireHandshake asks for wire.handshake until it answers or timeout passes.

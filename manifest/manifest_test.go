@@ -3,6 +3,8 @@ package manifest
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"os"
 	"slices"
 	"strings"
@@ -69,6 +71,8 @@ func TestSyscallPin(t *testing.T) {
 	for name, table := range map[string][]Syscall{"added": added, "removed": removed, "repurposed": repurposed, "future": future} {
 		if err := CheckSyscallPin(pinned, table, KernelAbiVersion); err == nil {
 			t.Errorf("CheckSyscallPin(%s) = nil, want drift error", name)
+		} else {
+			proof.Rejected(t, "manifest/syscall-table/"+name, "manifest/syscall-pin", err)
 		}
 	}
 }
@@ -94,18 +98,23 @@ func TestEventSchemaPin(t *testing.T) {
 	if err := CheckEventSchemaPin(pins, EventSchemaVersion, names); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckEventSchemaPin(pins, EventSchemaVersion, append(slices.Clone(names), "STEP_PAUSED")); err == nil {
-		t.Error("CheckEventSchemaPin(new type, same version) = nil, want error")
-	}
-	if err := CheckEventSchemaPin(pins, "1.27.0", names); err == nil {
-		t.Error("CheckEventSchemaPin(new version, same set, no pin entry) = nil, want error")
-	}
-	if err := CheckEventSchemaPin(pins, EventSchemaVersion, names[1:]); err == nil {
-		t.Error("CheckEventSchemaPin(removed type) = nil, want error")
-	}
 	bad := append(slices.Clone(pins), EventSchemaPin{Version: "1.26.1", Types: append(slices.Clone(names), "X")})
-	if err := CheckEventSchemaPin(bad, "1.26.1", append(slices.Clone(names), "X")); err == nil {
-		t.Error("CheckEventSchemaPin(set change on a PATCH) = nil, want error")
+	for _, m := range []struct {
+		id      string
+		pins    []EventSchemaPin
+		version string
+		types   []string
+	}{
+		{"type-added-same-version", pins, EventSchemaVersion, append(slices.Clone(names), "STEP_PAUSED")},
+		{"version-bumped-unpinned", pins, "1.27.0", names},
+		{"type-removed", pins, EventSchemaVersion, names[1:]},
+		{"set-changed-on-patch", bad, "1.26.1", append(slices.Clone(names), "X")},
+	} {
+		if err := CheckEventSchemaPin(m.pins, m.version, m.types); err == nil {
+			t.Errorf("CheckEventSchemaPin(%s) = nil, want error", m.id)
+		} else {
+			proof.Rejected(t, "manifest/event-schema/"+m.id, "manifest/event-schema-pin", err)
+		}
 	}
 }
 
@@ -188,13 +197,33 @@ func TestSpiTables(t *testing.T) {
 
 // Reference: spec §9 — the manifest is built from the constants.
 func TestKernelManifestFromConstants(t *testing.T) {
-	m := KernelManifest()
+	if err := manifestFromConstants(KernelManifest()); err != nil {
+		t.Fatal(err)
+	}
+	// A manifest written by hand drifts from the constants: the check must see it.
+	stale := KernelManifest()
+	stale.KernelAbiVersion = "1.2.0"
+	short := KernelManifest()
+	short.Syscalls = short.Syscalls[1:]
+	for id, m := range map[string]Manifest{"stale-version": stale, "stale-table": short} {
+		if err := manifestFromConstants(m); err == nil {
+			t.Errorf("manifestFromConstants(%s) = nil, want an error", id)
+		} else {
+			proof.Rejected(t, "manifest/kernel-manifest/"+id, "manifest/manifest-from-constants", err)
+		}
+	}
+}
+
+func manifestFromConstants(m Manifest) error {
 	if m.KernelAbiVersion != KernelAbiVersion || m.EventSchemaVersion != EventSchemaVersion || m.WireAbiVersion != WireAbiVersion {
-		t.Fatalf("KernelManifest versions = %s/%s/%s", m.KernelAbiVersion, m.EventSchemaVersion, m.WireAbiVersion)
+		return fmt.Errorf("manifest/manifest-from-constants [S9.manifest.from-constants]: KernelManifest versions = %s/%s/%s, want %s/%s/%s",
+			m.KernelAbiVersion, m.EventSchemaVersion, m.WireAbiVersion, KernelAbiVersion, EventSchemaVersion, WireAbiVersion)
 	}
 	if len(m.Syscalls) != len(Syscalls()) || len(m.EventTypes) != len(EventTypes()) || len(m.Spis) != len(Spis()) {
-		t.Fatal("KernelManifest tables differ from the package tables")
+		return fmt.Errorf("manifest/manifest-from-constants [S9.manifest.from-constants]: KernelManifest tables = %d/%d/%d entries, want the package tables (%d/%d/%d)",
+			len(m.Syscalls), len(m.EventTypes), len(m.Spis), len(Syscalls()), len(EventTypes()), len(Spis()))
 	}
+	return nil
 }
 
 // Reference: spec §9 — compatible iff the major versions match.
@@ -215,17 +244,52 @@ func TestCheckCompatibility(t *testing.T) {
 		{Declared{KernelAbi: "01.2.3"}, false, true},
 		{Declared{Spi: map[string]string{"NoSuchStore": "1.0.0"}}, false, true},
 	}
+	if errs := compatErrors(CheckCompatibility, cases); len(errs) > 0 {
+		t.Error(strings.Join(errs, "\n"))
+	}
+	// A checker that compares minors, or accepts any major, must fail the same table.
+	for id, check := range map[string]func(Declared) (Compatibility, error){
+		"any-major": func(d Declared) (Compatibility, error) {
+			r, err := CheckCompatibility(d)
+			if err == nil {
+				r.Compatible, r.Reasons = true, nil
+			}
+			return r, err
+		},
+		"same-minor-required": func(d Declared) (Compatibility, error) {
+			r, err := CheckCompatibility(d)
+			if v, perr := ParseVersion(d.KernelAbi); err == nil && perr == nil && d.KernelAbi != "" && v.Minor != 0 {
+				r.Compatible, r.Reasons = false, []string{"minor differs"}
+			}
+			return r, err
+		},
+	} {
+		if errs := compatErrors(check, cases); len(errs) == 0 {
+			t.Errorf("compat table accepts the broken checker %s", id)
+		} else {
+			proof.Rejected(t, "manifest/compat/"+id, "manifest/compat-major", "manifest/compat-major [S9.compat.shared-major]: "+errs[0])
+		}
+	}
+}
+
+func compatErrors(check func(Declared) (Compatibility, error), cases []struct {
+	d       Declared
+	ok      bool
+	wantErr bool
+}) []string {
+	var errs []string
 	for _, c := range cases {
-		r, err := CheckCompatibility(c.d)
+		r, err := check(c.d)
 		if (err != nil) != c.wantErr {
-			t.Errorf("CheckCompatibility(%+v) err = %v, want error %v", c.d, err, c.wantErr)
+			errs = append(errs, fmt.Sprintf("CheckCompatibility(%+v) err = %v, want error %v", c.d, err, c.wantErr))
 			continue
 		}
 		if err == nil && r.Compatible != c.ok {
-			t.Errorf("CheckCompatibility(%+v) = %v (%v), want %v", c.d, r.Compatible, r.Reasons, c.ok)
+			errs = append(errs, fmt.Sprintf("CheckCompatibility(%+v) = %v (%v), want %v", c.d, r.Compatible, r.Reasons, c.ok))
 		}
 		if err == nil && !r.Compatible && len(r.Reasons) == 0 {
-			t.Errorf("CheckCompatibility(%+v): incompatible without a reason", c.d)
+			errs = append(errs, fmt.Sprintf("CheckCompatibility(%+v): incompatible without a reason", c.d))
 		}
 	}
+	return errs
 }

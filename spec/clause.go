@@ -35,6 +35,9 @@ type Clause struct {
 	Level   Level  `json:"level"`
 	Source  Source `json:"source"`
 	Summary string `json:"summary"`
+	// Form says whether the spec sentence carries an RFC 2119 keyword or is a declarative
+	// sentence read as normative (set from the table in form.go).
+	Form Form `json:"form"`
 	// Note, on interpretation clauses, says what the spec leaves open and what we decided and why.
 	Note string `json:"note,omitempty"`
 }
@@ -44,6 +47,9 @@ func Clauses() []Clause {
 	var out []Clause
 	for _, part := range parts() {
 		out = append(out, part...)
+	}
+	for i := range out {
+		out[i].Form = formOf(out[i])
 	}
 	return out
 }

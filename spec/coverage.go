@@ -12,6 +12,10 @@ import (
 type Row struct {
 	Clause Clause   `json:"clause"`
 	Checks []string `json:"checks"`
+	// Proven is nil when no proof records were given (not measured); ProvenBy names each
+	// "<mutant> by <check>" kill that proves the clause (see Coverage.Prove).
+	Proven   *bool    `json:"proven"`
+	ProvenBy []string `json:"provenBy,omitempty"`
 }
 
 // Count is a covered/uncovered tally.
@@ -26,6 +30,8 @@ type Coverage struct {
 	ByLevel  map[Level]Count  `json:"byLevel"`
 	BySource map[Source]Count `json:"bySource"`
 	Totals   Count            `json:"totals"`
+	// Proof is nil until Prove is given the proof records of a run.
+	Proof *Proof `json:"proof"`
 }
 
 // ComputeCoverage builds the matrix of every registered clause against checks. Checks naming
@@ -67,16 +73,24 @@ func ComputeCoverage(checks []Check) Coverage {
 // Render prints the matrix as a table followed by the per-level counts.
 func (cov Coverage) Render(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLAUSE\tSECTION\tLEVEL\tSOURCE\tCHECKS")
+	fmt.Fprintln(tw, "CLAUSE\tSECTION\tLEVEL\tSOURCE\tFORM\tPROVEN\tCHECKS")
 	for _, r := range cov.Rows {
 		checks := "-"
 		if len(r.Checks) > 0 {
 			checks = strings.Join(r.Checks, ", ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Clause.ID, r.Clause.Section, r.Clause.Level, r.Clause.Source, checks)
+		proven := "not measured"
+		switch {
+		case r.Proven == nil:
+		case *r.Proven:
+			proven = "proven"
+		default:
+			proven = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Clause.ID, r.Clause.Section, r.Clause.Level, r.Clause.Source, r.Clause.Form, proven, checks)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "LEVEL\tCOVERED\tUNCOVERED")
+	fmt.Fprintln(tw, "LEVEL\tLINKED\tUNLINKED")
 	for _, l := range Levels() {
 		c := cov.ByLevel[l]
 		fmt.Fprintf(tw, "%s\t%d\t%d\n", l, c.Covered, c.Uncovered)

@@ -5,9 +5,12 @@ package spec
 func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
-		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
+		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		wireInterpretations(),
+		goldenInterpretations(),
+		certInterpretations(), pluginInterpretations(),
+		dispatchInterpretations(),
 	} {
 		out = append(out, part...)
 	}

@@ -24,12 +24,14 @@ type certifyFlags struct {
 	seed                                            int64
 	faults                                          bool
 	report, junit, html, badge                      string
+	accept                                          []string
+	writeLedger                                     string
 }
 
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all|kernel TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all|kernel TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
 through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
@@ -47,10 +49,30 @@ refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --u
 conformance profile (docs/wire.md).
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
-Exit 0 only when every MUST check passes (and the expected-failures ledger is true), 1 otherwise,
-2 on bad flags.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
+
+The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit properties, the
+HTML page and the badge all say it, and the exit code is its own:
+
+  0  certified               every MUST check of every served seam ran and passed, full run,
+                             current SPI version, no waiver
+  1  not-certified           a MUST check failed or has no verdict, the ledger is untrue, or a
+                             served seam judged nothing
+  2  bad input               flags, ledger, an SPI version this harness does not know
+  3  target-failed           the target never started or never answered the handshake
+  4  certified-with-waivers  as certified, but the ledger excused N MUST failures
+  5  partial                 --run selected a subset: never a certificate
+  6  held-to-older-version   a seam was held to an older SPI version (--spi or its claim)
+
+--accept VERDICT (repeatable) makes 4, 5 or 6 exit 0 for a caller that opts in, e.g. a CI job
+that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return badInput("certify: name one kind: %s or all (got %d arguments)", strings.Join(certify.Kinds(), ", "), len(args))
+			}
+			return nil
+		},
+		ValidArgs: append(certify.Kinds(), "all", certify.KernelKind),
+		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn)")
@@ -71,28 +93,73 @@ Exit 0 only when every MUST check passes (and the expected-failures ledger is tr
 	fl.StringVar(&f.junit, "junit", "", "write JUnit XML to this file")
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
 	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
+	fl.StringSliceVar(&f.accept, "accept", nil, "exit 0 for this qualified verdict too: certified-with-waivers, partial or held-to-older-version (repeatable)")
+	fl.StringVar(&f.writeLedger, "write-ledger", "", "write a ledger listing every check that failed to this file (- = stdout), to start one: edit each reason")
+	_ = cmd.RegisterFlagCompletionFunc("builtin", fixedCompletion(certify.Backends()...))
+	_ = cmd.RegisterFlagCompletionFunc("accept", fixedCompletion(string(certify.CertifiedWithWaivers), string(certify.Partial), string(certify.HeldToOlder)))
+	_ = cmd.RegisterFlagCompletionFunc("spi", spiCompletion)
+	for _, name := range []string{"report", "junit", "html", "badge", "write-ledger", "expected-failures"} {
+		_ = cmd.MarkFlagFilename(name)
+	}
 	return cmd
 }
 
 func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
-	if kind == certify.KernelKind {
-		return runCertifyKernel(cmd, f)
-	}
-	kinds, err := certify.ParseKind(kind)
-	if err != nil {
+	isKernel := kind == certify.KernelKind
+	var kinds []string
+	var spis map[string]string
+	var err error
+	if isKernel {
+		if f.builtin != "" || f.dsn != "" || f.image != "" || f.faults || len(f.spi) > 0 {
+			return badInput("certify kernel: takes --url URL or --exec 'CMD ARGS' (not --builtin, --dsn, --image, --faults or --spi)")
+		}
+		kinds = []string{kind}
+	} else if kinds, err = certify.ParseKind(kind); err != nil {
 		return badInput("certify: %v", err)
 	}
 	target, err := certifyTarget(f)
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
-	spis, err := parseSpiFlags(f.spi, kinds)
-	if err != nil {
+	if !isKernel {
+		if spis, err = parseSpiFlags(f.spi, kinds); err != nil {
+			return badInput("certify: %v", err)
+		}
+	}
+	accept := map[certify.Verdict]bool{}
+	for _, a := range f.accept {
+		v, err := certify.ParseVerdict(a)
+		if err != nil {
+			return badInput("certify: --accept: %v", err)
+		}
+		if !v.Acceptable() {
+			return badInput("certify: --accept %s: only certified-with-waivers, partial and held-to-older-version may be accepted", a)
+		}
+		accept[v] = true
+	}
+	if err := positiveDuration("--timeout", f.timeout); err != nil {
 		return badInput("certify: %v", err)
+	}
+	if err := positiveDuration("--start-timeout", f.startTimeout); err != nil {
+		return badInput("certify: %v", err)
+	}
+	var rep *certify.Report
+	report := func(w func(io.Writer, *certify.Report) error) func(io.Writer) error {
+		return func(out io.Writer) error { return w(out, rep) }
+	}
+	outs := []output{{"--report", f.report, report(certify.WriteJSON)}, {"--junit", f.junit, report(certify.WriteJUnit)},
+		{"--html", f.html, report(certify.WriteHTML)}, {"--badge", f.badge, report(certify.WriteBadge)},
+		{"--write-ledger", f.writeLedger, func(w io.Writer) error { return certify.WriteLedger(w, rep, time.Now()) }}}
+	if err := checkOutputs(outs); err != nil {
+		return badInput("certify: %v", err)
+	}
+	certOut := cmd.OutOrStdout()
+	if toStdout(outs) {
+		certOut = cmd.ErrOrStderr()
 	}
 	cfg := certify.Config{Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
 		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
-		Command: "loom-conform"}
+		Command: invokedAs(os.Args[0])}
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
 			return badInput("certify: --expected-failures: %v", err)
@@ -112,45 +179,43 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	fmt.Fprintf(cmd.ErrOrStderr(), "certify %s: %s\n", kind, target.Describe())
-	rep, err := certify.Run(ctx, target, cfg)
+	if isKernel {
+		rep, err = certify.RunKernel(ctx, target, cfg)
+	} else {
+		rep, err = certify.Run(ctx, target, cfg)
+	}
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
-	fmt.Fprintln(cmd.ErrOrStderr())
-	if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+	if rep.Verdict != certify.TargetFailed { // nothing ran: the one error at the end says why
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
+	}
+	if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+		return fmt.Errorf("certify: %w", err)
+	}
+	if err := certify.WriteCertificate(certOut, rep); err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.ErrOrStderr())
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer, *certify.Report) error
-	}{{f.report, certify.WriteJSON}, {f.junit, certify.WriteJUnit}, {f.html, certify.WriteHTML}, {f.badge, certify.WriteBadge}} {
-		if out.path == "" {
-			continue
-		}
-		if err := writeReport(out.path, rep, out.write); err != nil {
-			return fmt.Errorf("certify: %w", err)
-		}
-	}
-	if err := certify.WriteCertificate(cmd.OutOrStdout(), rep); err != nil {
-		return err
-	}
-	if !rep.Certified {
-		return verdict("certify %s: not certified (%d blocking check(s), %d problem(s))", kind, rep.Summary.Blocking, len(rep.Problems))
-	}
-	return nil
+	return certifyExit(kind, rep, accept)
 }
 
-func writeReport(path string, rep *certify.Report, write func(io.Writer, *certify.Report) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
+// certifyExit maps the run's verdict to its exit code (certify.Verdict.ExitCode), or 0 for a
+// qualified verdict the caller accepted with --accept.
+func certifyExit(kind string, rep *certify.Report, accept map[certify.Verdict]bool) error {
+	v := rep.Verdict
+	switch {
+	case v == certify.Certified || accept[v]:
+		return nil
+	case v == certify.TargetFailed:
+		return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: target failed: %s", kind, rep.TargetError)}
+	case v == certify.NotCertified:
+		return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: not certified (%d blocking check(s), %d problem(s))", kind, rep.Summary.Blocking, len(rep.Problems))}
 	}
-	if err := write(fh, rep); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Close()
+	return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: verdict %s, not a certificate (exit %d; --accept %s makes it exit 0)", kind, v, v.ExitCode(), v)}
 }
 
 // certifyTarget picks the one target the flags name.
@@ -164,8 +229,12 @@ func certifyTarget(f certifyFlags) (certify.Target, error) {
 	if f.dsn != "" && f.builtin != "postgres" {
 		picked = append(picked, "--dsn")
 	}
-	if len(picked) != 1 {
-		return nil, fmt.Errorf("name exactly one target (--builtin, --dsn, --url, --exec or --image); got %d: %s", len(picked), strings.Join(picked, " "))
+	switch {
+	case len(picked) == 0:
+		return nil, fmt.Errorf("name a target: one of --builtin %s, --dsn DSN, --url URL, --exec 'CMD ARGS' or --image IMG",
+			strings.Join(certify.Backends(), "|"))
+	case len(picked) > 1:
+		return nil, fmt.Errorf("name exactly one target (--builtin, --dsn, --url, --exec or --image), not %d: %s", len(picked), strings.Join(picked, " "))
 	}
 	switch {
 	case f.builtin != "":
@@ -216,7 +285,7 @@ func parseSpiFlags(vals []string, kinds []string) (map[string]string, error) {
 		if found == "" {
 			return nil, fmt.Errorf("--spi %s: unknown seam %q (want %s)", v, seam, strings.Join(certify.Kinds(), ", "))
 		}
-		if _, err := manifest.ParseVersion(ver); err != nil {
+		if err := certify.CheckSpiVersion(found, ver); err != nil {
 			return nil, fmt.Errorf("--spi %s: %v", v, err)
 		}
 		out[found] = ver

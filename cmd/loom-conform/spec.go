@@ -3,23 +3,36 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/loom-kernel/loom-conform/catalog"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/spf13/cobra"
 )
 
 func newSpecCmd() *cobra.Command {
-	var coverage, asJSON, interpretations bool
+	var coverage, asJSON, interpretations, strict bool
+	var proofs string
 	cmd := &cobra.Command{
-		Use:   "spec [--coverage] [--json] [--interpretations]",
+		Use:   "spec [--coverage [--proofs DIR] [--strict]] [--json] [--interpretations]",
 		Short: "List the specification's normative clauses, or their coverage by checks",
 		Long: `List every normative clause of the kernel specification and ADR 0026 (id, section, level,
 source, paraphrase). Interpretations — our decisions where the spec is silent — are clauses
 with source "interpretation".
 
 --coverage prints the clause × check matrix: for each clause the checks (tests, properties,
-kit checks, vectors) that enforce it, then covered/uncovered counts per level.
+kit checks, vectors) that enforce it ("linked"), then covered/uncovered counts per level.
+A clause is "proven" when a registered mutant (a deliberately broken store, fold, kernel hook,
+gate, emit checker or bridge) that violates it was rejected, in a recorded test run, by a check
+linked to it. Proof records are written by the test suite when LOOM_CONFORM_PROOFS names a
+directory (make test does this); --proofs DIR (default: $LOOM_CONFORM_PROOFS) reads them and
+adds the proven column and tallies by level, source (spec, adr, interpretation) and form
+(RFC 2119 keyword, declarative sentence, our decision), the proven share of spec-sourced MUST
+clauses and the unproven ones with why. Without records the report says "proven: not measured".
+--strict (with --proofs) exits 1 when a registered mutant has no recorded kill or fewer than
+90 % of spec-sourced MUST clauses are proven.
 --interpretations prints docs/interpretations.md (generated from the registry).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -28,13 +41,7 @@ kit checks, vectors) that enforce it, then covered/uncovered counts per level.
 			case interpretations:
 				return spec.RenderInterpretations(out)
 			case coverage:
-				cov := spec.ComputeCoverage(catalog.Checks())
-				if asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					return enc.Encode(cov)
-				}
-				return cov.Render(out)
+				return runCoverage(out, proofs, asJSON, strict)
 			case asJSON:
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -50,6 +57,46 @@ kit checks, vectors) that enforce it, then covered/uncovered counts per level.
 	}
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "print the clause × check coverage matrix")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&proofs, "proofs", os.Getenv(proof.Env), "directory of proof records written by a test run with "+proof.Env+" set")
+	cmd.Flags().BoolVar(&strict, "strict", false, "with --proofs: exit 1 when a registered mutant has no recorded kill or spec MUST proven is below 90 %")
 	cmd.Flags().BoolVar(&interpretations, "interpretations", false, "print the interpretations document (Markdown)")
 	return cmd
+}
+
+// runCoverage prints the linked coverage and, with proof records, the proven coverage.
+func runCoverage(out io.Writer, proofs string, asJSON, strict bool) error {
+	cov := spec.ComputeCoverage(catalog.Checks())
+	if proofs != "" {
+		recs, err := proof.Read(proofs)
+		if err != nil {
+			return badInput("--proofs %s: %v", proofs, err)
+		}
+		cov.Prove(catalog.Mutants(), proof.Kills(recs))
+	} else if strict {
+		return badInput("--strict needs proof records: pass --proofs DIR or set %s", proof.Env)
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(cov); err != nil {
+			return err
+		}
+	} else {
+		if err := cov.Render(out); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+		if err := cov.RenderProof(out); err != nil {
+			return err
+		}
+	}
+	if strict && cov.Proof != nil {
+		switch p := cov.Proof; {
+		case len(p.Survived) > 0:
+			return verdict("%d registered mutant(s) have no recorded kill: %v", len(p.Survived), p.Survived)
+		case p.SpecMust.Percent() < 90:
+			return verdict("spec-sourced MUST proven %.1f %% (%d of %d), want at least 90 %%", p.SpecMust.Percent(), p.SpecMust.Proven, p.SpecMust.Clauses)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package broken_test
 
 import (
 	"context"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"regexp"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-func rejectedBy[T any](t *testing.T, kit kits.Kit[T], stores []broken.Store[T]) {
+func rejectedBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []broken.Store[T]) {
 	t.Helper()
 	ids := map[string]bool{}
 	for _, id := range kit.Names() {
@@ -38,6 +39,7 @@ func rejectedBy[T any](t *testing.T, kit kits.Kit[T], stores []broken.Store[T]) 
 			if !regexp.MustCompile(`^` + regexp.QuoteMeta(b.Catch) + ` \[[^\]]+\]: \w+\(`).MatchString(r.Message) {
 				t.Errorf("message %q does not follow `<check id> [<clause ids>]: Op(args) = got, want want`", r.Message)
 			}
+			proof.Rejected(t, broken.MutantID(seam, b.Name), b.Catch, r.Message)
 			t.Logf("%s rejected: %s", b.Name, firstLine(r.Message))
 		})
 	}
@@ -53,19 +55,19 @@ func firstLine(s string) string {
 }
 
 func TestBrokenEventStoresRejected(t *testing.T) {
-	rejectedBy(t, kits.EventStoreKit(), broken.EventStores())
+	rejectedBy(t, "eventstore", kits.EventStoreKit(), broken.EventStores())
 }
 
 func TestBrokenSnapshotStoresRejected(t *testing.T) {
-	rejectedBy(t, kits.SnapshotStoreKit(), broken.SnapshotStores())
+	rejectedBy(t, "snapshotstore", kits.SnapshotStoreKit(), broken.SnapshotStores())
 }
 
 func TestBrokenArchiveStoresRejected(t *testing.T) {
-	rejectedBy(t, kits.ArchiveStoreKit(), broken.ArchiveStores())
+	rejectedBy(t, "archivestore", kits.ArchiveStoreKit(), broken.ArchiveStores())
 }
 
 func TestBrokenBranchRegistriesRejected(t *testing.T) {
-	rejectedBy(t, kits.BranchRegistryKit(), broken.BranchRegistries())
+	rejectedBy(t, "branchregistry", kits.BranchRegistryKit(), broken.BranchRegistries())
 }
 
 func TestEnoughBrokenStores(t *testing.T) {
@@ -134,5 +136,26 @@ func TestJsonbLikeStorePasses(t *testing.T) {
 func TestChecksValid(t *testing.T) {
 	if err := spec.Validate(broken.Checks()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestBrokenContentStoresRejected(t *testing.T) {
+	rejectedBy(t, "contentstore", kits.ContentStoreKit(), broken.ContentStores())
+}
+
+func TestBrokenDurableStateStoresRejected(t *testing.T) {
+	rejectedBy(t, "durablestatestore", kits.DurableStateStoreKit(), broken.DurableStateStores())
+}
+
+func TestBrokenReadModelStoresRejected(t *testing.T) {
+	rejectedBy(t, "readmodelstore", kits.ReadModelStoreKit(), broken.ReadModelStores())
+}
+
+func TestEnoughBrokenPluginStores(t *testing.T) {
+	for name, n := range map[string]int{"ContentStore": len(broken.ContentStores()),
+		"DurableStateStore": len(broken.DurableStateStores()), "ReadModelStore": len(broken.ReadModelStores())} {
+		if n < 8 {
+			t.Errorf("%d broken %ss, want at least 8", n, name)
+		}
 	}
 }

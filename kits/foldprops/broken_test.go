@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"maps"
 	"strings"
 	"testing"
@@ -121,17 +122,27 @@ func TestKitRejectsBrokenFolds(t *testing.T) {
 	for _, p := range Properties() {
 		props[p.ID] = p
 	}
+	targets := map[string]Target{}
+	var built []string
 	for _, b := range brokenTargets() {
-		p, ok := props[b.caught]
-		if !ok {
-			t.Fatalf("unknown property %s", b.caught)
-		}
-		var caught error
-		for seed := 0; seed < 300 && caught == nil; seed++ {
-			caught = p.Check(b.tg, p.Gen.Example(seed))
-		}
-		if caught == nil {
-			t.Errorf("foldprops/self-test [S4.snapshot.every-k]: %s accepted broken fold %q in 300 cases, want a failure", b.caught, b.tg.Name)
+		targets[brokenFoldID(b.caught, b.tg.Name)] = b.tg
+		built = append(built, brokenFoldID(b.caught, b.tg.Name))
+	}
+	for _, m := range proof.Registered(t, Mutants(), "kits/foldprops:TestKitRejectsBrokenFolds", built) {
+		for _, caught := range m.CaughtBy {
+			p, ok := props[caught]
+			if !ok {
+				t.Fatalf("mutant %s: unknown property %s", m.ID, caught)
+			}
+			var err error
+			for seed := 0; seed < 300 && err == nil; seed++ {
+				err = p.Check(targets[m.ID], p.Gen.Example(seed))
+			}
+			if err == nil {
+				t.Errorf("foldprops/self-test %v: %s accepted broken fold %q in 300 cases, want a failure", m.Clauses, caught, m.ID)
+				continue
+			}
+			proof.Rejected(t, m.ID, caught, err)
 		}
 	}
 }

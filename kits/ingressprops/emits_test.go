@@ -2,6 +2,7 @@ package ingressprops
 
 import (
 	"encoding/json"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"strings"
 	"testing"
 
@@ -70,12 +71,19 @@ var emitMutants = map[string]EmitChecker{
 
 // TestKitRejectsMutantEmitCheckers: every broken emit checker is caught by the emit property.
 func TestKitRejectsMutantEmitCheckers(t *testing.T) {
-	for name, ch := range emitMutants {
-		seed, err := SweepEmits(ch, 3000)
+	var built []string
+	for name := range emitMutants {
+		built = append(built, "emit-checker/userspace/"+name)
+	}
+	for _, m := range proof.Registered(t, Mutants(), "kits/ingressprops:TestKitRejectsMutantEmitCheckers", built) {
+		seed, err := SweepEmits(emitMutants[strings.TrimPrefix(m.ID, "emit-checker/userspace/")], 3000)
 		if err == nil {
-			t.Errorf("ingressprops/emit-mutants [S5.emit.userspace-kernel-refused]: SweepEmits(%s) = no violation, want the mutant rejected", name)
+			t.Errorf("ingressprops/emit-properties %v: SweepEmits(%s) = no violation, want the mutant rejected", m.Clauses, m.ID)
 			continue
 		}
-		t.Logf("%s: caught at seed %d: %.160s", name, seed, err.Error())
+		for _, c := range m.CaughtBy {
+			proof.Rejected(t, m.ID, c, err)
+		}
+		t.Logf("%s: caught at seed %d: %.160s", m.ID, seed, err.Error())
 	}
 }

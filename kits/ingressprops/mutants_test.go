@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -134,6 +136,121 @@ var mutants = map[string]Gate{
 	},
 }
 
+// moreMutants are the gates that break one ingress rule each, beyond the first set.
+var moreMutants = map[string]Gate{
+	// Takes an answer while the execution runs.
+	"answer-while-running": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == ingress.ReasonNotSuspended {
+			return ingress.Plan{Kind: ingress.KindAnswer, Answers: true, Appends: resumeAppends(req.EventType, req.Payload)}, nil
+		}
+		return p, err
+	},
+	// Takes any event type as the answer of the parked gate.
+	"gate-ignored": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == ingress.ReasonGateMismatch {
+			return ingress.Plan{Kind: ingress.KindAnswer, Answers: true, Appends: resumeAppends(req.EventType, req.Payload)}, nil
+		}
+		return p, err
+	},
+	// Records an answer's EXECUTION_RESUMED twice.
+	"answers-twice": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.Kind == ingress.KindAnswer && len(p.Appends) > 0 {
+			p.Appends = append(p.Appends, p.Appends[len(p.Appends)-1])
+		}
+		return p, err
+	},
+	// resumeAs onto a terminal execution re-opens it with the caller's payload, not null.
+	"reopen-with-payload": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.Kind == ingress.KindReopen && len(p.Appends) > 0 {
+			p.Appends[len(p.Appends)-1].Payload = json.RawMessage(`{"reopened":true}`)
+		}
+		return p, err
+	},
+	// Records the resume of an in-doubt park but not the verdict.
+	"verdict-not-recorded": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.Kind == ingress.KindVerdict {
+			var keep []ingress.Append
+			for _, a := range p.Appends {
+				if a.EventType == "EXECUTION_RESUMED" {
+					keep = append(keep, a)
+				}
+			}
+			p.Appends = keep
+		}
+		return p, err
+	},
+	// resumeAs onto a crashed or terminal execution also enforces the gate rule of the last park.
+	"resumeas-unparked-gate-checked": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && (p.Kind == ingress.KindMigrate || p.Kind == ingress.KindReopen) && req.EventType != "" {
+			return ingress.Plan{}, &ingress.ResumeRefusedError{Reason: ingress.ReasonGateMismatch, EventType: req.EventType}
+		}
+		return p, err
+	},
+	// Drops the authenticator's APPROVAL_GRANTED from the plan.
+	"approval-not-recorded": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.Approval != nil {
+			var keep []ingress.Append
+			for _, a := range p.Appends {
+				if a.EventType != "APPROVAL_GRANTED" {
+					keep = append(keep, a)
+				}
+			}
+			p.Appends = keep
+		}
+		return p, err
+	},
+	// Logs the answer of a resume the authenticator rejected.
+	"rejected-logged": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == ingress.ReasonAuthenticatorRejected {
+			return ingress.Plan{Kind: ingress.KindAnswer, Answers: true, Appends: resumeAppends(req.EventType, req.Payload)}, nil
+		}
+		return p, err
+	},
+	// Never runs the shape gate.
+	"no-shape-gate": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		o.ResumeSchemas = nil
+		if req.As != nil {
+			as := *req.As
+			as.ResumeSchemas = nil
+			req.As = &as
+		}
+		return ingress.Evaluate(ctx, st, f, req, o)
+	},
+	// Runs the transform but leaves its result out of EXECUTION_MIGRATED.
+	"transform-not-recorded": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if err == nil && p.MigratedInput != nil {
+			for i, a := range p.Appends {
+				var m map[string]json.RawMessage
+				if a.EventType == "EXECUTION_MIGRATED" && json.Unmarshal(a.Payload, &m) == nil {
+					delete(m, "migratedInput")
+					p.Appends[i].Payload, _ = json.Marshal(m)
+				}
+			}
+		}
+		return p, err
+	},
+	// A failing transform is skipped and the migration goes ahead without it.
+	"transform-failure-ignored": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		if reasonOf(err) == ingress.ReasonTransformFailed && req.As != nil {
+			as := *req.As
+			as.Transform = nil
+			req.As = &as
+			return ingress.Evaluate(ctx, st, f, req, o)
+		}
+		return p, err
+	},
+}
+
 // TestKitRejectsMutantGates: every deliberately broken gate is caught by the property within the
 // deterministic sweep, and the reference gate is not. Reference: spec §5; DESIGN §6 (kits prove
 // themselves).
@@ -142,12 +259,21 @@ func TestKitRejectsMutantGates(t *testing.T) {
 	if seed, err := Sweep(Reference(), n); err != nil {
 		t.Fatalf("ingressprops/mutants: the reference gate fails at seed %d: %v", seed, err)
 	}
-	for name, g := range mutants {
-		seed, err := Sweep(g, n)
+	all := maps.Clone(mutants)
+	maps.Copy(all, moreMutants)
+	var built []string
+	for name := range all {
+		built = append(built, "gate/ingress/"+name)
+	}
+	for _, m := range proof.Registered(t, Mutants(), "kits/ingressprops:TestKitRejectsMutantGates", built) {
+		seed, err := Sweep(all[strings.TrimPrefix(m.ID, "gate/ingress/")], n)
 		if err == nil {
-			t.Errorf("ingressprops/mutants [S5.ingress.always]: Sweep(%s, %d) = no violation, want the mutant rejected", name, n)
+			t.Errorf("ingressprops/sweep %v: Sweep(%s, %d) = no violation, want the mutant rejected", m.Clauses, m.ID, n)
 			continue
 		}
-		t.Logf("%s: caught at seed %d: %.200s", name, seed, err.Error())
+		for _, c := range m.CaughtBy {
+			proof.Rejected(t, m.ID, c, err)
+		}
+		t.Logf("%s: caught at seed %d: %.200s", m.ID, seed, err.Error())
 	}
 }

@@ -98,7 +98,7 @@ func (ps *pass) resourceMetered(e *spi.Envelope) bool {
 		if v.ResourcesCustom == nil {
 			v.ResourcesCustom = map[string]float64{}
 		}
-		v.ResourcesCustom[k] += x
+		v.ResourcesCustom[k] = addMeter(v.ResourcesCustom[k], x)
 	}
 	return false
 }
@@ -164,6 +164,16 @@ func (ps *pass) messageConsumed(e *spi.Envelope) bool {
 	return false
 }
 
+// addMeter is the _resources accumulator's sum (I-FOLD-21): the IEEE double sum, held at the
+// largest finite double when it would overflow, so a finite payload never makes the state
+// unprintable and the sum survives a snapshot round trip unchanged.
+func addMeter(acc, x float64) float64 {
+	if s := acc + x; s <= math.MaxFloat64 {
+		return s
+	}
+	return math.MaxFloat64
+}
+
 // meter adds x to dimension i of the pass's _resources accumulator.
 func (ps *pass) meter(i int, x float64) {
 	if !ps.resLoaded {
@@ -172,7 +182,7 @@ func (ps *pass) meter(i int, x float64) {
 		}
 		ps.resLoaded = true
 	}
-	ps.res[i] += x
+	ps.res[i] = addMeter(ps.res[i], x)
 	ps.resHas[i] = true
 	ps.resDirty = true
 }

@@ -30,7 +30,7 @@ func (c *Context) Call(name string, args json.RawMessage) (json.RawMessage, erro
 	if !ok {
 		return nil, &UnknownSyscallError{Name: name}
 	}
-	if !c.r.rt.cfg.Features.enabled(s.Feature) {
+	if !c.r.rt.cfg.Features.enabled(s.Feature) && !c.r.rt.cfg.Hooks.Wave2Unflagged {
 		return nil, &SyscallDisabledError{Name: name, Feature: s.Feature}
 	}
 	var a struct {

@@ -126,6 +126,51 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// DropCodeHash omits EXECUTION_STARTED codeHash (breaks S4.v1_23.started-fields).
+	DropCodeHash bool
+	// ReverseParallelResults returns a parallel's branch results in reverse order (breaks S1.P2.replay-identical).
+	ReverseParallelResults bool
+	// DropDecisionContext records DECISION_RECORDED without its context (breaks S1.P9.decision-logged).
+	DropDecisionContext bool
+	// ForgetResumesOnResumeAs re-runs a resumeAs without the recorded _resumePayloads (breaks S5.replay.gates-in-order).
+	ForgetResumesOnResumeAs bool
+	// EmitSegmentSkew digests flow emits one segment ahead (breaks S3.emit.segment).
+	EmitSegmentSkew bool
+	// RetrySameAttempt records a re-run of a failed step with its previous attempt number (breaks S4.replay.byte-identical-unaffected).
+	RetrySameAttempt bool
+	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
+	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
+	// the fitness G2 ratio gate must catch it).
+	UnwiredWork func()
+	// The hooks below break one rule each of §4.1, §8 and §2 (see mutants.go for the clauses).
+	RerunTypedFailures   bool // a recorded typed failure is not substituted on replay: the step runs again
+	ServeUntypedFailures bool // a recorded untyped failure is served on replay instead of re-executed
+	EffectErrorMapWins   bool // the effect's error map is used even when the step declares its own
+	TypedCap32K          bool // typed payloads are capped at 32 KiB instead of 16 KiB
+	TypedSkipSchema      bool // a typed payload is recorded without its channel's schema check
+	DegradeQuietly       bool // a degraded typed failure is recorded without a warning
+	TypedRecordedUntyped bool // a typed failure is recorded without its channel and payload
+	MeterZeroFill        bool // RESOURCE_METERED carries 0 for every dimension not measured
+	MeterNotLogged       bool // Meter counts usage in memory but appends no RESOURCE_METERED
+	AdmissionIgnored     bool // a spent budget never refuses a live effect
+	NegotiateRecomputed  bool // negotiateBudget recomputes its grant on every run instead of logging it
+	WakeAtNotLogged      bool // a timed park's wakeAt goes to the TimerStore only, not into the log
+	WakeAtRelative       bool // a derived wakeAt is the timeout alone, not now + timeout
+	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
+	CorrelationDropped   bool // suspend records no correlationKey
+	CorrelationRequired  bool // suspend without a correlationKey is refused
+	HumanNoCondition     bool // a human step parks without condition.stepId
+	HumanKeepsEntry      bool // a completed human step does not consume its entry on replay
+	RunWritesKind        bool // run records kind "agent" instead of being a plain alias of execute
+	ResolveByKind        bool // an effect is looked up by the task's kind instead of its toolId
+	StampRegardless      bool // an appended emit is stamped even when it does not exceed the logged count
+	StampKernelFacts     bool // kernel facts emitted by the flow are stamped like any emit
+	StampUnmatchable     bool // an emit whose payload has no JSON form is stamped
+	StampWrongDigest     bool // the flowEmit stamp is not the emit's digest
+	DigestIgnoresSegment bool // the emit digest is computed as if every emit were in segment 0
+	DecisionsRecomputed  bool // a recorded decision is decided again instead of served from the log
+	Wave2Unflagged       bool // continueAsNew, receive and select work without their feature flags
+	AdvertiseAll         bool // Syscalls advertises every syscall of the table, flags or not
 }
 
 func (c Config) withDefaults() Config {
@@ -188,5 +233,8 @@ func FixedClock(start, step int64) func() int64 {
 // Syscalls returns the syscalls this runtime offers: manifest.AvailableSyscalls under its feature
 // flags, the list a wire handshake advertises (spec §2).
 func (rt *Runtime) Syscalls() []manifest.Syscall {
+	if rt.cfg.Hooks.AdvertiseAll {
+		return manifest.AvailableSyscalls(func(string) bool { return true })
+	}
 	return manifest.AvailableSyscalls(rt.cfg.Features.enabled)
 }

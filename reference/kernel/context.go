@@ -101,6 +101,9 @@ type Task struct {
 
 // Run is the step-shaped alias of Execute (spec §2): Execute(Task{ID: stepID, Fn: fn}, input).
 func (c *Context) Run(stepID string, fn Effect, input any) (json.RawMessage, error) {
+	if c.r.rt.cfg.Hooks.RunWritesKind {
+		return c.execute("run", Task{ID: stepID, Fn: fn, Kind: "agent"}, input)
+	}
 	return c.execute("run", Task{ID: stepID, Fn: fn}, input)
 }
 

@@ -39,7 +39,7 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 	case decider == nil:
 		return nil, &SyscallError{Syscall: "decide", Reason: "nil decider"}
 	}
-	if choice, ok := r.decisions[id]; ok {
+	if choice, ok := r.decisions[id]; ok && !r.rt.cfg.Hooks.DecisionsRecomputed {
 		return choice, nil
 	}
 	var o decideOpts
@@ -57,6 +57,9 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 		if polRaw, err = rawJSON(o.policy); err != nil {
 			return nil, &SyscallError{Syscall: "decide", Reason: "policy has no JSON form: " + err.Error()}
 		}
+	}
+	if r.rt.cfg.Hooks.DropDecisionContext {
+		ctxRaw = nil
 	}
 	if !r.readOnly {
 		c.markLive()

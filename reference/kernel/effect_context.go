@@ -48,6 +48,8 @@ func (ec *EffectContext) Meter(u Usage) error {
 			}
 			kv = append(kv, name, *v)
 			measured = true
+		} else if ec.r.rt.cfg.Hooks.MeterZeroFill {
+			kv = append(kv, name, 0)
 		}
 	}
 	if len(u.Custom) > 0 {
@@ -65,7 +67,9 @@ func (ec *EffectContext) Meter(u Usage) error {
 	r := ec.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.appendLocked(newEvent{eventType: manifest.ResourceMetered, payload: obj(kv...)}); err != nil {
+	if r.rt.cfg.Hooks.MeterNotLogged {
+		kv = nil // counted below, never appended
+	} else if err := r.appendLocked(newEvent{eventType: manifest.ResourceMetered, payload: obj(kv...)}); err != nil {
 		return err
 	}
 	for _, name := range resourceDims {

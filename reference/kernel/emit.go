@@ -54,12 +54,24 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 		// (I-KERNEL-4).
 		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "emit-unmatchable", Clauses: []string{"S3.emit.unmatchable-unstamped"},
 			Message: fmt.Sprintf("%s %s: payload has no JSON form; appended unstamped as null", syscall, eventType)})
+		if r.rt.cfg.Hooks.StampUnmatchable {
+			d, _ := fold.EmitDigest(r.segment, eventType, json.RawMessage("null"))
+			r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true, metadata: obj("flowEmit", d)})
+			return nil
+		}
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
 		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
 		return nil
 	}
 	raw := chk.Payload
-	d, err := fold.EmitDigest(r.segment, eventType, raw)
+	seg := r.segment
+	if r.rt.cfg.Hooks.DigestIgnoresSegment {
+		seg = 0
+	}
+	if r.rt.cfg.Hooks.EmitSegmentSkew {
+		seg++
+	}
+	d, err := fold.EmitDigest(seg, eventType, raw)
 	if err != nil { // the userspace copy is JSON; treat anything else as unmatchable
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})
 		r.trace(EmitDecision{Syscall: syscall, EventType: eventType, Segment: r.segment, Appended: true})
@@ -79,6 +91,9 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	ev := newEvent{eventType: eventType, payload: raw, emit: true}
 	if stamp {
 		ev.metadata = obj("flowEmit", d)
+		if r.rt.cfg.Hooks.StampWrongDigest {
+			ev.metadata = obj("flowEmit", d+"0")
+		}
 	}
 	r.mustAppend(ev)
 	r.noteUserspaceDecision(chk)
@@ -117,9 +132,9 @@ func EmitRule(f EmitFacts, hooks Hooks) (appendIt, stamp bool) {
 	if f.Logged > f.N && (!f.SegmentLive || hooks.ServeIgnoringLiveWork) {
 		return false, false
 	}
-	stamp = f.Logged <= f.N &&
+	stamp = (f.Logged <= f.N || hooks.StampRegardless) &&
 		(hooks.StampWhileInFlight || (!f.InFlight && !f.InParallel)) &&
 		(hooks.StampAfterUnserved || !f.Unserved) &&
-		!f.KernelFact && !hooks.NeverStamp
+		(!f.KernelFact || hooks.StampKernelFacts) && !hooks.NeverStamp
 	return true, stamp
 }

@@ -113,6 +113,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 			defer rt.cfg.Timers.Cancel(context.WithoutCancel(ctx), Timer{ExecutionID: executionID, WakeAt: w}) //nolint:errcheck // a stale timer is refused by the gate
 		}
 	}
+	if req.As != nil && rt.cfg.Hooks.ForgetResumesOnResumeAs {
+		st.Variables.ResumePayloads = nil
+	}
 	return rt.runWith(ctx, executionID, def, st, pre)
 }
 

@@ -52,6 +52,7 @@ func newHarness(t testing.TB, mod func(*Config)) *harness {
 	if mod != nil {
 		mod(&cfg)
 	}
+	applyMutantUnderTest(t, &cfg)
 	rt, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,9 @@ func (c *Context) human(task Task, input any) (json.RawMessage, error) {
 	f, started := r.frame(task.ID)
 	if started && f.status == fold.FrameCompleted {
 		r.gateIdx++ // it consumed its entry when it completed
+		if r.rt.cfg.Hooks.HumanKeepsEntry {
+			r.gateIdx--
+		}
 		r.segment++
 		r.segLive = false
 		return f.output, nil
@@ -66,6 +69,9 @@ func (c *Context) human(task Task, input any) (json.RawMessage, error) {
 		r.frames[task.ID] = frameRec{status: fold.FrameRunning, attempt: 1}
 	}
 	evs = append(evs, newEvent{eventType: manifest.ExecutionSuspended, payload: obj("on", gate, "condition", obj("stepId", task.ID))})
+	if r.rt.cfg.Hooks.HumanNoCondition {
+		evs[len(evs)-1].payload = obj("on", gate)
+	}
 	r.mustAppend(evs...)
 	r.parked, r.parkedGate = true, gate
 	panic(parkSignal{})

@@ -24,7 +24,7 @@ func validMeter(v float64) bool {
 // Dimensions are checked in a fixed order so the refusal is deterministic. r.mu is held.
 func (r *run) admission(stepID string) *QuotaExceededError {
 	b := r.rt.cfg.Budget
-	if len(b) == 0 {
+	if len(b) == 0 || r.rt.cfg.Hooks.AdmissionIgnored {
 		return nil
 	}
 	dims := make([]string, 0, len(b))
@@ -61,6 +61,13 @@ func (c *Context) NegotiateBudget(dimension string, request float64) (Grant, err
 	limit, capped := r.rt.cfg.Budget[dimension]
 	used := r.resources[dimension]
 	r.mu.Unlock()
+	if r.rt.cfg.Hooks.NegotiateRecomputed {
+		g := Grant{Dimension: dimension, Requested: request, Granted: request}
+		if capped {
+			g.Granted = math.Max(0, math.Min(request, limit-used))
+		}
+		return g, nil
+	}
 	id := fmt.Sprintf("budget:%s#%d", dimension, k)
 	choice, err := c.Decide(id, func(context.Context) (any, error) {
 		g := request

@@ -77,7 +77,7 @@ func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input 
 		return Result{}, &ExecutionExistsError{ExecutionID: executionID}
 	}
 	var codeHash any
-	if def.CodeHash != "" {
+	if def.CodeHash != "" && !rt.cfg.Hooks.DropCodeHash {
 		codeHash = def.CodeHash
 	}
 	start := newEvent{eventType: manifest.ExecutionStarted, payload: obj("input", raw, "flowId", def.ID, "codeHash", codeHash)}

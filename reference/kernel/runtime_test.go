@@ -180,10 +180,30 @@ func TestKindsResolveByToolID(t *testing.T) {
 	h.register("F", func(c *Context, _ json.RawMessage) (any, error) {
 		return c.Execute(Task{ID: "ask", Kind: "llm", ToolID: "llm.chat"}, "q")
 	})
+	h.register("R", func(c *Context, _ json.RawMessage) (any, error) {
+		return c.Run("step", func(*EffectContext, json.RawMessage) (any, error) { return "ran", nil }, "q")
+	})
+	h.register("E", func(c *Context, _ json.RawMessage) (any, error) {
+		return c.Execute(Task{ID: "step", Fn: func(*EffectContext, json.RawMessage) (any, error) { return "ran", nil }}, "q")
+	})
 	h.ok(h.rt.Start(testCtx(t), "F", "x", nil))
 	evs := h.log("x")
 	if evs[1].EventType != "STEP_STARTED" || string(evs[1].Payload) != `{"attempt":1,"input":"q","kind":"llm","stepId":"ask","toolId":"llm.chat"}` || evs[2].EventType != "STEP_COMPLETED" {
-		failf(t, "execute/kinds", []string{"S2.execute.kinds-by-toolid", "S2.run.alias"}, "log", types(evs), "STEP_* events carrying kind and toolId")
+		failf(t, "execute/kinds", []string{"S2.execute.kinds-by-toolid"}, "log", types(evs), "STEP_* events carrying kind and toolId")
+	}
+	// run is the step-shaped alias of execute: the same log as execute of a task with only an id.
+	h.ok(h.rt.Start(testCtx(t), "R", "r", nil))
+	h.ok(h.rt.Start(testCtx(t), "E", "e", nil))
+	strip := func(evs []spi.Envelope) []string {
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.EventType+" "+string(e.Payload))
+		}
+		return out
+	}
+	run, exec := strip(h.log("r")), strip(h.log("e"))
+	if d := cmp.Diff(exec[1:], run[1:]); d != "" || len(run) != 4 || run[1] != `STEP_STARTED {"attempt":1,"input":"q","stepId":"step"}` {
+		failf(t, "execute/run-alias", []string{"S2.run.alias"}, "Run log", run, fmt.Sprintf("the log of Execute(Task{ID}) (-execute +run):\n%s", d))
 	}
 }
 

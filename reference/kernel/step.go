@@ -44,8 +44,10 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 			return f.output, nil
 		case f.status == fold.FrameFailed && f.channel == quotaChannel:
 			return nil, quotaFromPayload(task.ID, f.payload)
-		case f.status == fold.FrameFailed && f.channel != "":
+		case f.status == fold.FrameFailed && f.channel != "" && !r.rt.cfg.Hooks.RerunTypedFailures:
 			return nil, &TypedFailure{Channel: f.channel, Payload: f.payload}
+		case f.status == fold.FrameFailed && f.channel == "" && r.rt.cfg.Hooks.ServeUntypedFailures:
+			return nil, &StepFailedError{StepID: task.ID, Attempt: f.attempt, Message: f.message, Timeout: f.timeout}
 		case r.readOnly && f.status == fold.FrameFailed:
 			// a read-only replay serves even an untyped failure: it may not run effects (I-KERNEL-1)
 			return nil, &StepFailedError{StepID: task.ID, Attempt: f.attempt, Message: f.message, Timeout: f.timeout}
@@ -58,6 +60,9 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 			}
 		}
 		attempt = f.attempt + 1
+		if r.rt.cfg.Hooks.RetrySameAttempt {
+			attempt = f.attempt
+		}
 	}
 	raw, err := rawJSON(input)
 	if err != nil {
@@ -77,6 +82,9 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 		)
 		r.frames[task.ID] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: quotaChannel, payload: qp}
 		return nil, q
+	}
+	if h := r.rt.cfg.Hooks.UnwiredWork; h != nil && (r.rt.cfg.Budget != nil || r.rt.cfg.Timers != nil) {
+		h()
 	}
 	if r.rt.cfg.Hooks.BudgetPresentWrites && r.rt.cfg.Budget != nil {
 		r.mustAppend(newEvent{eventType: manifest.ResourceMetered, payload: obj("stepId", task.ID, "tokens", 0)})
@@ -105,11 +113,14 @@ func (r *run) resolve(syscall string, task Task) (Effect, map[string]PayloadSche
 		return task.Fn, task.Errors, task.AtMostOnce, nil
 	}
 	def, ok := r.rt.cfg.Effects[task.ToolID]
+	if r.rt.cfg.Hooks.ResolveByKind {
+		def, ok = r.rt.cfg.Effects[task.Kind]
+	}
 	if !ok || def.Fn == nil {
 		return nil, nil, false, &SyscallError{Syscall: syscall, Reason: fmt.Sprintf("step %q: no effect registered for toolId %q", task.ID, task.ToolID)}
 	}
 	errs := def.Errors // the effect's map is the fallback (spec §4.1)
-	if task.Errors != nil {
+	if task.Errors != nil && !r.rt.cfg.Hooks.EffectErrorMapWins {
 		errs = task.Errors // a step that declares a map wins as a whole (I-KERNEL-12)
 	}
 	return def.Fn, errs, task.AtMostOnce || def.AtMostOnce, nil
@@ -230,15 +241,21 @@ func (c *Context) settle(task Task, attempt int, errMap map[string]PayloadSchema
 	var tf *TypedFailure
 	if errors.As(res.err, &tf) {
 		payload, degraded := r.checkTyped(tf, errMap)
+		if degraded == "" && r.rt.cfg.Hooks.TypedRecordedUntyped {
+			fail(tf.Error())
+			return nil, &TypedFailure{Channel: tf.Channel, Payload: payload}
+		}
 		if degraded == "" {
 			r.mustAppend(newEvent{eventType: manifest.StepFailed, payload: obj("stepId", id,
 				"error", obj("message", tf.Error()), "channel", tf.Channel, "payload", payload)})
 			r.frames[id] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: tf.Channel, payload: payload}
 			return nil, &TypedFailure{Channel: tf.Channel, Payload: payload}
 		}
-		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "typed-failure-degraded",
-			Clauses: []string{"S41.typed.degrade-loudly"},
-			Message: fmt.Sprintf("step %q: typed failure on channel %q degraded to an untyped STEP_FAILED: %s", id, tf.Channel, degraded)})
+		if !r.rt.cfg.Hooks.DegradeQuietly {
+			r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "typed-failure-degraded",
+				Clauses: []string{"S41.typed.degrade-loudly"},
+				Message: fmt.Sprintf("step %q: typed failure on channel %q degraded to an untyped STEP_FAILED: %s", id, tf.Channel, degraded)})
+		}
 		fail(tf.Error(), "degraded", degraded, "channel", tf.Channel)
 		return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: tf.Error(), Degraded: degraded}
 	}

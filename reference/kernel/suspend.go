@@ -92,13 +92,23 @@ func (c *Context) suspend(syscall string, cfg SuspendConfig) (json.RawMessage, e
 	case cfg.Timeout > 0 && r.rt.cfg.Timers != nil:
 		wakeAt = r.rt.cfg.Now() + cfg.Timeout.Milliseconds()
 	}
+	if w, ok := wakeAt.(int64); ok && r.rt.cfg.Hooks.WakeAtRelative && cfg.WakeAt <= 0 {
+		wakeAt = w - r.rt.cfg.Now()
+	}
 	var corr any
-	if cfg.CorrelationKey != "" {
+	if cfg.CorrelationKey != "" && !r.rt.cfg.Hooks.CorrelationDropped {
 		corr = cfg.CorrelationKey
 	}
-	r.mustAppend(newEvent{eventType: manifest.ExecutionSuspended, payload: obj("on", cfg.On, "timeout", timeout, "wakeAt", wakeAt, "correlationKey", corr)})
+	if cfg.CorrelationKey == "" && r.rt.cfg.Hooks.CorrelationRequired {
+		return nil, &SyscallError{Syscall: syscall, Reason: "no correlationKey"}
+	}
+	logged := wakeAt
+	if r.rt.cfg.Hooks.WakeAtNotLogged {
+		logged = nil
+	}
+	r.mustAppend(newEvent{eventType: manifest.ExecutionSuspended, payload: obj("on", cfg.On, "timeout", timeout, "wakeAt", logged, "correlationKey", corr)})
 	r.parked, r.parkedGate = true, cfg.On
-	if w, ok := wakeAt.(int64); ok && r.rt.cfg.Timers != nil {
+	if w, ok := wakeAt.(int64); ok && r.rt.cfg.Timers != nil && !r.rt.cfg.Hooks.TimersNotScheduled {
 		if err := r.rt.cfg.Timers.Schedule(r.ctx, Timer{ExecutionID: r.execID, WakeAt: w}); err != nil {
 			r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "timer-schedule-failed", Clauses: []string{"S5.timer.durable-wakeat"},
 				Message: fmt.Sprintf("wakeAt %d is in the log but the TimerStore refused it: %v (RestoreTimers rebuilds it)", w, err)})

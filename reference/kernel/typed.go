@@ -46,10 +46,10 @@ func (r *run) checkTyped(tf *TypedFailure, errMap map[string]PayloadSchema) (jso
 	if err != nil {
 		return nil, "invalid-payload"
 	}
-	if len(raw) > MaxTypedPayload {
+	if limit := MaxTypedPayload; len(raw) > limit && !(r.rt.cfg.Hooks.TypedCap32K && len(raw) <= 2*limit) {
 		return nil, "over-cap"
 	}
-	if schema != nil {
+	if schema != nil && !r.rt.cfg.Hooks.TypedSkipSchema {
 		if err := schema(raw); err != nil {
 			return nil, "invalid-payload"
 		}

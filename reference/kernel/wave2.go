@@ -17,7 +17,7 @@ const WaitGate = manifest.MessageConsumed
 
 func (c *Context) feature(name string) error {
 	s, _ := manifest.LookupSyscall(name)
-	if !c.r.rt.cfg.Features.enabled(s.Feature) {
+	if !c.r.rt.cfg.Features.enabled(s.Feature) && !c.r.rt.cfg.Hooks.Wave2Unflagged {
 		return &SyscallDisabledError{Name: name, Feature: s.Feature}
 	}
 	return nil

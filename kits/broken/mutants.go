@@ -1,0 +1,164 @@
+package broken
+
+import (
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// violates names, per broken store ("<seam>/<name>"), every clause its defect breaks — not only
+// the clauses of the check that catches it. A store missing here is reported by Mutants' tests.
+var violates = map[string][]string{
+	"eventstore/off-by-one-read-range":           {"I-STORE-5"},
+	"eventstore/non-atomic-batch":                {"I-STORE-2", "I-STORE-1"},
+	"eventstore/overwrite-stale":                 {"I-STORE-1"},
+	"eventstore/lost-concurrent-append":          {"I-STORE-1", "I-STORE-14"},
+	"eventstore/torn-on-cancel":                  {"I-STORE-2"},
+	"eventstore/lands-after-cancel":              {"I-STORE-2"},
+	"eventstore/lossy-numbers":                   {"I-STORE-3", "I-STORE-25"},
+	"eventstore/dropped-metadata":                {"I-STORE-3", "S4.envelope.shape"},
+	"eventstore/prefix-leak":                     {"I-STORE-4"},
+	"eventstore/truncated-ids":                   {"I-STORE-4"},
+	"eventstore/stale-read-under-load":           {"I-STORE-14"},
+	"eventstore/stale-fence-accepted":            {"S6.fencing.zombie", "I-STORE-6"},
+	"eventstore/stale-fence-accepted-concurrent": {"S6.fencing.zombie", "I-STORE-6"},
+	"eventstore/fence-token-reused":              {"I-STORE-6", "S6.fencing.zombie"},
+	"eventstore/fence-if-unconditional":          {"I-STORE-7"},
+	"eventstore/anchor-ignored":                  {"I-STORE-8"},
+	"eventstore/incarnation-anchor-reused":       {"S7.es.incarnation-anchor"},
+	"eventstore/store-now-seconds":               {"I-STORE-9", "S7.es.store-now"},
+	"eventstore/delete-through-keeps-seq0":       {"S7.es.delete-through-atomic"},
+	"eventstore/delete-through-past-through":     {"S7.es.delete-through-atomic", "S7.es.delete-through-concurrent", "I-STORE-10"},
+	"eventstore/delete-through-eats-concurrent":  {"S7.es.delete-through-concurrent"},
+	"eventstore/copy-prefix-one-more":            {"I-STORE-11"},
+	"eventstore/delete-keeps-head":               {"I-STORE-12"},
+	"eventstore/offset-cursor":                   {"I-STORE-13"},
+	"eventstore/unbounded-page":                  {"I-STORE-13", "S7.es.list-executions-page"},
+	"eventstore/malformed-sealing":               {"I-STORE-22"},
+	"eventstore/future-claim":                    {"S7.spi.semver", "I-STORE-21"},
+	"eventstore/unsupported-everything":          {"I-STORE-24", "I-STORE-3"},
+	"eventstore/fence-says-unsupported":          {"I-STORE-24", "S6.fencing.zombie", "I-STORE-6"},
+	"eventstore/if-unchanged-ignores-fence":      {"S6.fencing.zombie", "I-STORE-6", "I-STORE-8"},
+	"eventstore/global-anchor":                   {"I-STORE-8", "I-STORE-4"},
+	"eventstore/commit-then-report-cancel":       {"I-STORE-2"},
+	"eventstore/case-insensitive-ids":            {"I-STORE-4"},
+	"eventstore/trimmed-ids":                     {"I-STORE-4"},
+	"eventstore/normalised-ids":                  {"I-STORE-4"},
+	"eventstore/lists-deleted":                   {"I-STORE-13", "I-STORE-12"},
+	"eventstore/small-payloads":                  {"I-STORE-3", "S4.envelope.shape"},
+	"snapshotstore/latest-off-by-one":            {"I-STORE-15", "S3.snapshot.equivalence"},
+	"snapshotstore/latest-off-by-one-fold":       {"I-STORE-15", "S3.snapshot.equivalence"},
+	"snapshotstore/first-write-wins":             {"I-STORE-15"},
+	"snapshotstore/lossy-state":                  {"I-STORE-15", "I-STORE-25", "S3.snapshot.equivalence"},
+	"snapshotstore/sealed-ignored":               {"I-STORE-16"},
+	"snapshotstore/prune-wrong-range":            {"S7.ss.prune-range", "I-STORE-17"},
+	"snapshotstore/sequences-descending":         {"S7.ss.list-sequences"},
+	"snapshotstore/delete-all-snapshots":         {"I-STORE-4"},
+	"snapshotstore/prefix-scan-snapshots":        {"I-STORE-4"},
+	"archivestore/archive-drops-metadata":        {"S7.as.compact-archives-first", "I-STORE-18"},
+	"archivestore/archive-duplicates":            {"I-STORE-18"},
+	"archivestore/archive-swallows-conflict":     {"I-STORE-18"},
+	"archivestore/archive-race":                  {"I-STORE-18", "I-STORE-14"},
+	"archivestore/replace-too-much":              {"I-STORE-19"},
+	"archivestore/empty-replace-noop":            {"I-STORE-19"},
+	"archivestore/prefix-scan-archive":           {"I-STORE-4"},
+	"archivestore/lossy-archive":                 {"I-STORE-18", "I-STORE-25", "S7.as.compact-archives-first"},
+	"branchregistry/children-and-grandchildren":  {"I-STORE-20"},
+	"branchregistry/register-overwrites":         {"I-STORE-20"},
+	"branchregistry/cycles-allowed":              {"I-STORE-20"},
+	"branchregistry/register-race":               {"I-STORE-20", "I-STORE-14"},
+	"branchregistry/zero-for-unknown":            {"I-STORE-20"},
+	"branchregistry/children-like-prefix":        {"I-STORE-20", "I-STORE-4"},
+	"branchregistry/lossy-branch-metadata":       {"I-STORE-20", "I-STORE-25"},
+	"contentstore/partial-stream-visible":        {"I-PLUGIN-2", "S7.plugin.pinned"},
+	"contentstore/stream-swallows-error":         {"I-PLUGIN-2", "S7.plugin.pinned"},
+	"contentstore/commits-after-cancel":          {"I-PLUGIN-2", "S7.plugin.pinned"},
+	"contentstore/wrong-digest":                  {"I-PLUGIN-1"},
+	"contentstore/truncates-large":               {"I-PLUGIN-1"},
+	"contentstore/empty-for-unknown":             {"I-PLUGIN-1"},
+	"contentstore/malformed-digest-not-found":    {"I-PLUGIN-1"},
+	"contentstore/put-twice-refused":             {"I-PLUGIN-1"},
+	"contentstore/owner-leak":                    {"I-PLUGIN-3", "S7.plugin.pinned"},
+	"contentstore/owner-unowned-fallback":        {"I-PLUGIN-3", "S7.plugin.pinned"},
+	"contentstore/owner-prefix":                  {"I-PLUGIN-3", "I-STORE-4"},
+	"contentstore/seals-flaps":                   {"I-PLUGIN-4"},
+	"contentstore/seals-without-owner":           {"I-PLUGIN-4"},
+	"durablestatestore/last-write-wins":          {"I-PLUGIN-5", "S7.plugin.pinned"},
+	"durablestatestore/lost-update":              {"I-PLUGIN-5", "S7.plugin.pinned"},
+	"durablestatestore/create-overwrites":        {"I-PLUGIN-5"},
+	"durablestatestore/version-restarts":         {"I-PLUGIN-6", "I-PLUGIN-5"},
+	"durablestatestore/delete-ignores-condition": {"I-PLUGIN-5", "I-PLUGIN-6"},
+	"durablestatestore/conflict-still-writes":    {"I-PLUGIN-5"},
+	"durablestatestore/lossy-numbers":            {"I-PLUGIN-7", "I-STORE-25"},
+	"durablestatestore/case-folded-keys":         {"I-PLUGIN-7", "I-STORE-4"},
+	"durablestatestore/null-for-absent":          {"I-PLUGIN-7"},
+	"durablestatestore/accepts-invalid":          {"I-PLUGIN-5", "I-PLUGIN-7"},
+	"durablestatestore/stale-version-returned":   {"I-PLUGIN-6"},
+	"readmodelstore/offset-cursor":               {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/forged-cursor-accepted":      {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/foreign-cursor-accepted":     {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/inclusive-cursor":            {"I-PLUGIN-9"},
+	"readmodelstore/limit-ignored":               {"I-PLUGIN-8", "S7.plugin.pinned"},
+	"readmodelstore/limit-clamped":               {"I-PLUGIN-8", "S7.plugin.pinned"},
+	"readmodelstore/limit-above-max-accepted":    {"I-PLUGIN-8"},
+	"readmodelstore/no-next-cursor":              {"I-PLUGIN-9"},
+	"readmodelstore/cursor-past-end":             {"I-PLUGIN-9"},
+	"readmodelstore/model-prefix":                {"I-PLUGIN-10", "I-STORE-4"},
+	"readmodelstore/lossy-numbers":               {"I-PLUGIN-7", "I-STORE-25"},
+}
+
+// ProvingTest is the test that runs every broken store against its kit ("kits/broken:<Test>").
+func ProvingTest(seam string) string {
+	switch seam {
+	case "eventstore":
+		return "kits/broken:TestBrokenEventStoresRejected"
+	case "snapshotstore":
+		return "kits/broken:TestBrokenSnapshotStoresRejected"
+	case "archivestore":
+		return "kits/broken:TestBrokenArchiveStoresRejected"
+	case "branchregistry":
+		return "kits/broken:TestBrokenBranchRegistriesRejected"
+	case "contentstore":
+		return "kits/broken:TestBrokenContentStoresRejected"
+	case "durablestatestore":
+		return "kits/broken:TestBrokenDurableStateStoresRejected"
+	case "readmodelstore":
+		return "kits/broken:TestBrokenReadModelStoresRejected"
+	}
+	panic(fmt.Sprintf("broken: unknown seam %q", seam))
+}
+
+// MutantID is the registry id of the broken store name of seam: "store/<seam>/<name>".
+func MutantID(seam, name string) string { return "store/" + seam + "/" + name }
+
+// Mutants registers every broken store as a spec.Mutant: the clauses its defect violates, the
+// kit check that must reject it, and the test that proves it does.
+func Mutants() []spec.Mutant {
+	var out []spec.Mutant
+	add := func(seam, name, defect, catch string) {
+		out = append(out, spec.Mutant{ID: MutantID(seam, name), Kind: "store", Defect: defect,
+			Clauses: violates[seam+"/"+name], CaughtBy: []string{catch}, Where: ProvingTest(seam)})
+	}
+	for _, s := range EventStores() {
+		add("eventstore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range SnapshotStores() {
+		add("snapshotstore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range ArchiveStores() {
+		add("archivestore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range BranchRegistries() {
+		add("branchregistry", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range ContentStores() {
+		add("contentstore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range DurableStateStores() {
+		add("durablestatestore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range ReadModelStores() {
+		add("readmodelstore", s.Name, s.Defect, s.Catch)
+	}
+	return append(out, GapMutants()...)
+}

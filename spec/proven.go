@@ -1,0 +1,188 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Kill is one observed rejection, read from the proof records of a run (internal/proof): check
+// Check rejected mutant Mutant.
+type Kill struct {
+	Mutant string `json:"mutant"`
+	Check  string `json:"check"`
+}
+
+// Tally counts clauses, those linked to a check, and those proven by a recorded kill.
+type Tally struct {
+	Clauses int `json:"clauses"`
+	Linked  int `json:"linked"`
+	Proven  int `json:"proven"`
+}
+
+// Proof is the proven half of the coverage report, present only when proof records were given.
+type Proof struct {
+	Mutants  int              `json:"mutants"`            // registered mutants
+	Killed   int              `json:"killed"`             // registered mutants with at least one recorded kill
+	Records  int              `json:"records"`            // kills read
+	Unknown  []string         `json:"unknown,omitempty"`  // kills naming a mutant no Mutants() registers
+	Survived []string         `json:"survived,omitempty"` // registered mutants with no recorded kill
+	ByLevel  map[Level]Tally  `json:"byLevel"`
+	BySource map[Source]Tally `json:"bySource"`
+	ByForm   map[Form]Tally   `json:"byForm"`
+	// SpecMust is the spec-sourced MUST and MUST NOT clauses; SpecMustUnproven lists those not
+	// proven, each with why (no mutant registered for it, or its mutants' kills were not by a
+	// check linked to it).
+	SpecMust         Tally    `json:"specMust"`
+	SpecMustUnproven []string `json:"specMustUnproven"`
+}
+
+// Percent is Proven over Clauses, in percent (0 when there are no clauses).
+func (t Tally) Percent() float64 {
+	if t.Clauses == 0 {
+		return 0
+	}
+	return 100 * float64(t.Proven) / float64(t.Clauses)
+}
+
+// Prove marks each row proven when some registered mutant violating its clause was rejected, in
+// the recorded run, by a check linked to that clause; ProvenBy names "<mutant> by <check>".
+// Kills naming an unregistered mutant prove nothing and are listed in Proof.Unknown. Without a
+// call to Prove, Coverage.Proof is nil and the report says "proven: not measured".
+func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
+	violating := map[string]map[string]bool{} // mutant -> clauses it violates
+	for _, m := range mutants {
+		violating[m.ID] = map[string]bool{}
+		for _, c := range m.Clauses {
+			violating[m.ID][c] = true
+		}
+	}
+	p := &Proof{Mutants: len(mutants), Records: len(kills), ByLevel: map[Level]Tally{}, BySource: map[Source]Tally{}, ByForm: map[Form]Tally{}}
+	killed := map[string]bool{}
+	unknown := map[string]bool{}
+	by := map[string]map[string]bool{} // clause -> "mutant by check"
+	for _, k := range kills {
+		v, ok := violating[k.Mutant]
+		if !ok {
+			unknown[k.Mutant] = true
+			continue
+		}
+		killed[k.Mutant] = true
+		for c := range v {
+			if by[c] == nil {
+				by[c] = map[string]bool{}
+			}
+			by[c][k.Mutant+" by "+k.Check] = true
+		}
+	}
+	p.Killed = len(killed)
+	for _, m := range mutants {
+		if !killed[m.ID] {
+			p.Survived = append(p.Survived, m.ID)
+		}
+	}
+	for id := range unknown {
+		p.Unknown = append(p.Unknown, id)
+	}
+	sort.Strings(p.Unknown)
+	hasMutant := map[string]bool{}
+	for _, m := range mutants {
+		for _, c := range m.Clauses {
+			hasMutant[c] = true
+		}
+	}
+	for i := range cov.Rows {
+		r := &cov.Rows[i]
+		linked := map[string]bool{}
+		for _, ch := range r.Checks {
+			linked[ch] = true
+		}
+		r.ProvenBy = []string{}
+		for pair := range by[r.Clause.ID] {
+			if linked[pair[strings.Index(pair, " by ")+4:]] {
+				r.ProvenBy = append(r.ProvenBy, pair)
+			}
+		}
+		sort.Strings(r.ProvenBy)
+		proven := len(r.ProvenBy) > 0
+		r.Proven = &proven
+		add := func(t Tally) Tally {
+			t.Clauses++
+			if len(r.Checks) > 0 {
+				t.Linked++
+			}
+			if proven {
+				t.Proven++
+			}
+			return t
+		}
+		c := r.Clause
+		p.ByLevel[c.Level] = add(p.ByLevel[c.Level])
+		p.BySource[c.Source] = add(p.BySource[c.Source])
+		p.ByForm[c.Form] = add(p.ByForm[c.Form])
+		if c.Source == SourceSpec && (c.Level == Must || c.Level == MustNot) {
+			p.SpecMust = add(p.SpecMust)
+			if !proven {
+				why := "no registered mutant violates it"
+				switch {
+				case len(r.Checks) == 0:
+					why = "no check is linked to it"
+				case hasMutant[c.ID] && len(by[c.ID]) > 0:
+					why = "its mutants were rejected only by checks not linked to it"
+				case hasMutant[c.ID]:
+					why = "no kill of its mutants was recorded in this run"
+				}
+				p.SpecMustUnproven = append(p.SpecMustUnproven, c.ID+": "+why)
+			}
+		}
+	}
+	cov.Proof = p
+}
+
+// RenderProof prints the proven summary: tallies by level, source and form, the spec-sourced
+// MUST percentage and the unproven spec MUST clauses. Without proof records it says so.
+func (cov Coverage) RenderProof(w io.Writer) error {
+	if cov.Proof == nil {
+		_, err := fmt.Fprintln(w, "proven: not measured (no proof records given: run `make test`, or pass --proofs DIR written by a test run with LOOM_CONFORM_PROOFS=DIR)")
+		return err
+	}
+	p := cov.Proof
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "mutants: %d registered, %d killed in the recorded run (%d proof records)\n", p.Mutants, p.Killed, p.Records)
+	if len(p.Survived) > 0 {
+		fmt.Fprintf(tw, "registered mutants with no recorded kill (%d): %s\n", len(p.Survived), strings.Join(p.Survived, ", "))
+	}
+	if len(p.Unknown) > 0 {
+		fmt.Fprintf(tw, "records naming unregistered mutants (ignored): %s\n", strings.Join(p.Unknown, ", "))
+	}
+	fmt.Fprintln(tw)
+	row := func(name string, t Tally) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f%%\n", name, t.Clauses, t.Linked, t.Proven, t.Percent())
+	}
+	fmt.Fprintln(tw, "LEVEL\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
+	for _, l := range Levels() {
+		row(string(l), p.ByLevel[l])
+	}
+	fmt.Fprintln(tw, "\nSOURCE\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
+	for _, s := range []Source{SourceSpec, SourceADR, SourceInterpretation} {
+		row(string(s), p.BySource[s])
+	}
+	fmt.Fprintln(tw, "\nFORM\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
+	for _, f := range Forms() {
+		row(string(f), p.ByForm[f])
+	}
+	fmt.Fprintln(tw)
+	row("spec MUST/MUST NOT", p.SpecMust)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(p.SpecMustUnproven) > 0 {
+		fmt.Fprintf(w, "\nunproven spec MUST/MUST NOT clauses (%d):\n", len(p.SpecMustUnproven))
+		for _, u := range p.SpecMustUnproven {
+			fmt.Fprintf(w, "  %s\n", u)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+package vectors
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// folderFunc adapts a function to Folder.
+type folderFunc func(ctx context.Context, req Request) (Response, error)
+
+func (f folderFunc) Answer(ctx context.Context, req Request) (Response, error) { return f(ctx, req) }
+
+// stopsAt folds every profile newer than 1.<minor>.0 as 1.<minor>.0.
+func stopsAt(minor int) Folder {
+	cap := func(v string) string {
+		p, err := fold.ProfileFor(v)
+		if err != nil || p.Version() <= fmt.Sprintf("1.%d.0", minor) {
+			return v
+		}
+		return fmt.Sprintf("1.%d.0", minor)
+	}
+	return folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindFold {
+			req.Profile = cap(req.Profile)
+			if req.SnapshotProfile != "" {
+				req.SnapshotProfile = cap(req.SnapshotProfile)
+			}
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+}
+
+// rewriteEvents applies f to every event of a fold request before the reference folds it.
+func rewriteEvents(f func(ev map[string]any) bool) Folder {
+	return folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindFold && req.Events != nil {
+			var evs []json.RawMessage
+			for _, raw := range *req.Events {
+				var ev map[string]any
+				if json.Unmarshal(raw, &ev) != nil {
+					evs = append(evs, raw)
+					continue
+				}
+				if !f(ev) {
+					continue
+				}
+				b, _ := json.Marshal(ev)
+				evs = append(evs, b)
+			}
+			if evs == nil {
+				evs = []json.RawMessage{}
+			}
+			req.Events = &evs
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+}
+
+// rewriteState applies f to the decoded state of every fold answer (numbers kept exact) and
+// answers its canonical form.
+func rewriteState(f func(st map[string]any)) Folder {
+	return folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		resp, err := Reference{}.Answer(ctx, req)
+		if err != nil || req.Kind != KindFold || resp.Output == nil {
+			return resp, err
+		}
+		dec := json.NewDecoder(strings.NewReader(*resp.Output))
+		dec.UseNumber()
+		var st map[string]any
+		if dec.Decode(&st) != nil {
+			return resp, nil
+		}
+		f(st)
+		b, _ := json.Marshal(st)
+		if c, err := fold.CanonicalJSON(b); err == nil {
+			out := string(c)
+			resp.Output = &out
+		}
+		return resp, nil
+	})
+}
+
+// vars returns the state's variables object, or nil.
+func vars(st map[string]any) map[string]any {
+	v, _ := st["variables"].(map[string]any)
+	return v
+}
+
+// brokenFolders builds the in-process broken folds of Mutants, by id.
+func brokenFolders() map[string]Folder {
+	out := map[string]Folder{}
+	for minor := 20; minor <= 25; minor++ {
+		out[fmt.Sprintf("fold/vectors/stops-at-1.%d", minor)] = stopsAt(minor)
+	}
+	out["fold/vectors/trusts-unstamped"] = rewriteEvents(func(ev map[string]any) bool {
+		md, _ := ev["metadata"].(map[string]any)
+		if md == nil {
+			md = map[string]any{}
+		}
+		md["kernel"] = true
+		ev["metadata"] = md
+		return true
+	})
+	out["fold/vectors/skips-sealed"] = rewriteEvents(func(ev map[string]any) bool {
+		md, _ := ev["metadata"].(map[string]any)
+		_, sealed := md["seal"]
+		return !sealed
+	})
+	out["fold/vectors/canonical-unsorted"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindCanonical && req.Input != nil {
+			var b bytes.Buffer
+			if err := json.Compact(&b, []byte(*req.Input)); err == nil {
+				s := b.String()
+				return Response{ID: req.ID, Output: &s}, nil
+			}
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/digest-ignores-segment"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindDigest && req.Segment != nil {
+			zero := 0
+			req.Segment = &zero
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/digest-payload-only"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindDigest {
+			req.EventType = ""
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/migrated-input-ignored"] = rewriteEvents(func(ev map[string]any) bool {
+		if ev["eventType"] == "EXECUTION_MIGRATED" {
+			if p, ok := ev["payload"].(map[string]any); ok {
+				delete(p, "migratedInput")
+			}
+		}
+		return true
+	})
+	out["fold/vectors/no-resume-payloads"] = rewriteState(func(st map[string]any) {
+		delete(vars(st), "_resumePayloads")
+	})
+	out["fold/vectors/decisions-drop-context"] = rewriteState(func(st map[string]any) {
+		ds, _ := vars(st)["_decisions"].(map[string]any)
+		for _, d := range ds {
+			if d, ok := d.(map[string]any); ok {
+				delete(d, "context")
+				delete(d, "policy")
+			}
+		}
+	})
+	out["fold/vectors/emits-counted-on-app-types-only"] = rewriteEvents(func(ev map[string]any) bool {
+		if et, _ := ev["eventType"].(string); manifest.IsKernelEventType(et) {
+			if md, ok := ev["metadata"].(map[string]any); ok {
+				delete(md, "flowEmit")
+			}
+		}
+		return true
+	})
+	out["fold/vectors/null-resume-dropped"] = rewriteEvents(func(ev map[string]any) bool {
+		return !(ev["eventType"] == "EXECUTION_RESUMED" && ev["payload"] == nil)
+	})
+	out["fold/vectors/seq-invented"] = rewriteState(func(st map[string]any) {
+		ds, _ := vars(st)["_decisions"].(map[string]any)
+		for _, d := range ds {
+			if d, ok := d.(map[string]any); ok {
+				if _, has := d["seq"]; !has {
+					d["seq"] = json.Number("0")
+				}
+			}
+		}
+	})
+	out["fold/vectors/input-never-kept"] = rewriteState(func(st map[string]any) {
+		frames, _ := st["frames"].(map[string]any)
+		for _, f := range frames {
+			if f, ok := f.(map[string]any); ok {
+				delete(f, "input")
+			}
+		}
+	})
+	out["fold/vectors/emit-count-off-by-one"] = rewriteState(func(st map[string]any) {
+		fe, _ := vars(st)["_flowEmits"].(map[string]any)
+		for k, v := range fe {
+			if n, ok := v.(json.Number); ok {
+				i, _ := n.Int64()
+				fe[k] = i + 1
+			}
+		}
+	})
+	out["fold/vectors/ignores-profile"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		if req.Kind == KindFold {
+			req.Profile = fold.Current().Version()
+			if req.SnapshotProfile != "" {
+				req.SnapshotProfile = fold.Current().Version()
+			}
+		}
+		return Reference{}.Answer(ctx, req)
+	})
+	return out
+}
+
+// recordVectorKills asserts that every vector m names as catching it failed, and records a kill
+// for every failing vector linked to a clause m violates. It returns the failing vector ids.
+func recordVectorKills(t *testing.T, m spec.Mutant, rep Report) []string {
+	t.Helper()
+	violates := map[string]bool{}
+	for _, c := range m.Clauses {
+		violates[c] = true
+	}
+	failed := map[string]Result{}
+	var ids []string
+	for _, r := range rep.Results {
+		if r.Verdict == Fail {
+			failed["vector/"+r.ID] = r
+			ids = append(ids, r.ID)
+		}
+	}
+	for _, c := range m.CaughtBy {
+		if _, ok := failed[c]; !ok {
+			t.Errorf("%s %v: Run(%s) passed, want it failed (the mutant survives it)", c, m.Clauses, m.ID)
+		}
+	}
+	for id, r := range failed {
+		for _, c := range r.Clauses {
+			if violates[c] {
+				proof.Rejected(t, m.ID, id, fmt.Sprintf("%s %v: got %.120s, want %.120s", id, r.Clauses, r.Got, r.Want))
+				break
+			}
+		}
+	}
+	return ids
+}
+
+// Every in-process broken fold fails the vectors that pin its defect; the kills are recorded per
+// failing vector. Reference: spec §3, §4; ADR 0026 (the vectors catch a wrong fold).
+func TestVectorsRejectBrokenFolds(t *testing.T) {
+	c, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders := brokenFolders()
+	var built []string
+	for id := range folders {
+		built = append(built, id)
+	}
+	for _, m := range proof.Registered(t, Mutants(), "vectors:TestVectorsRejectBrokenFolds", built) {
+		t.Run(strings.TrimPrefix(m.ID, "fold/vectors/"), func(t *testing.T) {
+			rep := Run(context.Background(), c, folders[m.ID], Config{})
+			ids := recordVectorKills(t, m, rep)
+			if len(ids) == 0 {
+				t.Fatalf("Run(%s) failed no vector, want the mutant rejected", m.ID)
+			}
+			t.Logf("%s fails %d vectors", m.ID, len(ids))
+		})
+	}
+}
