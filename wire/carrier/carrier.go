@@ -30,6 +30,9 @@ type Options struct {
 	Lease time.Duration
 	// MaxRequestBytes caps a request body (default bridge.DefaultMaxRequestBytes).
 	MaxRequestBytes int64
+	// Tokens returns fresh driver tokens (default: 16 random bytes in hex). Tokens must be
+	// unguessable in production; a sequence makes recorded exchanges reproducible (docs/wire.md).
+	Tokens func() string
 	// Hooks deliberately break the carrier (broken kernels for certify's self-test only).
 	Hooks Hooks
 }
@@ -73,6 +76,9 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 30 * time.Second
+	}
+	if opts.Tokens == nil {
+		opts.Tokens = newToken
 	}
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = bridge.DefaultMaxRequestBytes

@@ -85,7 +85,7 @@ func (c *Carrier) newSession(execID string, attach bool, mode string) (*session,
 	}
 	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{})}
 	if attach {
-		s.token, s.attached = newToken(), true
+		s.token, s.attached = c.opts.Tokens(), true
 	}
 	s.touch()
 	c.sessions[execID] = s
@@ -141,9 +141,9 @@ func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 	switch {
 	case s.attached && token != "" && token == s.token:
 	case !s.attached:
-		s.token, s.attached = newToken(), true
+		s.token, s.attached = c.opts.Tokens(), true
 	case c.opts.Hooks.NoFencing:
-		s.token = newToken()
+		s.token = c.opts.Tokens()
 	default:
 		lapsed := time.Since(time.Unix(0, s.lastSeen.Load())) > c.opts.Lease
 		if !lapsed || !s.mu.TryLock() {
@@ -151,7 +151,7 @@ func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 			return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q is driven by another driver", s.execID), "executionId", s.execID)
 		}
 		s.mu.Unlock()
-		s.token = newToken()
+		s.token = c.opts.Tokens()
 	}
 	tok := s.token
 	s.tok.Unlock()
