@@ -85,6 +85,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/verify-placement-exit-codes", Kind: spec.KindTest, Clauses: []string{"S6.placement.compute-target", "S5.timer.unwired-reported", "I-DISPATCH-7"}, Where: "cmd/loom-conform:TestVerifyPlacementExitCodes"},
 		{ID: "cli/deploysim", Kind: spec.KindTest, Clauses: []string{"I-SIM-1", "S10.replay-unchanged"}, Where: "cmd/loom-conform:TestDeploysimCLI"},
 		{ID: "cli/badges", Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence"}, Where: "cmd/loom-conform:TestBadgesCLI"},
+		{ID: "cli/report-merge", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestReportMergeFitnessShards"},
 		{ID: "cli/fitness", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestFitnessCLI"},
 		{ID: "cli/goldens-check", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S3.determinism.enforced"}, Where: "cmd/loom-conform:TestGoldensCheckCLI"},
 		{ID: "cli/replay", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S4.replay.byte-identical-unaffected", "I-GOLDEN-2"}, Where: "cmd/loom-conform:TestReplayCLI"},

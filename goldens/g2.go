@@ -23,7 +23,9 @@ type Variant struct {
 }
 
 // G2Variants lists the optional features checked unwired. A carrier that can be mounted on a
-// runtime (the wire ABI carrier with no client) adds its Variant here.
+// runtime (the wire ABI carrier with no client) adds its Variant here, with a Mount that serves
+// the runtime and no client; a package that cannot be imported here passes
+// append(G2Variants(), itsVariant) as CheckOptions.Variants from its own test.
 func G2Variants() []Variant {
 	always := func(*Golden) bool { return true }
 	return []Variant{

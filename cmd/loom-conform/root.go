@@ -47,6 +47,7 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newDeploysimCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
+		newReportCmd(),
 	} {
 		root.AddCommand(c)
 	}

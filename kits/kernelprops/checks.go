@@ -24,5 +24,8 @@ func Checks() []spec.Check {
 			Clauses: []string{"S3.emit.serve-skip", "S3.emit.serve-append", "S3.emit.stamp-nothing-in-flight", "S3.emit.stamp-nothing-unserved",
 				"S3.emit.unmatchable-unstamped", "S3.emit.kernel-facts-unstamped"},
 			Where: dir + "TestGeneratorReachesInterestingPaths"},
+		spec.Check{ID: "kernelprops/flow-script", Kind: spec.KindTest,
+			Clauses: []string{"S3.determinism.enforced", "I-GOLDEN-1"},
+			Where:   dir + "TestProgramsAsFlowScripts"},
 	)
 }
