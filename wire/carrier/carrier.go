@@ -66,10 +66,11 @@ type Carrier struct {
 	flows    map[string]bool     // flow ids registered as wire flows
 }
 
-// New mounts a carrier on rt, whose event store is store (getState reads the log from it).
+// New mounts a carrier on rt, whose event store is store (getState reads the log from it; with a
+// nil store getState cannot include the log).
 func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, error) {
-	if rt == nil || store == nil {
-		return nil, errors.New("carrier: a runtime and its store are required")
+	if rt == nil {
+		return nil, errors.New("carrier: a runtime is required")
 	}
 	if opts.Implementation.Name == "" {
 		opts.Implementation = Implementation{Name: "loom-conform reference kernel", Version: manifest.KernelAbiVersion}
@@ -410,6 +411,9 @@ func (c *Carrier) getState(ctx context.Context, raw json.RawMessage) (any, *brid
 		out.SuspendedOn = on.On
 	}
 	if p.IncludeLog {
+		if c.store == nil {
+			return nil, rpcErr(CodeInvalidParams, "params", "execution.getState: this carrier has no store to read the log from", "field", "includeLog")
+		}
 		evs, err := c.store.Read(ctx, p.ExecutionID)
 		if err != nil {
 			return nil, toRPC(err)

@@ -19,6 +19,7 @@ func Checks() []spec.Check {
 		t("wire/fuzz-decoder", "FuzzDecodeRequest", spec.KindFuzz, "I-WIRE-6"),
 		t("wire/stream-incremental", "TestStreamAcksEachChunk", spec.KindTest, "I-WIRE-7", "A26.wire.partition"),
 		t("wire/resume-durable", "TestResumeWithoutDriverSurvivesRestart", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-5", "I-WIRE-3"),
+		t("wire/goldens-unwired", "TestGoldensUnwiredWithCarrier", spec.KindTest, "A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"),
 		t("wire/doc-exchanges", "TestDocExchanges", spec.KindTest, "I-WIRE-1", "I-WIRE-7", "A26.carrier.methods"),
 	)
 }
