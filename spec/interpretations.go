@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		wireInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), pluginInterpretations(),
+		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(),
 		dispatchInterpretations(),
 	} {
 		out = append(out, part...)
