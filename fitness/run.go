@@ -274,6 +274,9 @@ func runRatio(g Gate, o Options) Result {
 			return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Attempts: attempts}
 		}
 		s, err := Measure(pair, o.Rounds, o.MinBatch)
+		if pair.Close != nil {
+			pair.Close()
+		}
 		if err != nil {
 			return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Attempts: attempts}
 		}

@@ -67,7 +67,7 @@ func newBadgesCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			idx, basis, err := harnessIndex(root, filepath.Dir(name), latestProofs(root, proofs))
+			idx, basis, err := harnessIndex(root, filepath.Dir(name), proofs)
 			if err != nil {
 				return badInput("%v", err)
 			}
@@ -88,7 +88,7 @@ func newBadgesCheckCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", ".", "the harness checkout whose golden corpus resolves golden claims")
-	cmd.Flags().StringVar(&proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run: a check is proven when it rejected a registered mutant there (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root; without records, when a registered mutant names it as its catching check)")
+	cmd.Flags().StringVar(&proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run: a check is proven when it rejected a registered mutant there (default: $"+proof.Env+"; without records, a check is proven when a registered mutant names it as its catching check)")
 	return cmd
 }
 
