@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), pluginInterpretations(),
-		dispatchInterpretations(),
+		dispatchInterpretations(), shardInterpretations(),
 	} {
 		out = append(out, part...)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +21,7 @@ type merger func(docs [][]byte) (merged []byte, ok bool, err error)
 // mergers are the report kinds `report merge` knows, by the "kind" field of the report.
 func mergers() map[string]merger {
 	return map[string]merger{
+		vectors.ReportKind: mergeVectors,
 		fitness.ReportKind: func(docs [][]byte) ([]byte, bool, error) {
 			var reps []fitness.Report
 			for i, d := range docs {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// shardsVsOne runs a verb once whole and as three shards (each writing its JSON report to the path
+// passed after the report flag), merges the shards with report merge, and returns both documents
+// with timings removed, and the merge's exit code.
+func shardsVsOne(t *testing.T, verb []string, reportFlag string, timings ...string) (one, merged map[string]any, code int, parts []string) {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(out string, extra ...string) {
+		t.Helper()
+		args := append(append(append([]string{}, verb...), extra...), reportFlag, out)
+		if c, o, e := runCLI(t, "", args...); c != 0 && c != 1 {
+			t.Fatalf("%v = exit %d\n%s%s", args, c, o, e)
+		}
+	}
+	whole := filepath.Join(dir, "whole.json")
+	run(whole)
+	for _, s := range []string{"1/3", "2/3", "3/3"} {
+		p := filepath.Join(dir, strings.ReplaceAll(s, "/", "-")+".json")
+		run(p, "--shard", s)
+		parts = append(parts, p)
+	}
+	m := filepath.Join(dir, "merged.json")
+	code, _, stderr := runCLI(t, "", append([]string{"report", "merge", "--out", m}, parts...)...)
+	if code == 2 {
+		t.Fatalf("report merge = exit 2: %s", stderr)
+	}
+	return loadUntimed(t, whole, timings), loadUntimed(t, m, timings), code, parts
+}
+
+// loadUntimed reads a JSON document and deletes every key named in timings, at any depth.
+func loadUntimed(t *testing.T, p string, timings []string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range timings {
+				delete(x, k)
+			}
+			for _, e := range x {
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(m)
+	return m
+}
+
+// Reference: spec §10 (gated in CI), I-SHARD-1..3 — sharded vectors runs merge into the report one
+// run gives, and reports of different runs or kinds are refused.
+func TestReportMergeVectorsShards(t *testing.T) {
+	verb := []string{"vectors", "--quiet", "--run", "^(canonical|digest)/"}
+	one, merged, code, parts := shardsVsOne(t, verb, "--report", "elapsedMs", "durationMs")
+	if code != 0 {
+		t.Errorf("report merge of passing vectors shards = exit %d, want 0", code)
+	}
+	if diff := cmp.Diff(one, merged); diff != "" {
+		t.Errorf("report merge of 3 vectors shards differs from one run (-want +got):\n%s", diff)
+	}
+	if one["pass"].(float64) < 10 {
+		t.Errorf("the whole run passed %v vectors, want a real run", one["pass"])
+	}
+	other := filepath.Join(t.TempDir(), "other.json")
+	runCLI(t, "", "vectors", "--quiet", "--run", "^canonical/", "--shard", "2/3", "--report", other)
+	if c, _, stderr := runCLI(t, "", "report", "merge", parts[0], other, parts[2]); c != 2 || !strings.Contains(stderr, "run") {
+		t.Errorf("report merge (a shard of another --run) = exit %d, %q; want exit 2 naming run", c, stderr)
+	}
+	fit := filepath.Join(t.TempDir(), "fit.json")
+	os.WriteFile(fit, []byte(`{"kind":"fitness","shard":"2/3","results":[]}`), 0o644)
+	if c, _, stderr := runCLI(t, "", "report", "merge", parts[0], fit, parts[2]); c != 2 || !strings.Contains(stderr, "fitness") {
+		t.Errorf("report merge (a fitness report among vectors reports) = exit %d, %q; want exit 2", c, stderr)
+	}
+	if c, _, stderr := runCLI(t, "", "vectors", "--shard", "0/3"); c != 2 || !strings.Contains(stderr, "--shard") {
+		t.Errorf("vectors --shard 0/3 = exit %d, %q; want exit 2", c, stderr)
+	}
+}
