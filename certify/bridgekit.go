@@ -33,6 +33,8 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 			Doc: "a method the bridge does not serve answers -32601", Run: bkUnknownMethod},
 		{ID: "bridge/malformed-requests", Clauses: []string{"I-BRIDGE-9"}, Level: spec.Should,
 			Doc: "a body that is not JSON, a batch and ill-typed params get -32700, -32600 and -32602/-32005, and the bridge keeps serving", Run: bkMalformed},
+		{ID: "bridge/plugin-wire-forms", Clauses: []string{"I-PLUGIN-11", "I-PLUGIN-2", "I-PLUGIN-8"}, Level: spec.Must,
+			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; a non-integer or string query limit is refused", Run: bkPluginWire},
 	}}
 }
 
@@ -150,6 +152,9 @@ func bkDeclared(ctx context.Context, c *BridgeCase) error {
 			call{"branchRegistry.get", func() error { _, err := br.Get(ctx, x+"-branch"); return err }},
 			call{"branchRegistry.listChildren", func() error { _, err := br.ListChildren(ctx, x); return err }},
 		)
+	}
+	for _, pc := range pluginCalls(ctx, c, x) {
+		calls = append(calls, call{pc.name, pc.do})
 	}
 	hs := c.Store.Handshake()
 	for _, cl := range calls {

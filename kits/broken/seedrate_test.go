@@ -32,6 +32,10 @@ var concurrencyChecks = map[string]bool{
 	"archivestore/readers-whole-append":       true,
 	"archivestore/readers-whole-replace":      true,
 	"branchregistry/concurrent-register":      true,
+	"contentstore/put-idempotent":             true,
+	"contentstore/put-stream-cancel":          true,
+	"durablestatestore/no-lost-update":        true,
+	"readmodelstore/pagination-concurrent":    true,
 }
 
 // seedRate runs check catch against store over seeds 1..n and returns how many runs failed it.
@@ -87,6 +91,11 @@ func TestSeedDependence(t *testing.T) {
 	t.Run("branchregistry", func(t *testing.T) {
 		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.GapBranchRegistries()...)), n)
 	})
+	t.Run("contentstore", func(t *testing.T) { rates(t, kits.ContentStoreKit(), keep(only, broken.ContentStores()), n) })
+	t.Run("durablestatestore", func(t *testing.T) {
+		rates(t, kits.DurableStateStoreKit(), keep(only, broken.DurableStateStores()), n)
+	})
+	t.Run("readmodelstore", func(t *testing.T) { rates(t, kits.ReadModelStoreKit(), keep(only, broken.ReadModelStores()), n) })
 }
 
 func keep[T any](re *regexp.Regexp, stores []broken.Store[T]) []broken.Store[T] {

@@ -95,6 +95,8 @@ func ErrorFromSPI(err error) *RPCError {
 		return mk(CodeUnsupported, nil)
 	case errors.Is(err, context.DeadlineExceeded):
 		return mk(CodeTimeout, nil)
+	case errors.As(err, new(*tooLargeError)):
+		return mk(CodeTooLarge, nil)
 	}
 	return mk(CodeInternalError, nil)
 }

@@ -34,6 +34,9 @@ type ServerOptions struct {
 	MaxRequestBytes int64
 	// CallTimeout bounds each store call (default 30 s); past it the answer is error -32007.
 	CallTimeout time.Duration
+	// MaxStreamBytes bounds one chunked contentStore stream (default 256 MiB); a write past it is
+	// error -32008 and aborts the stream.
+	MaxStreamBytes int64
 }
 
 // Defaults of ServerOptions and ClientOptions.
@@ -49,6 +52,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.MaxStreamBytes <= 0 {
+		o.MaxStreamBytes = DefaultMaxStreamBytes
 	}
 	return o
 }
@@ -268,6 +274,7 @@ func (s *Server) buildHandlers() map[string]handler {
 	}
 	if cs := s.stores.ContentStore; cs != nil {
 		s.streams.open = map[string]*stream{}
+		s.streams.max = s.opts.MaxStreamBytes
 		addContentStore(hs, cs, &s.streams)
 	}
 	if ds := s.stores.DurableStateStore; ds != nil {
