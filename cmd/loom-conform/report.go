@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +23,7 @@ type merger func(docs [][]byte) (merged []byte, ok bool, err error)
 func mergers() map[string]merger {
 	return map[string]merger{
 		vectors.ReportKind: mergeVectors,
+		goldens.ReportKind: mergeGoldens,
 		fitness.ReportKind: func(docs [][]byte) ([]byte, bool, error) {
 			var reps []fitness.Report
 			for i, d := range docs {

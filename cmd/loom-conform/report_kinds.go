@@ -2,10 +2,30 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
+
+// mergeGoldens merges the --json reports of a sharded goldens check.
+func mergeGoldens(docs [][]byte) ([]byte, bool, error) {
+	var reps []goldens.Report
+	for i, d := range docs {
+		var r goldens.Report
+		if err := strictJSON(d, &r); err != nil {
+			return nil, false, fmt.Errorf("report %d: %v", i+1, err)
+		}
+		reps = append(reps, r)
+	}
+	m, err := goldens.MergeReports(reps)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n'), m.Failed == 0, err
+}
 
 // mergeVectors merges the --report files of a sharded vectors run.
 func mergeVectors(docs [][]byte) ([]byte, bool, error) {

@@ -12,15 +12,25 @@ import (
 
 // shardsVsOne runs a verb once whole and as three shards (each writing its JSON report to the path
 // passed after the report flag), merges the shards with report merge, and returns both documents
-// with timings removed, and the merge's exit code.
+// with timings removed, and the merge's exit code. With reportFlag "" the verb prints its report on
+// stdout.
 func shardsVsOne(t *testing.T, verb []string, reportFlag string, timings ...string) (one, merged map[string]any, code int, parts []string) {
 	t.Helper()
 	dir := t.TempDir()
 	run := func(out string, extra ...string) {
 		t.Helper()
-		args := append(append(append([]string{}, verb...), extra...), reportFlag, out)
-		if c, o, e := runCLI(t, "", args...); c != 0 && c != 1 {
+		args := append(append([]string{}, verb...), extra...)
+		if reportFlag != "" {
+			args = append(args, reportFlag, out)
+		}
+		c, o, e := runCLI(t, "", args...)
+		if c != 0 && c != 1 {
 			t.Fatalf("%v = exit %d\n%s%s", args, c, o, e)
+		}
+		if reportFlag == "" {
+			if err := os.WriteFile(out, []byte(o), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	whole := filepath.Join(dir, "whole.json")
@@ -95,5 +105,28 @@ func TestReportMergeVectorsShards(t *testing.T) {
 	}
 	if c, _, stderr := runCLI(t, "", "vectors", "--shard", "0/3"); c != 2 || !strings.Contains(stderr, "--shard") {
 		t.Errorf("vectors --shard 0/3 = exit %d, %q; want exit 2", c, stderr)
+	}
+}
+
+// Reference: spec §10, I-SHARD-1..3 — sharded goldens checks merge into the report one run gives, a
+// broken golden fails the merged run as it fails one run, and a partial split is refused.
+func TestReportMergeGoldensShards(t *testing.T) {
+	corpus, dir := copyGolden(t, "suspend-resume")
+	edit(t, filepath.Join(dir, "log.ndjson"), `{"by":"ann"}`, `{"by":"bob"}`)
+	for _, c := range []struct {
+		corpus string
+		code   int
+	}{{corpusDir, 0}, {corpus, 1}} {
+		verb := []string{"goldens", "check", "--corpus", c.corpus, "--no-g2", "--json", "--run", "^(suspend-resume|profile-1-20|timers-.*)$"}
+		one, merged, code, parts := shardsVsOne(t, verb, "", "ms")
+		if code != c.code {
+			t.Errorf("report merge of goldens shards of %s = exit %d, want %d", c.corpus, code, c.code)
+		}
+		if diff := cmp.Diff(one, merged); diff != "" {
+			t.Errorf("report merge of 3 goldens shards differs from one run (-want +got):\n%s", diff)
+		}
+		if cd, _, stderr := runCLI(t, "", "report", "merge", parts[1], parts[2]); cd != 2 || !strings.Contains(stderr, "1/3") {
+			t.Errorf("report merge (shard 1/3 missing) = exit %d, %q; want exit 2 naming 1/3", cd, stderr)
+		}
 	}
 }
