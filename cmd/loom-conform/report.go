@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -22,8 +23,9 @@ type merger func(docs [][]byte) (merged []byte, ok bool, err error)
 // mergers are the report kinds `report merge` knows, by the "kind" field of the report.
 func mergers() map[string]merger {
 	return map[string]merger{
-		vectors.ReportKind: mergeVectors,
-		goldens.ReportKind: mergeGoldens,
+		vectors.ReportKind:   mergeVectors,
+		goldens.ReportKind:   mergeGoldens,
+		deploysim.ReportKind: mergeDeploysim,
 		fitness.ReportKind: func(docs [][]byte) ([]byte, bool, error) {
 			var reps []fitness.Report
 			for i, d := range docs {

@@ -5,9 +5,28 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
+
+// mergeDeploysim merges the --json reports of a sharded deploysim run.
+func mergeDeploysim(docs [][]byte) ([]byte, bool, error) {
+	var reps []deploysim.Report
+	for i, d := range docs {
+		var r deploysim.Report
+		if err := strictJSON(d, &r); err != nil {
+			return nil, false, fmt.Errorf("report %d: %v", i+1, err)
+		}
+		reps = append(reps, r)
+	}
+	m, err := deploysim.MergeReports(reps)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n'), m.Failed == 0, err
+}
 
 // mergeGoldens merges the --json reports of a sharded goldens check.
 func mergeGoldens(docs [][]byte) ([]byte, bool, error) {

@@ -130,3 +130,27 @@ func TestReportMergeGoldensShards(t *testing.T) {
 		}
 	}
 }
+
+// Reference: spec §10, I-SHARD-1..3 — sharded deploysim runs (split by seed) merge into the report
+// one run gives; --shard is refused with --real and when malformed.
+func TestReportMergeDeploysimShards(t *testing.T) {
+	verb := []string{"deploysim", "--scenario", "crash", "--seeds", "7", "--json"}
+	one, merged, code, parts := shardsVsOne(t, verb, "")
+	if code != 0 {
+		t.Errorf("report merge of passing deploysim shards = exit %d, want 0", code)
+	}
+	if diff := cmp.Diff(one, merged); diff != "" {
+		t.Errorf("report merge of 3 deploysim shards differs from one run (-want +got):\n%s", diff)
+	}
+	if runs, _ := one["runs"].([]any); len(runs) != 7 {
+		t.Errorf("the whole run holds %d runs, want 7", len(runs))
+	}
+	if c, _, stderr := runCLI(t, "", "report", "merge", parts[0], parts[1], parts[1], parts[2]); c != 2 || !strings.Contains(stderr, "two") {
+		t.Errorf("report merge (a shard twice) = exit %d, %q; want exit 2", c, stderr)
+	}
+	for _, args := range [][]string{{"deploysim", "--shard", "4/3"}, {"deploysim", "--real", "--shard", "1/2"}} {
+		if c, _, stderr := runCLI(t, "", args...); c != 2 || !strings.Contains(stderr, "--shard") {
+			t.Errorf("loom-conform %v = exit %d, %q; want exit 2 naming --shard", args, c, stderr)
+		}
+	}
+}
