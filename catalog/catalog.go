@@ -27,6 +27,7 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
+	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
 // Checks returns every registered check of the project.
@@ -49,6 +50,7 @@ func Checks() []spec.Check {
 		certify.Checks(),
 		bridge.Checks(),
 		faultproxy.Checks(),
+		target.Checks(),
 		dockertestadapter.Checks(),
 		kernel.Checks(),
 		ingress.Checks(),

@@ -266,6 +266,13 @@ func parseSpiFlags(vals []string, kinds []string) (map[string]string, error) {
 		if found == "" {
 			return nil, fmt.Errorf("--spi %s: unknown seam %q (want %s)", v, seam, strings.Join(certify.Kinds(), ", "))
 		}
+		certified := false
+		for _, k := range kinds {
+			certified = certified || seamName(k) == found
+		}
+		if !certified {
+			return nil, fmt.Errorf("--spi %s: %s is not among the kinds this run certifies (%s)", v, found, strings.Join(kinds, ", "))
+		}
 		if err := certify.CheckSpiVersion(found, ver); err != nil {
 			return nil, fmt.Errorf("--spi %s: %v", v, err)
 		}

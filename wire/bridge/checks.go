@@ -10,6 +10,7 @@ func Checks() []spec.Check {
 	return []spec.Check{
 		t("bridge/eventstore-kit-over-wire", "TestEventStoreKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-4", "I-BRIDGE-5"),
 		t("bridge/error-round-trip", "TestErrorCodesRoundTrip", "I-BRIDGE-3"),
+		t("bridge/conflict-data", "TestConflictDataDecoding", "I-BRIDGE-3", "I-BRIDGE-11"),
 		t("bridge/fenced-current-optional", "TestFencedDataWithoutCurrent", "I-BRIDGE-3"),
 		t("bridge/undeclared-unsupported", "TestUndeclaredMethodsAreUnsupported", "I-BRIDGE-2"),
 		t("bridge/server-limits", "TestServerLimits", "I-BRIDGE-3", "I-BRIDGE-6"),
