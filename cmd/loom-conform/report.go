@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/goldens"
@@ -26,6 +27,7 @@ func mergers() map[string]merger {
 		vectors.ReportKind:   mergeVectors,
 		goldens.ReportKind:   mergeGoldens,
 		deploysim.ReportKind: mergeDeploysim,
+		certify.ReportKind:   mergeCertify,
 		fitness.ReportKind: func(docs [][]byte) ([]byte, bool, error) {
 			var reps []fitness.Report
 			for i, d := range docs {

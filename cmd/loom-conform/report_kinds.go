@@ -5,10 +5,31 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
+
+// mergeCertify merges the --report files of a sharded certify run; the merged run passes when it
+// is certified.
+func mergeCertify(docs [][]byte) ([]byte, bool, error) {
+	var reps []*certify.Report
+	for i, d := range docs {
+		r, err := certify.ReadReport(d)
+		if err != nil {
+			return nil, false, fmt.Errorf("report %d: %v", i+1, err)
+		}
+		reps = append(reps, r)
+	}
+	m, err := certify.MergeReports(reps)
+	if err != nil {
+		return nil, false, err
+	}
+	var b bytes.Buffer
+	err = certify.WriteJSON(&b, m)
+	return b.Bytes(), m.Certified(), err
+}
 
 // mergeDeploysim merges the --json reports of a sharded deploysim run.
 func mergeDeploysim(docs [][]byte) ([]byte, bool, error) {

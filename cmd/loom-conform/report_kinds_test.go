@@ -154,3 +154,39 @@ func TestReportMergeDeploysimShards(t *testing.T) {
 		}
 	}
 }
+
+// Reference: spec §10, I-SHARD-2 — a certify shard of a store that passes exits partial (5) and
+// never certified; report merge of every shard concludes the union: certified, exit 0, the same
+// verdict and checks as one run. --shard without --seed is refused.
+func TestReportMergeCertifyShards(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"certify", "eventstore", "--builtin", "memory", "--run", "append", "--seed", "9"}
+	whole := filepath.Join(dir, "whole.json")
+	if c, _, stderr := runCLI(t, "", append(args, "--report", whole)...); c != 5 {
+		t.Fatalf("certify --run append = exit %d, want 5 (partial): %s", c, stderr)
+	}
+	var parts []string
+	for _, s := range []string{"1/2", "2/2"} {
+		p := filepath.Join(dir, strings.ReplaceAll(s, "/", "-")+".json")
+		badge := p + ".svg"
+		if c, _, stderr := runCLI(t, "", append(args, "--shard", s, "--report", p, "--badge", badge)...); c != 5 {
+			t.Fatalf("certify --shard %s = exit %d, want 5 (partial): %s", s, c, stderr)
+		}
+		if svg, _ := os.ReadFile(badge); !strings.Contains(string(svg), "shard "+s) || strings.Contains(string(svg), ">certified<") {
+			t.Errorf("badge of shard %s = %q, want it to name the shard and not say certified", s, svg)
+		}
+		parts = append(parts, p)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if c, _, stderr := runCLI(t, "", "report", "merge", "--out", merged, parts[0], parts[1]); c != 1 || !strings.Contains(stderr, "did not pass") {
+		t.Errorf("report merge of partial shards = exit %d, %q; want 1 (the merged run is partial, as one run is)", c, stderr)
+	}
+	strip := []string{"durationMs", "started", "url", "pid", "message"}
+	one, got := loadUntimed(t, whole, strip), loadUntimed(t, merged, strip)
+	if diff := cmp.Diff(one, got); diff != "" {
+		t.Errorf("report merge of 2 certify shards differs from one run (-want +got):\n%s", diff)
+	}
+	if c, _, stderr := runCLI(t, "", "certify", "eventstore", "--builtin", "memory", "--shard", "1/2"); c != 2 || !strings.Contains(stderr, "--seed") {
+		t.Errorf("certify --shard without --seed = exit %d, %q; want exit 2 naming --seed", c, stderr)
+	}
+}
