@@ -38,6 +38,10 @@ func metaOf(c Corpus, cfg Config) Meta {
 	return m
 }
 
+// nothingJudged says the run fails for judging nothing (I-CERT-7); a shard's part may be empty
+// (I-SHARD-2), so only a whole run fails for it.
+func (r Report) nothingJudged() bool { return !r.Judged() && r.Meta.Shard == "" }
+
 // corpusDigest names a corpus by content, whichever directory it was loaded from.
 func corpusDigest(c Corpus) string {
 	b, _ := json.Marshal(c.Vectors)

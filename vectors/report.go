@@ -59,7 +59,7 @@ func (r Report) Render(w io.Writer) error {
 	if r.Unresponsive != "" {
 		fmt.Fprintf(w, "\nunresponsive fold: %s; %d vector(s) not asked (unknown)\n", r.Unresponsive, notAsked)
 	}
-	if !r.Judged() {
+	if r.nothingJudged() {
 		fmt.Fprintf(w, "\nnothing was judged: no vector passed or failed, so the run fails (I-CERT-7)\n")
 	}
 	for _, e := range r.LedgerErrors {
@@ -116,13 +116,13 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		}
 		s.Add(jc)
 	}
-	if r.Unresponsive != "" || !r.Judged() {
+	if r.Unresponsive != "" || r.nothingJudged() {
 		s := junit.Suite{Name: "vectors/run"}
 		if r.Unresponsive != "" {
 			s.Add(junit.Case{Name: "fold-responsive", ClassName: "vectors.run", Time: "0",
 				Error: &junit.Message{Message: "unresponsive fold: " + r.Unresponsive}})
 		}
-		if !r.Judged() {
+		if r.nothingJudged() {
 			s.Add(junit.Case{Name: "judged-something", ClassName: "vectors.run", Time: "0",
 				Failure: &junit.Message{Message: "nothing was judged: no vector passed or failed (I-CERT-7)"}})
 		}

@@ -84,6 +84,9 @@ log, naming the file, statement or envelope index and field).`,
 				return badInput("%v", err)
 			}
 			if o.update {
+				if !sh.All() {
+					return badInput("--shard splits a check; --update re-records every selected golden (use --run)")
+				}
 				return recordGoldens(cmd, corpus, re)
 			}
 			copts := goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion, Shard: sh}
