@@ -33,6 +33,8 @@ func seamOf(kind string) string {
 		return manifest.SeamArchiveStore
 	case "branchregistry":
 		return manifest.SeamBranchRegistry
+	case KindDispatcher:
+		return manifest.SeamExecutionDispatcher
 	case "contentstore":
 		return manifest.SeamContentStore
 	case "durablestatestore":
@@ -43,17 +45,24 @@ func seamOf(kind string) string {
 	return ""
 }
 
+// KindDispatcher certifies an ExecutionDispatcher (docs/spi.md §8). It is not a store, so "all"
+// does not select it.
+const KindDispatcher = "dispatcher"
+
 // ParseKind expands a certify kind argument ("eventstore", …, "all").
 func ParseKind(arg string) ([]string, error) {
 	if arg == "all" {
 		return Kinds(), nil
+	}
+	if arg == KindDispatcher {
+		return []string{KindDispatcher}, nil
 	}
 	for _, k := range Kinds() {
 		if k == arg {
 			return []string{k}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown kind %q (want %s or all)", arg, strings.Join(Kinds(), ", "))
+	return nil, fmt.Errorf("unknown kind %q (want %s, all or %s)", arg, strings.Join(Kinds(), ", "), KindDispatcher)
 }
 
 // Config is a certification run. The zero value of every field but Kinds is usable.
@@ -350,6 +359,12 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 			p.checks = metas(k, r.filter, &r.leftOut)
 			if served {
 				p.run = runner1[spi.BranchRegistry](k, r.client.BranchRegistry())
+			}
+		case KindDispatcher:
+			k := kits.ExecutionDispatcherKit()
+			p.checks = metas(k, r.filter, &r.leftOut)
+			if served {
+				p.run = runner1[spi.ExecutionDispatcher](k, r.client.Dispatcher())
 			}
 		case "contentstore":
 			k := kits.ContentStoreKit()

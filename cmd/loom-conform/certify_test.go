@@ -68,7 +68,7 @@ func TestCertifyExitCodes(t *testing.T) {
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--run", "("}, 2, "--run"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--expected-failures", ledger}, 2, "reason is empty"},
 		{[]string{"certify", "eventstore", "--exec", "'unterminated"}, 2, "quote"},
-		{[]string{"certify", "--builtin", "memory"}, 2, "name one kind: eventstore, snapshotstore"},
+		{[]string{"certify", "--builtin", "memory"}, 2, "name one kind: eventstore, snapshotstore, archivestore, branchregistry, contentstore, durablestatestore, readmodelstore, all or dispatcher"},
 		{[]string{"certify", "all"}, 2, "name a target: one of --builtin memory|sqlite|postgres"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--timeout", "-1s"}, 2, "--timeout -1s: want a positive duration"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--start-timeout", "0s"}, 2, "--start-timeout"},

@@ -41,7 +41,11 @@ part's only. --json prints {"kind": "deploysim", "shard", "scenarios", "first", 
 "workers", "failed", "runs": [...]}; "report merge" joins the --json reports of all n shards into
 the report, and the verdict, of one run.
 
---real runs the same kind of fleet as worker processes on PostgreSQL (see --help of the flags).
+--real runs the fleet as worker processes (loom-conform worker, default 4) on PostgreSQL at
+--dsn, in a fresh schema: it SIGKILLs and restarts them and SIGSTOPs them past their lease at
+seeded moments, answers their parks, and checks the invariants a real fleet can observe (dense
+logs, no duplicate envelope, every execution completed, snapshot equivalence, the single-worker
+result, at-most-once effects) and prints executions/s.
 
 Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 		Example: `  loom-conform deploysim --seeds 100
@@ -53,7 +57,10 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 				if shardFlag != "" {
 					return badInput("deploysim: --shard splits seeded simulations; --real is not seeded")
 				}
-				return runReal(cmd, real, workers, seed)
+				if !cmd.Flags().Changed("workers") {
+					workers = 4
+				}
+				return runReal(cmd, real, workers, seed, asJSON)
 			}
 			names := deploysim.ScenarioNames()
 			if scenario != "" {

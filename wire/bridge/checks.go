@@ -17,5 +17,6 @@ func Checks() []spec.Check {
 		t("bridge/strict-responses", "TestResponsesCheckedStrictly", "I-BRIDGE-4"),
 		t("bridge/envelope-decoder", "TestBridgeUsesTheEnvelopeDecoder", "I-BRIDGE-4", "I-FOLD-22"),
 		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
+		t("bridge/dispatcher-kit-over-wire", "TestDispatcherKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-3", "I-DISPATCH-1", "S6.placement.compute-target"),
 	}
 }
