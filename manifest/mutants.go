@@ -11,7 +11,7 @@ func Mutants() []spec.Mutant {
 	}
 	const sys, ev = "manifest/syscall-pin", "manifest/event-schema-pin"
 	return []spec.Mutant{
-		m("syscall-table/added", "a syscall is added without a MINOR bump of the ABI", "TestSyscallPin", sys,
+		m("syscall-table/added", "a fail syscall is added, without a MINOR bump of the ABI", "TestSyscallPin", sys, "S41.typed.no-fail-syscall",
 			"S2.K1.add-minor", "S2.K1.drift-fails", "S10.pins.drift", "S2.syscalls.versioned-set"),
 		m("syscall-table/removed", "a syscall is removed without a MAJOR bump", "TestSyscallPin", sys,
 			"S2.K1.remove-major", "S2.K1.drift-fails", "S10.pins.drift"),

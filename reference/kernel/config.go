@@ -155,6 +155,9 @@ type Hooks struct {
 	DecisionsRecomputed  bool // a recorded decision is decided again instead of served from the log
 	Wave2Unflagged       bool // continueAsNew, receive and select work without their feature flags
 	AdvertiseAll         bool // Syscalls advertises every syscall of the table, flags or not
+	NoFence              bool // a driver takes no fence, so a zombie worker's late appends are not fenced off
+	RecoverRefused       bool // only the worker that started an execution may drive it: Recover is refused
+	SnapshotInLog        bool // Snapshot also appends a SNAPSHOT_TAKEN event to the log
 }
 
 func (c Config) withDefaults() Config {

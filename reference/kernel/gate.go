@@ -41,6 +41,9 @@ func (rt *Runtime) ResumeWith(ctx context.Context, executionID string, req Resum
 // Recover re-drives a crashed execution (running, no live driver): EXECUTION_RECOVERED is
 // appended and the flow re-runs from the log. A parked or terminal execution is refused.
 func (rt *Runtime) Recover(ctx context.Context, executionID string) (Result, error) {
+	if rt.cfg.Hooks.RecoverRefused {
+		return Result{}, &SyscallError{Syscall: "recover", Reason: "the execution belongs to the worker that started it"}
+	}
 	return rt.ingest(ctx, executionID, ingress.Request{EventType: manifest.ExecutionRecovered})
 }
 

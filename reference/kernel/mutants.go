@@ -38,7 +38,8 @@ func hookMutants() []hookMutant {
 		h("normalizes-own-snapshots", "reads its own snapshots through normalizeSnapshotState, upgrading them to the current profile", props,
 			func(h *Hooks) { h.NormalizeOwnSnapshots = true }, by("kernelprops/snapshot-equivalence"), "S3.snapshot.equivalence", "I-KERNEL-24", "S1.G1.preserve-p2-p9"),
 		h("reruns-typed-failures", "a recorded typed failure is not substituted on replay: the step runs again", own,
-			func(h *Hooks) { h.RerunTypedFailures = true }, by("kernel/TypedFailureRecordedAndSubstituted"), "S41.typed.replay-substitution"),
+			func(h *Hooks) { h.RerunTypedFailures = true }, by("kernel/TypedFailureRecordedAndSubstituted", "kernel/SameStepIDServedLive"),
+			"S41.typed.replay-substitution", "S41.typed.same-id-live"),
 		h("serves-untyped-failures", "a recorded untyped failure is served on replay instead of re-executed", own,
 			func(h *Hooks) { h.ServeUntypedFailures = true }, by("kernel/UntypedFailureReexecuted"), "S41.typed.untyped-at-least-once"),
 		h("effect-error-map-wins", "the effect's error map is used even when the step declares its own", own,
@@ -96,6 +97,12 @@ func hookMutants() []hookMutant {
 		h("advertises-all", "the runtime advertises every syscall of the table, flags or not", own,
 			func(h *Hooks) { h.AdvertiseAll = true }, by("kernel/AdvertisedSyscallsMatchRuntime"),
 			"S2.syscalls.available-iff-listed", "S2.syscalls.no-version-inference", "S2.syscalls.wave2-flagged"),
+		h("no-fence", "a driver takes no fence, so a zombie worker's late appends are not fenced off", own,
+			func(h *Hooks) { h.NoFence = true }, by("kernel/RedispatchFencesZombie"), "S6.fencing.zombie", "I-KERNEL-20"),
+		h("sticky-workers", "only the worker that started an execution may drive it: another worker's Recover is refused", own,
+			func(h *Hooks) { h.RecoverRefused = true }, by("kernel/RedispatchFencesZombie"), "S6.dispatch.stateless-workers", "S6.resume.is-migration"),
+		h("snapshot-in-log", "Snapshot also appends a SNAPSHOT_TAKEN event to the log", own,
+			func(h *Hooks) { h.SnapshotInLog = true }, by("kernel/ReplayFromSnapshotSameState"), "S3.snapshot.out-of-band"),
 	}
 }
 

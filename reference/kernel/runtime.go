@@ -206,6 +206,13 @@ func (rt *Runtime) Snapshot(ctx context.Context, executionID string) (spi.Snapsh
 	if err := rt.cfg.Snapshots.Save(ctx, snap); err != nil {
 		return spi.Snapshot{}, &StoreError{ExecutionID: executionID, Op: "save snapshot", Err: err}
 	}
+	if rt.cfg.Hooks.SnapshotInLog {
+		ev := spi.Envelope{ID: rt.cfg.NewID(), ExecutionID: executionID, EventType: "SNAPSHOT_TAKEN", Sequence: st.Sequence + 1,
+			Timestamp: rt.cfg.Now(), Payload: []byte(`{}`)}
+		if err := rt.cfg.Store.Append(ctx, executionID, []spi.Envelope{ev}, spi.AppendOptions{}); err != nil {
+			return spi.Snapshot{}, err
+		}
+	}
 	return snap, nil
 }
 
