@@ -11,7 +11,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench fuzz lint docs vectors gen-vectors certify clean
+.PHONY: build test coverage ci bench fuzz lint docs vectors gen-vectors certify fitness g2-proof clean
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -25,7 +25,14 @@ coverage: ## linked and proven clause coverage from the proof records of the las
 	$(GO) run ./cmd/loom-conform spec --coverage --strict --proofs "$$(ls -d $(PROOFS)/run-* | tail -1)" > test-results/coverage.txt || { tail -60 test-results/coverage.txt; exit 1; }
 	@sed -n '/^mutants:/,$$p' test-results/coverage.txt | head -40
 
-ci: lint test build ## what CI runs
+ci: lint test fitness build ## what CI runs
+
+fitness: ## run every fitness gate (spec §10); JSON and JUnit reports in test-results/
+	@mkdir -p test-results
+	scripts/with-services.sh $(GO) run ./cmd/loom-conform fitness --json test-results/fitness.json --junit test-results/fitness.xml
+
+g2-proof: ## run the G2 ratio gate 20 times on a slowed kernel and 20 times on the real one (needs ≥ 19 right verdicts each)
+	LOOM_CONFORM_G2_PROOF_RUNS=20 $(GO) test -run TestG2GateCatchesSlowUnwiredPath -v -timeout 30m ./fitness
 
 bench: ## benchmarks; targets are reported as ratios measured in one run
 	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m $(PKGS)
@@ -38,8 +45,9 @@ lint: ## gofmt, go vet and actionlint
 	$(GO) vet $(PKGS)
 	$(GO) tool actionlint .github/workflows/ci.yml
 
-docs: ## regenerate generated documentation (interpretations, event catalogue)
+docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates)
 	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
+	$(GO) run ./cmd/loom-conform fitness --list --markdown > docs/fitness.md
 	$(GO) test ./reference/fold -run TestEventsDocCurrent -update >/dev/null
 
 certify: ## the main job: certify the embedded SQLite store

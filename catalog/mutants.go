@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/fitness/badges"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
@@ -23,6 +25,8 @@ func Mutants() []spec.Mutant {
 		certify.Mutants(),
 		vectors.Mutants(),
 		manifest.Mutants(),
+		fitness.Mutants(),
+		badges.Mutants(),
 	} {
 		out = append(out, part...)
 	}

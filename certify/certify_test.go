@@ -58,14 +58,14 @@ func TestCertifyBuiltinSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified || rep.Summary.Fail+rep.Summary.Unknown != 0 {
-		t.Fatalf("Run(builtin sqlite).Certified = %v, want true; not passing: %v; problems: %v", rep.Certified, failing(rep), rep.Problems)
+	if !rep.Certified() || rep.Summary.Fail+rep.Summary.Unknown != 0 {
+		t.Fatalf("Run(builtin sqlite).Certified = %v, want true; not passing: %v; problems: %v", rep.Certified(), failing(rep), rep.Problems)
 	}
 	if len(rep.Seams) != 4 {
 		t.Errorf("Run(all).Seams = %d seams, want 4", len(rep.Seams))
 	}
 	for _, s := range rep.Seams {
-		if !s.Certified || s.SpiVersion == "" {
+		if s.Verdict != certify.Certified || s.SpiVersion == "" {
 			t.Errorf("seam %s = %+v, want certified with a version", s.Seam, s)
 		}
 	}
@@ -123,8 +123,8 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 			proof.Rejected(t, broken.MutantID(b.kind, b.name), catch, c.Message)
 			// A SHOULD failure alone blocks nothing (run alone it certifies nothing either: no
 			// MUST check ran, I-STORE-24).
-			if c.Blocking && rep.Certified || !c.Blocking && rep.Summary.Blocking != 0 {
-				t.Errorf("%s: certified %v, %d blocking, with a %s failure", b.name, rep.Certified, rep.Summary.Blocking, c.Level)
+			if c.Blocking && rep.Certified() || !c.Blocking && rep.Summary.Blocking != 0 {
+				t.Errorf("%s: certified %v, %d blocking, with a %s failure", b.name, rep.Certified(), rep.Summary.Blocking, c.Level)
 			}
 		})
 	}
@@ -134,9 +134,10 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 func TestLedgerKeptTrue(t *testing.T) {
 	const bad, good = "eventstore/read-range-bounds", "eventstore/append-conflict"
 	target := certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:off-by-one-read-range"}}
+	subset := "^(" + bad + "|" + good + ")$"
 	run := func(t *testing.T, ledger string, now time.Time) *certify.Report {
 		t.Helper()
-		cfg := certify.Config{Kinds: []string{"eventstore"}, Run: "^(" + bad + "|" + good + ")$", Now: func() time.Time { return now }}
+		cfg := certify.Config{Kinds: []string{"eventstore"}, Run: subset, Now: func() time.Time { return now }}
 		if ledger != "" {
 			l, err := certify.ParseLedger("ledger.json", []byte(ledger))
 			if err != nil {
@@ -151,24 +152,31 @@ func TestLedgerKeptTrue(t *testing.T) {
 		return rep
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if rep := run(t, "", now); rep.Certified {
+	if rep := run(t, "", now); rep.Certified() {
 		t.Errorf("unlisted failure: certified, want not")
 	}
 	listed := `{"expectedFailures":[{"check":"` + bad + `","reason":"off by one, tracked","expires":"2026-12-31"}]}`
-	if rep := run(t, listed, now); !rep.Certified || rep.Summary.Expected != 1 {
-		t.Errorf("listed failure: certified %v, expected %d; want certified with 1 expected failure; %v", rep.Certified, rep.Summary.Expected, failing(rep))
+	// A listed MUST failure is a waiver: on a subset the run is partial, on the full run certified
+	// with 1 waiver; never a plain certificate (I-CERT-1, I-CERT-2).
+	if rep := run(t, listed, now); rep.Verdict != certify.Partial || rep.Summary.Expected != 1 || rep.Summary.Waivers != 1 {
+		t.Errorf("listed failure, --run subset: verdict %s, expected %d, waivers %d; want partial with 1 waiver; %v", rep.Verdict, rep.Summary.Expected, rep.Summary.Waivers, failing(rep))
 	}
-	if rep := run(t, listed, now.AddDate(0, 2, 0)); rep.Certified {
+	subset = ""
+	if rep := run(t, listed, now); rep.Verdict != certify.CertifiedWithWaivers || rep.Summary.Waivers != 1 {
+		t.Errorf("listed failure, full run: verdict %s, waivers %d; want certified-with-waivers with 1 waiver; %v", rep.Verdict, rep.Summary.Waivers, failing(rep))
+	}
+	subset = "^(" + bad + "|" + good + ")$"
+	if rep := run(t, listed, now.AddDate(0, 2, 0)); rep.Certified() {
 		t.Errorf("expired entry: certified, want not")
 	}
 	stale := `{"expectedFailures":[{"check":"` + bad + `","reason":"known"},{"check":"` + good + `","reason":"was broken once"}]}`
 	rep := run(t, stale, now)
-	if c, _ := find(rep, good); rep.Certified || !c.Blocking || !strings.Contains(c.Why, "passes") {
-		t.Errorf("listed check that passes: certified %v, %s = %+v; want it blocking", rep.Certified, good, c)
+	if c, _ := find(rep, good); rep.Certified() || !c.Blocking || !strings.Contains(c.Why, "passes") {
+		t.Errorf("listed check that passes: certified %v, %s = %+v; want it blocking", rep.Certified(), good, c)
 	}
 	unknown := `{"expectedFailures":[{"check":"eventstore/no-such-check","reason":"typo"}]}`
-	if rep := run(t, unknown, now); rep.Certified || len(rep.Problems) == 0 {
-		t.Errorf("entry naming no check: certified %v, problems %v; want a problem", rep.Certified, rep.Problems)
+	if rep := run(t, unknown, now); rep.Certified() || len(rep.Problems) == 0 {
+		t.Errorf("entry naming no check: certified %v, problems %v; want a problem", rep.Certified(), rep.Problems)
 	}
 	for name, in := range map[string]string{
 		"no reason": `{"expectedFailures":[{"check":"x"}]}`, "bad date": `{"expectedFailures":[{"check":"x","reason":"r","expires":"soon"}]}`,
@@ -248,7 +256,7 @@ func TestBadBridges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Certified {
+			if rep.Certified() {
 				t.Errorf("bad bridge %s certified", tc.mode)
 			}
 			if c, _ := find(rep, "bridge/handshake"); tc.run[1:7] == "(bridg" && c.ID != "" && c.Verdict != kits.Pass && tc.mode != "lying" {
@@ -315,7 +323,7 @@ func TestCertifyExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified {
+	if !rep.Certified() {
 		t.Fatalf("Run(exec serve-store).Certified = false: %v %v", failing(rep), rep.Problems)
 	}
 	if rep.Target.PID == 0 {
@@ -359,7 +367,7 @@ func TestCertifyPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified {
+	if !rep.Certified() {
 		t.Fatalf("Run(--dsn).Certified = false: %v %v", failing(rep), rep.Problems)
 	}
 	if rep.Target.Kind != "dsn" || strings.Contains(rep.Target.Spec, "password=") && !strings.Contains(rep.Target.Spec, "xxxxx") {

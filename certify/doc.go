@@ -9,9 +9,11 @@
 //		certify.Config{Kinds: certify.Kinds(), Progress: os.Stderr})
 //	if err != nil { return err } // bad configuration only
 //	_ = certify.WriteCertificate(os.Stdout, rep)
-//	if !rep.Certified { os.Exit(1) }
+//	os.Exit(rep.Verdict.ExitCode()) // 0 only for certify.Certified
 //
-// Verdicts (I-BRIDGE-6): a failing MUST check or an unknown one (timeout, the bridge stopped
+// A run has one Verdict (I-CERT-1): certified, certified-with-waivers, held-to-older-version,
+// partial, not-certified or target-failed; every renderer and the exit code derive from it.
+// Other certifying verbs fill the same Report and call Conclude. Check verdicts (I-BRIDGE-6): a failing MUST check or an unknown one (timeout, the bridge stopped
 // answering) keeps the target from being certified; a broken link never turns into a fail, a
 // protocol breach always does. The ledger is kept true (I-BRIDGE-8).
 package certify

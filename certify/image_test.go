@@ -24,7 +24,7 @@ func TestCertifyImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Certified {
+	if !rep.Certified() {
 		t.Errorf("Run(image %s).Certified = false, want true; problems %v", img, rep.Problems)
 		for _, c := range rep.Checks {
 			if c.Verdict != kits.Pass {
@@ -60,8 +60,8 @@ func TestCertifyBrokenImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, ok := find(rep, lossy.Catch)
-	if !ok || c.Verdict != kits.Fail || !c.Blocking || !contains(c.Clauses, "I-STORE-3") || rep.Certified {
-		t.Fatalf("%s = %+v (certified %v), want a blocking fail naming I-STORE-3", lossy.Catch, c, rep.Certified)
+	if !ok || c.Verdict != kits.Fail || !c.Blocking || !contains(c.Clauses, "I-STORE-3") || rep.Certified() {
+		t.Fatalf("%s = %+v (certified %v), want a blocking fail naming I-STORE-3", lossy.Catch, c, rep.Certified())
 	}
 	if c, _ := find(rep, "eventstore/append-conflict"); c.Verdict != kits.Pass {
 		t.Errorf("append-conflict = %s, want pass (only numbers are broken)", c.Verdict)
@@ -96,8 +96,8 @@ func TestCertifyImageThatNeverAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Certified || len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "no-such-backend") {
-		t.Errorf("Run(image that exits) = certified %v, problems %v; want a start problem quoting the container's error", rep.Certified, rep.Problems)
+	if rep.Certified() || len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "no-such-backend") {
+		t.Errorf("Run(image that exits) = certified %v, problems %v; want a start problem quoting the container's error", rep.Certified(), rep.Problems)
 	}
 	assertRemoved(t, rep.Target.ContainerID)
 }
@@ -128,7 +128,7 @@ func BenchmarkCertifyAllSQLiteImage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !rep.Certified {
+		if !rep.Certified() {
 			b.Fatalf("not certified: %v", failing(rep))
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "s/certify")

@@ -1,10 +1,12 @@
 package certify
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"html"
 	"io"
-	"strings"
+
+	"github.com/loom-kernel/loom-conform/internal/svgbadge"
 )
 
 // BadgeLabel is the badge's left half: "loom eventstore SPI 2.6.0" for one seam, "loom store SPIs"
@@ -21,42 +23,25 @@ func BadgeLabel(r *Report) string {
 	return "loom store SPIs"
 }
 
-// WriteBadge writes a flat SVG badge: the label, then "certified" on green or "not certified" on
-// red.
+// WriteBadge writes a flat SVG badge: the label, then the verdict's message on its colour
+// (BadgeMessage): only a Certified run draws "certified" on green. The badge carries the digest of
+// the report's JSON (ReportDigest), so `badges check` can tell it from one edited into another
+// verdict.
 func WriteBadge(w io.Writer, r *Report) error {
-	label := BadgeLabel(r)
-	msg, color := "not certified", "#e05d44"
-	if r.Certified {
-		msg, color = "certified", "#4c1"
+	digest, err := ReportDigest(r)
+	if err != nil {
+		return err
 	}
-	lw, mw := textWidth(label)+10, textWidth(msg)+10
-	tw := lw + mw
-	esc := html.EscapeString
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s: %s">`, tw, esc(label), esc(msg))
-	fmt.Fprintf(&b, `<title>%s: %s</title>`, esc(label), esc(msg))
-	fmt.Fprintf(&b, `<linearGradient id="s" x2="0" y2="100%%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>`)
-	fmt.Fprintf(&b, `<clipPath id="r"><rect width="%d" height="20" rx="3" fill="#fff"/></clipPath>`, tw)
-	fmt.Fprintf(&b, `<g clip-path="url(#r)"><rect width="%d" height="20" fill="#555"/><rect x="%d" width="%d" height="20" fill="%s"/><rect width="%d" height="20" fill="url(#s)"/></g>`, lw, lw, mw, color, tw)
-	fmt.Fprintf(&b, `<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">`)
-	fmt.Fprintf(&b, `<text x="%d" y="14">%s</text><text x="%d" y="14">%s</text></g></svg>`, lw/2, esc(label), lw+mw/2, esc(msg))
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	msg, color := BadgeMessage(r)
+	return svgbadge.Write(w, svgbadge.Badge{Label: BadgeLabel(r), Message: msg, Color: color, Digest: digest})
 }
 
-// textWidth approximates Verdana 11px text width.
-func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		switch {
-		case strings.ContainsRune("il.:|' ", r):
-			w += 4
-		case r >= 'A' && r <= 'Z', r == 'm', r == 'w':
-			w += 9
-		default:
-			w += 7
-		}
+// ReportDigest is "sha256:<hex>" of the report as WriteJSON writes it: the bytes of its --report
+// file.
+func ReportDigest(r *Report) (string, error) {
+	h := sha256.New()
+	if err := WriteJSON(h, r); err != nil {
+		return "", err
 	}
-	return w
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -21,14 +21,17 @@ type clauseRow struct {
 
 type htmlData struct {
 	R        *Report
+	Headline string
+	Counts   string
 	Verdicts []kits.Verdict
 	Clauses  []clauseRow
 	Failures []CheckResult
 }
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"join":  strings.Join,
-	"lower": func(v kits.Verdict) string { return string(v) },
+	"join":      strings.Join,
+	"lower":     func(v kits.Verdict) string { return string(v) },
+	"seamWords": SeamWords,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>loom certify — {{.R.Target}}</title>
@@ -40,7 +43,7 @@ th{background:#f4f4f4}.pass{background:#e3f6e3}.fail{background:#fbe0e0}.skip{ba
 td.n{text-align:right}
 </style></head><body>
 <h1>loom store certification</h1>
-<p class="verdict {{if .R.Certified}}ok{{else}}no{{end}}">{{if .R.Certified}}CERTIFIED{{else}}NOT CERTIFIED{{end}}</p>
+<p class="verdict {{if .R.Certified}}ok{{else}}no{{end}}" data-verdict="{{.R.Verdict}}">{{.Headline}}</p>
 <table>
 <tr><th>target</th><td>{{.R.Target}}</td></tr>
 {{with .R.Handshake}}<tr><th>implementation</th><td>{{.Implementation.Name}} {{.Implementation.Version}} (bridge protocol {{.Protocol}})</td></tr>{{end}}
@@ -49,12 +52,12 @@ td.n{text-align:right}
 <tr><th>run</th><td>started {{.R.Started.Format "2006-01-02 15:04:05 UTC"}}, seed {{.R.Options.Seed}}{{if .R.Options.Run}}, --run {{.R.Options.Run}}{{end}}{{if .R.Options.Faults}}, with faults{{end}}</td></tr>
 </table>
 <h2>Seams</h2>
-<table><tr><th>seam</th><th>SPI</th><th>verdict</th></tr>
-{{range .R.Seams}}<tr class="{{if .Certified}}pass{{else}}fail{{end}}"><td>{{.Seam}}</td><td>{{.SpiVersion}}</td><td>{{if not .Served}}not served{{else if .Certified}}certified{{else}}not certified{{end}}</td></tr>
+<table><tr><th>seam</th><th>SPI</th><th>current</th><th>verdict</th></tr>
+{{range .R.Seams}}<tr class="{{if eq .Verdict "certified"}}pass{{else if .Served}}fail{{else}}skip{{end}}"><td>{{.Seam}}</td><td>{{.SpiVersion}}</td><td>{{.Current}}</td><td>{{seamWords .}}</td></tr>
 {{end}}</table>
 <h2>Summary</h2>
-<table><tr><th>total</th><th>pass</th><th>fail</th><th>expected failures</th><th>skip</th><th>unknown</th><th>MUST passed</th></tr>
-<tr><td class="n">{{.R.Summary.Total}}</td><td class="n">{{.R.Summary.Pass}}</td><td class="n">{{.R.Summary.Fail}}</td><td class="n">{{.R.Summary.Expected}}</td><td class="n">{{.R.Summary.Skip}}</td><td class="n">{{.R.Summary.Unknown}}</td><td class="n">{{.R.Summary.MustPass}}/{{.R.Summary.MustRun}}</td></tr></table>
+<p>{{.Counts}}</p>
+{{with .R.TargetError}}<p class="no">target failed: {{.}}</p>{{end}}
 {{range .R.Problems}}<p class="no">{{.}}</p>{{end}}
 <h2>Clauses × verdicts</h2>
 <table><tr><th>clause</th><th>level</th><th>summary</th>{{range .Verdicts}}<th>{{.}}</th>{{end}}<th>checks</th></tr>
@@ -78,7 +81,7 @@ td.n{text-align:right}
 // WriteHTML writes one self-contained page: summary, the clause × verdict matrix, every failure
 // with its diff, every check, and the target's logs. Everything is escaped by html/template.
 func WriteHTML(w io.Writer, r *Report) error {
-	d := htmlData{R: r, Verdicts: []kits.Verdict{kits.Pass, kits.Fail, kits.Skip, kits.Unknown}}
+	d := htmlData{R: r, Headline: Headline(r), Counts: CountsLine(r), Verdicts: []kits.Verdict{kits.Pass, kits.Fail, kits.Skip, kits.Unknown}}
 	rows := map[string]*clauseRow{}
 	for _, c := range r.Checks {
 		if c.Verdict == kits.Fail || c.Verdict == kits.Unknown || c.Blocking {

@@ -2,19 +2,27 @@ package certify
 
 import (
 	"fmt"
-	"github.com/loom-kernel/loom-conform/internal/junit"
 	"io"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/junit"
 	"github.com/loom-kernel/loom-conform/kits"
 )
 
 // WriteJUnit writes the report as JUnit XML: one suite per kit, one case per check. A failing
 // check is a failure, an unknown one an error, a skipped one skipped; a listed expected failure
-// passes with its reason in system-out.
+// passes with its reason in system-out. Every suite carries the run's verdict as properties
+// (loom.verdict, loom.headline, loom.exitCode, loom.waivers, loom.seam.<Seam>); a target that
+// never started is one suite "target" whose one case is an error naming the cause.
 func WriteJUnit(w io.Writer, r *Report) error {
 	out := junit.Suites{Name: "loom-conform certify " + strings.Join(r.Kinds, ","), Time: secs(r.DurationMs)}
 	idx := map[string]int{}
+	if r.TargetError != "" {
+		s := junit.Suite{Name: "target"}
+		s.Add(junit.Case{Name: "target/start", ClassName: "loom.target", Time: secs(r.DurationMs),
+			Error: &junit.Message{Message: firstLine(r.TargetError), Type: string(TargetFailed), Body: r.TargetError}})
+		out.Suites = append(out.Suites, s)
+	}
 	for _, c := range r.Checks {
 		i, ok := idx[c.Kit]
 		if !ok {
@@ -38,6 +46,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		s.Add(jc)
 	}
+	props := verdictProperties(r)
+	for i := range out.Suites {
+		out.Suites[i].Properties = props
+	}
 	for _, s := range out.Suites {
 		out.Tests += s.Tests
 		out.Failures += s.Failures
@@ -45,6 +57,27 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		out.Skipped += s.Skipped
 	}
 	return junit.Write(w, out)
+}
+
+// verdictProperties are the run's verdict as JUnit properties.
+func verdictProperties(r *Report) []junit.Property {
+	ps := []junit.Property{
+		{Name: "loom.verdict", Value: string(r.Verdict)},
+		{Name: "loom.headline", Value: Headline(r)},
+		{Name: "loom.exitCode", Value: fmt.Sprint(r.Verdict.ExitCode())},
+		{Name: "loom.waivers", Value: fmt.Sprint(r.Summary.Waivers)},
+		{Name: "loom.counts", Value: CountsLine(r)},
+	}
+	if r.Options.Run != "" {
+		ps = append(ps, junit.Property{Name: "loom.run", Value: r.Options.Run})
+	}
+	if r.TargetError != "" {
+		ps = append(ps, junit.Property{Name: "loom.targetError", Value: r.TargetError})
+	}
+	for _, s := range r.Seams {
+		ps = append(ps, junit.Property{Name: "loom.seam." + s.Seam, Value: s.SpiVersion + " " + SeamWords(s)})
+	}
+	return ps
 }
 
 func notBlocking(c CheckResult) string {

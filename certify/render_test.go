@@ -20,7 +20,7 @@ func sampleReport(certified bool) *certify.Report {
 		Kinds: []string{"eventstore"}, Started: time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC),
 		Target:    certify.Identity{Kind: "image", Spec: "acme/store:1", ImageID: "sha256:0123456789abcdef0123456789"},
 		Handshake: &bridge.Handshake{Protocol: "1.0.0", Implementation: bridge.Implementation{Name: "acme <store>", Version: "1"}},
-		Seams:     []certify.SeamVerdict{{Seam: "EventStore", Kit: "eventstore", SpiVersion: "2.6.0", Served: true, Certified: certified}},
+		Seams:     []certify.SeamVerdict{{Seam: "EventStore", Kit: "eventstore", SpiVersion: "2.6.0", Current: "2.6.0", Served: true}},
 		Checks: []certify.CheckResult{
 			{Kit: "eventstore", ID: "eventstore/append-conflict", Clauses: []string{"I-STORE-1"}, Level: spec.Must, Verdict: kits.Pass, DurationMs: 3},
 			{Kit: "eventstore", ID: "eventstore/read-range-bounds", Clauses: []string{"I-STORE-5"}, Level: spec.Must, Verdict: kits.Fail,
@@ -29,12 +29,14 @@ func sampleReport(certified bool) *certify.Report {
 			{Kit: "eventstore", ID: "eventstore/store-now", Clauses: []string{"I-STORE-9"}, Level: spec.Should, Verdict: kits.Skip, Message: "not declared"},
 			{Kit: "eventstore", ID: "eventstore/linearizable", Clauses: []string{"I-STORE-14"}, Level: spec.Must, Verdict: kits.Unknown, Message: "timed out", Blocking: !certified},
 		},
-		Certified: certified,
 	}
+	var ledger *certify.Ledger
 	if certified {
-		r.Checks[1].Expected = &certify.Expectation{Check: "eventstore/read-range-bounds", Reason: "known"}
+		ledger = &certify.Ledger{Entries: []certify.Expectation{{Check: "eventstore/read-range-bounds", Reason: "known"}}}
+		r.Checks[1].Level = spec.Should // a waived MUST failure would make it certified-with-waivers
 		r.Checks[3].Verdict = kits.Pass
 	}
+	certify.Conclude(r, ledger, r.Started, nil)
 	return r
 }
 
@@ -53,7 +55,7 @@ func TestReportsRender(t *testing.T) {
 			}
 		}
 		var back certify.Report
-		if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Certified != certified || len(back.Checks) != 4 || back.Target.ImageID == "" {
+		if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Certified() != certified || len(back.Checks) != 4 || back.Target.ImageID == "" {
 			t.Errorf("WriteJSON round trip = %v, %+v", err, back)
 		}
 		var suites struct {

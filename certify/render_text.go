@@ -47,6 +47,9 @@ func WriteSummary(w io.Writer, r *Report) error {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "\nPROBLEM %s\n", p)
 	}
+	if r.TargetError != "" {
+		fmt.Fprintf(w, "\nTARGET FAILED %s\n", r.TargetError)
+	}
 	return nil
 }
 
@@ -64,38 +67,49 @@ func addTo(s Summary, c CheckResult) Summary {
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
-// WriteCertificate writes the certificate: what was certified, per seam the SPI version and its
-// verdict, the counts and the overall verdict. It is the last thing `certify` prints (to stdout).
-func WriteCertificate(w io.Writer, r *Report) error {
-	verdict := "NOT CERTIFIED"
-	if r.Certified {
-		verdict = "CERTIFIED"
+// SeamWords is a seam's verdict in words, as the certificate and the HTML page show it.
+func SeamWords(s SeamVerdict) string {
+	switch {
+	case !s.Served:
+		return "not served"
+	case s.Verdict == HeldToOlder:
+		return fmt.Sprintf("held to %s (current %s)", s.SpiVersion, s.Current)
 	}
+	return strings.ReplaceAll(string(s.Verdict), "-", " ")
+}
+
+// CountsLine is the summary of the counts, worded so that it agrees with the verdict: the MUST
+// checks that ran and passed, and the ones left out or skipped, which no certificate covers.
+func CountsLine(r *Report) string {
+	s := r.Summary
+	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them MUST waivers), %d skip, %d unknown; MUST %d/%d passed",
+		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.MustPass, s.MustRun)
+	if s.MustLeftOut > 0 || s.LeftOut > 0 {
+		line += fmt.Sprintf("; %d check(s) (%d MUST) left out by --run", s.LeftOut, s.MustLeftOut)
+	}
+	return line
+}
+
+// WriteCertificate writes the certificate: the verdict's headline, what was certified, per seam
+// the SPI version and its verdict, the counts. It is the last thing `certify` prints (to stdout).
+func WriteCertificate(w io.Writer, r *Report) error {
 	impl := "(no handshake)"
 	if r.Handshake != nil {
 		impl = fmt.Sprintf("%s %s", r.Handshake.Implementation.Name, r.Handshake.Implementation.Version)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "loom store certificate — %s\n", verdict)
+	fmt.Fprintf(&b, "loom store certificate — %s\n", Headline(r))
+	fmt.Fprintf(&b, "  verdict:        %s (exit %d)\n", r.Verdict, r.Verdict.ExitCode())
 	fmt.Fprintf(&b, "  target:         %s\n", r.Target)
 	fmt.Fprintf(&b, "  implementation: %s\n", impl)
 	for _, s := range r.Seams {
-		v := "not certified"
-		switch {
-		case !s.Served:
-			v = "not served"
-		case s.Certified:
-			v = "certified"
-		}
 		ver := s.SpiVersion
 		if ver == "" {
 			ver = "-"
 		}
-		fmt.Fprintf(&b, "  %-15s SPI %-6s %s\n", s.Seam+":", ver, v)
+		fmt.Fprintf(&b, "  %-15s SPI %-6s %s\n", s.Seam+":", ver, SeamWords(s))
 	}
-	s := r.Summary
-	fmt.Fprintf(&b, "  checks:         %d run: %d pass, %d fail (%d expected), %d skip, %d unknown; MUST %d/%d passed\n",
-		s.Total, s.Pass, s.Fail, s.Expected, s.Skip, s.Unknown, s.MustPass, s.MustRun)
+	fmt.Fprintf(&b, "  checks:         %s\n", CountsLine(r))
 	fmt.Fprintf(&b, "  harness:        loom-conform %s (kernel ABI %s, event schema %s, bridge protocol %s), seed %d, %.1fs\n",
 		r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Spec["bridgeProtocol"], r.Options.Seed, r.DurationMs/1000)
 	_, err := io.WriteString(w, b.String())

@@ -9,7 +9,11 @@ import (
 )
 
 // Report is everything one certification run found; every renderer (text, JSON, JUnit, HTML,
-// badge) reads only this.
+// badge) reads only this, and its one Verdict decides what each of them says. Other certifying
+// verbs fill the same shape: Kinds, one SeamVerdict per seam judged (Seam, Kit, SpiVersion,
+// Current, Served), Checks whose Kit names the seam's kit (any other Kit applies to every seam),
+// Options.Run, Problems or TargetError; then Conclude sets Summary, the seams' and the report's
+// Verdict.
 type Report struct {
 	Tool       Tool              `json:"tool"`
 	Spec       map[string]string `json:"spec"` // kernel contract versions the tool encodes
@@ -23,11 +27,19 @@ type Report struct {
 	Seams      []SeamVerdict     `json:"seams"`
 	Checks     []CheckResult     `json:"checks"`
 	Summary    Summary           `json:"summary"`
-	// Problems are run-level reasons the target is not certified (start failure, ledger drift).
-	Problems  []string `json:"problems,omitempty"`
-	Certified bool     `json:"certified"`
-	Logs      string   `json:"logs,omitempty"`
+	// Problems are run-level reasons the target is not certified (ledger drift, a seam that
+	// judged nothing, an interrupted run).
+	Problems []string `json:"problems,omitempty"`
+	// TargetError, when set, is why the target never started or never answered: the verdict is
+	// TargetFailed and no check ran.
+	TargetError string `json:"targetError,omitempty"`
+	// Verdict is the run's one outcome (see Verdict); Headline and BadgeMessage put it in words.
+	Verdict Verdict `json:"verdict"`
+	Logs    string  `json:"logs,omitempty"`
 }
+
+// Certified reports whether the run is a plain certificate (Verdict == Certified).
+func (r *Report) Certified() bool { return r.Verdict == Certified }
 
 // Tool names the harness.
 type Tool struct {
@@ -45,14 +57,23 @@ type RunOptions struct {
 	Ledger     string  `json:"expectedFailures,omitempty"`
 }
 
-// SeamVerdict is the verdict for one seam: the SPI version the store was held to and whether every
-// MUST check of that seam passed.
+// SeamVerdict is the verdict for one seam: the SPI version the store was held to, the current
+// version the harness knows, and the seam's own Verdict (empty when the seam is not served).
 type SeamVerdict struct {
-	Seam       string `json:"seam"`
-	Kit        string `json:"kit"`
-	SpiVersion string `json:"spiVersion"`
-	Served     bool   `json:"served"`
-	Certified  bool   `json:"certified"`
+	Seam       string  `json:"seam"`
+	Kit        string  `json:"kit"`
+	SpiVersion string  `json:"spiVersion"` // the version the store was held to
+	Current    string  `json:"current"`    // the newest version of this seam the harness knows
+	Served     bool    `json:"served"`
+	Verdict    Verdict `json:"verdict,omitempty"`
+}
+
+// Held reports whether the seam was held to a version older than the current one.
+func (s SeamVerdict) Held() bool {
+	if !s.Served || s.SpiVersion == "" || s.Current == "" {
+		return false
+	}
+	return mustVersion(s.SpiVersion).Less(mustVersion(s.Current))
 }
 
 // CheckResult is one check's verdict in a report.
@@ -84,6 +105,11 @@ type Summary struct {
 	Blocking int `json:"blocking"`
 	MustRun  int `json:"mustRun"`  // MUST / MUST NOT checks that ran (not skipped)
 	MustPass int `json:"mustPass"` // … and passed
+	// Waivers counts MUST checks that failed and that the ledger excused (and do not block).
+	Waivers int `json:"waivers"`
+	// LeftOut counts the checks --run did not select, MustLeftOut the MUST ones among them.
+	LeftOut     int `json:"leftOut"`
+	MustLeftOut int `json:"mustLeftOut"`
 }
 
 func summarize(checks []CheckResult) Summary {
@@ -97,6 +123,9 @@ func summarize(checks []CheckResult) Summary {
 			s.Fail++
 			if c.Expected != nil && !c.Blocking {
 				s.Expected++
+				if isMust(c.Level) {
+					s.Waivers++
+				}
 			}
 		case kits.Skip:
 			s.Skip++

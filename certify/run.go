@@ -118,7 +118,7 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 		}
 	}
 	for seam, v := range cfg.SpiVersions {
-		if _, err := manifest.ParseVersion(v); err != nil {
+		if err := CheckSpiVersion(seam, v); err != nil {
 			return nil, fmt.Errorf("--spi %s=%s: %v", seam, v, err)
 		}
 	}
@@ -166,6 +166,7 @@ type runner struct {
 	dead         string
 	unknownInRow int
 	total, done  int
+	leftOut      []spec.Level         // levels of the checks --run did not select
 	counts       map[kits.Verdict]int // verdicts so far, for the progress lines
 }
 
@@ -179,8 +180,9 @@ func (r *runner) run(ctx context.Context) {
 		defer r.stop()
 	}
 	if err != nil {
-		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("the target did not start: %v", err))
-		r.dead = "the target did not start"
+		// Nothing can be judged: one clear cause, no check listed (I-CERT-4).
+		r.rep.TargetError = fmt.Sprintf("the target did not start: %v", err)
+		return
 	}
 	url := ""
 	if running != nil {
@@ -200,10 +202,16 @@ func (r *runner) run(ctx context.Context) {
 		dctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
 		r.client, err = dialUntil(dctx, url)
 		cancel()
-		if err != nil {
+		var pe *bridge.ProtocolError
+		switch {
+		case err != nil && !errors.As(err, &pe):
+			// It never answered: the target failed, the store was not judged (I-CERT-4).
+			r.rep.TargetError = fmt.Sprintf("no bridge answered at %s within %v: %v", url, r.cfg.StartTimeout, err)
+			return
+		case err != nil:
 			r.dead = fmt.Sprintf("no handshake: %v", err)
 			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("the bridge at %s gave no valid handshake: %v", url, err))
-		} else {
+		default:
 			hs := r.client.Handshake()
 			r.rep.Handshake = &hs
 			defer r.client.Close()
@@ -267,11 +275,14 @@ type checkMeta struct {
 	level   spec.Level
 }
 
-func metas[T any](k kits.Kit[T], filter *regexp.Regexp) []checkMeta {
+// metas lists the checks of k that filter selects; the levels of the others go to leftOut.
+func metas[T any](k kits.Kit[T], filter *regexp.Regexp, leftOut *[]spec.Level) []checkMeta {
 	var out []checkMeta
 	for _, ch := range k.Checks {
 		if filter == nil || filter.MatchString(ch.ID) {
 			out = append(out, checkMeta{ch.ID, ch.Clauses, ch.Level})
+		} else {
+			*leftOut = append(*leftOut, ch.Level)
 		}
 	}
 	return out
@@ -287,7 +298,7 @@ func runner1[T any](k kits.Kit[T], target T) func(ctx context.Context, id string
 func (r *runner) plans(proxy *faultProxy) []plan {
 	var out []plan
 	bk := BridgeKit()
-	bp := plan{kit: bk.Name, served: true, checks: metas(bk, r.filter)}
+	bp := plan{kit: bk.Name, served: true, checks: metas(bk, r.filter, &r.leftOut)}
 	if r.client != nil {
 		bp.run = runner1(bk, r.client)
 	}
@@ -300,25 +311,25 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 		switch kind {
 		case "eventstore":
 			k := kits.EventStoreKit()
-			p.checks = metas(k, r.filter)
+			p.checks = metas(k, r.filter, &r.leftOut)
 			if served {
 				p.run = runner1[spi.EventStore](k, r.client.EventStore())
 			}
 		case "snapshotstore":
 			k := kits.SnapshotStoreKit()
-			p.checks = metas(k, r.filter)
+			p.checks = metas(k, r.filter, &r.leftOut)
 			if served {
 				p.run = runner1[spi.SnapshotStore](k, r.client.SnapshotStore())
 			}
 		case "archivestore":
 			k := kits.ArchiveStoreKit()
-			p.checks = metas(k, r.filter)
+			p.checks = metas(k, r.filter, &r.leftOut)
 			if served {
 				p.run = runner1[spi.ArchiveStore](k, r.client.ArchiveStore())
 			}
 		case "branchregistry":
 			k := kits.BranchRegistryKit()
-			p.checks = metas(k, r.filter)
+			p.checks = metas(k, r.filter, &r.leftOut)
 			if served {
 				p.run = runner1[spi.BranchRegistry](k, r.client.BranchRegistry())
 			}
@@ -333,7 +344,7 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 	}
 	if r.cfg.Faults {
 		fk := FaultKit()
-		fp := plan{kit: fk.Name, served: true, checks: metas(fk, r.filter)}
+		fp := plan{kit: fk.Name, served: true, checks: metas(fk, r.filter, &r.leftOut)}
 		if r.client != nil && proxy != nil {
 			var pauser Pauser
 			if r.running != nil {
@@ -482,44 +493,23 @@ func (r *runner) repro(p plan, id string) string {
 	return s
 }
 
-// finish applies the ledger and computes the verdicts.
+// finish checks the ledger names real checks, fills the seams and concludes (Conclude).
 func (r *runner) finish() {
 	rep := r.rep
-	now := r.cfg.Now()
-	ran := map[string]bool{}
-	for i := range rep.Checks {
-		c := &rep.Checks[i]
-		ran[c.ID] = true
-		if e, ok := r.cfg.Ledger.Lookup(c.ID); ok {
-			e := e
-			c.Expected = &e
-		}
-		switch {
-		case c.Expected != nil && c.Expected.Expired(now):
-			c.Blocking, c.Why = true, fmt.Sprintf("the expected-failures entry expired on %s (I-BRIDGE-8)", c.Expected.Expires)
-		case c.Expected != nil && c.Verdict == kits.Pass:
-			c.Blocking, c.Why = true, "listed as an expected failure but it passes: remove the entry (I-BRIDGE-8)"
-		case c.Expected != nil && c.Verdict == kits.Fail:
-			// Known and listed: does not block.
-		case isMust(c.Level) && c.Verdict == kits.Fail:
-			c.Blocking, c.Why = true, "a MUST check failed"
-		case isMust(c.Level) && c.Verdict == kits.Unknown:
-			c.Blocking, c.Why = true, "a MUST check has no verdict"
-		}
-	}
 	if r.cfg.Ledger != nil {
+		ran := map[string]bool{}
+		for _, c := range rep.Checks {
+			ran[c.ID] = true
+		}
 		for _, e := range r.cfg.Ledger.Entries {
 			if !ran[e.Check] && !knownCheck(e.Check) {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of this harness", r.cfg.Ledger.File, e.Check))
 			}
 		}
 	}
-	rep.Summary = summarize(rep.Checks)
-	runProblems := len(rep.Problems) // problems of the whole run, before the per-seam ones
-	results := kitResults(rep.Checks)
 	for _, kind := range r.cfg.Kinds {
 		seam := seamOf(kind)
-		sv := SeamVerdict{Seam: seam, Kit: kind}
+		sv := SeamVerdict{Seam: seam, Kit: kind, Current: rep.Spi[seam]}
 		if rep.Handshake != nil {
 			if s, ok := rep.Handshake.Seams[seam]; ok {
 				sv.Served, sv.SpiVersion = true, s.SpiVersion
@@ -530,54 +520,9 @@ func (r *runner) finish() {
 				sv.SpiVersion = v
 			}
 		}
-		sv.Certified = sv.Served && runProblems == 0
-		for _, c := range rep.Checks {
-			if c.Blocking && (c.Kit == kind || c.Kit == "bridge" || c.Kit == "faults") {
-				sv.Certified = false
-			}
-		}
-		// A served seam is certified by checks that ran: when every MUST check of its kit was
-		// skipped or left out, nothing was judged (I-STORE-24), whatever the other verdicts say.
-		if sv.Served && kits.MustRun(results, kind) == 0 {
-			sv.Certified = false
-			rep.Problems = append(rep.Problems, r.noMustProblem(kind, seam))
-		}
 		rep.Seams = append(rep.Seams, sv)
 	}
-	rep.Certified = rep.Summary.Blocking == 0 && len(rep.Problems) == 0
-}
-
-// noMustProblem says why a served seam whose kit ran no MUST check is not certified.
-func (r *runner) noMustProblem(kind, seam string) string {
-	skipped, selected := 0, 0
-	for _, c := range r.rep.Checks {
-		if c.Kit == kind {
-			selected++
-			if c.Verdict == kits.Skip {
-				skipped++
-			}
-		}
-	}
-	why := fmt.Sprintf("all %d of its selected checks were skipped or are not MUST checks (the version claim does not count)", selected)
-	switch {
-	case selected == 0:
-		why = "--run selected none of its checks"
-	case skipped == selected:
-		why = fmt.Sprintf("all %d of its selected checks were skipped (see their messages: undeclared methods, an older SPI claim)", selected)
-	}
-	if r.cfg.Run != "" && selected > 0 {
-		why += fmt.Sprintf("; --run %q left the others out", r.cfg.Run)
-	}
-	return fmt.Sprintf("%s is not certified: the %s kit ran no MUST check, so it judged nothing (I-STORE-24): %s", seam, kind, why)
-}
-
-// kitResults is checks in the form kits.MustRun counts.
-func kitResults(checks []CheckResult) []kits.Result {
-	out := make([]kits.Result, len(checks))
-	for i, c := range checks {
-		out[i] = kits.Result{Kit: c.Kit, CheckID: c.ID, Level: c.Level, Verdict: c.Verdict}
-	}
-	return out
+	Conclude(rep, r.cfg.Ledger, r.cfg.Now(), r.leftOut)
 }
 
 func mustVersion(s string) manifest.Version {

@@ -7,6 +7,7 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		certInterpretations(),
 	} {
 		out = append(out, part...)
 	}

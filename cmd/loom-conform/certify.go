@@ -24,6 +24,7 @@ type certifyFlags struct {
 	seed                                            int64
 	faults                                          bool
 	report, junit, html, badge                      string
+	accept                                          []string
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -41,8 +42,22 @@ through the store bridge (docs/bridge.md) and prints a certificate. TARGET is ex
   --image IMG                        a bridge image, started with testcontainers and always removed
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
-Exit 0 only when every MUST check passes (and the expected-failures ledger is true), 1 otherwise,
-2 on bad flags.`,
+
+The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit properties, the
+HTML page and the badge all say it, and the exit code is its own:
+
+  0  certified               every MUST check of every served seam ran and passed, full run,
+                             current SPI version, no waiver
+  1  not-certified           a MUST check failed or has no verdict, the ledger is untrue, or a
+                             served seam judged nothing
+  2  bad input               flags, ledger, an SPI version this harness does not know
+  3  target-failed           the target never started or never answered the handshake
+  4  certified-with-waivers  as certified, but the ledger excused N MUST failures
+  5  partial                 --run selected a subset: never a certificate
+  6  held-to-older-version   a seam was held to an older SPI version (--spi or its claim)
+
+--accept VERDICT (repeatable) makes 4, 5 or 6 exit 0 for a caller that opts in, e.g. a CI job
+that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
@@ -65,6 +80,7 @@ Exit 0 only when every MUST check passes (and the expected-failures ledger is tr
 	fl.StringVar(&f.junit, "junit", "", "write JUnit XML to this file")
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
 	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
+	fl.StringSliceVar(&f.accept, "accept", nil, "exit 0 for this qualified verdict too: certified-with-waivers, partial or held-to-older-version (repeatable)")
 	return cmd
 }
 
@@ -80,6 +96,17 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	spis, err := parseSpiFlags(f.spi, kinds)
 	if err != nil {
 		return badInput("certify: %v", err)
+	}
+	accept := map[certify.Verdict]bool{}
+	for _, a := range f.accept {
+		v, err := certify.ParseVerdict(a)
+		if err != nil {
+			return badInput("certify: --accept: %v", err)
+		}
+		if !v.Acceptable() {
+			return badInput("certify: --accept %s: only certified-with-waivers, partial and held-to-older-version may be accepted", a)
+		}
+		accept[v] = true
 	}
 	cfg := certify.Config{Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
 		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
@@ -107,11 +134,13 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
-	fmt.Fprintln(cmd.ErrOrStderr())
-	if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
-		return err
+	if rep.Verdict != certify.TargetFailed { // nothing ran: the one error at the end says why
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
 	}
-	fmt.Fprintln(cmd.ErrOrStderr())
 	for _, out := range []struct {
 		path  string
 		write func(io.Writer, *certify.Report) error
@@ -126,10 +155,22 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if err := certify.WriteCertificate(cmd.OutOrStdout(), rep); err != nil {
 		return err
 	}
-	if !rep.Certified {
-		return verdict("certify %s: not certified (%d blocking check(s), %d problem(s))", kind, rep.Summary.Blocking, len(rep.Problems))
+	return certifyExit(kind, rep, accept)
+}
+
+// certifyExit maps the run's verdict to its exit code (certify.Verdict.ExitCode), or 0 for a
+// qualified verdict the caller accepted with --accept.
+func certifyExit(kind string, rep *certify.Report, accept map[certify.Verdict]bool) error {
+	v := rep.Verdict
+	switch {
+	case v == certify.Certified || accept[v]:
+		return nil
+	case v == certify.TargetFailed:
+		return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: target failed: %s", kind, rep.TargetError)}
+	case v == certify.NotCertified:
+		return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: not certified (%d blocking check(s), %d problem(s))", kind, rep.Summary.Blocking, len(rep.Problems))}
 	}
-	return nil
+	return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: verdict %s, not a certificate (exit %d; --accept %s makes it exit 0)", kind, v, v.ExitCode(), v)}
 }
 
 func writeReport(path string, rep *certify.Report, write func(io.Writer, *certify.Report) error) error {
@@ -207,7 +248,7 @@ func parseSpiFlags(vals []string, kinds []string) (map[string]string, error) {
 		if found == "" {
 			return nil, fmt.Errorf("--spi %s: unknown seam %q (want %s)", v, seam, strings.Join(certify.Kinds(), ", "))
 		}
-		if _, err := manifest.ParseVersion(ver); err != nil {
+		if err := certify.CheckSpiVersion(found, ver); err != nil {
 			return nil, fmt.Errorf("--spi %s: %v", v, err)
 		}
 		out[found] = ver

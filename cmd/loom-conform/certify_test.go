@@ -25,8 +25,8 @@ func TestCertifyBuiltinCLI(t *testing.T) {
 		t.Errorf("stderr lacks progress or the summary table:\n%s", stderr)
 	}
 	var rep struct {
-		Certified bool `json:"certified"`
-		Options   struct {
+		Verdict string `json:"verdict"`
+		Options struct {
 			Seed int64 `json:"seed"`
 		} `json:"options"`
 		Checks []struct {
@@ -34,7 +34,7 @@ func TestCertifyBuiltinCLI(t *testing.T) {
 		} `json:"checks"`
 	}
 	b, err := os.ReadFile(p("r.json"))
-	if err != nil || json.Unmarshal(b, &rep) != nil || !rep.Certified || rep.Options.Seed != 42 || len(rep.Checks) == 0 {
+	if err != nil || json.Unmarshal(b, &rep) != nil || rep.Verdict != "certified" || rep.Options.Seed != 42 || len(rep.Checks) == 0 {
 		t.Fatalf("--report: %v %s", err, b)
 	}
 	if !strings.Contains(rep.Checks[0].Repro, "certify all --builtin memory --run") {
@@ -58,6 +58,7 @@ func TestCertifyExitCodes(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"certify", "eventstore", "--builtin", "broken:off-by-one-read-range", "--run", "read-range"}, 1, "not certified"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--accept", "not-certified"}, 2, "--accept"},
 		{[]string{"certify", "eventstore"}, 2, "exactly one target"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--url", "http://x"}, 2, "exactly one target"},
 		{[]string{"certify", "stores", "--builtin", "memory"}, 2, "unknown kind"},

@@ -33,6 +33,8 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newVectorsCmd(),
 		newCertifyCmd(),
 		newServeStoreCmd(),
+		newFitnessCmd(),
+		newBadgesCmd(),
 	} {
 		root.AddCommand(c)
 	}

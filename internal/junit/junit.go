@@ -25,13 +25,20 @@ type Suites struct {
 
 // Suite is one test suite.
 type Suite struct {
-	Name     string `xml:"name,attr"`
-	Tests    int    `xml:"tests,attr"`
-	Failures int    `xml:"failures,attr"`
-	Errors   int    `xml:"errors,attr"`
-	Skipped  int    `xml:"skipped,attr"`
-	Time     string `xml:"time,attr,omitempty"`
-	Cases    []Case `xml:"testcase"`
+	Name       string     `xml:"name,attr"`
+	Tests      int        `xml:"tests,attr"`
+	Failures   int        `xml:"failures,attr"`
+	Errors     int        `xml:"errors,attr"`
+	Skipped    int        `xml:"skipped,attr"`
+	Time       string     `xml:"time,attr,omitempty"`
+	Properties []Property `xml:"properties>property,omitempty"`
+	Cases      []Case     `xml:"testcase"`
+}
+
+// Property is one name/value pair of a suite's properties (the run's verdict, its options).
+type Property struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 // Case is one test case; at most one of Failure, Error and Skipped is set.

@@ -80,6 +80,9 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 		r.frames[task.ID] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: quotaChannel, payload: qp}
 		return nil, q
 	}
+	if h := r.rt.cfg.Hooks.UnwiredWork; h != nil && (r.rt.cfg.Budget != nil || r.rt.cfg.Timers != nil) {
+		h()
+	}
 	if r.rt.cfg.Hooks.BudgetPresentWrites && r.rt.cfg.Budget != nil {
 		r.mustAppend(newEvent{eventType: manifest.ResourceMetered, payload: obj("stepId", task.ID, "tokens", 0)})
 	}

@@ -46,8 +46,8 @@ func TestCertifyDockertestContainer(t *testing.T) {
 			t.Errorf("dockertestadapter/certify-container [I-BRIDGE-1]: %s = %s, want pass: %s", c.ID, c.Verdict, c.Message)
 		}
 	}
-	if len(rep.Problems) != 0 || !frozenOut && !rep.Certified {
-		t.Errorf("dockertestadapter/certify-container [I-BRIDGE-1]: Certify(dockertest container) = certified %v, problems %v; want certified", rep.Certified, rep.Problems)
+	if len(rep.Problems) != 0 || !frozenOut && !rep.Certified() {
+		t.Errorf("dockertestadapter/certify-container [I-BRIDGE-1]: Certify(dockertest container) = certified %v, problems %v; want certified", rep.Certified(), rep.Problems)
 	}
 	if rep.Target.ContainerID != res.Container.ID || !strings.Contains(rep.Logs, "listening http://") {
 		t.Errorf("report target %+v / logs %q, want the container and its output", rep.Target, rep.Logs)

@@ -1,0 +1,137 @@
+package certify
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// Conclude judges a filled report (I-CERT-1): it applies the ledger to every check (which ones
+// block, and why), counts the summary, gives each served seam its verdict and the report the worst
+// that applies. leftOut are the levels of the checks --run did not select. Any certifying verb
+// fills Report (see its doc) and calls Conclude, so every verb's certificate means the same.
+func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) {
+	for i := range rep.Checks {
+		c := &rep.Checks[i]
+		c.Expected, c.Blocking, c.Why = nil, false, ""
+		if e, ok := ledger.Lookup(c.ID); ok {
+			e := e
+			c.Expected = &e
+		}
+		switch {
+		case c.Expected != nil && c.Expected.Expired(now):
+			c.Blocking, c.Why = true, fmt.Sprintf("the expected-failures entry expired on %s (I-BRIDGE-8)", c.Expected.Expires)
+		case c.Expected != nil && c.Verdict == kits.Pass:
+			c.Blocking, c.Why = true, "listed as an expected failure but it passes: remove the entry (I-BRIDGE-8)"
+		case c.Expected != nil && c.Verdict == kits.Fail:
+			// Known and listed: does not block; a MUST one is a waiver (I-CERT-2).
+		case isMust(c.Level) && c.Verdict == kits.Fail:
+			c.Blocking, c.Why = true, "a MUST check failed"
+		case isMust(c.Level) && c.Verdict == kits.Unknown:
+			c.Blocking, c.Why = true, "a MUST check has no verdict (I-CERT-3)"
+		}
+	}
+	rep.Summary = summarize(rep.Checks)
+	for _, l := range leftOut {
+		rep.Summary.LeftOut++
+		if isMust(l) {
+			rep.Summary.MustLeftOut++
+		}
+	}
+	kitOf := map[string]bool{}
+	for _, s := range rep.Seams {
+		kitOf[s.Kit] = true
+	}
+	// A check belongs to the seam whose kit ran it; the others (bridge protocol, faults) to all.
+	applies := func(c CheckResult, s SeamVerdict) bool { return c.Kit == s.Kit || !kitOf[c.Kit] }
+	partial := rep.Options.Run != ""
+	var overall Verdict
+	served := 0
+	for i := range rep.Seams {
+		s := &rep.Seams[i]
+		s.Verdict = ""
+		if !s.Served {
+			continue
+		}
+		served++
+		v := Certified
+		mustRan, waivers := 0, 0
+		for _, c := range rep.Checks {
+			if !applies(c, *s) {
+				continue
+			}
+			if c.Blocking {
+				v = worse(v, NotCertified)
+			}
+			// The version claim alone judges nothing about the store (I-STORE-24).
+			if c.Kit == s.Kit && isMust(c.Level) && c.Verdict != kits.Skip && !strings.HasSuffix(c.ID, "/version-claim") {
+				mustRan++
+			}
+			if c.Expected != nil && !c.Blocking && isMust(c.Level) && c.Verdict == kits.Fail {
+				waivers++
+			}
+		}
+		if mustRan == 0 {
+			// A served seam is certified by checks that ran (I-STORE-24).
+			v = worse(v, NotCertified)
+			rep.Problems = append(rep.Problems, noMustProblem(rep, *s))
+		}
+		if partial {
+			v = worse(v, Partial)
+		}
+		if s.Held() {
+			v = worse(v, HeldToOlder)
+		}
+		if waivers > 0 {
+			v = worse(v, CertifiedWithWaivers)
+		}
+		s.Verdict = v
+		overall = worse(overall, v)
+	}
+	switch {
+	case rep.TargetError != "":
+		overall = TargetFailed
+	case served == 0:
+		overall = NotCertified
+		if len(rep.Problems) == 0 {
+			rep.Problems = append(rep.Problems, "the target serves none of the seams asked for: nothing was judged")
+		}
+	}
+	if len(rep.Problems) > 0 || rep.Summary.Blocking > 0 {
+		overall = worse(overall, NotCertified)
+	}
+	if partial {
+		overall = worse(overall, Partial)
+	}
+	if rep.Summary.Waivers > 0 {
+		overall = worse(overall, CertifiedWithWaivers)
+	}
+	rep.Verdict = overall
+}
+
+// noMustProblem says why a served seam whose kit ran no MUST check is not certified.
+func noMustProblem(rep *Report, s SeamVerdict) string {
+	skipped, selected := 0, 0
+	for _, c := range rep.Checks {
+		if c.Kit == s.Kit {
+			selected++
+			if c.Verdict == kits.Skip {
+				skipped++
+			}
+		}
+	}
+	why := fmt.Sprintf("all %d of its selected checks were skipped or are not MUST checks (the version claim does not count)", selected)
+	switch {
+	case selected == 0:
+		why = "--run selected none of its checks"
+	case skipped == selected:
+		why = fmt.Sprintf("all %d of its selected checks were skipped (see their messages: undeclared methods, an older SPI claim)", selected)
+	}
+	if rep.Options.Run != "" && selected > 0 {
+		why += fmt.Sprintf("; --run %q left the others out", rep.Options.Run)
+	}
+	return fmt.Sprintf("%s is not certified: the %s kit ran no MUST check, so it judged nothing (I-STORE-24): %s", s.Seam, s.Kit, why)
+}

@@ -1,0 +1,171 @@
+package certify
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Verdict is the one outcome of a certification run (I-CERT-1). The report's Verdict decides the
+// text headline, the JSON "verdict", the JUnit properties, the HTML headline, the badge's message
+// and colour, and the CLI's exit code: no renderer decides on its own.
+type Verdict string
+
+const (
+	// Certified: every served seam was held to its current SPI version, every selected check of
+	// the full run has a verdict, every MUST check passed, and no ledger entry excused a MUST
+	// failure. The only verdict that is a plain certificate.
+	Certified Verdict = "certified"
+	// CertifiedWithWaivers: as Certified, except that the expected-failures ledger excused N MUST
+	// failures (Summary.Waivers).
+	CertifiedWithWaivers Verdict = "certified-with-waivers"
+	// HeldToOlder: nothing blocks, but at least one seam was held to an SPI version older than the
+	// current one (by --spi or by the store's own claim): "held to X", never "certified".
+	HeldToOlder Verdict = "held-to-older-version"
+	// Partial: --run selected a subset of the checks; whatever passed, a subset is never a
+	// certificate.
+	Partial Verdict = "partial"
+	// NotCertified: a check blocks (a MUST check failed or has no verdict, the ledger is untrue) or
+	// the run has a problem (a served seam judged nothing, the bridge does not serve the seam asked
+	// for).
+	NotCertified Verdict = "not-certified"
+	// TargetFailed: the target never started or never answered the handshake; no check ran and
+	// Report.TargetError says why.
+	TargetFailed Verdict = "target-failed"
+)
+
+// Verdicts lists every verdict from best to worst: a run's verdict is the worst that applies.
+func Verdicts() []Verdict {
+	return []Verdict{Certified, CertifiedWithWaivers, HeldToOlder, Partial, NotCertified, TargetFailed}
+}
+
+func (v Verdict) rank() int {
+	for i, x := range Verdicts() {
+		if x == v {
+			return i
+		}
+	}
+	return len(Verdicts())
+}
+
+// worse returns the worse of a and b ("" counts as no verdict yet).
+func worse(a, b Verdict) Verdict {
+	if a == "" || b.rank() > a.rank() {
+		return b
+	}
+	return a
+}
+
+// Exit codes of `certify`, one per verdict (2 is bad input, as for every verb).
+const (
+	ExitCertified            = 0
+	ExitNotCertified         = 1
+	ExitBadInput             = 2
+	ExitTargetFailed         = 3
+	ExitCertifiedWithWaivers = 4
+	ExitPartial              = 5
+	ExitHeldToOlder          = 6
+)
+
+// ExitCode is the exit code `certify` ends with for v.
+func (v Verdict) ExitCode() int {
+	switch v {
+	case Certified:
+		return ExitCertified
+	case CertifiedWithWaivers:
+		return ExitCertifiedWithWaivers
+	case HeldToOlder:
+		return ExitHeldToOlder
+	case Partial:
+		return ExitPartial
+	case TargetFailed:
+		return ExitTargetFailed
+	}
+	return ExitNotCertified
+}
+
+// Acceptable reports whether a caller may opt into treating v as success (`certify --accept`):
+// the qualified verdicts, never not-certified or target-failed.
+func (v Verdict) Acceptable() bool {
+	return v == CertifiedWithWaivers || v == HeldToOlder || v == Partial
+}
+
+// ParseVerdict reads a verdict name.
+func ParseVerdict(s string) (Verdict, error) {
+	for _, v := range Verdicts() {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	names := make([]string, len(Verdicts()))
+	for i, v := range Verdicts() {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf("unknown verdict %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// Headline is the verdict in words, the same in the text certificate, the HTML page and the JUnit
+// properties: "CERTIFIED", "CERTIFIED WITH 3 WAIVERS", "HELD TO EventStore 1.0.0 (current 2.6.0) —
+// NOT A CERTIFICATE OF THE CURRENT SPI", "PARTIAL RUN (--run fence) — NOT A CERTIFICATE",
+// "NOT CERTIFIED", "TARGET FAILED: <cause>".
+func Headline(r *Report) string {
+	switch r.Verdict {
+	case Certified:
+		return "CERTIFIED"
+	case CertifiedWithWaivers:
+		return fmt.Sprintf("CERTIFIED WITH %d %s (MUST failures excused by the expected-failures ledger)", r.Summary.Waivers, plural(r.Summary.Waivers, "WAIVER", "WAIVERS"))
+	case HeldToOlder:
+		return fmt.Sprintf("HELD TO %s — NOT A CERTIFICATE OF THE CURRENT SPI", heldList(r, true))
+	case Partial:
+		return fmt.Sprintf("PARTIAL RUN (--run %s) — NOT A CERTIFICATE", r.Options.Run)
+	case TargetFailed:
+		return "TARGET FAILED: " + r.TargetError
+	}
+	return "NOT CERTIFIED"
+}
+
+// BadgeMessage is the badge's right half and its colour for r's verdict.
+func BadgeMessage(r *Report) (msg, color string) {
+	switch r.Verdict {
+	case Certified:
+		return "certified", "#4c1"
+	case CertifiedWithWaivers:
+		return fmt.Sprintf("certified with %d %s", r.Summary.Waivers, plural(r.Summary.Waivers, "waiver", "waivers")), "#dfb317"
+	case HeldToOlder:
+		return "held to " + heldList(r, false), "#a4a61d"
+	case Partial:
+		return "partial run", "#9f9f9f"
+	case TargetFailed:
+		return "target failed", "#e05d44"
+	}
+	return "not certified", "#e05d44"
+}
+
+// heldList names the seams held below their current version: "EventStore 1.0.0 (current 2.6.0)"
+// (long) or "1.0.0" / "EventStore 1.0.0, ArchiveStore 1.0.0" (short).
+func heldList(r *Report, long bool) string {
+	var held []SeamVerdict
+	for _, s := range r.Seams {
+		if s.Held() {
+			held = append(held, s)
+		}
+	}
+	var parts []string
+	for _, s := range held {
+		switch {
+		case long:
+			parts = append(parts, fmt.Sprintf("%s %s (current %s)", s.Seam, s.SpiVersion, s.Current))
+		case len(held) == 1:
+			parts = append(parts, s.SpiVersion)
+		default:
+			parts = append(parts, s.Seam+" "+s.SpiVersion)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

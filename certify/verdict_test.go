@@ -1,0 +1,69 @@
+package certify_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// Conclude gives each way a run falls short of a full judgement at the current SPI its own
+// verdict, the worst applying, and the exit code and badge follow the verdict (I-CERT-1..6).
+func TestConcludeVerdicts(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	base := func() *certify.Report {
+		return &certify.Report{
+			Kinds: []string{"eventstore"},
+			Seams: []certify.SeamVerdict{{Seam: "EventStore", Kit: "eventstore", SpiVersion: "2.6.0", Current: "2.6.0", Served: true}},
+			Checks: []certify.CheckResult{
+				{Kit: "bridge", ID: "bridge/handshake", Level: spec.Must, Verdict: kits.Pass},
+				{Kit: "eventstore", ID: "eventstore/version-claim", Level: spec.Must, Verdict: kits.Pass},
+				{Kit: "eventstore", ID: "eventstore/a", Level: spec.Must, Verdict: kits.Pass},
+				{Kit: "eventstore", ID: "eventstore/b", Level: spec.Must, Verdict: kits.Pass},
+				{Kit: "eventstore", ID: "eventstore/s", Level: spec.Should, Verdict: kits.Fail},
+			},
+		}
+	}
+	waive := &certify.Ledger{Entries: []certify.Expectation{{Check: "eventstore/b", Reason: "tracked"}}}
+	waiveShould := &certify.Ledger{Entries: []certify.Expectation{{Check: "eventstore/s", Reason: "tracked"}}}
+	cases := []struct {
+		name    string
+		edit    func(r *certify.Report)
+		ledger  *certify.Ledger
+		leftOut []spec.Level
+		want    certify.Verdict
+		exit    int
+		badge   string
+	}{
+		{"full run, all MUST pass, a SHOULD fails", func(*certify.Report) {}, nil, nil, certify.Certified, 0, "certified"},
+		{"listed SHOULD failure is no waiver", func(*certify.Report) {}, waiveShould, nil, certify.Certified, 0, "certified"},
+		{"waived MUST failure", func(r *certify.Report) { r.Checks[3].Verdict = kits.Fail }, waive, nil, certify.CertifiedWithWaivers, 4, "certified with 1 waiver"},
+		{"unlisted MUST failure", func(r *certify.Report) { r.Checks[3].Verdict = kits.Fail }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"MUST without verdict", func(r *certify.Report) { r.Checks[3].Verdict = kits.Unknown }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"MUST in the run-wide bridge kit fails", func(r *certify.Report) { r.Checks[0].Verdict = kits.Fail }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"only the version claim ran", func(r *certify.Report) { r.Checks[2].Verdict, r.Checks[3].Verdict = kits.Skip, kits.Skip }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"subset", func(r *certify.Report) { r.Options.Run = "a" }, nil, []spec.Level{spec.Must}, certify.Partial, 5, "partial run"},
+		{"subset with a waiver", func(r *certify.Report) { r.Options.Run = "a|b"; r.Checks[3].Verdict = kits.Fail }, waive, nil, certify.Partial, 5, "partial run"},
+		{"held by --spi or claim", func(r *certify.Report) { r.Seams[0].SpiVersion = "1.0.0" }, nil, nil, certify.HeldToOlder, 6, "held to 1.0.0"},
+		{"held with a waiver", func(r *certify.Report) { r.Seams[0].SpiVersion = "2.3.0"; r.Checks[3].Verdict = kits.Fail }, waive, nil, certify.HeldToOlder, 6, "held to 2.3.0"},
+		{"subset and held", func(r *certify.Report) { r.Options.Run = "a"; r.Seams[0].SpiVersion = "2.3.0" }, nil, nil, certify.Partial, 5, "partial run"},
+		{"a run problem", func(r *certify.Report) { r.Problems = []string{"interrupted"} }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"no seam served", func(r *certify.Report) { r.Seams[0].Served = false }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"target failed", func(r *certify.Report) { r.Checks, r.Seams[0].Served, r.TargetError = nil, false, "no such file" }, nil, nil, certify.TargetFailed, 3, "target failed"},
+	}
+	for _, c := range cases {
+		r := base()
+		c.edit(r)
+		certify.Conclude(r, c.ledger, now, c.leftOut)
+		msg, _ := certify.BadgeMessage(r)
+		if r.Verdict != c.want || r.Verdict.ExitCode() != c.exit || msg != c.badge {
+			t.Errorf("certify/verdicts [I-CERT-1]: Conclude(%s) = %s (exit %d, badge %q), want %s (exit %d, badge %q); problems %q",
+				c.name, r.Verdict, r.Verdict.ExitCode(), msg, c.want, c.exit, c.badge, r.Problems)
+		}
+		if (r.Verdict == certify.Certified) != r.Certified() {
+			t.Errorf("certify/verdicts [I-CERT-1]: %s: Certified() = %v disagrees with verdict %s", c.name, r.Certified(), r.Verdict)
+		}
+	}
+}

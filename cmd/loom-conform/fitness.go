@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/loom-kernel/loom-conform/catalog"
+	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/spf13/cobra"
+)
+
+func newFitnessCmd() *cobra.Command {
+	var o struct {
+		list, markdown   bool
+		run, json, junit string
+		root, proofs     string
+		rounds           int
+	}
+	cmd := &cobra.Command{
+		Use:   "fitness [--list [--markdown]] [--run REGEX] [--json FILE|-] [--junit FILE|-] [--root DIR] [--proofs DIR] [--rounds N]",
+		Short: "Run the fitness gates of spec §10 (pins, kits, vectors, replay, G2, performance ratios, coverage)",
+		Long: `Run the fitness gates: the continuous checks of spec §10, each a guarantee with its clause ids,
+what it runs, a threshold and where CI enforces it (docs/fitness.md lists them all).
+
+Gate kinds: "checks" runs catalog checks with go test (so run it from the module root, or name it
+with --root); "bench" runs a Go benchmark and judges a metric it reports over 5 runs; "ratio"
+measures an A/B pair interleaved in this process (≥ 15 rounds) with an A/A noise guard;
+"coverage" judges clause coverage against the reviewed ledger fitness/coverage-ledger.json;
+"mutants" judges the proof records of the last make test (--proofs DIR): every registered mutant
+must have been rejected by a check in that run.
+
+Verdicts: pass; fail; unknown (not judged: a ratio within its measured noise after 3 attempts, or
+tests skipped for a missing service outside CI) — never a pass; pending (the gate's runner is not
+built yet) — listed, never a pass.
+
+Progress goes to stderr, the table to stdout. --list prints the gates without running them
+(--markdown: the docs/fitness.md text). Exit 0 when no gate failed, 1 when one failed, 2 on bad
+flags.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			gates := fitness.Gates()
+			var re *regexp.Regexp
+			if o.run != "" {
+				var err error
+				if re, err = regexp.Compile(o.run); err != nil {
+					return badInput("--run: %v", err)
+				}
+				if gates = fitness.Select(gates, re); len(gates) == 0 {
+					return badInput("--run %q selects no gate (see fitness --list)", o.run)
+				}
+			}
+			if o.list {
+				if o.markdown {
+					return fitness.WriteDoc(cmd.OutOrStdout(), gates)
+				}
+				for _, g := range gates {
+					status := string(g.Kind)
+					if g.Pending != "" {
+						status = "pending"
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%-24s %-9s %s\n", g.ID, status, g.Threshold)
+				}
+				return nil
+			}
+			if o.rounds != 0 && o.rounds < 15 {
+				return badInput("--rounds %d: a ratio gate needs at least 15 rounds", o.rounds)
+			}
+			if st, err := os.Stat(o.root + "/go.mod"); err != nil || st.IsDir() {
+				return badInput("--root %q is not the module root (no go.mod): checks and bench gates run go test there", o.root)
+			}
+			outputs := map[string]string{"--json": o.json, "--junit": o.junit}
+			for flag, path := range outputs {
+				if path != "" && path != "-" {
+					f, err := os.Create(path)
+					if err != nil {
+						return badInput("%s: %v", flag, err)
+					}
+					f.Close()
+				}
+			}
+			ledger, err := fitness.CoverageLedger()
+			if err != nil {
+				return err
+			}
+			results := fitness.Run(cmd.Context(), gates, fitness.Options{
+				Root: o.root, Rounds: o.rounds, Progress: cmd.ErrOrStderr(),
+				Checks: catalog.Checks(), CoverageLedger: ledger,
+				Mutants: catalog.Mutants(), ProofsDir: latestProofs(o.root, o.proofs),
+			})
+			report := fitness.NewReport(results)
+			if err := report.RenderTable(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if err := writeTo(cmd.OutOrStdout(), o.json, report.RenderJSON); err != nil {
+				return err
+			}
+			if err := writeTo(cmd.OutOrStdout(), o.junit, report.RenderJUnit); err != nil {
+				return err
+			}
+			if report.Failed {
+				return verdict("fitness: %d gate(s) failed", report.Summary[string(fitness.Fail)])
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.list, "list", false, "list the gates without running them")
+	f.BoolVar(&o.markdown, "markdown", false, "with --list: print docs/fitness.md")
+	f.StringVar(&o.run, "run", "", "run only the gates whose id matches REGEX")
+	f.StringVar(&o.json, "json", "", "write the JSON report to FILE (- = stdout)")
+	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
+	f.StringVar(&o.root, "root", ".", "the module root go test runs in")
+	f.StringVar(&o.proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root)")
+	f.IntVar(&o.rounds, "rounds", 15, "interleaved rounds per ratio gate (at least 15)")
+	return cmd
+}
+
+// latestProofs is dir when given, else the newest run directory make test left under root.
+func latestProofs(root, dir string) string {
+	if dir != "" {
+		return dir
+	}
+	runs, _ := filepath.Glob(filepath.Join(root, "test-results", "proofs", "run-*"))
+	if len(runs) == 0 {
+		return ""
+	}
+	sort.Strings(runs)
+	return runs[len(runs)-1]
+}
+
+// writeTo renders to path ("" = nothing, "-" = stdout).
+func writeTo(stdout io.Writer, path string, render func(io.Writer) error) error {
+	switch path {
+	case "":
+		return nil
+	case "-":
+		return render(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := render(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Reference: spec §10 — the fitness gates are enumerated and gated: the verb lists them, runs a
+// selection with the verdicts in the table and the JSON report, and refuses bad flags with exit 2.
+func TestFitnessCLI(t *testing.T) {
+	code, out, _ := runCLI(t, "", "fitness", "--list")
+	if code != 0 || !strings.Contains(out, "g2/ratio") || !strings.Contains(out, "pending") {
+		t.Errorf("fitness --list = exit %d, %q; want exit 0 listing g2/ratio and the pending gates", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"fitness", "--run", "nothing-matches-this"}, "selects no gate"},
+		{[]string{"fitness", "--run", "("}, "--run"},
+		{[]string{"fitness", "--rounds", "3"}, "at least 15"},
+		{[]string{"fitness", "--root", t.TempDir()}, "module root"},
+		{[]string{"fitness", "--root", "../..", "--json", filepath.Join(t.TempDir(), "no", "such", "dir.json")}, "--json"},
+	} {
+		if code, _, stderr := runCLI(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.err) {
+			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
+		}
+	}
+	report := filepath.Join(t.TempDir(), "fitness.json")
+	code, out, stderr := runCLI(t, "", "fitness", "--root", "../..", "--run", "^(coverage/must|replay/goldens)$", "--json", report)
+	if code != 0 || !strings.Contains(out, "PENDING") {
+		t.Fatalf("fitness --run coverage/must|replay/goldens = exit %d\n%s\n%s; want exit 0 with a pending gate", code, out, stderr)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Results []struct{ Gate, Verdict string }
+	}
+	verdicts := map[string]string{}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range r.Results {
+		verdicts[x.Gate] = x.Verdict
+	}
+	if len(verdicts) != 2 || verdicts["replay/goldens"] != "pending" || verdicts["coverage/must"] != "pass" {
+		t.Errorf("fitness --json = %s; want coverage/must pass and replay/goldens pending", raw)
+	}
+}

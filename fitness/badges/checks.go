@@ -1,0 +1,35 @@
+package badges
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the tests of this package and the clauses they enforce.
+func Checks() []spec.Check {
+	t := func(id, fn string) spec.Check {
+		return spec.Check{ID: "badges/" + id, Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence"}, Where: "fitness/badges:" + fn}
+	}
+	return []spec.Check{
+		t("parse-strict", "TestParseRefusesMalformed"),
+		t("claims-resolved", "TestClaimsWithoutEvidenceFail"),
+		t("maturity-rules", "TestMaturityRules"),
+		t("reports-as-evidence", "TestReportEvidence"),
+	}
+}
+
+// Mutants lists the forged evidence the checker must refuse.
+func Mutants() []spec.Mutant {
+	m := func(name, defect string) spec.Mutant {
+		return spec.Mutant{ID: "badge/evidence/" + name, Kind: "badge", Defect: defect, Clauses: []string{"S10.badges.evidence"},
+			CaughtBy: []string{"badges/reports-as-evidence"}, Where: "fitness/badges:TestReportEvidence"}
+	}
+	return []spec.Mutant{
+		m("waived-certificate", "a certificate with waived MUST failures cited as evidence"),
+		m("partial-certificate", "a --run subset cited as evidence"),
+		m("foreign-harness", "a report of an incompatible harness version cited as evidence"),
+		m("wrong-seam", "a certificate of another seam cited as evidence"),
+		m("older-spi", "a certificate held to another SPI version cited as evidence"),
+		m("edited-badge", "a badge edited from its report's verdict into \"certified\""),
+		m("borrowed-badge", "a badge drawn from another report"),
+		m("malformed-report", "a malformed report cited as evidence"),
+		m("missing-report", "a report that does not exist cited as evidence"),
+	}
+}

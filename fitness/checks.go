@@ -1,0 +1,31 @@
+package fitness
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the tests of this package and the clauses they enforce.
+func Checks() []spec.Check {
+	t := func(id, fn string, clauses ...string) spec.Check {
+		return spec.Check{ID: "fitness/" + id, Kind: spec.KindTest, Clauses: clauses, Where: "fitness:" + fn}
+	}
+	return []spec.Check{
+		t("g2-gate-proof", "TestG2GateCatchesSlowUnwiredPath", "S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"),
+		t("ratio-judge", "TestJudgeMax", "S10.g2.behavioural-and-ratio"),
+		t("ratio-judge-min", "TestJudgeMin", "S10.g2.behavioural-and-ratio"),
+		t("gate-failure-paths", "TestGateFailurePaths", "S10.fitness.gated"),
+		t("coverage-gate", "TestCoverageGate", "S10.fitness.gated"),
+		t("mutants-gate", "TestMutantsGate", "S10.fitness.gated"),
+		t("gates-valid", "TestGatesValid", "S10.fitness.gated"),
+		t("doc-current", "TestFitnessDocCurrent", "S10.fitness.gated"),
+	}
+}
+
+// Mutants lists the broken implementations this package proves its gates reject.
+func Mutants() []spec.Mutant {
+	return []spec.Mutant{{
+		ID: "kernel-hook/g2/unwired-work", Kind: "kernel-hook",
+		Defect:   "a kernel whose configured-but-unwired options add ~10 % work to every live step (kernel.Hooks.UnwiredWork)",
+		Clauses:  []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
+		CaughtBy: []string{"fitness/g2-gate-proof"},
+		Where:    "fitness:TestG2GateCatchesSlowUnwiredPath",
+	}}
+}

@@ -1,0 +1,125 @@
+package fitness
+
+// Where the gates are enforced.
+const (
+	enforcedCI       = "CI: .ci/run (make fitness) and the fitness job of .github/workflows/ci.yml"
+	enforcedCIMatrix = "CI: .ci/run (make fitness) and the sharded fitness matrix of .github/workflows/ci.yml"
+)
+
+// Gates returns the fitness gates of the project (spec §10: the continuous checks enumerated with
+// their enforcement location and gated in CI). docs/fitness.md is generated from this list.
+func Gates() []Gate {
+	return []Gate{
+		{
+			ID: "pins/abi-schema-wire", Kind: KindChecks,
+			Guarantee: "the syscall ABI, the event schema, the wire methods and the SPI tables change only with their versions (K1, K5)",
+			Clauses:   []string{"S10.pins.drift", "S2.K1.drift-fails", "S4.K5.version-and-set-together"},
+			Checks:    []string{"manifest/*"},
+			Threshold: "every pin check passes", Enforced: enforcedCI,
+		},
+		{
+			ID: "kits/memory", Kind: KindChecks,
+			Guarantee: "every SPI conformance kit passes against the in-memory reference stores",
+			Clauses:   []string{"S10.kits.reference-impls"},
+			Checks:    []string{"stores/memory/*"},
+			Threshold: "every kit check passes", Enforced: enforcedCI,
+		},
+		{
+			ID: "kits/sqlite", Kind: KindChecks,
+			Guarantee: "every SPI conformance kit passes against the SQLite reference stores",
+			Clauses:   []string{"S10.kits.reference-impls"},
+			Checks:    []string{"stores/sqlite/*"},
+			Threshold: "every kit check passes", Enforced: enforcedCI,
+		},
+		{
+			ID: "kits/postgres", Kind: KindChecks,
+			Guarantee: "every SPI conformance kit passes against the PostgreSQL reference stores",
+			Clauses:   []string{"S10.kits.reference-impls"},
+			Checks:    []string{"stores/postgres/*"},
+			Threshold: "every kit check passes (PostgreSQL required under CI=true)", Enforced: enforcedCI,
+		},
+		{
+			ID: "vectors/fold", Kind: KindChecks,
+			Guarantee: "the reference fold passes every language-neutral fold vector, and wrong folds fail exactly the predicted ones",
+			Clauses:   []string{"S10.pins.drift", "S3.determinism.enforced", "A26.vectors.language-agnostic"},
+			Checks:    []string{"vectors/reference-passes", "vectors/foreign-wrong-folds", "vectors/js-oracle"},
+			Threshold: "every vector passes", Enforced: enforcedCI,
+		},
+		{
+			ID: "replay/goldens", Kind: KindChecks,
+			Guarantee: "re-running every golden flow reproduces its recorded log and folded state byte for byte",
+			Clauses:   []string{"S10.replay-unchanged", "S3.determinism.enforced"},
+			Threshold: "no golden diverges", Enforced: enforcedCIMatrix,
+			Pending: "golden-log replay (goldens check) is not built yet",
+		},
+		{
+			ID: "replay/deploysim", Kind: KindChecks,
+			Guarantee: "seeded fleet simulations (rolling upgrade, rollback, crashes, zombies, migration) keep every invariant",
+			Clauses:   []string{"S10.replay-unchanged"},
+			Threshold: "every scenario passes its seed sweep", Enforced: enforcedCIMatrix,
+			Pending: "deploy-simulation is not built yet",
+		},
+		{
+			ID: "g2/behavioural", Kind: KindChecks,
+			Guarantee: "with every optional capability configured but unwired, logs are byte-identical to a kernel without it",
+			Clauses:   []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical", "S1.G2.opt-in"},
+			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent"},
+			Threshold: "every disabled-path test passes", Enforced: enforcedCI,
+		},
+		{
+			ID: "g2/ratio", Kind: KindRatio,
+			Guarantee: "an unwired capability costs nothing: the kernel with every option configured but unwired runs as fast as without",
+			Clauses:   []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
+			Ratio:     &Ratio{Workload: "g2-unwired", Max: 1.05},
+			Threshold: "median unwired/plain ≤ 1.05 over ≥ 15 interleaved rounds, judged beyond the A/A noise", Enforced: enforcedCI,
+		},
+		{
+			ID: "perf/fold-vs-decode", Kind: KindRatio,
+			Guarantee: "folding costs little more than decoding the same bytes",
+			Clauses:   []string{"S3.fold.copy-on-write"},
+			Ratio:     &Ratio{Workload: "fold-vs-decode", Max: 1.5},
+			Threshold: "median (decode+fold)/decode ≤ 1.5 at 10 000 envelopes", Enforced: enforcedCI,
+		},
+		{
+			ID: "perf/kernel-vs-direct", Kind: KindRatio,
+			Guarantee: "a durable step costs at most a small multiple of calling its effect directly",
+			Clauses:   []string{"S1.P10.minimal-kernel"},
+			Ratio:     &Ratio{Workload: "kernel-vs-direct", Max: 3},
+			Threshold: "median kernel/direct ≤ 3 for start → 10 steps → complete", Enforced: enforcedCI,
+		},
+		{
+			ID: "perf/sqlite-vs-raw", Kind: KindBench,
+			Guarantee: "the SQLite reference store appends at ≥ 0.7× the raw driver doing the same work",
+			Clauses:   []string{"S10.kits.reference-impls"},
+			Bench:     &Bench{ID: "sqlite-append-vs-raw", Package: "reference/stores/sqlite", Name: "BenchmarkAppendSingle", Metric: "store/raw", Benchtime: "200x", Min: 0.7},
+			Threshold: "median store/raw ≥ 0.7 over 5 runs of 200 iterations", Enforced: enforcedCI,
+		},
+		{
+			ID: "perf/postgres-vs-raw", Kind: KindBench,
+			Guarantee: "the PostgreSQL reference store appends batches at ≥ 0.7× the raw driver doing the same work",
+			Clauses:   []string{"S10.kits.reference-impls"},
+			Bench:     &Bench{ID: "postgres-batch-vs-raw", Package: "reference/stores/postgres", Name: "BenchmarkAppendBatch100", Metric: "store/raw", Benchtime: "200x", Min: 0.7},
+			Threshold: "median store/raw ≥ 0.7 over 5 runs of 200 iterations", Enforced: enforcedCI,
+		},
+		{
+			ID: "badges/evidence", Kind: KindChecks,
+			Guarantee: "every capability badge of capabilities.json has the evidence it claims, and forged certificates and badges are refused",
+			Clauses:   []string{"S10.badges.evidence"},
+			Checks:    []string{"cli/badges", "badges/*"},
+			Threshold: "badges check passes on capabilities.json; every forged evidence mutant is refused", Enforced: enforcedCI,
+		},
+		{
+			ID: "coverage/must", Kind: KindCoverage,
+			Guarantee: "no MUST or MUST NOT clause is left without a check, beyond a reviewed ledger",
+			Clauses:   []string{"S10.fitness.gated"},
+			Threshold: "every uncovered MUST clause is in fitness/coverage-ledger.json, and every ledger entry is still uncovered", Enforced: enforcedCI,
+		},
+		{
+			ID: "mutants/killed", Kind: KindChecks,
+			Guarantee: "every registered mutant (broken store, fold, kernel, gate, bridge, fleet) is rejected by the check meant for it",
+			Clauses:   []string{"S10.fitness.gated"},
+			Threshold: "no registered mutant survives", Enforced: enforcedCI,
+			Pending: "the mutant registry's proof records are not built yet",
+		},
+	}
+}

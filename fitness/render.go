@@ -1,0 +1,85 @@
+package fitness
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loom-kernel/loom-conform/internal/junit"
+)
+
+// Report is a fitness run as written by --json.
+type Report struct {
+	Results []Result       `json:"results"`
+	Summary map[string]int `json:"summary"`
+	// Failed is true when any gate failed: the run's exit status.
+	Failed bool `json:"failed"`
+}
+
+// NewReport tallies results.
+func NewReport(rs []Result) Report {
+	r := Report{Results: rs, Summary: map[string]int{}}
+	for _, x := range rs {
+		r.Summary[string(x.Verdict)]++
+		if x.Verdict == Fail {
+			r.Failed = true
+		}
+	}
+	return r
+}
+
+// RenderTable writes gate → verdict → figure → threshold, then the detail of every gate that did
+// not pass.
+func (r Report) RenderTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GATE\tVERDICT\tFIGURE\tTHRESHOLD")
+	for _, x := range r.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Gate, strings.ToUpper(string(x.Verdict)), dash(x.Figure), x.Threshold)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, x := range r.Results {
+		if x.Verdict != Pass && x.Detail != "" {
+			fmt.Fprintf(w, "\n%s %s [%s]: %s\n", x.Gate, x.Verdict, strings.Join(x.Clauses, " "), x.Detail)
+		}
+	}
+	_, err := fmt.Fprintf(w, "\n%d pass, %d fail, %d unknown, %d pending\n",
+		r.Summary[string(Pass)], r.Summary[string(Fail)], r.Summary[string(Unknown)], r.Summary[string(Pending)])
+	return err
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// RenderJSON writes the report as indented JSON.
+func (r Report) RenderJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// RenderJUnit writes one test case per gate: fail is a failure, unknown and pending are skipped
+// with their reason.
+func (r Report) RenderJUnit(w io.Writer) error {
+	s := junit.Suite{Name: "fitness"}
+	for _, x := range r.Results {
+		c := junit.Case{Name: x.Gate, ClassName: "fitness", Time: fmt.Sprintf("%.2f", x.Seconds), SystemOut: x.Figure}
+		msg := &junit.Message{Message: x.Detail, Body: x.Detail}
+		switch x.Verdict {
+		case Fail:
+			c.Failure = msg
+		case Unknown, Pending:
+			msg.Message = string(x.Verdict) + ": " + x.Detail
+			c.Skipped = msg
+		}
+		s.Add(c)
+	}
+	return junit.Write(w, junit.Suites{Name: "loom-conform fitness", Suites: []junit.Suite{s}})
+}

@@ -1,0 +1,180 @@
+package fitness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+)
+
+// Workload builds a fresh ratio pair. Options lets a test break the measured side (a kernel
+// mutant) without touching the registry.
+type Workload func(o WorkloadOptions) (Pair, error)
+
+// WorkloadOptions are the knobs a workload accepts.
+type WorkloadOptions struct {
+	// Hooks are set on the B side's kernel (mutants; never outside tests).
+	Hooks kernel.Hooks
+}
+
+// Workloads returns the ratio workloads by name.
+func Workloads() map[string]Workload {
+	return map[string]Workload{
+		"g2-unwired":       g2Unwired,
+		"fold-vs-decode":   foldVsDecode,
+		"kernel-vs-direct": kernelVsDirect,
+	}
+}
+
+// tenSteps is the flow the kernel workloads run: ten echo steps and one flow-level emit.
+func tenSteps(c *kernel.Context, _ json.RawMessage) (any, error) {
+	eff := func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return in, nil }
+	for i := range 10 {
+		if _, err := c.Run("s"+strconv.Itoa(i), eff, i); err != nil {
+			return nil, err
+		}
+	}
+	return nil, c.Emit("done", 1)
+}
+
+// startLoop returns a unit of work: start one fresh execution of tenSteps on rt.
+func startLoop(rt *kernel.Runtime, prefix string) func() error {
+	n := 0
+	return func() error {
+		n++
+		res, err := rt.Start(context.Background(), "ten", prefix+strconv.Itoa(n), nil)
+		if err != nil {
+			return err
+		}
+		if res.Status != "completed" {
+			return fmt.Errorf("execution %s%d ended %s", prefix, n, res.Status)
+		}
+		return nil
+	}
+}
+
+func newRuntime(cfg kernel.Config, prefix string) (*kernel.Runtime, error) {
+	cfg.Store = memory.NewEventStore()
+	cfg.Now = kernel.FixedClock(0, 1)
+	cfg.NewID = kernel.SequentialIDs(prefix)
+	cfg.Warn = func(kernel.Warning) {}
+	rt, err := kernel.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return rt, rt.Register(kernel.FlowDef{ID: "ten", Fn: tenSteps})
+}
+
+// UnwiredConfig is the kernel configuration of spec §1 G2's "configured but unwired" side: every
+// optional feature present and doing nothing — a budget with no caps, a timer store with nothing
+// due, every Wave 2 flag on with no Wave 2 syscall called.
+func UnwiredConfig() kernel.Config {
+	return kernel.Config{
+		Budget:   kernel.Budget{},
+		Timers:   kernel.NewMemoryTimers(),
+		Features: kernel.Features{ContinueAsNew: true, Receive: true, Select: true},
+	}
+}
+
+// g2Unwired: A is a kernel without options, B the same kernel with every option configured and
+// unwired (spec §1 G2, §10 relative-ratio bench gate).
+func g2Unwired(o WorkloadOptions) (Pair, error) {
+	plain, err := newRuntime(kernel.Config{}, "p")
+	if err != nil {
+		return Pair{}, err
+	}
+	cfg := UnwiredConfig()
+	cfg.Hooks = o.Hooks
+	unwired, err := newRuntime(cfg, "u")
+	if err != nil {
+		return Pair{}, err
+	}
+	return Pair{A: startLoop(plain, "p"), B: startLoop(unwired, "u")}, nil
+}
+
+// kernelVsDirect: A calls a cheap real effect (hashing 8 KiB four times) ten times directly, B
+// runs the same ten calls as kernel steps: start -> 10 steps -> complete.
+func kernelVsDirect(WorkloadOptions) (Pair, error) {
+	cfg := kernel.Config{Store: memory.NewEventStore(), Now: kernel.FixedClock(0, 1), NewID: kernel.SequentialIDs("k"), Warn: func(kernel.Warning) {}}
+	rt, err := kernel.New(cfg)
+	if err != nil {
+		return Pair{}, err
+	}
+	eff := func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return hashWork(in), nil }
+	if err := rt.Register(kernel.FlowDef{ID: "ten", Fn: func(c *kernel.Context, _ json.RawMessage) (any, error) {
+		var last json.RawMessage
+		for i := range 10 {
+			out, err := c.Run("s"+strconv.Itoa(i), eff, i)
+			if err != nil {
+				return nil, err
+			}
+			last = out
+		}
+		return last, nil
+	}}); err != nil {
+		return Pair{}, err
+	}
+	direct := func() error {
+		for i := range 10 {
+			raw, err := json.Marshal(i)
+			if err != nil {
+				return err
+			}
+			_ = hashWork(raw)
+		}
+		return nil
+	}
+	return Pair{A: direct, B: startLoop(rt, "k")}, nil
+}
+
+// hashWork is a fixed, deterministic piece of effect work: hashing 8 KiB four times.
+func hashWork(in []byte) string {
+	buf := make([]byte, 8192)
+	copy(buf, in)
+	sum := sha256.Sum256(buf)
+	for range 3 {
+		copy(buf, sum[:])
+		sum = sha256.Sum256(buf)
+	}
+	return fmt.Sprintf("%x", sum[:4])
+}
+
+// foldVsDecode: A decodes a 10 000-envelope log, B decodes and folds the same bytes.
+func foldVsDecode(WorkloadOptions) (Pair, error) {
+	raw := SampleLog(10_000)
+	return Pair{
+		A: func() error { _, err := fold.DecodeLogBytes(raw); return err },
+		B: func() error { _, err := fold.FoldBytes(fold.Current(), nil, raw); return err },
+	}, nil
+}
+
+// SampleLog returns n envelopes of one execution as NDJSON: STEP_STARTED/STEP_COMPLETED pairs with
+// small object payloads, a DECISION_RECORDED and an application event, round-robin.
+func SampleLog(n int) []byte {
+	var b strings.Builder
+	env := func(seq int, typ, payload string) {
+		fmt.Fprintf(&b, `{"id":"e%d","workflowId":"wf","executionId":"x","eventType":%q,"sequence":%d,"timestamp":%d,"payload":%s}`+"\n",
+			seq, typ, seq, 1_700_000_000_000+int64(seq), payload)
+	}
+	env(0, "EXECUTION_STARTED", `{"input":{"order":42}}`)
+	for seq := 1; seq < n; seq++ {
+		step := seq / 4
+		switch seq % 4 {
+		case 1:
+			env(seq, "STEP_STARTED", fmt.Sprintf(`{"stepId":"s%d","attempt":1,"input":{"n":%d,"tag":"alpha"}}`, step, step))
+		case 2:
+			env(seq, "STEP_COMPLETED", fmt.Sprintf(`{"stepId":"s%d","output":{"ok":true,"n":%d}}`, step, step))
+		case 3:
+			env(seq, "DECISION_RECORDED", fmt.Sprintf(`{"id":"d%d","choice":"route-%d"}`, step, step%3))
+		default:
+			env(seq, "progress", fmt.Sprintf(`{"p":%d}`, step))
+		}
+	}
+	return []byte(b.String())
+}
