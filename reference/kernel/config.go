@@ -158,6 +158,8 @@ type Hooks struct {
 	NoFence              bool // a driver takes no fence, so a zombie worker's late appends are not fenced off
 	RecoverRefused       bool // only the worker that started an execution may drive it: Recover is refused
 	SnapshotInLog        bool // Snapshot also appends a SNAPSHOT_TAKEN event to the log
+	DecisionServesEntry  bool // a replayed decision serves its whole entry (choice, context, policy, seq), not the choice
+	MeterDimensionNames  bool // RESOURCE_METERED names the tokens dimension "tokenCount"
 	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
 	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
 	// the fitness G2 ratio gate must catch it).

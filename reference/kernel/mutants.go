@@ -103,6 +103,10 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.RecoverRefused = true }, by("kernel/RedispatchFencesZombie"), "S6.dispatch.stateless-workers", "S6.resume.is-migration"),
 		h("snapshot-in-log", "Snapshot also appends a SNAPSHOT_TAKEN event to the log", own,
 			func(h *Hooks) { h.SnapshotInLog = true }, by("kernel/ReplayFromSnapshotSameState"), "S3.snapshot.out-of-band"),
+		h("decision-serves-entry", "a replayed decision serves its whole entry (choice, context, policy, seq), not the choice", own,
+			func(h *Hooks) { h.DecisionServesEntry = true }, by("kernel/DecideServesChoiceOnly"), "S4.v1_18.getdecision-choice-only", "S4.v1_24.seq-descriptive"),
+		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
+			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 	}
 }
 
