@@ -63,6 +63,8 @@ func Mutants() []spec.Mutant {
 			[]string{"vector/fold/proto/custom-dimension-and-quarantine"}, "S4.fold.proto-rejected"),
 		m("nondeterministic", "updatedAt comes from a call counter, not from the log", inproc,
 			[]string{"vector/generated/fold/1.26.0/log-0"}, "S1.P2.replay-identical", "S3.determinism.enforced"),
+		m("extra-state-member", "the folded state carries a member beyond status, frames, variables, sequence, startedAt, updatedAt", inproc,
+			[]string{"vector/fold/basic/step-events-keep-status"}, "S2.state.shape"),
 		m("foreign-forget-failed-while-parked", "a foreign fold that drops _failedWhileParked after every envelope", foreign,
 			[]string{"vector/fold/park/failed-while-parked-set"}, "S4.fold.failed-while-parked-set", "S4.fold.null-resume-after-parked-failure"),
 		m("foreign-bytes-order", "a foreign fold that sorts object keys by UTF-8 bytes, not UTF-16 code units", foreign,

@@ -220,6 +220,9 @@ func brokenFolders() map[string]Folder {
 		calls++
 		st["updatedAt"] = json.Number(fmt.Sprint(1_000_000 + calls))
 	})
+	out["fold/vectors/extra-state-member"] = rewriteState(func(st map[string]any) {
+		st["lastEventType"] = "folded"
+	})
 	out["fold/vectors/ignores-profile"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
 		if req.Kind == KindFold {
 			req.Profile = fold.Current().Version()

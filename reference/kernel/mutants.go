@@ -105,6 +105,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.SnapshotInLog = true }, by("kernel/ReplayFromSnapshotSameState"), "S3.snapshot.out-of-band"),
 		h("decision-serves-entry", "a replayed decision serves its whole entry (choice, context, policy, seq), not the choice", own,
 			func(h *Hooks) { h.DecisionServesEntry = true }, by("kernel/DecideServesChoiceOnly"), "S4.v1_18.getdecision-choice-only", "S4.v1_24.seq-descriptive"),
+		h("sha256-flowhash-unflagged", "new starts record a sha256: flowHash without the sha256FlowHash feature", own,
+			func(h *Hooks) { h.Sha256FlowHash = true }, by("kernel/StartRecordsHashes"), "S4.v1_23.flowhash-sha256"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 	}

@@ -81,6 +81,9 @@ func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input 
 		codeHash = def.CodeHash
 	}
 	start := newEvent{eventType: manifest.ExecutionStarted, payload: obj("input", raw, "flowId", def.ID, "codeHash", codeHash)}
+	if rt.cfg.Hooks.Sha256FlowHash {
+		start.payload = obj("input", raw, "flowId", def.ID, "codeHash", codeHash, "flowHash", "sha256:"+def.ID)
+	}
 	return rt.runWith(ctx, executionID, def, st, []newEvent{start})
 }
 
