@@ -111,6 +111,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	for i, a := range plan.Appends {
 		pre[i] = newEvent{eventType: a.EventType, payload: a.Payload, metadata: a.Metadata}
 	}
+	if rt.cfg.Hooks.MigratedDropped && len(pre) > 0 && pre[0].eventType == manifest.ExecutionMigrated {
+		pre = pre[1:]
+	}
 	if rt.cfg.Timers != nil && st.Status == fold.StatusSuspended {
 		if w, ok := wakeAtOf(st); ok {
 			defer rt.cfg.Timers.Cancel(context.WithoutCancel(ctx), Timer{ExecutionID: executionID, WakeAt: w}) //nolint:errcheck // a stale timer is refused by the gate

@@ -107,6 +107,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.DecisionServesEntry = true }, by("kernel/DecideServesChoiceOnly"), "S4.v1_18.getdecision-choice-only", "S4.v1_24.seq-descriptive"),
 		h("sha256-flowhash-unflagged", "new starts record a sha256: flowHash without the sha256FlowHash feature", own,
 			func(h *Hooks) { h.Sha256FlowHash = true }, by("kernel/StartRecordsHashes"), "S4.v1_23.flowhash-sha256"),
+		h("migrated-dropped", "a resumeAs moves the execution onto the target flow without recording EXECUTION_MIGRATED", own,
+			func(h *Hooks) { h.MigratedDropped = true }, by("kernel/ResumeAsTransformRecorded"), "S6.migrated.verdict", "S5.resumeas.transform-recorded"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 	}
