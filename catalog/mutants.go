@@ -9,6 +9,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
@@ -25,6 +26,7 @@ func Mutants() []spec.Mutant {
 		certify.Mutants(),
 		vectors.Mutants(),
 		manifest.Mutants(),
+		stores.Mutants(),
 		fitness.Mutants(),
 		badges.Mutants(),
 	} {
