@@ -119,6 +119,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 			defer rt.cfg.Timers.Cancel(context.WithoutCancel(ctx), Timer{ExecutionID: executionID, WakeAt: w}) //nolint:errcheck // a stale timer is refused by the gate
 		}
 	}
+	if legacy := ingress.LegacyEntries(facts); rt.cfg.Hooks.LegacyEntriesSkipped && len(legacy) > 0 {
+		st.Variables.ResumePayloads = st.Variables.ResumePayloads[legacy[len(legacy)-1].Index+1:]
+	}
 	return rt.runWith(ctx, executionID, def, st, pre)
 }
 

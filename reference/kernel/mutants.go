@@ -109,6 +109,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.Sha256FlowHash = true }, by("kernel/StartRecordsHashes"), "S4.v1_23.flowhash-sha256"),
 		h("migrated-dropped", "a resumeAs moves the execution onto the target flow without recording EXECUTION_MIGRATED", own,
 			func(h *Hooks) { h.MigratedDropped = true }, by("kernel/ResumeAsTransformRecorded"), "S6.migrated.verdict", "S5.resumeas.transform-recorded"),
+		h("legacy-entries-skipped", "a pre-ingress log is not replayed as written: entries that answered no suspend point are skipped", own,
+			func(h *Hooks) { h.LegacyEntriesSkipped = true }, by("kernel/LegacyResumeEntryReplayedAndWarned"), "S5.ingress.legacy-as-written"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 	}
