@@ -7,7 +7,7 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
-		certInterpretations(),
+		certInterpretations(), coverageInterpretations(),
 	} {
 		out = append(out, part...)
 	}
