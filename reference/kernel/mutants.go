@@ -92,7 +92,7 @@ func hookMutants() []hookMutant {
 		h("decisions-recomputed", "a recorded decision is decided again on replay instead of served from the log", own,
 			func(h *Hooks) { h.DecisionsRecomputed = true }, by("kernel/WorkedExample2ResumeServesSegmentZero"), "S1.P9.decision-logged"),
 		h("wave2-unflagged", "continueAsNew, receive and select work without their feature flags", own,
-			func(h *Hooks) { h.Wave2Unflagged = true }, by("kernel/ZeroConfigEnablesNothingOptional", "kernel/SyscallsUnknownAndDisabled"),
+			func(h *Hooks) { h.Wave2Unflagged = true }, by("kernel/ZeroConfigEnablesNothingOptional", "kernel/SyscallsUnknownAndDisabled", "kernel/fuzz-call"),
 			"S2.syscalls.wave2-flagged", "S1.G2.opt-in", "S1.P10.minimal-kernel", "S2.syscalls.available-iff-listed"),
 		h("advertises-all", "the runtime advertises every syscall of the table, flags or not", own,
 			func(h *Hooks) { h.AdvertiseAll = true }, by("kernel/AdvertisedSyscallsMatchRuntime"),
