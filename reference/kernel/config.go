@@ -163,6 +163,7 @@ type Hooks struct {
 	Sha256FlowHash       bool // new starts record a sha256: flowHash without the sha256FlowHash feature
 	MigratedDropped      bool // a resumeAs moves the execution without recording EXECUTION_MIGRATED
 	LegacyEntriesSkipped bool // _resumePayloads entries that answered no suspend point are skipped on replay
+	ResumeAsRunsSource   bool // resumeAs records the migration but re-runs the source flow
 	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
 	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
 	// the fitness G2 ratio gate must catch it).

@@ -94,7 +94,7 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
 	}
 	def, err := rt.flow(events[len(events)-1].WorkflowID)
-	if req.As != nil {
+	if req.As != nil && !rt.cfg.Hooks.ResumeAsRunsSource {
 		def, err = rt.flow(req.As.FlowID)
 	}
 	if err != nil {

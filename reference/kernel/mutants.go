@@ -111,6 +111,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.MigratedDropped = true }, by("kernel/ResumeAsTransformRecorded"), "S6.migrated.verdict", "S5.resumeas.transform-recorded"),
 		h("legacy-entries-skipped", "a pre-ingress log is not replayed as written: entries that answered no suspend point are skipped", own,
 			func(h *Hooks) { h.LegacyEntriesSkipped = true }, by("kernel/LegacyResumeEntryReplayedAndWarned"), "S5.ingress.legacy-as-written"),
+		h("resumeas-runs-source", "resumeAs records the migration but re-runs the source flow", own,
+			func(h *Hooks) { h.ResumeAsRunsSource = true }, by("kernel/ResumeAsTransformRecorded"), "I-KERNEL-15", "S5.resumeas.parked-all-rules"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 	}
