@@ -8,6 +8,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -27,6 +28,7 @@ func Mutants() []spec.Mutant {
 		vectors.Mutants(),
 		manifest.Mutants(),
 		stores.Mutants(),
+		fold.Mutants(),
 		fitness.Mutants(),
 		badges.Mutants(),
 		cliMutants(),

@@ -9,5 +9,6 @@ func Checks() []spec.Check {
 	out = append(out, SnapshotStoreKit().SpecChecks()...)
 	out = append(out, ArchiveStoreKit().SpecChecks()...)
 	out = append(out, BranchRegistryKit().SpecChecks()...)
-	return out
+	return append(out, spec.Check{ID: "kits/required-only-skips-optional", Kind: spec.KindTest,
+		Clauses: []string{"S7.spi.optional-may-omit", "I-STORE-24"}, Where: "kits:TestRequiredOnlyStoreSkipsOptionalChecks"})
 }
