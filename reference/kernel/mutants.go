@@ -113,6 +113,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.LegacyEntriesSkipped = true }, by("kernel/LegacyResumeEntryReplayedAndWarned"), "S5.ingress.legacy-as-written"),
 		h("resumeas-runs-source", "resumeAs records the migration but re-runs the source flow", own,
 			func(h *Hooks) { h.ResumeAsRunsSource = true }, by("kernel/ResumeAsTransformRecorded"), "I-KERNEL-15", "S5.resumeas.parked-all-rules"),
+		h("authorizer-skips-resumeas", "the execution authorizer is not consulted on a resumeAs", own,
+			func(h *Hooks) { h.AuthorizerSkipsAs = true }, by("kernel/AuthorizerSeesResumeAs"), "I-KERNEL-51", "S5.resumeas.parked-all-rules"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 	}
