@@ -11,7 +11,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench fuzz lint docs vectors gen-vectors certify fitness g2-proof clean
+.PHONY: build test coverage ci bench fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -37,6 +37,9 @@ g2-proof: ## run the G2 ratio gate 20 times on a slowed kernel and 20 times on t
 bench: ## benchmarks; targets are reported as ratios measured in one run
 	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m $(PKGS)
 
+seed-rate: ## how often each concurrency check catches its broken store over 100 seeds (fails below 99 %)
+	LOOM_KITS_SEED_RATE=100 $(GO) test -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken | grep -E 'seed rate|FAIL|^ok'
+
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)
 
@@ -56,8 +59,17 @@ certify: ## the main job: certify the embedded SQLite store
 vectors: ## run the fold vectors against the reference fold
 	$(GO) run ./cmd/loom-conform vectors
 
+goldens: ## re-run the golden-log corpus (replay, fixture, G2) against the reference kernel
+	$(GO) run ./cmd/loom-conform goldens check
+
 gen-vectors: ## regenerate the generated fold vectors (review the diff)
 	$(GO) generate ./vectors
+
+fuzz-self: build ## vectors fuzz of the reference against itself over the protocol: 100 000 logs must all agree
+	bin/loom-conform vectors fuzz --exec 'bin/loom-conform vectors --serve' --count 100000 --seed 1
+SEEDS ?= 1000
+deploysim: ## long deploy-simulation sweep: SEEDS seeds per scenario (make deploysim SEEDS=10000)
+	$(GO) run ./cmd/loom-conform deploysim --seeds $(SEEDS) --junit test-results/deploysim.xml
 
 clean:
 	rm -rf bin test-results

@@ -2,17 +2,21 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/fitness/badges"
 	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/lifecycle"
 	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
+	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken
@@ -26,11 +30,15 @@ func Mutants() []spec.Mutant {
 		ingressprops.Mutants(),
 		certify.Mutants(),
 		vectors.Mutants(),
-		manifest.Mutants(),
-		stores.Mutants(),
-		fold.Mutants(),
+		vfuzz.Mutants(),
 		fitness.Mutants(),
 		badges.Mutants(),
+		manifest.Mutants(),
+		lifecycle.Mutants(),
+		dispatchers.Mutants(),
+		deploysim.Mutants(),
+		stores.Mutants(),
+		fold.Mutants(),
 		cliMutants(),
 	} {
 		out = append(out, part...)

@@ -28,7 +28,7 @@ type Backend struct {
 // Backends lists the names OpenBackend accepts.
 func Backends() []string { return []string{"memory", "sqlite", "postgres"} }
 
-// OpenBackend opens the backend's four stores for a bridge server. close releases them (and
+// OpenBackend opens the backend's seven stores for a bridge server. close releases them (and
 // removes a temporary SQLite file).
 func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) {
 	impl := bridge.Implementation{Name: "loom-conform " + b.Name, Version: b.Version}
@@ -42,7 +42,9 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 	switch b.Name {
 	case "memory":
 		return bridge.Stores{Implementation: impl, EventStore: memory.NewEventStore(), SnapshotStore: memory.NewSnapshotStore(),
-			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry()}, func() {}, nil
+			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry(),
+			ContentStore: memory.NewContentStore(), DurableStateStore: memory.NewDurableStateStore(),
+			ReadModelStore: memory.NewReadModelStore()}, func() {}, nil
 	case "sqlite":
 		file, cleanup := b.File, func() {}
 		if file == "" {
@@ -58,7 +60,8 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			return bridge.Stores{}, nil, err
 		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
-			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, func() { _ = db.Close(); cleanup() }, nil
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
+			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, func() { _ = db.Close(); cleanup() }, nil
 	case "postgres":
 		if b.DSN == "" {
 			return bridge.Stores{}, nil, fmt.Errorf("postgres backend: a DSN is required (--dsn)")
@@ -82,7 +85,8 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			db.Close()
 		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
-			ArchiveStore: db.Archive(), BranchRegistry: db.Branches()}, closeDB, nil
+			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
+			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, closeDB, nil
 	}
 	return bridge.Stores{}, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
 }

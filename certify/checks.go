@@ -27,7 +27,7 @@ func Checks() []spec.Check {
 		t("certify/image-broken-store", "TestCertifyBrokenImage", "I-STORE-3", "I-BRIDGE-6"),
 		t("certify/image-faults", "TestFaultsImage", "I-BRIDGE-7", "I-STORE-2"),
 		t("certify/pause-retries-freeze", "TestPauseRetriesFreezeFailures", "I-BRIDGE-7", "I-BRIDGE-6"),
-		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6"),
+		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6", "I-CERT-4"),
 		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-STORE-24"),
 	)
 }

@@ -96,8 +96,8 @@ func TestCertifyImageThatNeverAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Certified() || len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "no-such-backend") {
-		t.Errorf("Run(image that exits) = certified %v, problems %v; want a start problem quoting the container's error", rep.Certified(), rep.Problems)
+	if rep.Verdict != certify.TargetFailed || !strings.Contains(rep.TargetError, "no-such-backend") || len(rep.Checks) != 0 {
+		t.Errorf("Run(image that exits) = %s, target error %q, %d checks; want target-failed quoting the container's error, no check (I-CERT-4)", rep.Verdict, rep.TargetError, len(rep.Checks))
 	}
 	assertRemoved(t, rep.Target.ContainerID)
 }

@@ -1,89 +1,44 @@
 package certify
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/ledger"
+	"github.com/loom-kernel/loom-conform/kits"
 )
 
-// Expectation is one entry of an expected-failures ledger: a check the store is known to fail, why,
-// and optionally until when the entry holds (YYYY-MM-DD, UTC; past it the entry itself fails the run).
-type Expectation struct {
-	Check   string `json:"check"`
-	Reason  string `json:"reason"`
-	Expires string `json:"expires,omitempty"`
-}
+// Ledger is the expected-failures ledger (--expected-failures), the one format certify and
+// vectors share (docs/ledger.md).
+type Ledger = ledger.Ledger
 
-// Ledger is the parsed --expected-failures file:
-//
-//	{"expectedFailures": [{"check": "eventstore/fence-if-race", "reason": "…", "expires": "2027-01-31"}]}
-type Ledger struct {
-	File    string        `json:"file"`
-	Entries []Expectation `json:"expectedFailures"`
-}
+// Expectation is one entry of a ledger: a check the store is known to fail, why, and optionally
+// until when the entry holds.
+type Expectation = ledger.Entry
 
-// ReadLedger reads and checks a ledger file. Errors name the file, the entry index and the field.
-func ReadLedger(path string) (*Ledger, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseLedger(path, b)
-}
+// ReadLedger reads and checks a ledger file. Errors name the file, the entry index and the field,
+// and quote the expected shape.
+func ReadLedger(path string) (*Ledger, error) { return ledger.Read(path) }
 
 // ParseLedger parses ledger bytes (name is used in messages).
-func ParseLedger(name string, b []byte) (*Ledger, error) {
-	var doc struct {
-		ExpectedFailures []Expectation `json:"expectedFailures"`
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: %v (want {\"expectedFailures\": [{\"check\", \"reason\", \"expires\"?}]})", name, err)
-	}
-	if doc.ExpectedFailures == nil {
-		return nil, fmt.Errorf("%s: field expectedFailures is missing", name)
-	}
-	seen := map[string]bool{}
-	for i, e := range doc.ExpectedFailures {
-		switch {
-		case e.Check == "":
-			return nil, fmt.Errorf("%s: expectedFailures[%d].check is empty", name, i)
-		case e.Reason == "":
-			return nil, fmt.Errorf("%s: expectedFailures[%d].reason is empty (say why %s is expected to fail)", name, i, e.Check)
-		case seen[e.Check]:
-			return nil, fmt.Errorf("%s: expectedFailures[%d].check %q is listed twice", name, i, e.Check)
-		}
-		seen[e.Check] = true
-		if e.Expires != "" {
-			if _, err := time.Parse(time.DateOnly, e.Expires); err != nil {
-				return nil, fmt.Errorf("%s: expectedFailures[%d].expires %q: want YYYY-MM-DD", name, i, e.Expires)
-			}
-		}
-	}
-	return &Ledger{File: name, Entries: doc.ExpectedFailures}, nil
-}
+func ParseLedger(name string, b []byte) (*Ledger, error) { return ledger.Parse(name, b) }
 
-// Lookup returns the entry for check.
-func (l *Ledger) Lookup(check string) (Expectation, bool) {
-	if l == nil {
-		return Expectation{}, false
-	}
-	for _, e := range l.Entries {
-		if e.Check == check {
-			return e, true
+// WriteLedger writes a ledger that lists every check of r that failed (the entries of the run's
+// ledger that still fail keep their reason and expiry), to start or refresh one from a failing run
+// (--write-ledger). Unknown verdicts are not listed: a ledger excuses failures, not silence.
+func WriteLedger(w io.Writer, r *Report, now time.Time) error {
+	var out []Expectation
+	for _, c := range r.Checks {
+		if c.Verdict != kits.Fail {
+			continue
 		}
+		if c.Expected != nil {
+			out = append(out, *c.Expected)
+			continue
+		}
+		out = append(out, Expectation{Check: c.ID,
+			Reason: fmt.Sprintf("fails since %s: %s (replace with the reason and a tracking link)", now.UTC().Format(time.DateOnly), firstLine(c.Message))})
 	}
-	return Expectation{}, false
-}
-
-// Expired reports whether e's expiry day is over at now.
-func (e Expectation) Expired(now time.Time) bool {
-	if e.Expires == "" {
-		return false
-	}
-	t, err := time.Parse(time.DateOnly, e.Expires)
-	return err == nil && !now.UTC().Before(t.Add(24*time.Hour))
+	return ledger.Write(w, out)
 }

@@ -18,7 +18,8 @@ import (
 
 // Kinds are the store kits certify runs, in order; "all" selects every one.
 func Kinds() []string {
-	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry"}
+	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry",
+		"contentstore", "durablestatestore", "readmodelstore"}
 }
 
 func seamOf(kind string) string {
@@ -31,6 +32,12 @@ func seamOf(kind string) string {
 		return manifest.SeamArchiveStore
 	case "branchregistry":
 		return manifest.SeamBranchRegistry
+	case "contentstore":
+		return manifest.SeamContentStore
+	case "durablestatestore":
+		return manifest.SeamDurableStateStore
+	case "readmodelstore":
+		return manifest.SeamReadModelStore
 	}
 	return ""
 }
@@ -332,6 +339,24 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 			p.checks = metas(k, r.filter, &r.leftOut)
 			if served {
 				p.run = runner1[spi.BranchRegistry](k, r.client.BranchRegistry())
+			}
+		case "contentstore":
+			k := kits.ContentStoreKit()
+			p.checks = metas(k, r.filter, &r.leftOut)
+			if served {
+				p.run = runner1[spi.ContentStore](k, r.client.ContentStore())
+			}
+		case "durablestatestore":
+			k := kits.DurableStateStoreKit()
+			p.checks = metas(k, r.filter, &r.leftOut)
+			if served {
+				p.run = runner1[spi.DurableStateStore](k, r.client.DurableStateStore())
+			}
+		case "readmodelstore":
+			k := kits.ReadModelStoreKit()
+			p.checks = metas(k, r.filter, &r.leftOut)
+			if served {
+				p.run = runner1[spi.ReadModelStore](k, r.client.ReadModelStore())
 			}
 		}
 		if r.client != nil && !served {

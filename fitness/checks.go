@@ -14,6 +14,7 @@ func Checks() []spec.Check {
 		t("gate-failure-paths", "TestGateFailurePaths", "S10.fitness.gated"),
 		t("coverage-gate", "TestCoverageGate", "S10.fitness.gated"),
 		t("mutants-gate", "TestMutantsGate", "S10.fitness.gated"),
+		t("shards-merge", "TestShardsMergeIntoOneRun", "S10.fitness.gated"),
 		t("gates-valid", "TestGatesValid", "S10.fitness.gated"),
 		t("doc-current", "TestFitnessDocCurrent", "S10.fitness.gated"),
 	}

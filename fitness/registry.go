@@ -49,21 +49,21 @@ func Gates() []Gate {
 			ID: "replay/goldens", Kind: KindChecks,
 			Guarantee: "re-running every golden flow reproduces its recorded log and folded state byte for byte",
 			Clauses:   []string{"S10.replay-unchanged", "S3.determinism.enforced"},
+			Checks:    []string{"goldens/*", "cli/goldens-check", "cli/replay"},
 			Threshold: "no golden diverges", Enforced: enforcedCIMatrix,
-			Pending: "golden-log replay (goldens check) is not built yet",
 		},
 		{
 			ID: "replay/deploysim", Kind: KindChecks,
 			Guarantee: "seeded fleet simulations (rolling upgrade, rollback, crashes, zombies, migration) keep every invariant",
 			Clauses:   []string{"S10.replay-unchanged"},
+			Checks:    []string{"deploysim/scenario-sweep", "deploysim/broken-fleets-caught", "deploysim/deterministic"},
 			Threshold: "every scenario passes its seed sweep", Enforced: enforcedCIMatrix,
-			Pending: "deploy-simulation is not built yet",
 		},
 		{
 			ID: "g2/behavioural", Kind: KindChecks,
 			Guarantee: "with every optional capability configured but unwired, logs are byte-identical to a kernel without it",
 			Clauses:   []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical", "S1.G2.opt-in"},
-			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent"},
+			Checks:    []string{"kernel/UnwiredOptionsByteIdentical", "kernel/ZeroConfigEnablesNothingOptional", "ingress/schema-absent", "goldens/G2Unwired"},
 			Threshold: "every disabled-path test passes", Enforced: enforcedCI,
 		},
 		{
@@ -115,11 +115,10 @@ func Gates() []Gate {
 			Threshold: "every uncovered MUST clause is in fitness/coverage-ledger.json, and every ledger entry is still uncovered", Enforced: enforcedCI,
 		},
 		{
-			ID: "mutants/killed", Kind: KindChecks,
+			ID: "mutants/killed", Kind: KindMutants,
 			Guarantee: "every registered mutant (broken store, fold, kernel, gate, bridge, fleet) is rejected by the check meant for it",
 			Clauses:   []string{"S10.fitness.gated"},
-			Threshold: "no registered mutant survives", Enforced: enforcedCI,
-			Pending: "the mutant registry's proof records are not built yet",
+			Threshold: "every registered mutant has a recorded kill in the proof records of the last make test", Enforced: enforcedCI,
 		},
 	}
 }

@@ -10,8 +10,14 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/junit"
 )
 
+// ReportKind tags a fitness report for `report merge`.
+const ReportKind = "fitness"
+
 // Report is a fitness run as written by --json.
 type Report struct {
+	Kind string `json:"kind"`
+	// Shard is "i/n" for a --shard run ("" for a whole run).
+	Shard   string         `json:"shard,omitempty"`
 	Results []Result       `json:"results"`
 	Summary map[string]int `json:"summary"`
 	// Failed is true when any gate failed: the run's exit status.
@@ -20,7 +26,7 @@ type Report struct {
 
 // NewReport tallies results.
 func NewReport(rs []Result) Report {
-	r := Report{Results: rs, Summary: map[string]int{}}
+	r := Report{Kind: ReportKind, Results: rs, Summary: map[string]int{}}
 	for _, x := range rs {
 		r.Summary[string(x.Verdict)]++
 		if x.Verdict == Fail {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -149,5 +151,45 @@ func TestMutantsGate(t *testing.T) {
 	}
 	if r := run(dir); r.Verdict != Pass {
 		t.Errorf("mutants gate, every mutant killed: verdict %s (%s), want pass", r.Verdict, r.Detail)
+	}
+}
+
+// Sharded runs merge into the report of one whole run.
+func TestShardsMergeIntoOneRun(t *testing.T) {
+	gates := []Gate{
+		{ID: "a/pending", Kind: KindChecks, Pending: "not built"},
+		{ID: "b/checks", Kind: KindChecks, Checks: []string{"x/*"}},
+		{ID: "c/coverage-ish", Kind: KindChecks, Checks: []string{"x/one"}},
+		{ID: "d/failing", Kind: KindChecks, Checks: []string{"nope"}},
+		{ID: "e/pending", Kind: KindChecks, Pending: "not built"},
+	}
+	pass, _ := fakeGoTest("--- PASS: TestOne (0.00s)\nPASS\n", nil)
+	o := Options{Checks: fakeCatalog, GoTest: pass}
+	whole := NewReport(Run(context.Background(), gates, o))
+	var parts []Report
+	for i := 1; i <= 3; i++ {
+		s := shard.Shard{Index: i, Count: 3}
+		r := NewReport(Run(context.Background(), Shard(gates, s), o))
+		r.Shard = s.String()
+		parts = append(parts, r)
+	}
+	merged, err := MergeReports([]Report{parts[2], parts[0], parts[1]}, gates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(r Report) Report {
+		for i := range r.Results {
+			r.Results[i].Seconds = 0
+		}
+		return r
+	}
+	if diff := cmp.Diff(strip(whole), strip(merged)); diff != "" {
+		t.Errorf("MergeReports(3 shards) differs from one run (-want +got):\n%s", diff)
+	}
+	if _, err := MergeReports(parts[:2], gates); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("MergeReports(2 of 3 shards) = %v, want an error naming the missing shard", err)
+	}
+	if _, err := MergeReports([]Report{whole}, gates); err == nil {
+		t.Error("MergeReports(a whole run) = nil error, want one: it is not a shard")
 	}
 }

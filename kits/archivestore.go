@@ -18,7 +18,7 @@ type ArchiveStoreCase = Case[spi.ArchiveStore]
 // ArchiveStoreKit is the ArchiveStore conformance kit (spec §7).
 func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 	type C = Check[spi.ArchiveStore]
-	return Kit[spi.ArchiveStore]{Name: "archivestore", Seam: manifest.SeamArchiveStore, Checks: []C{
+	return Kit[spi.ArchiveStore]{Name: "archivestore", Seam: manifest.SeamArchiveStore, Checks: append([]C{
 		{ID: "archivestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ArchiveStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamArchiveStore, c.Failf)
@@ -39,7 +39,7 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Requires: []string{spi.MethodDeleteExecution}, Doc: "deleteExecution removes one execution's archive only", Run: asDelete},
 		{ID: "archivestore/replace-segments", Clauses: []string{"S7.as.replace-segments", "I-STORE-19"}, Level: spec.Must,
 			Requires: []string{spi.MethodReplaceSegments}, Doc: "replaceSegments swaps exactly the range and leaves the rest", Run: asReplace},
-	}}
+	}, asGapChecks()...)}
 }
 
 // CheckArchiveStore runs the ArchiveStore kit and returns errors.Join of every failure and unknown.

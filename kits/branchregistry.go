@@ -18,7 +18,7 @@ type BranchRegistryCase = Case[spi.BranchRegistry]
 // BranchRegistryKit is the BranchRegistry conformance kit (spec §7).
 func BranchRegistryKit() Kit[spi.BranchRegistry] {
 	type C = Check[spi.BranchRegistry]
-	return Kit[spi.BranchRegistry]{Name: "branchregistry", Seam: manifest.SeamBranchRegistry, Checks: []C{
+	return Kit[spi.BranchRegistry]{Name: "branchregistry", Seam: manifest.SeamBranchRegistry, Checks: append([]C{
 		{ID: "branchregistry/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *BranchRegistryCase) error {
 				return versionClaim(c.Store, manifest.SeamBranchRegistry, c.Failf)
@@ -37,7 +37,7 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 			Doc: "a branch that would close a cycle is refused", Run: brNoCycles},
 		{ID: "branchregistry/invalid", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "empty ids, a negative fork sequence and non-object metadata are invalid arguments", Run: brInvalid},
-	}}
+	}, brGapChecks()...)}
 }
 
 // CheckBranchRegistry runs the BranchRegistry kit and returns errors.Join of every failure and unknown.

@@ -9,7 +9,7 @@ import (
 
 // KitNames lists the kits RunByName knows, in order.
 func KitNames() []string {
-	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry"}
+	return []string{"eventstore", "snapshotstore", "archivestore", "branchregistry", "contentstore", "durablestatestore", "readmodelstore", "dispatcher"}
 }
 
 // AnyFactory makes a fresh target of any type; RunByName asserts it to the kit's seam.
@@ -28,6 +28,14 @@ func RunByName(ctx context.Context, name string, factory AnyFactory, opts Option
 		return Run(ctx, ArchiveStoreKit(), adapt[spi.ArchiveStore](name, factory), opts)
 	case "branchregistry":
 		return Run(ctx, BranchRegistryKit(), adapt[spi.BranchRegistry](name, factory), opts)
+	case "contentstore":
+		return Run(ctx, ContentStoreKit(), adapt[spi.ContentStore](name, factory), opts)
+	case "durablestatestore":
+		return Run(ctx, DurableStateStoreKit(), adapt[spi.DurableStateStore](name, factory), opts)
+	case "readmodelstore":
+		return Run(ctx, ReadModelStoreKit(), adapt[spi.ReadModelStore](name, factory), opts)
+	case "dispatcher":
+		return Run(ctx, ExecutionDispatcherKit(), adapt[spi.ExecutionDispatcher](name, factory), opts)
 	}
 	return nil, fmt.Errorf("unknown kit %q (want one of %v)", name, KitNames())
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/loom-kernel/loom-conform/manifest"
 )
 
-// CatalogMarkdown renders every check of the four kits as Markdown tables (id, level, clauses,
+// CatalogMarkdown renders every check of the seven kits as Markdown tables (id, level, clauses,
 // required methods, SPI version, what it does), for docs generation.
 func CatalogMarkdown() string {
 	var b strings.Builder
@@ -22,6 +22,10 @@ func CatalogMarkdown() string {
 	write("SnapshotStore", manifest.SeamSnapshotStore, rowsOf(SnapshotStoreKit()))
 	write("ArchiveStore", manifest.SeamArchiveStore, rowsOf(ArchiveStoreKit()))
 	write("BranchRegistry", manifest.SeamBranchRegistry, rowsOf(BranchRegistryKit()))
+	write("ContentStore", manifest.SeamContentStore, rowsOf(ContentStoreKit()))
+	write("DurableStateStore", manifest.SeamDurableStateStore, rowsOf(DurableStateStoreKit()))
+	write("ReadModelStore", manifest.SeamReadModelStore, rowsOf(ReadModelStoreKit()))
+	write("ExecutionDispatcher", manifest.SeamExecutionDispatcher, rowsOf(ExecutionDispatcherKit()))
 	return b.String()
 }
 

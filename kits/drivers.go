@@ -29,3 +29,21 @@ func BranchRegistry(t *testing.T, factory Factory[spi.BranchRegistry]) {
 	t.Helper()
 	RunT(t, BranchRegistryKit(), factory, Options{})
 }
+
+// ContentStore runs the ContentStore kit as subtests of t.
+func ContentStore(t *testing.T, factory Factory[spi.ContentStore]) {
+	t.Helper()
+	RunT(t, ContentStoreKit(), factory, Options{})
+}
+
+// DurableStateStore runs the DurableStateStore kit as subtests of t.
+func DurableStateStore(t *testing.T, factory Factory[spi.DurableStateStore]) {
+	t.Helper()
+	RunT(t, DurableStateStoreKit(), factory, Options{})
+}
+
+// ReadModelStore runs the ReadModelStore kit as subtests of t.
+func ReadModelStore(t *testing.T, factory Factory[spi.ReadModelStore]) {
+	t.Helper()
+	RunT(t, ReadModelStoreKit(), factory, Options{})
+}

@@ -17,7 +17,7 @@ type EventStoreCase = Case[spi.EventStore]
 
 // EventStoreKit is the EventStore conformance kit (spec §7, DESIGN §6).
 func EventStoreKit() Kit[spi.EventStore] {
-	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: eventStoreChecks()}
+	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: append(eventStoreChecks(), esGapChecks()...)}
 }
 
 func eventStoreChecks() []Check[spi.EventStore] {
@@ -70,7 +70,7 @@ func eventStoreChecks() []Check[spi.EventStore] {
 			Requires: []string{spi.MethodAppendIfUnchanged, spi.MethodDeleteExecution}, Since: "2.3.0",
 			Doc: "an anchor from before delete+recreate never matches after it, even with a byte-identical sequence 0, and no event carries the incarnation", Run: esIncarnation},
 		{ID: "eventstore/store-now", Clauses: []string{"S7.es.store-now", "I-STORE-9"}, Level: spec.Should,
-			Requires: []string{spi.MethodStoreNow}, Doc: "storeNow is plausible epoch milliseconds and does not go back", Run: esStoreNow},
+			Requires: []string{spi.MethodStoreNow}, Doc: "storeNow is within an hour of the caller's clock and does not go back (its unit is eventstore/store-now-unit, MUST)", Run: esStoreNow},
 		{ID: "eventstore/delete-through", Clauses: []string{"S7.es.delete-through-atomic", "I-STORE-10"}, Level: spec.Must,
 			Requires: []string{spi.MethodDeleteThrough}, Doc: "deleteThrough removes 0..through (0 included) and nothing after; the head is kept", Run: esDeleteThrough},
 		{ID: "eventstore/delete-through-concurrent", Clauses: []string{"S7.es.delete-through-concurrent", "S7.es.delete-through-atomic"}, Level: spec.Must,

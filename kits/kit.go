@@ -224,6 +224,14 @@ func summarize(v any) string {
 		return fmt.Sprintf("branch %q of %q at %d", x.ID, x.ParentID, x.ForkSequence)
 	case []spi.Branch:
 		return fmt.Sprintf("%d branches", len(x))
+	case spi.StateEntry:
+		return fmt.Sprintf("version %d, value %s", x.Version, clipS(string(x.Value)))
+	case []spi.ReadModelDoc:
+		ids := make([]string, len(x))
+		for i, d := range x {
+			ids[i] = d.ID
+		}
+		return clipS(fmt.Sprintf("%d documents %q", len(x), ids))
 	case string:
 		if len(x) > 60 {
 			return fmt.Sprintf("%q…", x[:60])

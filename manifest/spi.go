@@ -67,6 +67,7 @@ func Spis() []Spi {
 		}},
 		{Name: SeamExecutionDispatcher, Version: ExecutionDispatcherSpiVersion, Tier: "kernel", Methods: []SpiMethod{
 			req("dispatch"), req("targets"),
+			opt("claim", "1.0.0"), opt("heartbeat", "1.0.0"), opt("ack", "1.0.0"),
 		}},
 		{Name: SeamContentStore, Version: ContentStoreSpiVersion, Tier: "plugin", Methods: []SpiMethod{
 			req("put"), req("get"), req("putStream"),

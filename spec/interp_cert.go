@@ -18,5 +18,9 @@ func certInterpretations() []Clause {
 			"Spec §7 versions each SPI but does not say what a certificate at an older version means. Silently certifying an unknown version as the current one, or an old one as if it were current, both overstate the claim; an old version is legitimate but must be named on the certificate and the badge."),
 		interp("I-CERT-6", s10, Must, "a run restricted by --run to a subset of the checks is \"partial\" (exit 5) in every output, whatever its results: a subset is never a certificate",
 			"The spec's conformance kits are whole suites; --run exists to reproduce and debug one check. A badge drawn from seven of thirty-six checks would certify what was never run."),
+		interp("I-CERT-7", "ADR 0026", Must, "a conformance run that judged nothing (no check or vector passed or failed: all unknown, all skipped, none selected) fails",
+			"ADR 0026 makes the fold vectors a gate for foreign folds; a gate that opens when nothing was compared is no gate. certify already refuses a seam that ran no MUST check (I-STORE-24); vectors holds the same line."),
+		interp("I-CERT-8", "ADR 0026", Must, "a foreign fold is pinged (a canonical request with id loom/ping) before the first vector and after two unanswered vectors in a row; when the ping goes unanswered within the timeout, every remaining vector is unknown at once, so a hanging fold costs at most about three timeouts, never one per vector",
+			"ADR 0026 says nothing about foreign folds that hang. Waiting the timeout for each of hundreds of vectors turns a hang into an hour of CI; any answer to the ping, output or error, shows the fold is alive, so a fold that is only slow on some vectors loses only those."),
 	}
 }

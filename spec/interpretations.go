@@ -5,9 +5,11 @@ package spec
 func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
-		manifestInterpretations(), foldInterpretations(), storeInterpretations(),
+		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
-		certInterpretations(), coverageInterpretations(),
+		goldenInterpretations(),
+		certInterpretations(), pluginInterpretations(),
+		dispatchInterpretations(), coverageInterpretations(),
 	} {
 		out = append(out, part...)
 	}

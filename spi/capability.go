@@ -25,6 +25,14 @@ const (
 	MethodRegister           = "register"
 	MethodGet                = "get"
 	MethodListChildren       = "listChildren"
+	MethodPut                = "put"
+	MethodPutStream          = "putStream"
+	MethodOwner              = "owner"
+	MethodSealsContent       = "sealsContent"
+	MethodSet                = "set"
+	MethodDelete             = "delete"
+	MethodUpsert             = "upsert"
+	MethodQuery              = "query"
 )
 
 // Capabilities is implemented by values that have every Go method of a seam but forward to
@@ -128,6 +136,47 @@ func hasGoMethod(seam string, store any, method string) bool {
 		case MethodRegister, MethodGet, MethodListChildren:
 			return true
 		}
+	case manifest.SeamContentStore:
+		if _, ok := store.(ContentStore); !ok {
+			return false
+		}
+		switch method {
+		case MethodPut, MethodGet, MethodPutStream:
+			return true
+		case MethodOwner:
+			_, ok := store.(OwnedContentStore)
+			return ok
+		case MethodSealsContent:
+			_, ok := store.(ContentSealer)
+			return ok
+		}
+	case manifest.SeamDurableStateStore:
+		if _, ok := store.(DurableStateStore); !ok {
+			return false
+		}
+		switch method {
+		case MethodGet, MethodSet, MethodDelete:
+			return true
+		}
+	case manifest.SeamReadModelStore:
+		if _, ok := store.(ReadModelStore); !ok {
+			return false
+		}
+		switch method {
+		case MethodUpsert, MethodQuery:
+			return true
+		}
+	case manifest.SeamExecutionDispatcher:
+		if _, ok := store.(ExecutionDispatcher); !ok {
+			return false
+		}
+		switch method {
+		case MethodDispatch, MethodTargets:
+			return true
+		case MethodClaim, MethodHeartbeat, MethodAck:
+			_, ok := store.(LeaseQueue)
+			return ok
+		}
 	}
 	return false
 }
@@ -151,6 +200,22 @@ func ClaimedVersion(seam string, store any) (string, bool) {
 	case manifest.SeamBranchRegistry:
 		if v, ok := store.(BranchRegistryVersioned); ok {
 			return v.BranchRegistrySpiVersion(), true
+		}
+	case manifest.SeamContentStore:
+		if v, ok := store.(ContentStoreVersioned); ok {
+			return v.ContentStoreSpiVersion(), true
+		}
+	case manifest.SeamDurableStateStore:
+		if v, ok := store.(DurableStateStoreVersioned); ok {
+			return v.DurableStateStoreSpiVersion(), true
+		}
+	case manifest.SeamReadModelStore:
+		if v, ok := store.(ReadModelStoreVersioned); ok {
+			return v.ReadModelStoreSpiVersion(), true
+		}
+	case manifest.SeamExecutionDispatcher:
+		if v, ok := store.(ExecutionDispatcherVersioned); ok {
+			return v.ExecutionDispatcherSpiVersion(), true
 		}
 	}
 	return "", false

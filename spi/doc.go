@@ -1,5 +1,6 @@
 // Package spi holds the Go shapes of the kernel's storage seams (spec §7): the Envelope, and
-// EventStore, SnapshotStore, ArchiveStore and BranchRegistry. Each seam is a small required
+// EventStore, SnapshotStore, ArchiveStore and BranchRegistry, and of the plugin-tier seams
+// ContentStore, DurableStateStore and ReadModelStore. Each seam is a small required
 // interface; each optional method is its own one-method interface (sometimes two methods that only
 // make sense together) detected by type assertion, the io.WriterTo idiom. Typed errors
 // (ErrConflict, ErrFenced, ErrNotFound, …) work with errors.Is and errors.As.

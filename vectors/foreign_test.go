@@ -8,6 +8,7 @@ import (
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/vectors/internal/foreignfold"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -189,8 +190,8 @@ func expectsSeq(t *testing.T, v vectors.Vector) bool {
 	return false
 }
 
-// A foreign fold that cannot even start (it exits at once) gives unknown verdicts, is restarted
-// for every vector, and the run still ends.
+// A foreign fold that cannot even start (it exits at once) fails the ping: every vector is
+// unknown without being asked, the run judged nothing and fails (I-CERT-7, I-CERT-8).
 func TestForeignCrashLoopUnknown(t *testing.T) {
 	all := handCorpus(t)
 	c := vectors.Corpus{Vectors: all.Vectors[:6]}
@@ -198,8 +199,72 @@ func TestForeignCrashLoopUnknown(t *testing.T) {
 	if u := rep.Failing(vectors.Unknown); len(u) != len(c.Vectors) {
 		t.Errorf("Run(process exiting at start) unknown = %d of %d", len(u), len(c.Vectors))
 	}
-	if p.Starts() != len(c.Vectors) {
-		t.Errorf("process starts = %d, want one per vector (%d)", p.Starts(), len(c.Vectors))
+	if p.Starts() != 1 || rep.Unresponsive == "" || rep.Judged() || rep.OK() {
+		t.Errorf("process starts = %d, unresponsive %q, judged %v, OK %v; want one start (the ping), unresponsive, nothing judged, not OK",
+			p.Starts(), rep.Unresponsive, rep.Judged(), rep.OK())
+	}
+}
+
+// A foreign fold that hangs from the start (`sleep 1000`) costs one timeout, not one per vector:
+// the ping goes unanswered and every vector is unknown at once; the run ends within 3 × the
+// timeout (I-CERT-8).
+func TestForeignHangingFoldEndsFast(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command")
+	}
+	c := handCorpus(t)
+	const timeout = 2 * time.Second
+	p, err := vectors.NewProcess([]string{"sleep", "1000"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	start := time.Now()
+	rep := vectors.Run(context.Background(), c, p, vectors.Config{Timeout: timeout})
+	elapsed := time.Since(start)
+	asked := 0
+	for _, r := range rep.Results {
+		if !r.NotAsked {
+			asked++
+		}
+	}
+	if asked != 0 || rep.Unresponsive == "" || len(rep.Results) != len(c.Vectors) || rep.OK() {
+		t.Errorf("vectors/unresponsive-fold [I-CERT-8]: Run(sleep 1000) asked %d vectors, unresponsive %q, %d results; want none asked, all %d unknown",
+			asked, rep.Unresponsive, len(rep.Results), len(c.Vectors))
+	}
+	if elapsed > 3*timeout {
+		t.Errorf("vectors/unresponsive-fold [I-CERT-8]: Run(sleep 1000) took %v, want within 3 × %v", elapsed, timeout)
+	}
+}
+
+// hangsAfter answers its first n requests and then never again (until ctx ends).
+type hangsAfter struct {
+	n, asked, pings int
+}
+
+func (h *hangsAfter) Answer(ctx context.Context, req vectors.Request) (vectors.Response, error) {
+	if req.ID == vectors.PingID {
+		h.pings++
+	} else {
+		h.asked++
+	}
+	if h.asked+h.pings <= h.n {
+		return vectors.Response{ID: req.ID, Error: vectors.ErrUnsupported}, nil
+	}
+	<-ctx.Done()
+	return vectors.Response{}, context.Cause(ctx)
+}
+
+// A fold that answers for a while and then hangs is given up on after DeadAfter unanswered vectors
+// and one unanswered ping: the number of questions is bounded, not one timeout per vector.
+func TestForeignFoldThatStopsAnswering(t *testing.T) {
+	c := handCorpus(t)
+	f := &hangsAfter{n: 5}
+	rep := vectors.Run(context.Background(), c, f, vectors.Config{Timeout: 20 * time.Millisecond, DeadAfter: 2})
+	// 1 ping + 4 vectors answered, then 2 vectors and 1 ping unanswered.
+	if f.asked != 6 || f.pings != 2 || rep.Unresponsive == "" || len(rep.Results) != len(c.Vectors) {
+		t.Errorf("vectors/unresponsive-fold [I-CERT-8]: Run(fold hanging after 5 answers) asked %d vectors and %d pings, unresponsive %q; want 6 vectors, 2 pings, unresponsive",
+			f.asked, f.pings, rep.Unresponsive)
 	}
 }
 
@@ -253,16 +318,16 @@ func TestLedgerKeptTrue(t *testing.T) {
 	defer p.Close()
 	failing := []string{"canonical/key-order-utf16", "canonical/key-order-utf16-vs-codepoint", "canonical/keys-lone-surrogates",
 		"digest/payload-utf16-key-order", "fold/steps/frame-keys-utf16-order"}
-	ledger := func(ids ...string) vectors.Ledger {
-		var l vectors.Ledger
+	ledger := func(ids ...string) *vectors.Ledger {
+		l := &vectors.Ledger{}
 		for _, id := range ids {
-			l.Entries = append(l.Entries, vectors.LedgerEntry{ID: id, Reason: "byte order"})
+			l.Entries = append(l.Entries, vectors.LedgerEntry{Check: id, Reason: "byte order"})
 		}
 		return l
 	}
 	cases := []struct {
 		name string
-		l    vectors.Ledger
+		l    *vectors.Ledger
 		ok   bool
 	}{
 		{"all listed", ledger(failing...), true},

@@ -2,6 +2,8 @@ package vectors
 
 import (
 	"encoding/json"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
 )
 
 // Kind says what a vector exercises and so which members it has (docs/vectors.md).
@@ -24,16 +26,16 @@ func Kinds() []Kind { return []Kind{KindFold, KindCanonical, KindDigest} }
 // Error kinds a vector may expect instead of a value: a closed set, compared by name only
 // (messages are free text). docs/vectors.md defines each; I-VECTOR-3.
 const (
-	ErrInvalidEnvelope   = "invalid-envelope" // an envelope member the fold cannot read (payload missing, metadata not an object)
-	ErrSequence          = "sequence"         // sequences not dense from 0, or not continuing the snapshot's
-	ErrMixedExecutions   = "mixed-executions" // envelopes of more than one executionId
-	ErrInvalidSnapshot   = "invalid-snapshot" // a snapshot that is not a folded state
-	ErrInvalidJSON       = "invalid-json"     // canonical: the input is not a JSON text
-	ErrUnsupported       = "unsupported"      // a foreign fold that does not implement the kind (never expected)
-	ErrInternal          = "internal"         // anything else a fold reports (never expected)
-	maxReasonLen         = 200                // a reason is one line
-	maxIDLen             = 120                // ids appear in reports and file names
-	currentProtocolLevel = 1                  // the line protocol's version (docs/vectors.md)
+	ErrInvalidEnvelope   = fold.KindInvalidEnvelope // an envelope the fold cannot read (a member missing, null or of the wrong type)
+	ErrSequence          = fold.KindSequence        // sequences not dense from 0, or not continuing the snapshot's
+	ErrMixedExecutions   = fold.KindMixedExecutions // envelopes of more than one executionId
+	ErrInvalidSnapshot   = fold.KindInvalidSnapshot // a snapshot that is not a folded state
+	ErrInvalidJSON       = "invalid-json"           // canonical: the input is not a JSON text
+	ErrUnsupported       = "unsupported"            // a foreign fold that does not implement the kind (never expected)
+	ErrInternal          = "internal"               // anything else a fold reports (never expected)
+	maxReasonLen         = 200                      // a reason is one line
+	maxIDLen             = 120                      // ids appear in reports and file names
+	currentProtocolLevel = 1                        // the line protocol's version (docs/vectors.md)
 )
 
 // ErrorKinds lists the error kinds a vector may expect, per vector kind.

@@ -55,7 +55,8 @@ func TestLoadRefusesMalformed(t *testing.T) {
 		{"fold bad profile", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.9.0","events":[],"expect":{"error":"sequence"}}`, "profile"},
 		{"fold no events", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","expect":{"error":"sequence"}}`, "events: missing"},
 		{"envelope typo", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"eventType"`, `"eventtype"`, 1) + `],"expect":{"error":"sequence"}}`, "events[0]"},
-		{"envelope missing sequence", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"sequence":0,`, ``, 1) + `],"expect":{"error":"sequence"}}`, "events[0]: sequence: missing"},
+		{"envelope missing sequence", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"sequence":0,`, ``, 1) + `],"expect":{"state":{}}}`, "events[0]: sequence: missing"},
+		{"envelope wrong type", `{"id":"a","kind":"fold","reason":"r","clauses":["S4.fold.unknown-inert"],"profile":"1.26.0","events":[` + strings.Replace(env, `"timestamp":1`, `"timestamp":"1"`, 1) + `],"expect":{"state":{}}}`, "events[0]: timestamp: want an integer"},
 		{"digest bad", `{"id":"a","kind":"digest","reason":"r","clauses":["S3.emit.identity"],"segment":-1,"eventType":"t","payload":1,"expect":{"digest":"XYZ"}}`, "segment"},
 		{"two values", goodCanonical + goodCanonical, "more than one JSON value"},
 	}
@@ -101,13 +102,20 @@ func TestSplitArgs(t *testing.T) {
 }
 
 func TestLedgerParse(t *testing.T) {
-	if _, err := ParseLedger([]byte(`[{"id":"a","reason":"known"},{"id":"a","reason":"again"}]`), "l.json"); err == nil || !strings.Contains(err.Error(), "already listed") {
-		t.Errorf("ParseLedger(duplicate) = %v, want an 'already listed' error", err)
+	cases := []struct{ in, want string }{
+		{`{"expectedFailures":[{"check":"a","reason":"known"},{"check":"a","reason":"again"}]}`, "listed twice"},
+		{`{"expectedFailures":[{"check":"a"}]}`, "reason is empty"},
+		{`{"id":"a"}`, `want {"expectedFailures"`},
+		// The shape vectors once read: refused, naming the one shape.
+		{`[{"id":"a","reason":"known"}]`, `want {"expectedFailures": [{"check"`},
+		{`{"expectedFailures":[{"check":"a","reason":"r","expires":"soon"}]}`, "YYYY-MM-DD"},
 	}
-	if _, err := ParseLedger([]byte(`[{"id":"a"}]`), "l.json"); err == nil || !strings.Contains(err.Error(), "reason missing") {
-		t.Errorf("ParseLedger(no reason) = %v, want a 'reason missing' error", err)
+	for _, c := range cases {
+		if _, err := ParseLedger("l.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "l.json") {
+			t.Errorf("ParseLedger(%s) = %v, want an error naming l.json and saying %q", c.in, err, c.want)
+		}
 	}
-	if _, err := ParseLedger([]byte(`{"id":"a"}`), "l.json"); err == nil || !strings.Contains(err.Error(), "l.json") {
-		t.Errorf("ParseLedger(object) = %v, want an error naming l.json", err)
+	if l, err := ParseLedger("l.json", []byte(`{"expectedFailures":[{"check":"a","reason":"known","expires":"2027-01-31"}]}`)); err != nil || len(l.Entries) != 1 {
+		t.Errorf("ParseLedger(valid) = %v, %v", l, err)
 	}
 }

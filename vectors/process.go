@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 	"io"
 	"os"
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 )
 
 // maxLine bounds one response line (a folded state can be large, but not unbounded).
@@ -54,10 +55,14 @@ type line struct {
 // found is an error now rather than an unknown verdict per vector.
 func NewProcess(argv []string, dir string) (*Process, error) {
 	if len(argv) == 0 {
-		return nil, errors.New("exec: empty command")
+		return nil, errors.New("empty command")
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {
-		return nil, fmt.Errorf("exec: %w", err)
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("cannot run %q: %w", ee.Name, ee.Err)
+		}
+		return nil, fmt.Errorf("cannot run %q: %w", argv[0], err)
 	}
 	return &Process{argv: argv, dir: dir, stderr: tailbuf.New(4096)}, nil
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
-	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // Folder answers protocol requests: the reference fold in process (Reference), a foreign fold
@@ -42,14 +40,11 @@ func answer(req Request) Response {
 		if err != nil {
 			return fail(ErrUnsupported, err)
 		}
-		var evs []spi.Envelope
+		// The events are folded as one JSON array through the envelope decoder every entry point
+		// shares (the CLI's), so the refusals, their order and their messages are the same.
+		var log []byte
 		if req.Events != nil {
-			evs = make([]spi.Envelope, len(*req.Events))
-			for i, raw := range *req.Events {
-				if err := json.Unmarshal(raw, &evs[i]); err != nil {
-					return fail(ErrInvalidEnvelope, err)
-				}
-			}
+			log = joinArray(*req.Events)
 		}
 		writer := p
 		if req.SnapshotProfile != "" {
@@ -57,7 +52,7 @@ func answer(req Request) Response {
 				return fail(ErrUnsupported, err)
 			}
 		}
-		st, err := foldAs(p, writer, req.Snapshot, evs)
+		st, err := foldAs(p, writer, req.Snapshot, log)
 		if err != nil {
 			return fail(foldErrorKind(err), err)
 		}
@@ -88,25 +83,40 @@ func answer(req Request) Response {
 	return fail(ErrUnsupported, errors.New("unknown kind "+string(req.Kind)))
 }
 
+// joinArray writes raw values as one JSON array.
+func joinArray(raws []json.RawMessage) []byte {
+	n := 2
+	for _, r := range raws {
+		n += len(r) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, r := range raws {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r...)
+	}
+	return append(b, ']')
+}
+
 // foldAs reads a stored snapshot (if any) written by profile writer, normalising it when writer
-// is older than p, and folds events onto it as profile p. It also checks copy-on-write (spec §3):
-// the snapshot the fold was given must be unchanged afterwards.
-func foldAs(p, writer fold.Profile, snapshot json.RawMessage, evs []spi.Envelope) (fold.State, error) {
+// is older than p (fold.NormalizeSnapshotFor), and folds the log (a JSON array of envelopes) onto it as profile p. It also
+// checks copy-on-write (spec §3): the snapshot the fold was given must be unchanged afterwards.
+func foldAs(p, writer fold.Profile, snapshot json.RawMessage, log []byte) (fold.State, error) {
 	if len(snapshot) == 0 {
-		return fold.Fold(p, nil, evs)
+		return fold.FoldBytes(p, nil, log)
 	}
 	snap, err := fold.ParseState(snapshot)
 	if err != nil {
 		return fold.State{}, err
 	}
-	if writer != p {
-		snap = fold.NormalizeSnapshotState(snap, writer)
-	}
+	snap = fold.NormalizeSnapshotFor(snap, writer, p)
 	before, err := snap.MarshalJSON()
 	if err != nil {
 		return fold.State{}, err
 	}
-	st, err := fold.Fold(p, &snap, evs)
+	st, err := fold.FoldBytes(p, &snap, log)
 	if err != nil {
 		return st, err
 	}
@@ -122,13 +132,5 @@ func foldErrorKind(err error) string {
 	if !errors.As(err, &ie) {
 		return ErrInternal
 	}
-	switch {
-	case strings.HasPrefix(ie.Field, "snapshot"):
-		return ErrInvalidSnapshot
-	case ie.Field == "sequence":
-		return ErrSequence
-	case ie.Field == "executionId":
-		return ErrMixedExecutions
-	}
-	return ErrInvalidEnvelope
+	return ie.Kind()
 }

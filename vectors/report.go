@@ -3,10 +3,11 @@ package vectors
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/loom-kernel/loom-conform/internal/junit"
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/junit"
 )
 
 // Render writes the human summary of a run: a table of verdicts per kind, then every vector that
@@ -45,11 +46,21 @@ func (r Report) Render(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	notAsked := 0
 	for _, x := range r.Results {
-		if x.Verdict == Pass || x.Expected != "" {
+		if x.NotAsked {
+			notAsked++
+		}
+		if x.Verdict == Pass || x.Expected != "" || x.NotAsked {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s (%s)\n%s\n", x.Verdict, x.ID, x.File, x.Message)
+	}
+	if r.Unresponsive != "" {
+		fmt.Fprintf(w, "\nunresponsive fold: %s; %d vector(s) not asked (unknown)\n", r.Unresponsive, notAsked)
+	}
+	if !r.Judged() {
+		fmt.Fprintf(w, "\nnothing was judged: no vector passed or failed, so the run fails (I-CERT-7)\n")
 	}
 	for _, e := range r.LedgerErrors {
 		fmt.Fprintf(w, "\nledger: %s\n", e)
@@ -59,7 +70,7 @@ func (r Report) Render(w io.Writer) error {
 		verdict = "FAIL"
 	}
 	if r.Excluded > 0 {
-		fmt.Fprintf(w, "\n%d vector(s) of other profiles not run\n", r.Excluded)
+		fmt.Fprintf(w, "\n%d vector(s) left out by --profile or --run\n", r.Excluded)
 	}
 	_, err := fmt.Fprintf(w, "\n%s: %d vector(s) in %s\n", verdict, len(r.Results), r.Elapsed.Round(time.Millisecond))
 	return err
@@ -79,11 +90,13 @@ func (r Report) WriteJSON(w io.Writer) error {
 		Unknown      int      `json:"unknown"`
 		ExpectedFail int      `json:"expectedFail"`
 		Excluded     int      `json:"excluded"`
+		Judged       bool     `json:"judged"`
+		Unresponsive string   `json:"unresponsive,omitempty"`
 		LedgerErrors []string `json:"ledgerErrors"`
 		ElapsedMs    float64  `json:"elapsedMs"`
 		Results      []result `json:"results"`
 	}{OK: r.OK(), Pass: c.Pass, Fail: c.Fail, Unknown: c.Unknown, ExpectedFail: c.ExpectedFail, Excluded: r.Excluded,
-		LedgerErrors: r.LedgerErrors, ElapsedMs: ms(r.Elapsed), Results: []result{}}
+		Judged: r.Judged(), Unresponsive: r.Unresponsive, LedgerErrors: r.LedgerErrors, ElapsedMs: ms(r.Elapsed), Results: []result{}}
 	if out.LedgerErrors == nil {
 		out.LedgerErrors = []string{}
 	}
@@ -123,6 +136,18 @@ func (r Report) WriteJUnit(w io.Writer) error {
 			jc.Error = &junit.Message{Message: firstLine(x.Message), Body: x.Message}
 		}
 		s.Add(jc)
+	}
+	if r.Unresponsive != "" || !r.Judged() {
+		s := junit.Suite{Name: "vectors/run"}
+		if r.Unresponsive != "" {
+			s.Add(junit.Case{Name: "fold-responsive", ClassName: "vectors.run", Time: "0",
+				Error: &junit.Message{Message: "unresponsive fold: " + r.Unresponsive}})
+		}
+		if !r.Judged() {
+			s.Add(junit.Case{Name: "judged-something", ClassName: "vectors.run", Time: "0",
+				Failure: &junit.Message{Message: "nothing was judged: no vector passed or failed (I-CERT-7)"}})
+		}
+		out.Suites = append(out.Suites, s)
 	}
 	if len(r.LedgerErrors) > 0 {
 		s := junit.Suite{Name: "vectors/ledger"}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -28,8 +29,15 @@ type Config struct {
 	// Profile, when set, selects the fold vectors of that profile only (canonical and digest
 	// vectors do not depend on a profile and always run).
 	Profile string
-	// Ledger lists the known failures.
-	Ledger Ledger
+	// Run, when set, selects the vectors whose id it matches (the others are excluded).
+	Run *regexp.Regexp
+	// DeadAfter is how many vectors in a row may go unanswered before the fold is pinged; when the
+	// ping goes unanswered too, every remaining vector is unknown at once (default 2, I-CERT-8).
+	DeadAfter int
+	// Ledger lists the known failures (nil = none).
+	Ledger *Ledger
+	// Now is the clock for ledger expiry (default time.Now).
+	Now func() time.Time
 	// Progress, when set, receives a line per vector that does not pass and a running count.
 	Progress io.Writer
 	// ProgressEvery is how many vectors pass between running counts (default 200).
@@ -43,28 +51,39 @@ func (c Config) withDefaults() Config {
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = 200
 	}
+	if c.DeadAfter <= 0 {
+		c.DeadAfter = 2
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	return c
 }
 
 // Result is the verdict of one vector.
 type Result struct {
-	ID       string        `json:"id"`
-	Kind     Kind          `json:"kind"`
-	File     string        `json:"file"`
-	Clauses  []string      `json:"clauses"`
-	Verdict  Verdict       `json:"verdict"`
-	Want     string        `json:"want"`          // the expected output, or "error:<kind>"
-	Got      string        `json:"got,omitempty"` // the answer, or "error:<kind>"
-	Message  string        `json:"message,omitempty"`
-	Expected string        `json:"expectedFailure,omitempty"` // the ledger's reason, when listed
+	ID       string   `json:"id"`
+	Kind     Kind     `json:"kind"`
+	File     string   `json:"file"`
+	Clauses  []string `json:"clauses"`
+	Verdict  Verdict  `json:"verdict"`
+	Want     string   `json:"want"`          // the expected output, or "error:<kind>"
+	Got      string   `json:"got,omitempty"` // the answer, or "error:<kind>"
+	Message  string   `json:"message,omitempty"`
+	Expected string   `json:"expectedFailure,omitempty"` // the ledger's reason, when listed
+	// NotAsked says the vector was not sent: the fold had been given up on (Report.Unresponsive).
+	NotAsked bool          `json:"notAsked,omitempty"`
 	Duration time.Duration `json:"-"`
 }
 
 // Report is the outcome of a run.
 type Report struct {
 	Results []Result `json:"results"`
-	// Excluded counts vectors left out by Config.Profile.
+	// Excluded counts vectors left out by Config.Profile and Config.Run.
 	Excluded int `json:"excluded"`
+	// Unresponsive, when set, says why the fold was given up on: the vectors from then on are
+	// unknown without being asked.
+	Unresponsive string `json:"unresponsive,omitempty"`
 	// LedgerErrors are ledger entries that are no longer true: a listed vector that passed or is
 	// not in the corpus.
 	LedgerErrors []string      `json:"ledgerErrors,omitempty"`
@@ -94,11 +113,17 @@ func (r Report) Counts() Counts {
 	return c
 }
 
-// OK reports whether the run passes: every vector passed or is a listed failure, no verdict is
-// unknown and the ledger is true.
+// OK reports whether the run passes: it judged at least one vector (I-CERT-7), every vector
+// passed or is a listed failure, no verdict is unknown and the ledger is true.
 func (r Report) OK() bool {
 	c := r.Counts()
-	return c.Fail == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
+	return r.Judged() && c.Fail == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
+}
+
+// Judged reports whether the run judged anything: some vector passed or failed.
+func (r Report) Judged() bool {
+	c := r.Counts()
+	return c.Pass+c.Fail+c.ExpectedFail > 0
 }
 
 // Failing returns the ids whose verdict is not pass (listed or not), in run order.
@@ -112,31 +137,81 @@ func (r Report) Failing(v Verdict) []string {
 	return out
 }
 
-// Run judges every vector of c against f. It never stops early: a vector without an answer is
-// unknown and the run goes on. ctx cancellation ends the run; the remaining vectors are unknown.
+// PingID is the id of the request the runner sends before the first vector, and again after
+// DeadAfter unanswered vectors in a row: a canonical request of the text "null". Any answer, output
+// or error, shows the fold is alive (docs/vectors.md).
+const PingID = "loom/ping"
+
+// ping asks f one cheap question within timeout.
+func ping(ctx context.Context, f Folder, timeout time.Duration) error {
+	in := "null"
+	pctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%v", timeout))
+	defer cancel()
+	_, err := f.Answer(pctx, Request{Kind: KindCanonical, ID: PingID, Input: &in})
+	return err
+}
+
+// Run judges every vector of c against f. A vector without an answer is unknown and the run goes
+// on, but a fold that does not answer the ping at the start, or after DeadAfter unanswered
+// vectors in a row, is given up on: every remaining vector is unknown at once, so a hanging fold
+// costs at most about 3 × Timeout (I-CERT-8). ctx cancellation ends the run; the remaining vectors
+// are unknown.
 func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 	cfg = cfg.withDefaults()
 	start := time.Now()
 	var rep Report
 	var selected []Vector
 	for _, v := range c.Vectors {
-		if cfg.Profile != "" && v.Kind == KindFold && !sameVersion(v.Profile, cfg.Profile) {
+		if cfg.Profile != "" && v.Kind == KindFold && !sameVersion(v.Profile, cfg.Profile) ||
+			cfg.Run != nil && !cfg.Run.MatchString(v.ID) {
 			rep.Excluded++
 			continue
 		}
 		selected = append(selected, v)
 	}
+	if len(selected) > 0 {
+		if err := ping(ctx, f, cfg.Timeout); err != nil {
+			rep.Unresponsive = fmt.Sprintf("the fold did not answer the ping before the first vector: %v", err)
+		}
+	}
+	unanswered := 0
 	for i, v := range selected {
-		res := judge(ctx, v, f, cfg.Timeout)
-		if reason, ok := cfg.Ledger.reason(v.ID); ok {
-			res.Expected = reason
-			if res.Verdict == Pass {
-				rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure (%s) but passes: remove it from the ledger", v.ID, reason))
+		var res Result
+		if rep.Unresponsive != "" {
+			res = Result{ID: v.ID, Kind: v.Kind, File: v.File, Clauses: v.Clauses, Verdict: Unknown, NotAsked: true,
+				Message: fmt.Sprintf("vector/%s [%s]: %s = not asked: %s", v.ID, strings.Join(v.Clauses, " "), op(v), rep.Unresponsive)}
+			if w, we, err := v.Want(); err == nil {
+				res.Want = w
+				if we != "" {
+					res.Want = "error:" + we
+				}
+			}
+		} else {
+			res = judge(ctx, v, f, cfg.Timeout)
+			if res.Verdict == Unknown && res.Got == "" {
+				unanswered++
+				if unanswered >= cfg.DeadAfter {
+					if err := ping(ctx, f, cfg.Timeout); err != nil {
+						rep.Unresponsive = fmt.Sprintf("%d vectors in a row went unanswered (the last: %s) and so did the ping: %v", unanswered, v.ID, err)
+					}
+					unanswered = 0
+				}
+			} else {
+				unanswered = 0
+			}
+		}
+		if e, ok := cfg.Ledger.Lookup(v.ID); ok {
+			res.Expected = e.Reason
+			switch {
+			case e.Expired(cfg.Now()):
+				rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: the expected-failures entry expired on %s", v.ID, e.Expires))
+			case res.Verdict == Pass:
+				rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure (%s) but passes: remove it from the ledger", v.ID, e.Reason))
 			}
 		}
 		rep.Results = append(rep.Results, res)
 		if cfg.Progress != nil {
-			if res.Verdict != Pass {
+			if res.Verdict != Pass && !res.NotAsked {
 				tag := string(res.Verdict)
 				if res.Expected != "" {
 					tag += " (expected)"
@@ -148,10 +223,15 @@ func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 			}
 		}
 	}
-	for _, e := range cfg.Ledger.Entries {
-		if _, ok := c.ByID(e.ID); !ok {
-			rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure but no vector has this id", e.ID))
+	if cfg.Ledger != nil {
+		for _, e := range cfg.Ledger.Entries {
+			if _, ok := c.ByID(e.Check); !ok {
+				rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure but no vector has this id", e.Check))
+			}
 		}
+	}
+	if rep.Unresponsive != "" && cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, "unresponsive fold: %s\n", rep.Unresponsive)
 	}
 	rep.Elapsed = time.Since(start)
 	return rep

@@ -72,7 +72,7 @@ func TestReports(t *testing.T) {
 		"digest/payload-null":            func() (Response, error) { return Response{Error: ErrUnsupported}, nil },
 		"fold/v1_22/rehomed-any-payload": func() (Response, error) { return Response{Error: ErrInternal}, nil },
 	}
-	ledger := Ledger{Entries: []LedgerEntry{{ID: "fold/v1_22/rehomed-any-payload", Reason: "not ported"}}}
+	ledger := &Ledger{Entries: []LedgerEntry{{Check: "fold/v1_22/rehomed-any-payload", Reason: "not ported"}}}
 	rep := Run(context.Background(), c, f, Config{Ledger: ledger})
 	if got := rep.Counts(); got.Fail != 2 || got.Unknown != 1 || got.ExpectedFail != 1 || rep.OK() {
 		t.Fatalf("Counts = %+v, OK = %v; want 2 fail, 1 unknown, 1 expected, not OK", got, rep.OK())

@@ -106,11 +106,13 @@ func newBadgesRenderCmd() *cobra.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return badInput("--out: %v", err)
 			}
+			var outs []output
 			for _, c := range f.Capabilities {
 				path := filepath.Join(out, strings.ReplaceAll(c.ID, "/", "-")+".svg")
-				if err := writeFile(path, func(w io.Writer) error { return badges.WriteBadge(w, c) }); err != nil {
-					return err
-				}
+				outs = append(outs, output{"--out", path, func(w io.Writer) error { return badges.WriteBadge(w, c) }})
+			}
+			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d badges written to %s\n", len(f.Capabilities), out)
 			return nil

@@ -25,12 +25,13 @@ type certifyFlags struct {
 	faults                                          bool
 	report, junit, html, badge                      string
 	accept                                          []string
+	writeLedger                                     string
 }
 
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|all TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
 through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
@@ -58,8 +59,14 @@ HTML page and the badge all say it, and the exit code is its own:
 
 --accept VERDICT (repeatable) makes 4, 5 or 6 exit 0 for a caller that opts in, e.g. a CI job
 that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return badInput("certify: name one kind: %s or all (got %d arguments)", strings.Join(certify.Kinds(), ", "), len(args))
+			}
+			return nil
+		},
+		ValidArgs: append(certify.Kinds(), "all"),
+		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn)")
@@ -81,6 +88,13 @@ that keeps a ledger: --accept certified-with-waivers. The verdict itself never c
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
 	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
 	fl.StringSliceVar(&f.accept, "accept", nil, "exit 0 for this qualified verdict too: certified-with-waivers, partial or held-to-older-version (repeatable)")
+	fl.StringVar(&f.writeLedger, "write-ledger", "", "write a ledger listing every check that failed to this file (- = stdout), to start one: edit each reason")
+	_ = cmd.RegisterFlagCompletionFunc("builtin", fixedCompletion(certify.Backends()...))
+	_ = cmd.RegisterFlagCompletionFunc("accept", fixedCompletion(string(certify.CertifiedWithWaivers), string(certify.Partial), string(certify.HeldToOlder)))
+	_ = cmd.RegisterFlagCompletionFunc("spi", spiCompletion)
+	for _, name := range []string{"report", "junit", "html", "badge", "write-ledger", "expected-failures"} {
+		_ = cmd.MarkFlagFilename(name)
+	}
 	return cmd
 }
 
@@ -108,9 +122,29 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 		}
 		accept[v] = true
 	}
+	if err := positiveDuration("--timeout", f.timeout); err != nil {
+		return badInput("certify: %v", err)
+	}
+	if err := positiveDuration("--start-timeout", f.startTimeout); err != nil {
+		return badInput("certify: %v", err)
+	}
+	var rep *certify.Report
+	report := func(w func(io.Writer, *certify.Report) error) func(io.Writer) error {
+		return func(out io.Writer) error { return w(out, rep) }
+	}
+	outs := []output{{"--report", f.report, report(certify.WriteJSON)}, {"--junit", f.junit, report(certify.WriteJUnit)},
+		{"--html", f.html, report(certify.WriteHTML)}, {"--badge", f.badge, report(certify.WriteBadge)},
+		{"--write-ledger", f.writeLedger, func(w io.Writer) error { return certify.WriteLedger(w, rep, time.Now()) }}}
+	if err := checkOutputs(outs); err != nil {
+		return badInput("certify: %v", err)
+	}
+	certOut := cmd.OutOrStdout()
+	if toStdout(outs) {
+		certOut = cmd.ErrOrStderr()
+	}
 	cfg := certify.Config{Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
 		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
-		Command: "loom-conform"}
+		Command: invokedAs(os.Args[0])}
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
 			return badInput("certify: --expected-failures: %v", err)
@@ -130,7 +164,7 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	fmt.Fprintf(cmd.ErrOrStderr(), "certify %s: %s\n", kind, target.Describe())
-	rep, err := certify.Run(ctx, target, cfg)
+	rep, err = certify.Run(ctx, target, cfg)
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
@@ -141,18 +175,10 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 		}
 		fmt.Fprintln(cmd.ErrOrStderr())
 	}
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer, *certify.Report) error
-	}{{f.report, certify.WriteJSON}, {f.junit, certify.WriteJUnit}, {f.html, certify.WriteHTML}, {f.badge, certify.WriteBadge}} {
-		if out.path == "" {
-			continue
-		}
-		if err := writeReport(out.path, rep, out.write); err != nil {
-			return fmt.Errorf("certify: %w", err)
-		}
+	if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+		return fmt.Errorf("certify: %w", err)
 	}
-	if err := certify.WriteCertificate(cmd.OutOrStdout(), rep); err != nil {
+	if err := certify.WriteCertificate(certOut, rep); err != nil {
 		return err
 	}
 	return certifyExit(kind, rep, accept)
@@ -173,18 +199,6 @@ func certifyExit(kind string, rep *certify.Report, accept map[certify.Verdict]bo
 	return &exitError{code: v.ExitCode(), err: fmt.Errorf("certify %s: verdict %s, not a certificate (exit %d; --accept %s makes it exit 0)", kind, v, v.ExitCode(), v)}
 }
 
-func writeReport(path string, rep *certify.Report, write func(io.Writer, *certify.Report) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(fh, rep); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Close()
-}
-
 // certifyTarget picks the one target the flags name.
 func certifyTarget(f certifyFlags) (certify.Target, error) {
 	var picked []string
@@ -196,8 +210,12 @@ func certifyTarget(f certifyFlags) (certify.Target, error) {
 	if f.dsn != "" && f.builtin != "postgres" {
 		picked = append(picked, "--dsn")
 	}
-	if len(picked) != 1 {
-		return nil, fmt.Errorf("name exactly one target (--builtin, --dsn, --url, --exec or --image); got %d: %s", len(picked), strings.Join(picked, " "))
+	switch {
+	case len(picked) == 0:
+		return nil, fmt.Errorf("name a target: one of --builtin %s, --dsn DSN, --url URL, --exec 'CMD ARGS' or --image IMG",
+			strings.Join(certify.Backends(), "|"))
+	case len(picked) > 1:
+		return nil, fmt.Errorf("name exactly one target (--builtin, --dsn, --url, --exec or --image), not %d: %s", len(picked), strings.Join(picked, " "))
 	}
 	switch {
 	case f.builtin != "":

@@ -59,7 +59,7 @@ func TestCertifyExitCodes(t *testing.T) {
 	}{
 		{[]string{"certify", "eventstore", "--builtin", "broken:off-by-one-read-range", "--run", "read-range"}, 1, "not certified"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--accept", "not-certified"}, 2, "--accept"},
-		{[]string{"certify", "eventstore"}, 2, "exactly one target"},
+		{[]string{"certify", "eventstore"}, 2, "name a target"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--url", "http://x"}, 2, "exactly one target"},
 		{[]string{"certify", "stores", "--builtin", "memory"}, 2, "unknown kind"},
 		{[]string{"certify", "eventstore", "--builtin", "oracle"}, 2, "want one of"},
@@ -68,6 +68,14 @@ func TestCertifyExitCodes(t *testing.T) {
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--run", "("}, 2, "--run"},
 		{[]string{"certify", "eventstore", "--builtin", "memory", "--expected-failures", ledger}, 2, "reason is empty"},
 		{[]string{"certify", "eventstore", "--exec", "'unterminated"}, 2, "quote"},
+		{[]string{"certify", "--builtin", "memory"}, 2, "name one kind: eventstore, snapshotstore, archivestore, branchregistry or all"},
+		{[]string{"certify", "all"}, 2, "name a target: one of --builtin memory|sqlite|postgres"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--timeout", "-1s"}, 2, "--timeout -1s: want a positive duration"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--start-timeout", "0s"}, 2, "--start-timeout"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--report", "/nonexistent/dir/r.json"}, 2, "--report /nonexistent/dir/r.json: directory /nonexistent/dir does not exist"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--badge", "."}, 2, "is a directory"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--report", "-", "--junit", "-"}, 2, "at most one"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--accept", "bogus"}, 2, "unknown verdict"},
 		{[]string{"serve-store", "--backend", "oracle"}, 2, "unknown backend"},
 		{[]string{"serve-store"}, 2, "backend"},
 		{[]string{"serve-store", "--backend", "memory", "--listen", "no-port"}, 2, "--listen"},
@@ -83,4 +91,72 @@ func TestCertifyExitCodes(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// --write-ledger starts a ledger from a failing run that --expected-failures reads back; "-"
+// writes a report to stdout (the certificate moves to stderr); reproduce lines name the binary as
+// invoked.
+func TestCertifyWriteLedgerAndStdout(t *testing.T) {
+	ledger := filepath.Join(t.TempDir(), "ledger.json")
+	args := []string{"certify", "eventstore", "--builtin", "broken:off-by-one-read-range", "--seed", "5"}
+	if code, _, stderr := runCLI(t, "", append(args, "--write-ledger", ledger)...); code != 1 {
+		t.Fatalf("certify (failing) --write-ledger = exit %d: %s", code, lastLine(stderr))
+	}
+	b, err := os.ReadFile(ledger)
+	if err != nil || !strings.Contains(string(b), `"check": "eventstore/read-range-bounds"`) {
+		t.Fatalf("--write-ledger wrote %s (%v), want the failing check listed", b, err)
+	}
+	code, stdout, stderr := runCLI(t, "", append(args, "--expected-failures", ledger, "--report", "-")...)
+	var rep struct {
+		Verdict string `json:"verdict"`
+		Checks  []struct {
+			Repro string `json:"repro"`
+		} `json:"checks"`
+	}
+	if code != 4 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Verdict != "certified-with-waivers" {
+		t.Fatalf("certify --expected-failures <written> --report - = exit %d, stdout %.200q; want exit 4 and the JSON report alone on stdout", code, stdout)
+	}
+	if !strings.Contains(stderr, "loom store certificate — CERTIFIED WITH 1 WAIVER") {
+		t.Errorf("the certificate did not move to stderr:\n%s", stderr)
+	}
+	if len(rep.Checks) == 0 || !strings.HasPrefix(rep.Checks[0].Repro, "go run ./cmd/loom-conform certify eventstore") {
+		t.Errorf("repro = %q, want the binary as invoked (go run ./cmd/loom-conform under go test)", rep.Checks[0].Repro)
+	}
+}
+
+func TestInvokedAs(t *testing.T) {
+	for in, want := range map[string]string{
+		"loom-conform": "loom-conform", "./bin/loom-conform": "./bin/loom-conform", "": "loom-conform",
+		"/tmp/go-build123/b001/exe/loom-conform": "go run ./cmd/loom-conform", "/my tools/loom-conform": "'/my tools/loom-conform'",
+	} {
+		if got := invokedAs(in); got != want {
+			t.Errorf("invokedAs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// --version, and completion of kinds and of --builtin, --backend, --profile, --spi, --accept.
+func TestVersionAndCompletion(t *testing.T) {
+	if code, out, _ := runCLI(t, "", "--version"); code != 0 || !strings.HasPrefix(out, "loom-conform "+toolVersion+" (kernel ABI") {
+		t.Errorf("--version = exit %d, %q", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "certify", ""}, "branchregistry"},
+		{[]string{"__complete", "certify", "eventstore", "--builtin", ""}, "sqlite"},
+		{[]string{"__complete", "serve-store", "--backend", ""}, "postgres"},
+		{[]string{"__complete", "vectors", "--profile", ""}, "1.20.0"},
+		{[]string{"__complete", "fold", "--profile", ""}, "1.26.0"},
+		{[]string{"__complete", "certify", "eventstore", "--spi", "snap"}, "snapshotstore="},
+		{[]string{"__complete", "certify", "eventstore", "--accept", ""}, "certified-with-waivers"},
+	} {
+		if code, out, _ := runCLI(t, "", c.args...); code != 0 || !strings.Contains(out, c.want+"\n") {
+			t.Errorf("%v = exit %d, %q; want %q offered", c.args, code, out, c.want)
+		}
+	}
+	if code, out, _ := runCLI(t, "", "completion", "bash"); code != 0 || !strings.Contains(out, "loom-conform") {
+		t.Errorf("completion bash = exit %d", code)
+	}
 }

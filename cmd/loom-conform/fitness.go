@@ -11,6 +11,7 @@ import (
 	"github.com/loom-kernel/loom-conform/catalog"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
 
@@ -19,10 +20,11 @@ func newFitnessCmd() *cobra.Command {
 		list, markdown   bool
 		run, json, junit string
 		root, proofs     string
+		shard            string
 		rounds           int
 	}
 	cmd := &cobra.Command{
-		Use:   "fitness [--list [--markdown]] [--run REGEX] [--json FILE|-] [--junit FILE|-] [--root DIR] [--proofs DIR] [--rounds N]",
+		Use:   "fitness [--list [--markdown]] [--run REGEX] [--shard i/n] [--json FILE|-] [--junit FILE|-] [--root DIR] [--proofs DIR] [--rounds N]",
 		Short: "Run the fitness gates of spec §10 (pins, kits, vectors, replay, G2, performance ratios, coverage)",
 		Long: `Run the fitness gates: the continuous checks of spec §10, each a guarantee with its clause ids,
 what it runs, a threshold and where CI enforces it (docs/fitness.md lists them all).
@@ -37,6 +39,9 @@ must have been rejected by a check in that run.
 Verdicts: pass; fail; unknown (not judged: a ratio within its measured noise after 3 attempts, or
 tests skipped for a missing service outside CI) — never a pass; pending (the gate's runner is not
 built yet) — listed, never a pass.
+
+--shard i/n runs a stable part of the gates (by gate id) for a CI matrix; report merge joins the
+shards' --json reports into the report one run gives.
 
 Progress goes to stderr, the table to stdout. --list prints the gates without running them
 (--markdown: the docs/fitness.md text). Exit 0 when no gate failed, 1 when one failed, 2 on bad
@@ -54,6 +59,11 @@ flags.`,
 					return badInput("--run %q selects no gate (see fitness --list)", o.run)
 				}
 			}
+			sh, err := shard.Parse(o.shard)
+			if err != nil {
+				return badInput("--shard: %v", err)
+			}
+			gates = fitness.Shard(gates, sh)
 			if o.list {
 				if o.markdown {
 					return fitness.WriteDoc(cmd.OutOrStdout(), gates)
@@ -73,15 +83,15 @@ flags.`,
 			if st, err := os.Stat(o.root + "/go.mod"); err != nil || st.IsDir() {
 				return badInput("--root %q is not the module root (no go.mod): checks and bench gates run go test there", o.root)
 			}
-			outputs := map[string]string{"--json": o.json, "--junit": o.junit}
-			for flag, path := range outputs {
-				if path != "" && path != "-" {
-					f, err := os.Create(path)
-					if err != nil {
-						return badInput("%s: %v", flag, err)
-					}
-					f.Close()
-				}
+			var report fitness.Report
+			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
+				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }}}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("%v", err)
+			}
+			table := cmd.OutOrStdout()
+			if toStdout(outs) {
+				table = cmd.ErrOrStderr()
 			}
 			ledger, err := fitness.CoverageLedger()
 			if err != nil {
@@ -92,14 +102,12 @@ flags.`,
 				Checks: catalog.Checks(), CoverageLedger: ledger,
 				Mutants: catalog.Mutants(), ProofsDir: latestProofs(o.root, o.proofs),
 			})
-			report := fitness.NewReport(results)
-			if err := report.RenderTable(cmd.OutOrStdout()); err != nil {
+			report = fitness.NewReport(results)
+			report.Shard = sh.String()
+			if err := report.RenderTable(table); err != nil {
 				return err
 			}
-			if err := writeTo(cmd.OutOrStdout(), o.json, report.RenderJSON); err != nil {
-				return err
-			}
-			if err := writeTo(cmd.OutOrStdout(), o.junit, report.RenderJUnit); err != nil {
+			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if report.Failed {
@@ -116,6 +124,7 @@ flags.`,
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
 	f.StringVar(&o.root, "root", ".", "the module root go test runs in")
 	f.StringVar(&o.proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i/n of the gates (a stable partition by gate id); merge the JSON reports with report merge")
 	f.IntVar(&o.rounds, "rounds", 15, "interleaved rounds per ratio gate (at least 15)")
 	return cmd
 }
@@ -131,23 +140,4 @@ func latestProofs(root, dir string) string {
 	}
 	sort.Strings(runs)
 	return runs[len(runs)-1]
-}
-
-// writeTo renders to path ("" = nothing, "-" = stdout).
-func writeTo(stdout io.Writer, path string, render func(io.Writer) error) error {
-	switch path {
-	case "":
-		return nil
-	case "-":
-		return render(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := render(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

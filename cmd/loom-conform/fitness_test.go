@@ -12,8 +12,8 @@ import (
 // selection with the verdicts in the table and the JSON report, and refuses bad flags with exit 2.
 func TestFitnessCLI(t *testing.T) {
 	code, out, _ := runCLI(t, "", "fitness", "--list")
-	if code != 0 || !strings.Contains(out, "g2/ratio") || !strings.Contains(out, "pending") {
-		t.Errorf("fitness --list = exit %d, %q; want exit 0 listing g2/ratio and the pending gates", code, out)
+	if code != 0 || !strings.Contains(out, "g2/ratio") || !strings.Contains(out, "coverage/must") {
+		t.Errorf("fitness --list = exit %d, %q; want exit 0 listing every gate", code, out)
 	}
 	for _, c := range []struct {
 		args []string
@@ -30,9 +30,9 @@ func TestFitnessCLI(t *testing.T) {
 		}
 	}
 	report := filepath.Join(t.TempDir(), "fitness.json")
-	code, out, stderr := runCLI(t, "", "fitness", "--root", "../..", "--run", "^(coverage/must|replay/goldens)$", "--json", report)
-	if code != 0 || !strings.Contains(out, "PENDING") {
-		t.Fatalf("fitness --run coverage/must|replay/goldens = exit %d\n%s\n%s; want exit 0 with a pending gate", code, out, stderr)
+	code, out, stderr := runCLI(t, "", "fitness", "--root", "../..", "--run", "^(coverage/must|mutants/killed)$", "--proofs", t.TempDir(), "--json", report)
+	if code != 1 || !strings.Contains(out, "mutants/killed") {
+		t.Fatalf("fitness --run coverage/must|mutants/killed with empty proofs = exit %d\n%s\n%s; want exit 1 (no mutant has a recorded kill)", code, out, stderr)
 	}
 	raw, err := os.ReadFile(report)
 	if err != nil {
@@ -48,7 +48,7 @@ func TestFitnessCLI(t *testing.T) {
 	for _, x := range r.Results {
 		verdicts[x.Gate] = x.Verdict
 	}
-	if len(verdicts) != 2 || verdicts["replay/goldens"] != "pending" || verdicts["coverage/must"] != "pass" {
-		t.Errorf("fitness --json = %s; want coverage/must pass and replay/goldens pending", raw)
+	if len(verdicts) != 2 || verdicts["mutants/killed"] != "fail" || verdicts["coverage/must"] != "pass" {
+		t.Errorf("fitness --json = %s; want coverage/must pass and mutants/killed fail", raw)
 	}
 }

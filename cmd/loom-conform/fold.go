@@ -18,8 +18,9 @@ func newFoldCmd() *cobra.Command {
 		Long: `fold reads one execution's envelopes (a JSON array or NDJSON; '-' or no argument is stdin),
 folds them with the reference fold as event schema --profile (default the current schema), onto
 --snapshot (a state in the JSON form fold prints) if given, and prints the canonical JSON state.
---snapshot-profile names the schema version that wrote the snapshot; an older one is read
-through NormalizeSnapshotState (spec §4: pre-1.21 status, pre-1.26 settled inputs).
+--snapshot-profile names the schema version that wrote the snapshot; it is read through
+NormalizeSnapshotFor(writer, --profile) (spec §4: pre-1.21 status, pre-1.26 settled inputs, each
+applied only when the writer predates the change and --profile has it).
 
 Bad input (malformed JSON, a wrong field type, a missing, non-integer, out-of-order or non-dense
 sequence, envelopes of several executions) exits 2 with a message naming the envelope index and field.`,
@@ -47,7 +48,7 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 					if err != nil {
 						return badInput("--snapshot-profile: %v", err)
 					}
-					s = fold.NormalizeSnapshotState(s, w)
+					s = fold.NormalizeSnapshotFor(s, w, p)
 				}
 				snap = &s
 			} else if snapshotProfile != "" {
@@ -77,6 +78,8 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 	cmd.Flags().StringVar(&profile, "profile", "", "event-schema version to fold as (1.20.0 .. "+fold.Current().Version()+")")
 	cmd.Flags().StringVar(&snapshot, "snapshot", "", "a state file to fold the log onto")
 	cmd.Flags().StringVar(&snapshotProfile, "snapshot-profile", "", "event-schema version that wrote --snapshot (read through NormalizeSnapshotState)")
+	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("snapshot-profile", fixedCompletion(profileNames()...))
 	return cmd
 }
 

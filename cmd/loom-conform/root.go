@@ -19,10 +19,17 @@ manifest and compatibility gate, the clause registry and its coverage, a referen
 conformance kits that certify event, snapshot, archive and branch stores in any language through
 the store bridge, and language-neutral fold vectors.
 
-Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 bad input or usage.`,
+Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 bad input or usage;
+certify adds 3 target failed, 4 certified with waivers, 5 partial run, 6 held to an older SPI
+version (see certify --help).
+
+Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
+  source <(loom-conform completion bash)      # or zsh, fish, powershell`,
+		Version:       toolVersion,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	for _, c := range []*cobra.Command{
 		newVersionCmd(),
 		newManifestCmd(),
@@ -33,8 +40,13 @@ Exit codes: 0 success, 1 a negative verdict (incompatible, a failed check), 2 ba
 		newVectorsCmd(),
 		newCertifyCmd(),
 		newServeStoreCmd(),
+		newReplayCmd(),
+		newGoldensCmd(),
+		newVerifyCmd(),
+		newDeploysimCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
+		newReportCmd(),
 	} {
 		root.AddCommand(c)
 	}

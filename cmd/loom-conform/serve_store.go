@@ -75,5 +75,6 @@ SIGINT or SIGTERM.`,
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	f.DurationVar(&opts.CallTimeout, "call-timeout", bridge.DefaultCallTimeout, "deadline of each store call")
 	_ = cmd.MarkFlagRequired("backend")
+	_ = cmd.RegisterFlagCompletionFunc("backend", fixedCompletion(certify.Backends()...))
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -15,11 +16,12 @@ import (
 func newVectorsCmd() *cobra.Command {
 	var o struct {
 		profile, exec, ledger, junit, report string
+		run, writeLedger                     string
 		timeout                              time.Duration
 		serve, quiet                         bool
 	}
 	cmd := &cobra.Command{
-		Use:   "vectors [DIR] [--profile V] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--junit FILE] [--report FILE]",
+		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--junit FILE] [--report FILE]",
 		Short: "Run the language-neutral fold vectors against the reference fold or a foreign one",
 		Long: `Run the fold vectors (ADR 0026 T2.3; format and protocol in docs/vectors.md): every *.json file
 under DIR (default: the corpus built into this binary, vectors/corpus) is one vector.
@@ -27,14 +29,20 @@ under DIR (default: the corpus built into this binary, vectors/corpus) is one ve
 Without --exec the reference fold answers in process. With --exec the command (split like a
 shell would, without one) is started once and driven over the line protocol on its stdin and
 stdout; a vector without an answer within --timeout, or whose process dies, is "unknown" and the
-process is restarted. --serve instead makes this binary the serving side of the protocol, with
-the reference fold behind it.
+process is restarted. The fold is pinged before the first vector and after two unanswered vectors
+in a row; when the ping goes unanswered, every remaining vector is unknown at once, so a hanging
+fold costs about 3 x --timeout, not one timeout per vector. --serve instead makes this binary the
+serving side of the protocol, with the reference fold behind it.
 
---expected-failures FILE lists known failures (a JSON array of {"id","reason"}): an unlisted
-failure fails the run, and so does a listed vector that passes.
+--run REGEX runs only the vectors whose id matches. --expected-failures FILE lists known
+failures in the ledger format certify uses (docs/ledger.md):
+  {"expectedFailures": [{"check": "<vector id>", "reason": "...", "expires": "YYYY-MM-DD"}]}
+an unlisted failure fails the run, and so does a listed vector that passes or an expired entry.
+--write-ledger FILE writes a ledger listing every failing vector, to start one.
 
-Progress goes to stderr, the summary table to stdout. Exit 0 when every vector passes (modulo the
-ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, ledger or flag).`,
+Progress goes to stderr, the summary table to stdout (to stderr when a report goes to stdout
+with "-"). Exit 0 when every selected vector passes (modulo the ledger), 1 on a failure, an
+unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector, ledger or flag).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.serve {
@@ -56,7 +64,26 @@ ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, 
 			if err != nil {
 				return badInput("%v", err)
 			}
+			if err := positiveDuration("--timeout", o.timeout); err != nil {
+				return badInput("vectors: %v", err)
+			}
 			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr()}
+			if o.run != "" {
+				if cfg.Run, err = regexp.Compile(o.run); err != nil {
+					return badInput("vectors: --run %q: %v", o.run, err)
+				}
+			}
+			var rep vectors.Report
+			outs := []output{{"--junit", o.junit, func(w io.Writer) error { return rep.WriteJUnit(w) }},
+				{"--report", o.report, func(w io.Writer) error { return rep.WriteJSON(w) }},
+				{"--write-ledger", o.writeLedger, func(w io.Writer) error { return vectors.WriteLedger(w, rep) }}}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("vectors: %v", err)
+			}
+			summaryOut := cmd.OutOrStdout()
+			if toStdout(outs) {
+				summaryOut = cmd.ErrOrStderr()
+			}
 			if o.quiet {
 				cfg.Progress = nil
 			}
@@ -71,7 +98,7 @@ ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, 
 				if err != nil {
 					return badInput("--expected-failures: %v", err)
 				}
-				if cfg.Ledger, err = vectors.ParseLedger(data, o.ledger); err != nil {
+				if cfg.Ledger, err = vectors.ParseLedger(o.ledger, data); err != nil {
 					return badInput("--expected-failures: %v", err)
 				}
 			}
@@ -79,34 +106,29 @@ ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, 
 			if o.exec != "" {
 				argv, err := vectors.SplitArgs(o.exec)
 				if err != nil {
-					return badInput("--exec: %v", err)
+					return badInput("vectors: --exec %q: %v", o.exec, err)
 				}
 				p, err := vectors.NewProcess(argv, "")
 				if err != nil {
-					return badInput("--exec: %v", err)
+					return badInput("vectors: --exec %q: %v", o.exec, err)
 				}
 				defer p.Close()
 				folder = p
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			rep := vectors.Run(ctx, corpus, folder, cfg)
-			if err := rep.Render(cmd.OutOrStdout()); err != nil {
+			rep = vectors.Run(ctx, corpus, folder, cfg)
+			if err := rep.Render(summaryOut); err != nil {
 				return err
 			}
-			for _, w := range []struct {
-				file  string
-				write func(io.Writer) error
-			}{{o.junit, rep.WriteJUnit}, {o.report, rep.WriteJSON}} {
-				if w.file == "" {
-					continue
-				}
-				if err := writeFile(w.file, w.write); err != nil {
-					return err
-				}
+			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+				return fmt.Errorf("vectors: %w", err)
 			}
 			if !rep.OK() {
 				c := rep.Counts()
+				if !rep.Judged() {
+					return verdict("vectors: nothing was judged (%d selected, %d unknown, %d left out): the run fails", len(rep.Results), c.Unknown, rep.Excluded)
+				}
 				return verdict("vectors: %d failed, %d unknown, %d ledger error(s)", c.Fail, c.Unknown, len(rep.LedgerErrors))
 			}
 			return nil
@@ -116,23 +138,17 @@ ledger), 1 on a failure or unknown verdict, 2 on bad input (a malformed vector, 
 	f.StringVar(&o.profile, "profile", "", "run only the fold vectors of this schema profile (1.20.0..1.26.0)")
 	f.StringVar(&o.exec, "exec", "", "drive this foreign fold command over the line protocol (no shell)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long to wait for one vector's answer")
-	f.StringVar(&o.ledger, "expected-failures", "", "JSON ledger of known failures: [{\"id\",\"reason\"}]")
-	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE")
-	f.StringVar(&o.report, "report", "", "write the JSON report to FILE")
+	f.StringVar(&o.ledger, "expected-failures", "", `JSON ledger of known failures: {"expectedFailures":[{"check","reason","expires"?}]}`)
+	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
+	f.StringVar(&o.report, "report", "", "write the JSON report to FILE (- = stdout)")
+	f.StringVar(&o.run, "run", "", "run only the vectors whose id matches this regular expression")
+	f.StringVar(&o.writeLedger, "write-ledger", "", "write a ledger listing every failing vector to FILE (- = stdout), to start one")
+	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames()...))
+	for _, name := range []string{"junit", "report", "write-ledger", "expected-failures"} {
+		_ = cmd.MarkFlagFilename(name)
+	}
 	f.BoolVar(&o.serve, "serve", false, "serve the line protocol on stdin/stdout with the reference fold")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	cmd.AddCommand(newVectorsFuzzCmd())
 	return cmd
-}
-
-// writeFile writes a report file through write.
-func writeFile(name string, write func(io.Writer) error) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return badInput("%v", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return f.Close()
 }

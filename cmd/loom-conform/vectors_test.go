@@ -46,7 +46,11 @@ func TestVectorsExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ledger := filepath.Join(t.TempDir(), "ledger.json")
-	if err := os.WriteFile(ledger, []byte(`[{"id":"cli/canon","reason":"known"}]`), 0o644); err != nil {
+	if err := os.WriteFile(ledger, []byte(`{"expectedFailures":[{"check":"cli/canon","reason":"known"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldShape := filepath.Join(t.TempDir(), "old.json")
+	if err := os.WriteFile(oldShape, []byte(`[{"id":"cli/canon","reason":"known"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -67,9 +71,21 @@ func TestVectorsExitCodes(t *testing.T) {
 		{[]string{"vectors", "--exec", `fold 'open`}, 2, "unterminated"},
 		{[]string{"vectors", "--exec", "/nonexistent/fold"}, 2, "--exec"},
 		{[]string{"vectors", "--expected-failures", "/nonexistent/ledger.json"}, 2, "--expected-failures"},
+		{[]string{"vectors", bad, "--expected-failures", oldShape}, 2, `want {"expectedFailures": [{"check"`},
+		{[]string{"vectors", "--quiet", "--run", "^canonical/"}, 0, ""},
+		{[]string{"vectors", "--quiet", "--run", "^no-such-vector$"}, 1, "nothing was judged"},
+		{[]string{"vectors", "--run", "("}, 2, "--run"},
+		{[]string{"vectors", "--timeout", "-1s"}, 2, "positive"},
+		{[]string{"vectors", "--timeout", "0s"}, 2, "positive"},
+		{[]string{"vectors", "--report", "/nonexistent/dir/r.json"}, 2, "--report /nonexistent/dir/r.json"},
+		{[]string{"vectors", "--report", "-", "--junit", "-"}, 2, "at most one"},
+		{[]string{"vectors", "--quiet", "--exec", "sleep 1000", "--timeout", "1s"}, 1, "nothing was judged"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, "", c.args...)
+		if strings.Contains(stderr, "exec: exec:") {
+			t.Errorf("loom-conform %v: stderr %q repeats itself", c.args, stderr)
+		}
 		if code != c.code || !strings.Contains(stderr, c.err) {
 			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.err)
 		}
@@ -116,5 +132,27 @@ func TestVectorsExecServe(t *testing.T) {
 	want := `{"id":"a","output":"[1,{\"a\":2,\"b\":1}]"}` + "\n" + `{"id":"b","output":"e5dc3cdf3f69d31d"}` + "\n"
 	if code != 0 || stdout != want {
 		t.Errorf("vectors --serve = exit %d, %q; want 0, %q", code, stdout, want)
+	}
+}
+
+// --write-ledger starts a ledger from a failing run that --expected-failures then reads back;
+// "-" writes a report to stdout and moves the summary to stderr.
+func TestVectorsWriteLedgerAndStdout(t *testing.T) {
+	bad := t.TempDir()
+	writeVector(t, bad, "v.json", `"{\"b\":1,\"a\":2}"`)
+	ledger := filepath.Join(t.TempDir(), "ledger.json")
+	if code, _, stderr := runCLI(t, "", "vectors", "--quiet", bad, "--write-ledger", ledger); code != 1 {
+		t.Fatalf("vectors (failing) --write-ledger = exit %d: %s", code, lastLine(stderr))
+	}
+	if code, _, stderr := runCLI(t, "", "vectors", "--quiet", bad, "--expected-failures", ledger); code != 0 {
+		t.Errorf("vectors --expected-failures <written ledger> = exit %d: %s", code, lastLine(stderr))
+	}
+	code, stdout, stderr := runCLI(t, "", "vectors", "--quiet", bad, "--expected-failures", ledger, "--report", "-")
+	var rep struct {
+		OK     bool `json:"ok"`
+		Judged bool `json:"judged"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || !rep.OK || !rep.Judged || !strings.Contains(stderr, "PASS") {
+		t.Errorf("vectors --report - = exit %d, stdout %q; want the JSON report alone on stdout, the summary on stderr", code, stdout)
 	}
 }

@@ -13,9 +13,14 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the harness version and the kernel contract versions it encodes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "loom-conform %s (kernel ABI %s, event schema %s, wire ABI %s)\n",
-				toolVersion, manifest.KernelAbiVersion, manifest.EventSchemaVersion, manifest.WireAbiVersion)
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return err
 		},
 	}
+}
+
+// versionLine is what `version` and `--version` print.
+func versionLine() string {
+	return fmt.Sprintf("loom-conform %s (kernel ABI %s, event schema %s, wire ABI %s)",
+		toolVersion, manifest.KernelAbiVersion, manifest.EventSchemaVersion, manifest.WireAbiVersion)
 }

@@ -170,13 +170,20 @@ func DecodeDriver(file string, data []byte) (*Driver, error) {
 	if err := json.Unmarshal(top["actions"], &acts); err != nil || len(acts) == 0 {
 		return nil, &Error{File: file, Field: "actions", Reason: "want a non-empty array of actions"}
 	}
+	started := false
 	for i, raw := range acts {
-		a, err := decodeAction(file, fmt.Sprintf("actions[%d]", i), raw)
+		p := fmt.Sprintf("actions[%d]", i)
+		a, err := decodeAction(file, p, raw)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 && a.Do != "start" {
-			return nil, &Error{File: file, Path: "actions[0]", Field: "do", Reason: "the first action must be start"}
+		switch {
+		case a.Do == "start" && started:
+			return nil, &Error{File: file, Path: p, Field: "do", Reason: "a driver starts its execution once"}
+		case a.Do == "start":
+			started = true
+		case !started && a.Do != "crash":
+			return nil, &Error{File: file, Path: p, Field: "do", Reason: "the first action must be start (a crash may arm before it)"}
 		}
 		d.Actions = append(d.Actions, a)
 	}

@@ -28,7 +28,7 @@ func Fakes() []Fake {
 	return []Fake{
 		{Name: "echo", Doc: "returns its input"},
 		{Name: "fail-typed", Channels: []string{"declined", "invalid"},
-			Doc: `fails typed on channel input.channel (default "declined") with payload input.payload (default {}); declares "declined" and "invalid"`},
+			Doc: `fails typed on channel input.channel (default "declined") with payload input.payload (default {}); declares "declined" (any payload) and "invalid" (payload must be an object with a string member "why")`},
 		{Name: "fail-undeclared", Channels: []string{"declined"},
 			Doc: `fails typed on channel "undeclared", which it does not declare: the kernel degrades it to an untyped failure, loudly`},
 		{Name: "fail-untyped", Doc: `fails untyped with message input.message (default "fake: untyped failure")`},
@@ -176,6 +176,7 @@ func Effects() map[string]kernel.EffectDef {
 		},
 		"once": func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return valueOr(in), nil },
 	}
+	schemas := map[string]kernel.PayloadSchema{"invalid": whySchema}
 	out := make(map[string]kernel.EffectDef, len(fns))
 	for _, f := range Fakes() {
 		def := kernel.EffectDef{Fn: fns[f.Name], AtMostOnce: f.AtMostOnce}
@@ -183,9 +184,23 @@ func Effects() map[string]kernel.EffectDef {
 			def.Errors = map[string]kernel.PayloadSchema{}
 			for _, ch := range f.Channels {
 				def.Errors[ch] = kernel.AnyPayload
+				if sc, ok := schemas[ch]; ok {
+					def.Errors[ch] = sc
+				}
 			}
 		}
 		out[f.Name] = def
 	}
 	return out
+}
+
+// whySchema is the payload schema of fail-typed's "invalid" channel: an object with a string "why".
+func whySchema(p json.RawMessage) error {
+	var v struct {
+		Why *string `json:"why"`
+	}
+	if err := json.Unmarshal(p, &v); err != nil || v.Why == nil {
+		return errors.New(`want an object with a string member "why"`)
+	}
+	return nil
 }

@@ -170,6 +170,7 @@ func TestDecodeDriverRefusesBadDrivers(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"format", `{"format":"x","actions":[{"do":"start"}]}`, `field "format"`},
 		{"first not start", `{"format":"loom-driver/1","actions":[{"do":"recover"}]}`, `actions[0]: field "do": the first action must be start`},
+		{"start twice", `{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"start"}]}`, `actions[1]: field "do": a driver starts its execution once`},
 		{"unknown action", `{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"explode"}]}`, `actions[1]: field "do": unknown action`},
 		{"missing field", `{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"resume"}]}`, `actions[1]: field "eventType": missing`},
 		{"wrong type", `{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"crash","at":"x"}]}`, `actions[1]: field "at": wrong type`},

@@ -159,7 +159,9 @@ func answerOf(v json.RawMessage, err error) Answer {
 	return Answer{Value: v}
 }
 
-// FailureOf classifies a kernel error as a flow script sees it.
+// FailureOf classifies a kernel error as a flow script sees it. The message of an untyped or
+// timed-out failure is the one the log records (the effect's), so a replay that serves the failure
+// answers the same; a cancelled step's is "step <id> cancelled".
 func FailureOf(err error) *Failure {
 	var tf *kernel.TypedFailure
 	var sf *kernel.StepFailedError
@@ -172,12 +174,13 @@ func FailureOf(err error) *Failure {
 	case errors.As(err, &tf):
 		return &Failure{Kind: "typed", Channel: tf.Channel, Payload: tf.RawPayload(), Message: err.Error()}
 	case errors.As(err, &sf):
+		// the effect's own message, which the log records: a replay serves the same one
 		if sf.Timeout {
-			return &Failure{Kind: "timeout", Message: err.Error()}
+			return &Failure{Kind: "timeout", Message: sf.Message}
 		}
-		return &Failure{Kind: "untyped", Message: err.Error()}
+		return &Failure{Kind: "untyped", Message: sf.Message}
 	case errors.As(err, &sc):
-		return &Failure{Kind: "cancelled", Message: err.Error()}
+		return &Failure{Kind: "cancelled", Message: "step " + sc.StepID + " cancelled"}
 	case errors.As(err, &de):
 		return &Failure{Kind: "decider", Message: err.Error()}
 	}

@@ -291,8 +291,16 @@ func act(ctx context.Context, rt *kernel.Runtime, s *Script, d *Driver, a Driver
 	case "cancel":
 		return rt.Cancel(ctx, exec, a.Reason)
 	case "snapshot":
-		_, err := rt.Snapshot(ctx, exec)
-		return kernel.Result{}, err
+		// the result is the state the runtime reads back through the snapshot just saved
+		if _, err := rt.Snapshot(ctx, exec); err != nil {
+			return kernel.Result{}, err
+		}
+		st, err := rt.State(ctx, exec)
+		if err != nil {
+			return kernel.Result{}, err
+		}
+		b, err := fold.CanonicalState(st)
+		return kernel.Result{Status: st.Status, Output: b}, err
 	case "deliver":
 		return rt.Deliver(ctx, exec, a.Topic, a.MessageID, a.Message)
 	case "drive":

@@ -138,3 +138,24 @@ func TestChecksValid(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBrokenContentStoresRejected(t *testing.T) {
+	rejectedBy(t, "contentstore", kits.ContentStoreKit(), broken.ContentStores())
+}
+
+func TestBrokenDurableStateStoresRejected(t *testing.T) {
+	rejectedBy(t, "durablestatestore", kits.DurableStateStoreKit(), broken.DurableStateStores())
+}
+
+func TestBrokenReadModelStoresRejected(t *testing.T) {
+	rejectedBy(t, "readmodelstore", kits.ReadModelStoreKit(), broken.ReadModelStores())
+}
+
+func TestEnoughBrokenPluginStores(t *testing.T) {
+	for name, n := range map[string]int{"ContentStore": len(broken.ContentStores()),
+		"DurableStateStore": len(broken.DurableStateStores()), "ReadModelStore": len(broken.ReadModelStores())} {
+		if n < 8 {
+			t.Errorf("%d broken %ss, want at least 8", n, name)
+		}
+	}
+}

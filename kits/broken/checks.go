@@ -4,7 +4,7 @@ import "github.com/loom-kernel/loom-conform/spec"
 
 // Checks lists the tests that prove the kits with the broken stores.
 func Checks() []spec.Check {
-	return []spec.Check{
+	return append([]spec.Check{
 		{ID: "kits/broken/eventstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.fencing.zombie", "S7.es.incarnation-anchor", "S7.es.delete-through-atomic", "S7.es.delete-through-concurrent"},
 			Where: "kits/broken:TestBrokenEventStoresRejected"},
 		{ID: "kits/broken/snapshotstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S3.snapshot.equivalence", "S7.ss.prune-range", "S7.ss.list-sequences"},
@@ -13,11 +13,17 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestBrokenArchiveStoresRejected"},
 		{ID: "kits/broken/branchregistries-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit"},
 			Where: "kits/broken:TestBrokenBranchRegistriesRejected"},
+		{ID: "kits/broken/contentstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S7.plugin.pinned", "I-PLUGIN-1", "I-PLUGIN-2", "I-PLUGIN-3", "I-PLUGIN-4"},
+			Where: "kits/broken:TestBrokenContentStoresRejected"},
+		{ID: "kits/broken/durablestatestores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S7.plugin.pinned", "I-PLUGIN-5", "I-PLUGIN-6", "I-PLUGIN-7"},
+			Where: "kits/broken:TestBrokenDurableStateStoresRejected"},
+		{ID: "kits/broken/readmodelstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S7.plugin.pinned", "I-PLUGIN-8", "I-PLUGIN-9", "I-PLUGIN-10"},
+			Where: "kits/broken:TestBrokenReadModelStoresRejected"},
 		{ID: "kits/broken/incarnation-follows-claim", Kind: spec.KindTest, Clauses: []string{"S7.es.incarnation-anchor", "I-STORE-21"},
 			Where: "kits/broken:TestIncarnationRuleFollowsTheClaim"},
 		{ID: "kits/broken/jsonb-like-passes", Kind: spec.KindTest, Clauses: []string{"I-STORE-25", "I-STORE-15"},
 			Where: "kits/broken:TestJsonbLikeStorePasses"},
 		{ID: "kits/broken/key-reordering-passes", Kind: spec.KindTest, Clauses: []string{"S3.snapshot.equivalence", "I-STORE-15"},
 			Where: "kits/broken:TestKeyReorderingStorePasses"},
-	}
+	}, gapChecks()...)
 }

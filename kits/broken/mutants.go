@@ -72,6 +72,41 @@ var violates = map[string][]string{
 	"branchregistry/zero-for-unknown":            {"I-STORE-20"},
 	"branchregistry/children-like-prefix":        {"I-STORE-20", "I-STORE-4"},
 	"branchregistry/lossy-branch-metadata":       {"I-STORE-20", "I-STORE-25"},
+	"contentstore/partial-stream-visible":        {"I-PLUGIN-2", "S7.plugin.pinned"},
+	"contentstore/stream-swallows-error":         {"I-PLUGIN-2", "S7.plugin.pinned"},
+	"contentstore/commits-after-cancel":          {"I-PLUGIN-2", "S7.plugin.pinned"},
+	"contentstore/wrong-digest":                  {"I-PLUGIN-1"},
+	"contentstore/truncates-large":               {"I-PLUGIN-1"},
+	"contentstore/empty-for-unknown":             {"I-PLUGIN-1"},
+	"contentstore/malformed-digest-not-found":    {"I-PLUGIN-1"},
+	"contentstore/put-twice-refused":             {"I-PLUGIN-1"},
+	"contentstore/owner-leak":                    {"I-PLUGIN-3", "S7.plugin.pinned"},
+	"contentstore/owner-unowned-fallback":        {"I-PLUGIN-3", "S7.plugin.pinned"},
+	"contentstore/owner-prefix":                  {"I-PLUGIN-3", "I-STORE-4"},
+	"contentstore/seals-flaps":                   {"I-PLUGIN-4"},
+	"contentstore/seals-without-owner":           {"I-PLUGIN-4"},
+	"durablestatestore/last-write-wins":          {"I-PLUGIN-5", "S7.plugin.pinned"},
+	"durablestatestore/lost-update":              {"I-PLUGIN-5", "S7.plugin.pinned"},
+	"durablestatestore/create-overwrites":        {"I-PLUGIN-5"},
+	"durablestatestore/version-restarts":         {"I-PLUGIN-6", "I-PLUGIN-5"},
+	"durablestatestore/delete-ignores-condition": {"I-PLUGIN-5", "I-PLUGIN-6"},
+	"durablestatestore/conflict-still-writes":    {"I-PLUGIN-5"},
+	"durablestatestore/lossy-numbers":            {"I-PLUGIN-7", "I-STORE-25"},
+	"durablestatestore/case-folded-keys":         {"I-PLUGIN-7", "I-STORE-4"},
+	"durablestatestore/null-for-absent":          {"I-PLUGIN-7"},
+	"durablestatestore/accepts-invalid":          {"I-PLUGIN-5", "I-PLUGIN-7"},
+	"durablestatestore/stale-version-returned":   {"I-PLUGIN-6"},
+	"readmodelstore/offset-cursor":               {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/forged-cursor-accepted":      {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/foreign-cursor-accepted":     {"I-PLUGIN-9", "S7.plugin.pinned"},
+	"readmodelstore/inclusive-cursor":            {"I-PLUGIN-9"},
+	"readmodelstore/limit-ignored":               {"I-PLUGIN-8", "S7.plugin.pinned"},
+	"readmodelstore/limit-clamped":               {"I-PLUGIN-8", "S7.plugin.pinned"},
+	"readmodelstore/limit-above-max-accepted":    {"I-PLUGIN-8"},
+	"readmodelstore/no-next-cursor":              {"I-PLUGIN-9"},
+	"readmodelstore/cursor-past-end":             {"I-PLUGIN-9"},
+	"readmodelstore/model-prefix":                {"I-PLUGIN-10", "I-STORE-4"},
+	"readmodelstore/lossy-numbers":               {"I-PLUGIN-7", "I-STORE-25"},
 }
 
 // ProvingTest is the test that runs every broken store against its kit ("kits/broken:<Test>").
@@ -85,6 +120,12 @@ func ProvingTest(seam string) string {
 		return "kits/broken:TestBrokenArchiveStoresRejected"
 	case "branchregistry":
 		return "kits/broken:TestBrokenBranchRegistriesRejected"
+	case "contentstore":
+		return "kits/broken:TestBrokenContentStoresRejected"
+	case "durablestatestore":
+		return "kits/broken:TestBrokenDurableStateStoresRejected"
+	case "readmodelstore":
+		return "kits/broken:TestBrokenReadModelStoresRejected"
 	}
 	panic(fmt.Sprintf("broken: unknown seam %q", seam))
 }
@@ -112,5 +153,14 @@ func Mutants() []spec.Mutant {
 	for _, s := range BranchRegistries() {
 		add("branchregistry", s.Name, s.Defect, s.Catch)
 	}
-	return out
+	for _, s := range ContentStores() {
+		add("contentstore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range DurableStateStores() {
+		add("durablestatestore", s.Name, s.Defect, s.Catch)
+	}
+	for _, s := range ReadModelStores() {
+		add("readmodelstore", s.Name, s.Defect, s.Catch)
+	}
+	return append(out, GapMutants()...)
 }

@@ -23,5 +23,8 @@ func Checks() []spec.Check {
 		spec.Check{ID: "kernelprops/generator-frequency", Kind: spec.KindTest,
 			Clauses: []string{"I-COV-3"},
 			Where:   dir + "TestGeneratorReachesInterestingPaths"},
+		spec.Check{ID: "kernelprops/flow-script", Kind: spec.KindTest,
+			Clauses: []string{"S3.determinism.enforced", "I-GOLDEN-1"},
+			Where:   dir + "TestProgramsAsFlowScripts"},
 	)
 }

@@ -319,5 +319,9 @@ func (o *Outcome) describe() string {
 	}
 	b.WriteString("log (NDJSON):\n")
 	b.WriteString(NDJSON(o.Log))
+	if s, err := o.prog.Script("prog"); err == nil {
+		js, _ := json.Marshal(s)
+		fmt.Fprintf(&b, "program as a flow script (docs/goldens.md):\n%s\n", js)
+	}
 	return b.String()
 }

@@ -2,8 +2,6 @@ package fold
 
 import (
 	"encoding/json"
-	"math"
-	"strconv"
 )
 
 // carry is a validated EXECUTION_STARTED.carry (1.23.0; quarantined since 1.25.0): what a
@@ -137,20 +135,12 @@ func readQuarantined(raw []byte) (q map[string][]QuarantineEntry, ok, proto bool
 	return q, ok && isObj, proto
 }
 
-// intValue reads a JSON number that is an exact integer in int64 range.
+// intValue reads an integer of a snapshot: the envelope rule, jsonInt (I-FOLD-22).
 func intValue(raw []byte) (int64, bool) {
-	if raw == nil || !isNumber(raw) {
+	if raw == nil {
 		return 0, false
 	}
-	t := trimRaw(raw)
-	if n, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-		return n, true
-	}
-	x, err := strconv.ParseFloat(string(t), 64)
-	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-		return 0, false
-	}
-	return int64(x), true
+	return jsonInt(raw)
 }
 
 var _ = json.RawMessage(nil)

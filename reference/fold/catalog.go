@@ -23,19 +23,19 @@ var shapes = map[string]struct {
 	kernelOnly     bool
 }{
 	"EXECUTION_STARTED": {"`{input, flowId?, flowHash?, codeHash?, principal?, parent?, chain?, carry?: {resources?, inbox?, quarantined?}}`",
-		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry seeds `_resources`, `_inbox`, `_quarantined` (1.25.0)", false},
+		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry seeds `_resources` (the six dimensions as one group, `custom` on its own), `_inbox`, `_quarantined` (1.25.0); an empty carry member seeds nothing (I-FOLD-26)", false},
 	"EXECUTION_SUSPENDED": {"`{on, timeout?, wakeAt?, correlationKey?, condition?: {stepId?, attempt?}, waits?: [{waitId, ...}]}`",
-		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait}", false},
+		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait} when waits is an array (`{}` for `[]` or only invalid entries; I-FOLD-26)", false},
 	"EXECUTION_RESUMED": {"the answer verbatim (`null` = a null answer); kernel-stamped `{waitId, answer}` addresses a wait (1.23.0)",
-		"status running, ends the park (`_suspendedOn`, `_waits`, `_failedWhileParked` removed); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__`, `_failedWhileParked`); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
+		"status running, ends the park (`_suspendedOn`, `_waits`, `_failedWhileParked` removed); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__` from 1.23.0 (an ordinary gate before), `_failedWhileParked`); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
 	"EXECUTION_COMPLETED": {"`{output}`", "status completed, `_output`; ends the park", false},
 	"EXECUTION_FAILED":    {"`{error}`", "status failed, `_error`; ends the park", false},
 	"EXECUTION_CANCELLED": {"`{reason?}`", "status cancelled; ends the park", false},
 	"EXECUTION_MIGRATED":  {"`{fromFlowHash?, toFlowHash?, toCodeHash?, migratedInput?}`", "`migratedInput` replaces `_input` (1.15.0); `toCodeHash` replaces `_codeHash` (1.23.0)", false},
 	"EXECUTION_RECOVERED": {"`{by?}`", "log-only: changes no folded key", false},
 	"EXECUTION_CONTINUED": {"`{continuedTo, carried?}`", "terminal status continued, `_continuedTo`; ends the park", true},
-	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt, input}", false},
-	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying, attempt, error; input kept", false},
+	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt (the payload's number, else 1), input}", false},
+	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying; attempt and error when present (else the frame's are kept); input kept", false},
 	"STEP_COMPLETED":      {"`{stepId, output}`", "frame status completed, output; error fields cleared; input dropped (1.26.0)", false},
 	"STEP_FAILED": {"`{stepId, error, channel?, payload?}`",
 		"frame status failed, error, errorChannel/errorPayload when channel is a string (1.17.0); input dropped (1.26.0); while suspended sets `_failedWhileParked` (1.21.0); never moves the status (before 1.21.0 it failed the execution)", false},
@@ -54,7 +54,7 @@ var shapes = map[string]struct {
 	"EVENTS_REHOMED":     {"audit object", "appended to `_lifecycle` (1.22.0)", false},
 	"MESSAGE_CONSUMED":   {"`{topic, messageId, waitId?, message?}`", "`_inbox[topic]` = {count, last}; `_waitAnswers[waitId]` = message; drops the topic's released `_quarantined` head of that messageId (1.25.0)", true},
 	"INBOX_QUARANTINED":  {"`{topic, messageId, message?}`", "appends a held entry to `_quarantined[topic]` (at most 1 024)", true},
-	"INBOX_RELEASED":     {"`{topic, messageId, operator?, auto?, deliver?}`", "exactly one of operator/auto, auto only with deliver, else ignored; releases the topic's oldest held entry (deliver) or discards it", true},
+	"INBOX_RELEASED":     {"`{topic, messageId, operator?, auto?, deliver?}`", "exactly one of operator/auto carried (present and not null, whatever its value; I-FOLD-27), auto only with deliver: true, else ignored; releases the topic's oldest held entry (deliver) or discards it", true},
 }
 
 // ReservedVariable is one reserved key of the folded variables and its JSON shape.
@@ -123,6 +123,7 @@ func EventsMarkdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Name, s.Since, s.Level, s.Payload, s.Folds, k)
 	}
+	b.WriteString(envelopesSection)
 	b.WriteString("\n## Reserved variables\n\nThe folded state is `{status, frames, variables, sequence, startedAt, updatedAt}` (DESIGN §3.2); a frame is\n" +
 		"`{stepId, status, attempt, input?, output?, error?, errorChannel?, errorPayload?}`. The fold writes these\n" +
 		"reserved variables (absent until written):\n\n| key | shape | written by |\n| --- | --- | --- |\n")
@@ -131,3 +132,27 @@ func EventsMarkdown() string {
 	}
 	return b.String()
 }
+
+// envelopesSection is the envelope decoder's rules as docs/events.md states them (I-FOLD-22, I-FOLD-23).
+const envelopesSection = `
+## Envelopes
+
+Every entry point reads envelopes with one decoder (` + "`fold.DecodeEnvelope`, `fold.Envelopes`" + `; I-FOLD-22):
+
+| member | must be | notes |
+| --- | --- | --- |
+| ` + "`id`, `workflowId`, `executionId`, `eventType`" + ` | a string | ` + "`id`" + ` is required though the fold never reads it |
+| ` + "`sequence`" + ` | an integer >= 0 | dense per execution from 0 (or the snapshot's sequence + 1) |
+| ` + "`timestamp`" + ` | an integer (epoch ms) | any sign; becomes ` + "`updatedAt`" + ` (and ` + "`startedAt`" + ` on EXECUTION_STARTED) |
+| ` + "`payload`" + ` | present, any JSON value | ` + "`null`" + ` included |
+| ` + "`metadata`" + ` | absent, ` + "`null`" + ` or an object | |
+
+Other members are ignored. An integer is a JSON number whose value is whole and at most 2^53-1 in
+magnitude, whatever its spelling: ` + "`0.0`, `1e3` and `-0`" + ` are integers (as ` + "`JSON.parse`" + ` reads them),
+` + "`1.5`, `1e400` and `9007199254740992`" + ` are not. A member that is missing, ` + "`null`" + ` or of the wrong type is
+the error kind ` + "`invalid-envelope`" + `, worded ` + "`envelope <i>: <member>: missing`" + ` or
+` + "`envelope <i>: <member>: want <what>, got <value>`" + `; the kind ` + "`sequence`" + ` is only for well-formed envelopes
+whose sequences are not dense, and ` + "`mixed-executions`" + ` for a second ` + "`executionId`" + `. When a log breaks
+several rules the first envelope at fault decides; within one envelope: shape, then sequence, then
+executionId (I-FOLD-23).
+`

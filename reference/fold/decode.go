@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/loom-kernel/loom-conform/spi"
@@ -418,13 +419,13 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 					e.EventType, seen[3] = t, true
 				}
 			case "sequence":
-				n, ok := strictInt(v)
+				n, ok := jsonInt(v)
 				if !ok || n < 0 {
 					return fail("sequence", "want a non-negative integer, got %s", describe(v))
 				}
 				e.Sequence, seen[4] = n, true
 			case "timestamp":
-				n, ok := strictInt(v)
+				n, ok := jsonInt(v)
 				if !ok {
 					return fail("timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
 				}
@@ -463,15 +464,26 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 	return e, i, nil
 }
 
-// strictInt reads an integer literal (no fraction or exponent) in int64 range.
-func strictInt(v []byte) (int64, bool) {
+// jsonInt reads an integer the way every envelope and snapshot reader of the project does
+// (I-FOLD-22): a JSON number whose value is a whole number in JavaScript's safe range
+// (|n| <= 2^53-1), whatever its spelling: 0.0, 1e2 and -0 are integers, 1.5, 1e400 and 2^53 are not.
+func jsonInt(v []byte) (int64, bool) {
 	t := trimRaw(v)
 	if len(t) == 0 || !isNumber(t) {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(t), 10, 64)
-	return n, err == nil
+	if n, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+		return n, n >= -maxSafeInt && n <= maxSafeInt
+	}
+	x, err := strconv.ParseFloat(string(t), 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > maxSafeInt {
+		return 0, false
+	}
+	return int64(x), true
 }
+
+// maxSafeInt is Number.MAX_SAFE_INTEGER, 2^53-1.
+const maxSafeInt = 1<<53 - 1
 
 // describe names a raw JSON value's kind for error messages.
 func describe(v []byte) string {

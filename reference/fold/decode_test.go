@@ -23,7 +23,7 @@ func TestDecodeLogErrors(t *testing.T) {
 	}{
 		{`{"id":"a","workflowId":"w","executionId":"x","eventType":"T","sequence":0,"timestamp":1,"payload":{"k":nul}}`, 0, "payload"},
 		{`{"id":"a","workflowId":"w","executionId":"x","eventType":"T","sequence":-1,"timestamp":1,"payload":{}}`, 0, "sequence"},
-		{`{"id":"a","workflowId":"w","executionId":"x","eventType":"T","sequence":1e2,"timestamp":1,"payload":{}}`, 0, "sequence"},
+		{`{"id":"a","workflowId":"w","executionId":"x","eventType":"T","sequence":1.5,"timestamp":1,"payload":{}}`, 0, "sequence"},
 		{`{"id":"a","workflowId":"w","executionId":"x","eventType":"T","sequence":99999999999999999999,"timestamp":1,"payload":{}}`, 0, "sequence"},
 		{`{"id":"a","workflowId":"w","executionId":"x","eventType":5,"sequence":0,"timestamp":1,"payload":{}}`, 0, "eventType"},
 		{`{"workflowId":"w","executionId":"x","eventType":"T","sequence":0,"timestamp":1,"payload":{}}`, 0, "id"},

@@ -85,12 +85,16 @@ func (f *folder) add(i int, e *spi.Envelope) error {
 		return inputErr(i, "payload", "missing")
 	}
 	if want := f.s.Sequence + 1; e.Sequence != want {
-		return inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
+		err := inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
+		err.rule = KindSequence
+		return err
 	}
 	if i == 0 {
 		f.execID = e.ExecutionID
 	} else if e.ExecutionID != f.execID {
-		return inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, f.execID)
+		err := inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, f.execID)
+		err.rule = KindMixedExecutions
+		return err
 	}
 	return f.ps.apply(i, e)
 }
@@ -188,7 +192,7 @@ func (ps *pass) apply(i int, e *spi.Envelope) error {
 			v.FlowEmits = map[string]int64{}
 		}
 		if n, ok := v.FlowEmits[string(m.flowEmit)]; ok {
-			v.FlowEmits[string(m.flowEmit)] = n + 1
+			v.FlowEmits[string(m.flowEmit)] = addCount(n)
 		} else {
 			v.FlowEmits[string(m.flowEmit)] = 1
 		}

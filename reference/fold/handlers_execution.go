@@ -47,10 +47,12 @@ func (ps *pass) executionStarted(e *spi.Envelope, m meta) bool {
 		if c.custom != nil {
 			v.ResourcesCustom = c.custom
 		}
-		if c.inbox != nil {
+		// An empty member seeds nothing, like resources {} (I-FOLD-26): a reserved key is absent
+		// until something is in it, and _quarantined is never empty (I-FOLD-10).
+		if len(c.inbox) > 0 {
 			v.Inbox = c.inbox
 		}
-		if c.quarantined != nil {
+		if len(c.quarantined) > 0 {
 			v.Quarantined = c.quarantined
 			ps.resetQueues()
 		}

@@ -98,7 +98,7 @@ func (ps *pass) resourceMetered(e *spi.Envelope) bool {
 		if v.ResourcesCustom == nil {
 			v.ResourcesCustom = map[string]float64{}
 		}
-		v.ResourcesCustom[k] += x
+		v.ResourcesCustom[k] = addMeter(v.ResourcesCustom[k], x)
 	}
 	return false
 }
@@ -145,7 +145,7 @@ func (ps *pass) messageConsumed(e *spi.Envelope) bool {
 		v.Inbox = map[string]InboxCursor{}
 	}
 	c := v.Inbox[topic]
-	v.Inbox[topic] = InboxCursor{Count: c.Count + 1, Last: msgID}
+	v.Inbox[topic] = InboxCursor{Count: addCount(c.Count), Last: msgID}
 	if hasWait {
 		if v.WaitAnswers == nil {
 			v.WaitAnswers = map[string]json.RawMessage{}
@@ -164,6 +164,26 @@ func (ps *pass) messageConsumed(e *spi.Envelope) bool {
 	return false
 }
 
+// addMeter is the _resources accumulator's sum (I-FOLD-21): the IEEE double sum, held at the
+// largest finite double when it would overflow, so a finite payload never makes the state
+// unprintable and the sum survives a snapshot round trip unchanged.
+func addMeter(acc, x float64) float64 {
+	if s := acc + x; s <= math.MaxFloat64 {
+		return s
+	}
+	return math.MaxFloat64
+}
+
+// addCount is a folded counter's increment (_inbox counts, _flowEmits; I-FOLD-21): held at
+// Number.MAX_SAFE_INTEGER, the largest integer a snapshot reader accepts (I-FOLD-22), so a state
+// the fold prints can always be read back.
+func addCount(n int64) int64 {
+	if n >= maxSafeInt {
+		return maxSafeInt
+	}
+	return n + 1
+}
+
 // meter adds x to dimension i of the pass's _resources accumulator.
 func (ps *pass) meter(i int, x float64) {
 	if !ps.resLoaded {
@@ -172,7 +192,7 @@ func (ps *pass) meter(i int, x float64) {
 		}
 		ps.resLoaded = true
 	}
-	ps.res[i] += x
+	ps.res[i] = addMeter(ps.res[i], x)
 	ps.resHas[i] = true
 	ps.resDirty = true
 }

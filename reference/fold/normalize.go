@@ -16,10 +16,18 @@ package fold
 //   - a _decisions entry without seq (written by 1.23.0 or a mixed fleet) stays without one: a seq
 //     is never invented (1.24.0).
 //
-// The input state is not modified.
+// The input state is not modified. It is NormalizeSnapshotFor(s, writtenBy, Current()).
 func NormalizeSnapshotState(s State, writtenBy Profile) State {
+	return NormalizeSnapshotFor(s, writtenBy, Current())
+}
+
+// NormalizeSnapshotFor reads a snapshot written by profile writtenBy for a fold of profile readBy
+// (I-FOLD-25): each step above applies only when the writer predates the change and the reader
+// has it, so a snapshot read by the profile that wrote it (or by any profile no newer than a
+// change) is unchanged by that step: a 1.25 snapshot read as 1.25 keeps its settled inputs.
+func NormalizeSnapshotFor(s State, writtenBy, readBy Profile) State {
 	out := s.clone()
-	if writtenBy.stepFailedFailsExecution() && out.Status == StatusFailed {
+	if writtenBy.stepFailedFailsExecution() && !readBy.stepFailedFailsExecution() && out.Status == StatusFailed {
 		if _, genuine := out.Variables.Values[VarError]; !genuine {
 			ps := pass{p: Current(), s: &out}
 			if ps.hasVar(VarSuspendedOn) {
@@ -30,7 +38,7 @@ func NormalizeSnapshotState(s State, writtenBy Profile) State {
 			}
 		}
 	}
-	if !writtenBy.dropSettledInput() {
+	if !writtenBy.dropSettledInput() && readBy.dropSettledInput() {
 		for id, fr := range out.Frames {
 			if fr.Input != nil && settled(fr.Status) {
 				fr.Input = nil

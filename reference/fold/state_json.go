@@ -473,11 +473,32 @@ func (v *Variables) parseKey(key string, val []byte) error {
 			return snapErr(field, "want {topic: [{messageId, state, message?}]} of shape released? held*, at most %d entries", MaxQuarantined)
 		}
 		v.Quarantined = q
-	default:
-		if v.Values == nil {
-			v.Values = map[string]json.RawMessage{}
+	case VarSuspendedOn, VarWaits: // objects the fold writes (I-FOLD-24); _waits is keyed by wait id
+		proto := false
+		isObj, _ := eachField(val, func(k, _ []byte) error {
+			proto = proto || string(k) == protoKey
+			return nil
+		})
+		if !isObj || proto {
+			return snapErr(field, "want an object without a __proto__ key")
 		}
-		v.Values[key] = val
+		v.setValue(key, val)
+	case VarFailedWhileParked:
+		if !isTrue(val) {
+			return snapErr(field, "want true (the fold writes nothing else)")
+		}
+		v.setValue(key, val)
+	case protoKey:
+		return snapErr(field, "__proto__ is not a valid variable name")
+	default:
+		v.setValue(key, val)
 	}
 	return nil
+}
+
+func (v *Variables) setValue(key string, val []byte) {
+	if v.Values == nil {
+		v.Values = map[string]json.RawMessage{}
+	}
+	v.Values[key] = val
 }

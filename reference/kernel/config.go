@@ -126,6 +126,18 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// DropCodeHash omits EXECUTION_STARTED codeHash (breaks S4.v1_23.started-fields).
+	DropCodeHash bool
+	// ReverseParallelResults returns a parallel's branch results in reverse order (breaks S1.P2.replay-identical).
+	ReverseParallelResults bool
+	// DropDecisionContext records DECISION_RECORDED without its context (breaks S1.P9.decision-logged).
+	DropDecisionContext bool
+	// ForgetResumesOnResumeAs re-runs a resumeAs without the recorded _resumePayloads (breaks S5.replay.gates-in-order).
+	ForgetResumesOnResumeAs bool
+	// EmitSegmentSkew digests flow emits one segment ahead (breaks S3.emit.segment).
+	EmitSegmentSkew bool
+	// RetrySameAttempt records a re-run of a failed step with its previous attempt number (breaks S4.replay.byte-identical-unaffected).
+	RetrySameAttempt bool
 	// The hooks below break one rule each of §4.1, §8 and §2 (see mutants.go for the clauses).
 	RerunTypedFailures   bool // a recorded typed failure is not substituted on replay: the step runs again
 	ServeUntypedFailures bool // a recorded untyped failure is served on replay instead of re-executed

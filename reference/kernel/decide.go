@@ -58,6 +58,9 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 			return nil, &SyscallError{Syscall: "decide", Reason: "policy has no JSON form: " + err.Error()}
 		}
 	}
+	if r.rt.cfg.Hooks.DropDecisionContext {
+		ctxRaw = nil
+	}
 	if !r.readOnly {
 		c.markLive()
 	}

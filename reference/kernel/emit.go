@@ -68,6 +68,9 @@ func (c *Context) emit(syscall, eventType string, payload any) error {
 	if r.rt.cfg.Hooks.DigestIgnoresSegment {
 		seg = 0
 	}
+	if r.rt.cfg.Hooks.EmitSegmentSkew {
+		seg++
+	}
 	d, err := fold.EmitDigest(seg, eventType, raw)
 	if err != nil { // the userspace copy is JSON; treat anything else as unmatchable
 		r.mustAppend(newEvent{eventType: eventType, payload: json.RawMessage("null"), emit: true})

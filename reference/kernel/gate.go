@@ -125,6 +125,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	if legacy := ingress.LegacyEntries(facts); rt.cfg.Hooks.LegacyEntriesSkipped && len(legacy) > 0 {
 		st.Variables.ResumePayloads = st.Variables.ResumePayloads[legacy[len(legacy)-1].Index+1:]
 	}
+	if req.As != nil && rt.cfg.Hooks.ForgetResumesOnResumeAs {
+		st.Variables.ResumePayloads = nil
+	}
 	return rt.runWith(ctx, executionID, def, st, pre)
 }
 

@@ -13,6 +13,8 @@ type hookMutant struct {
 func hookMutants() []hookMutant {
 	const props = "kits/kernelprops:TestKitRejectsMutants"
 	const own = "reference/kernel:TestHookMutantsFailTheirTests"
+	const golden, replay = "goldens:TestHookMutantsFailCheck", "S10.replay-unchanged"
+	goldens := []string{"goldens/HookMutantsFailCheck"}
 	h := func(name, defect, where string, set func(*Hooks), caught []string, clauses ...string) hookMutant {
 		return hookMutant{spec.Mutant{ID: "kernel-hook/runtime/" + name, Kind: "kernel-hook", Defect: defect, Clauses: clauses, CaughtBy: caught, Where: where}, set}
 	}
@@ -117,6 +119,12 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.AuthorizerSkipsAs = true }, by("kernel/AuthorizerSeesResumeAs"), "I-KERNEL-51", "S5.resumeas.parked-all-rules"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
+		h("drops-code-hash", "omits EXECUTION_STARTED codeHash", golden, func(h *Hooks) { h.DropCodeHash = true }, goldens, replay, "S4.v1_23.started-fields"),
+		h("reverses-parallel-results", "returns a parallel's branch results in reverse order", golden, func(h *Hooks) { h.ReverseParallelResults = true }, goldens, replay, "S3.determinism.enforced"),
+		h("drops-decision-context", "records DECISION_RECORDED without its context", golden, func(h *Hooks) { h.DropDecisionContext = true }, goldens, replay, "S1.P9.decision-logged"),
+		h("forgets-resumes-on-resumeas", "re-runs a resumeAs without the recorded _resumePayloads", golden, func(h *Hooks) { h.ForgetResumesOnResumeAs = true }, goldens, replay, "S5.replay.gates-in-order"),
+		h("emit-segment-skew", "digests flow emits one segment ahead", golden, func(h *Hooks) { h.EmitSegmentSkew = true }, goldens, replay, "S3.emit.segment"),
+		h("retry-same-attempt", "records a re-run of a failed step with its previous attempt number", golden, func(h *Hooks) { h.RetrySameAttempt = true }, goldens, replay, "S41.typed.untyped-at-least-once"),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 )
 
@@ -71,6 +72,9 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 		}()
 	}
 	wg.Wait()
+	if c.r.rt.cfg.Hooks.ReverseParallelResults {
+		slices.Reverse(out)
+	}
 	c.join(children, startN, branchN)
 	// Unwinding signals outrank results: an abort first, then a park, then a genuine panic.
 	for _, want := range []func(any) bool{isAbort, isPark, func(any) bool { return true }} {

@@ -77,7 +77,7 @@ func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input 
 		return Result{}, &ExecutionExistsError{ExecutionID: executionID}
 	}
 	var codeHash any
-	if def.CodeHash != "" {
+	if def.CodeHash != "" && !rt.cfg.Hooks.DropCodeHash {
 		codeHash = def.CodeHash
 	}
 	start := newEvent{eventType: manifest.ExecutionStarted, payload: obj("input", raw, "flowId", def.ID, "codeHash", codeHash)}
@@ -242,4 +242,11 @@ func (rt *Runtime) flowIDOf(ctx context.Context, executionID string, tail []spi.
 		return "", nil
 	}
 	return evs[len(evs)-1].WorkflowID, nil
+}
+
+// FlowID returns the id of the flow that wrote the execution's log ("" for an empty log): what a
+// carrier needs to re-attach a driver to an execution it did not start in this process.
+func (rt *Runtime) FlowID(ctx context.Context, executionID string) (string, error) {
+	l, err := rt.load(ctx, executionID)
+	return l.flowID, err
 }

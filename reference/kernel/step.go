@@ -60,6 +60,9 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 			}
 		}
 		attempt = f.attempt + 1
+		if r.rt.cfg.Hooks.RetrySameAttempt {
+			attempt = f.attempt
+		}
 	}
 	raw, err := rawJSON(input)
 	if err != nil {

@@ -17,6 +17,12 @@ func Checks() []spec.Check {
 				Clauses: []string{"S10.kits.reference-impls", k.clause}, Where: "reference/stores/" + st + ":" + k.test})
 		}
 	}
+	for _, st := range []string{"memory", "sqlite", "postgres"} {
+		for _, test := range []string{"TestContentStoreKit", "TestDurableStateStoreKit", "TestReadModelStoreKit"} {
+			out = append(out, spec.Check{ID: "stores/" + st + "/" + test, Kind: spec.KindTest,
+				Clauses: []string{"S10.kits.reference-impls", "S7.plugin.pinned"}, Where: "reference/stores/" + st + ":" + test})
+		}
+	}
 	out = append(out,
 		spec.Check{ID: "stores/sharded/kit", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "S7.spi.versioned-kit"},
 			Where: "reference/stores/sharded:TestShardedMemoryPassesEventStoreKit"},

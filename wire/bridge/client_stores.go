@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -106,7 +107,7 @@ func (s *EventStore) Append(ctx context.Context, executionID string, events []sp
 }
 
 func (s *EventStore) Read(ctx context.Context, executionID string) ([]spi.Envelope, error) {
-	var out []spi.Envelope
+	var out fold.Envelopes
 	err := s.c.Call(ctx, "eventStore.read", execParams{executionID}, &out)
 	return out, err
 }
@@ -115,7 +116,7 @@ func (s *EventStore) ReadRange(ctx context.Context, executionID string, from, to
 	if err := s.need(spi.MethodReadRange); err != nil {
 		return nil, err
 	}
-	var out []spi.Envelope
+	var out fold.Envelopes
 	err := s.c.Call(ctx, "eventStore.readRange", readRangeParams{executionID, from, to}, &out)
 	return out, err
 }
@@ -316,7 +317,7 @@ func (s *ArchiveStore) Append(ctx context.Context, executionID string, events []
 }
 
 func (s *ArchiveStore) Read(ctx context.Context, executionID string) ([]spi.Envelope, error) {
-	var out []spi.Envelope
+	var out fold.Envelopes
 	err := s.c.Call(ctx, "archiveStore.read", execParams{executionID}, &out)
 	return out, err
 }

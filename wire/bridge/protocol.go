@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -26,6 +27,7 @@ type Method struct {
 // Methods is the wire method table, in documentation order (bridge.handshake excluded).
 func Methods() []Method {
 	es, ss, as, br := manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry
+	cs, ds, rm := manifest.SeamContentStore, manifest.SeamDurableStateStore, manifest.SeamReadModelStore
 	return []Method{
 		{"eventStore.append", es, spi.MethodAppend},
 		{"eventStore.read", es, spi.MethodRead},
@@ -53,6 +55,18 @@ func Methods() []Method {
 		{"branchRegistry.register", br, spi.MethodRegister},
 		{"branchRegistry.get", br, spi.MethodGet},
 		{"branchRegistry.listChildren", br, spi.MethodListChildren},
+		{"contentStore.put", cs, spi.MethodPut},
+		{"contentStore.get", cs, spi.MethodGet},
+		{"contentStore.streamOpen", cs, spi.MethodPutStream},
+		{"contentStore.streamWrite", cs, spi.MethodPutStream},
+		{"contentStore.streamCommit", cs, spi.MethodPutStream},
+		{"contentStore.streamAbort", cs, spi.MethodPutStream},
+		{"contentStore.sealsContent", cs, spi.MethodSealsContent},
+		{"durableStateStore.get", ds, spi.MethodGet},
+		{"durableStateStore.set", ds, spi.MethodSet},
+		{"durableStateStore.delete", ds, spi.MethodDelete},
+		{"readModelStore.upsert", rm, spi.MethodUpsert},
+		{"readModelStore.query", rm, spi.MethodQuery},
 	}
 }
 
@@ -68,7 +82,8 @@ func LookupMethod(name string) (Method, bool) {
 
 // Seams lists the seams a bridge can serve, in report order.
 func Seams() []string {
-	return []string{manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry}
+	return []string{manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry,
+		manifest.SeamContentStore, manifest.SeamDurableStateStore, manifest.SeamReadModelStore}
 }
 
 // Handshake is the result of bridge.handshake.
@@ -116,7 +131,7 @@ type (
 	}
 	appendParams struct {
 		ExecutionID string         `json:"executionId"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 		Fence       int64          `json:"fence,omitempty"`
 	}
 	readRangeParams struct {
@@ -131,7 +146,7 @@ type (
 	appendIfParams struct {
 		ExecutionID string         `json:"executionId"`
 		Anchor      string         `json:"anchor"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 		Fence       int64          `json:"fence,omitempty"`
 	}
 	throughParams struct {
@@ -158,13 +173,13 @@ type (
 	}
 	archiveAppendParams struct {
 		ExecutionID string         `json:"executionId"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 	}
 	replaceParams struct {
 		ExecutionID string         `json:"executionId"`
 		From        int64          `json:"from"`
 		Through     int64          `json:"through"`
-		Events      []spi.Envelope `json:"events"`
+		Events      fold.Envelopes `json:"events"`
 	}
 	registerParams struct {
 		Branch spi.Branch `json:"branch"`
@@ -174,6 +189,63 @@ type (
 	}
 	parentParams struct {
 		ParentID string `json:"parentId"`
+	}
+	contentPutParams struct {
+		Data  []byte `json:"data"`
+		Owner string `json:"owner,omitempty"`
+	}
+	contentGetParams struct {
+		Digest string `json:"digest"`
+		Owner  string `json:"owner,omitempty"`
+	}
+	contentData struct {
+		Data []byte `json:"data"`
+	}
+	streamOpenParams struct {
+		Owner string `json:"owner,omitempty"`
+	}
+	streamIDResult struct {
+		StreamID string `json:"streamId"`
+	}
+	streamWriteParams struct {
+		StreamID string `json:"streamId"`
+		Offset   int64  `json:"offset"`
+		Data     []byte `json:"data"`
+	}
+	streamCommitParams struct {
+		StreamID string `json:"streamId"`
+		Size     int64  `json:"size"`
+	}
+	streamAbortParams struct {
+		StreamID string `json:"streamId"`
+	}
+	sealsResult struct {
+		Seals bool `json:"seals"`
+	}
+	keyParams struct {
+		Key string `json:"key"`
+	}
+	stateSetParams struct {
+		Key       string          `json:"key"`
+		Value     json.RawMessage `json:"value"`
+		IfVersion *int64          `json:"ifVersion,omitempty"`
+	}
+	stateDeleteParams struct {
+		Key       string `json:"key"`
+		IfVersion *int64 `json:"ifVersion,omitempty"`
+	}
+	versionResult struct {
+		Version int64 `json:"version"`
+	}
+	upsertParams struct {
+		Model string          `json:"model"`
+		ID    string          `json:"id"`
+		Doc   json.RawMessage `json:"doc"`
+	}
+	queryParams struct {
+		Model  string `json:"model"`
+		Limit  int    `json:"limit"`
+		Cursor string `json:"cursor,omitempty"`
 	}
 	anchorResult struct {
 		Anchor string `json:"anchor"`

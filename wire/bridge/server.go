@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -21,6 +22,10 @@ type Stores struct {
 	SnapshotStore  spi.SnapshotStore
 	ArchiveStore   spi.ArchiveStore
 	BranchRegistry spi.BranchRegistry
+	// The plugin-tier seams.
+	ContentStore      spi.ContentStore
+	DurableStateStore spi.DurableStateStore
+	ReadModelStore    spi.ReadModelStore
 }
 
 // ServerOptions bound what one call may cost. Zero values take the defaults.
@@ -56,6 +61,7 @@ type Server struct {
 	schemas   *Schemas
 	handshake Handshake
 	handlers  map[string]handler
+	streams   streams
 }
 
 type handler func(ctx context.Context, params json.RawMessage) (any, error)
@@ -78,8 +84,10 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	for seam, store := range map[string]any{
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
 		manifest.SeamArchiveStore: st.ArchiveStore, manifest.SeamBranchRegistry: st.BranchRegistry,
+		manifest.SeamContentStore: st.ContentStore, manifest.SeamDurableStateStore: st.DurableStateStore,
+		manifest.SeamReadModelStore: st.ReadModelStore,
 	} {
-		if store == nil {
+		if isNil(store) {
 			continue
 		}
 		def, _ := manifest.LookupSpi(seam)
@@ -100,6 +108,15 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	}
 	s.handlers = s.buildHandlers()
 	return s, nil
+}
+
+// isNil reports whether a seam field holds no store (a nil interface or a typed nil pointer).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // Handshake returns what bridge.handshake answers.
@@ -248,6 +265,16 @@ func (s *Server) buildHandlers() map[string]handler {
 	}
 	if br := s.stores.BranchRegistry; br != nil {
 		addBranchRegistry(hs, br)
+	}
+	if cs := s.stores.ContentStore; cs != nil {
+		s.streams.open = map[string]*stream{}
+		addContentStore(hs, cs, &s.streams)
+	}
+	if ds := s.stores.DurableStateStore; ds != nil {
+		addDurableStateStore(hs, ds)
+	}
+	if rm := s.stores.ReadModelStore; rm != nil {
+		addReadModelStore(hs, rm)
 	}
 	return hs
 }

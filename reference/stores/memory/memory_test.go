@@ -62,3 +62,17 @@ func TestStoreNowOnlyWithAClock(t *testing.T) {
 		t.Fatal("StoreNow() without a clock = nil error, want unsupported")
 	}
 }
+
+func TestContentStoreKit(t *testing.T) {
+	kits.ContentStore(t, func(context.Context) (spi.ContentStore, func(), error) { return memory.NewContentStore(), nil, nil })
+}
+
+func TestDurableStateStoreKit(t *testing.T) {
+	kits.DurableStateStore(t, func(context.Context) (spi.DurableStateStore, func(), error) {
+		return memory.NewDurableStateStore(), nil, nil
+	})
+}
+
+func TestReadModelStoreKit(t *testing.T) {
+	kits.ReadModelStore(t, func(context.Context) (spi.ReadModelStore, func(), error) { return memory.NewReadModelStore(), nil, nil })
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (table loom_schema).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 var migrations = []string{
 	// version 1
@@ -58,9 +58,27 @@ var migrations = []string{
 		metadata  TEXT
 	);
 	CREATE INDEX branches_parent ON branches (parent_id, id);`,
+	// version 2: the plugin-tier seams (values as text, so numbers and key order stay exact)
+	`CREATE TABLE content (
+		owner  TEXT COLLATE "C" NOT NULL,
+		digest TEXT COLLATE "C" NOT NULL,
+		data   BYTEA NOT NULL,
+		PRIMARY KEY (owner, digest)
+	);
+	CREATE TABLE durable_state (
+		key     TEXT COLLATE "C" PRIMARY KEY,
+		value   TEXT,
+		version BIGINT NOT NULL
+	);
+	CREATE TABLE read_models (
+		model TEXT COLLATE "C" NOT NULL,
+		id    TEXT COLLATE "C" NOT NULL,
+		doc   TEXT NOT NULL,
+		PRIMARY KEY (model, id)
+	);`,
 }
 
-// DB is one PostgreSQL schema holding all four seams.
+// DB is one PostgreSQL schema holding every seam.
 type DB struct {
 	pool   *pgxpool.Pool
 	schema string
@@ -154,6 +172,15 @@ func (d *DB) Archive() *ArchiveStore { return &ArchiveStore{pool: d.pool} }
 
 // Branches returns the BranchRegistry over this schema.
 func (d *DB) Branches() *BranchRegistry { return &BranchRegistry{pool: d.pool} }
+
+// Content returns the ContentStore over this schema.
+func (d *DB) Content() *ContentStore { return &ContentStore{pool: d.pool} }
+
+// DurableState returns the DurableStateStore over this schema.
+func (d *DB) DurableState() *DurableStateStore { return &DurableStateStore{pool: d.pool} }
+
+// ReadModels returns the ReadModelStore over this schema.
+func (d *DB) ReadModels() *ReadModelStore { return &ReadModelStore{pool: d.pool} }
 
 func nullable(raw []byte) *string {
 	if len(raw) == 0 {

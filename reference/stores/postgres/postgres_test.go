@@ -88,3 +88,15 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 	again.Close()
 }
+
+func TestContentStoreKit(t *testing.T) {
+	kits.ContentStore(t, factory(t, func(d *postgres.DB) spi.ContentStore { return d.Content() }))
+}
+
+func TestDurableStateStoreKit(t *testing.T) {
+	kits.DurableStateStore(t, factory(t, func(d *postgres.DB) spi.DurableStateStore { return d.DurableState() }))
+}
+
+func TestReadModelStoreKit(t *testing.T) {
+	kits.ReadModelStore(t, factory(t, func(d *postgres.DB) spi.ReadModelStore { return d.ReadModels() }))
+}

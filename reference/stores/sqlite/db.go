@@ -12,7 +12,7 @@ import (
 )
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // BusyTimeout is how long a writer waits for the database lock.
 const BusyTimeout = 10 * time.Second
@@ -61,9 +61,27 @@ var migrations = []string{
 		metadata  TEXT
 	) WITHOUT ROWID;
 	CREATE INDEX branches_parent ON branches (parent_id, id);`,
+	// version 2: the plugin-tier seams
+	`CREATE TABLE content (
+		owner  TEXT    NOT NULL,
+		digest TEXT    NOT NULL,
+		data   BLOB    NOT NULL,
+		PRIMARY KEY (owner, digest)
+	) WITHOUT ROWID;
+	CREATE TABLE durable_state (
+		key     TEXT    PRIMARY KEY,
+		value   TEXT,
+		version INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE TABLE read_models (
+		model TEXT NOT NULL,
+		id    TEXT NOT NULL,
+		doc   TEXT NOT NULL,
+		PRIMARY KEY (model, id)
+	) WITHOUT ROWID;`,
 }
 
-// DB is one SQLite database file holding all four seams.
+// DB is one SQLite database file holding every seam.
 type DB struct {
 	db    *sql.DB
 	path  string
@@ -173,6 +191,15 @@ func (d *DB) Archive() *ArchiveStore { return &ArchiveStore{db: d.db} }
 
 // Branches returns the BranchRegistry over this database.
 func (d *DB) Branches() *BranchRegistry { return &BranchRegistry{db: d.db} }
+
+// Content returns the ContentStore over this database.
+func (d *DB) Content() *ContentStore { return &ContentStore{db: d.db} }
+
+// DurableState returns the DurableStateStore over this database.
+func (d *DB) DurableState() *DurableStateStore { return &DurableStateStore{db: d.db} }
+
+// ReadModels returns the ReadModelStore over this database.
+func (d *DB) ReadModels() *ReadModelStore { return &ReadModelStore{db: d.db} }
 
 func nullable(raw []byte) any {
 	if len(raw) == 0 {

@@ -129,3 +129,15 @@ func TestSnapshotsOutOfBand(t *testing.T) {
 		t.Fatalf("stores/snapshots-out-of-band [S3.snapshot.out-of-band]: Read(x) = %v, %v, want the one appended envelope", got, err)
 	}
 }
+
+func TestContentStoreKit(t *testing.T) {
+	kits.ContentStore(t, open(t, func(d *sqlite.DB) spi.ContentStore { return d.Content() }))
+}
+
+func TestDurableStateStoreKit(t *testing.T) {
+	kits.DurableStateStore(t, open(t, func(d *sqlite.DB) spi.DurableStateStore { return d.DurableState() }))
+}
+
+func TestReadModelStoreKit(t *testing.T) {
+	kits.ReadModelStore(t, open(t, func(d *sqlite.DB) spi.ReadModelStore { return d.ReadModels() }))
+}

@@ -9,6 +9,9 @@
 // -bug forget-failed-while-parked folds envelope by envelope and drops _failedWhileParked after
 // each one (a fold that never implemented 1.21.0's flag); -bug bytes-order sorts object keys by
 // UTF-8 bytes instead of UTF-16 code units; -bug no-seq never stamps a decision's seq (1.24.0);
+// -bug strict-integers reads envelopes with encoding/json into int64 fields, so an integral
+// sequence or timestamp spelled 0.0 or 1e3 is refused as invalid-envelope (the deviation
+// `vectors fuzz` must find and shrink; I-FOLD-22);
 // -bug trivial answers every request with an empty
 // output without looking at it (the protocol's cost alone). -hang-on, -crash-on and -garbage-on
 // take comma-separated vector ids at which the process never answers, exits with status 3, or
@@ -19,6 +22,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -34,7 +38,7 @@ import (
 // Main runs the foreign fold with the given arguments on stdin/stdout and returns its exit code.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("foreignfold", flag.ContinueOnError)
-	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq or trivial")
+	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq, strict-integers or trivial")
 	hang := fs.String("hang-on", "", "comma-separated vector ids to never answer")
 	crash := fs.String("crash-on", "", "comma-separated vector ids to exit at")
 	garbage := fs.String("garbage-on", "", "comma-separated vector ids to answer out of protocol")
@@ -106,6 +110,18 @@ func (f *folder) Answer(ctx context.Context, req vectors.Request) (vectors.Respo
 		if req.Kind == vectors.KindFold {
 			return noSeq(ctx, req)
 		}
+	case "strict-integers":
+		if req.Kind == vectors.KindFold && req.Events != nil {
+			for _, raw := range *req.Events {
+				var e spi.Envelope
+				if err := json.Unmarshal(raw, &e); err != nil {
+					var te *json.UnmarshalTypeError
+					if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+						return vectors.Response{ID: req.ID, Error: vectors.ErrInvalidEnvelope, Message: err.Error()}, nil
+					}
+				}
+			}
+		}
 	}
 	return vectors.Reference{}.Answer(ctx, req)
 }
@@ -131,9 +147,9 @@ func forgetFailedWhileParked(req vectors.Request) vectors.Response {
 	if err != nil {
 		return vectors.Response{ID: req.ID, Error: vectors.ErrUnsupported, Message: err.Error()}
 	}
-	for _, raw := range *req.Events {
-		var e spi.Envelope
-		if err := json.Unmarshal(raw, &e); err != nil {
+	for i, raw := range *req.Events {
+		e, err := fold.DecodeEnvelope(i, raw)
+		if err != nil {
 			return vectors.Response{ID: req.ID, Error: vectors.ErrInvalidEnvelope, Message: err.Error()}
 		}
 		next, err := fold.Fold(p, &st, []spi.Envelope{e})

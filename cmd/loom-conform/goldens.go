@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/goldens"
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/spf13/cobra"
+)
+
+const defaultCorpus = "goldens/corpus"
+
+func newGoldensCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "goldens check|record",
+		Short: "Check the kernel against the golden-log corpus, or record goldens",
+		Long: `A golden is a directory goldens/corpus/<name>/ holding a flow script (flow.json), a driver
+script (driver.json), the recorded log (log.ndjson), its folded state (state.json) and
+recorded.json (harness, kernel ABI, event schema, profile, each driver action's result). The
+formats are in docs/goldens.md.
+
+"goldens check" re-runs every golden on the reference kernel and compares byte for byte;
+"goldens record NAME" (or "goldens check --update") re-records, and the diff of the corpus is what a
+person reviews.`,
+	}
+	cmd.AddCommand(newGoldensCheckCmd(), newGoldensRecordCmd())
+	return cmd
+}
+
+func newGoldensCheckCmd() *cobra.Command {
+	var o struct {
+		corpus, run, junit string
+		json, update, noG2 bool
+	}
+	cmd := &cobra.Command{
+		Use:   "check [--corpus DIR] [--run REGEX] [--json] [--junit FILE] [--update]",
+		Short: "Re-run every golden and compare its log, state and results (exit 1 on a divergence)",
+		Long: `check loads every golden under --corpus (default goldens/corpus) and, for each one whose name
+matches --run:
+
+  1. runs flow.json under driver.json on the reference kernel (deterministic ids, virtual clock)
+     and compares the log and the folded state with the recorded ones byte for byte, and each
+     driver action's result with recorded.json;
+  2. replays the recorded log as a fixture on the current kernel: nothing may be appended, the
+     result and the fold must be the same, and no effect may run;
+  3. re-runs it with each optional feature configured but unwired (G2: a budget that caps
+     nothing, an idle timer store, an idle snapshot store, the Wave 2 flags on, an emit
+     observer): the log must be byte-identical.
+
+A failure names the golden, its clause ids, the stage and the first divergence (envelope index,
+event type, JSON Pointer and a (-want +got) diff). --update re-records the selected goldens
+instead (nothing is written unless every selected golden records).
+
+Exit 0 when every golden passes, 1 when one fails, 2 on bad input (a malformed script, driver or
+log, naming the file, statement or envelope index and field).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var re *regexp.Regexp
+			if o.run != "" {
+				var err error
+				if re, err = regexp.Compile(o.run); err != nil {
+					return badInput("--run: %v", err)
+				}
+			}
+			corpus, err := goldens.LoadCorpus(o.corpus)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if o.update {
+				return recordGoldens(cmd, corpus, re)
+			}
+			res := goldens.Check(cmd.Context(), corpus, goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion})
+			if len(res) == 0 {
+				return badInput("no golden under %s matches --run %q", o.corpus, o.run)
+			}
+			if o.junit != "" {
+				if err := writeGoldensJUnit(o.junit, o.corpus, res); err != nil {
+					return err
+				}
+			}
+			failed := 0
+			if o.json {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			}
+			for _, r := range res {
+				if r.Failed() {
+					failed++
+					if !o.json {
+						fmt.Fprintln(cmd.OutOrStdout(), r.String())
+					}
+				}
+			}
+			if !o.json {
+				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed\n", len(res), len(res)-failed, failed)
+			}
+			if failed > 0 {
+				return verdict("%d of %d goldens diverged", failed, len(res))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.corpus, "corpus", defaultCorpus, "the corpus directory")
+	f.StringVar(&o.run, "run", "", "check only goldens whose name matches this regular expression")
+	f.BoolVar(&o.json, "json", false, "print the results as JSON")
+	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report to FILE")
+	f.BoolVar(&o.update, "update", false, "re-record the selected goldens instead of checking them")
+	f.BoolVar(&o.noG2, "no-g2", false, "skip the G2 unwired-feature re-runs")
+	return cmd
+}
+
+func newGoldensRecordCmd() *cobra.Command {
+	var corpus string
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "record NAME... | --all [--corpus DIR]",
+		Short: "Record (or re-record) goldens from their flow.json and driver.json",
+		Long: `record runs each named golden's flow.json under its driver.json on the reference kernel and
+writes log.ndjson, state.json and recorded.json beside them. Review the diff before committing:
+a re-recorded golden is a claim that the new behaviour is right. Nothing is written unless every
+named golden loads and records. Exit 0 on success, 2 on bad input.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) > 0) {
+				return badInput("record: name goldens or pass --all (not both)")
+			}
+			var gs []*goldens.Golden
+			if all {
+				var err error
+				if gs, err = goldens.LoadCorpus(corpus); err != nil {
+					return badInput("%v", err)
+				}
+			}
+			for _, n := range args {
+				g, err := goldens.Load(filepath.Join(corpus, n))
+				if err != nil {
+					return badInput("%v", err)
+				}
+				gs = append(gs, g)
+			}
+			return recordGoldens(cmd, gs, nil)
+		},
+	}
+	cmd.Flags().StringVar(&corpus, "corpus", defaultCorpus, "the corpus directory")
+	cmd.Flags().BoolVar(&all, "all", false, "record every golden of the corpus")
+	return cmd
+}
+
+// recordGoldens records every selected golden first and writes only when all recorded.
+func recordGoldens(cmd *cobra.Command, gs []*goldens.Golden, re *regexp.Regexp) error {
+	type rec struct {
+		g *goldens.Golden
+		r *goldens.Recording
+	}
+	var recs []rec
+	for _, g := range gs {
+		if re != nil && !re.MatchString(g.Name) {
+			continue
+		}
+		r, err := goldens.Record(cmd.Context(), g, toolVersion, flowscript.RunOptions{})
+		if err != nil {
+			return fmt.Errorf("%v (nothing written)", err)
+		}
+		recs = append(recs, rec{g, r})
+	}
+	for _, x := range recs {
+		if err := x.r.Write(x.g.Dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "recorded %s: %d envelopes\n", x.g.Name, len(x.r.Run.Log))
+	}
+	return nil
+}
+
+func writeGoldensJUnit(file, corpus string, res []goldens.Result) error {
+	s := junit.Suite{Name: "goldens"}
+	var total int64
+	for _, r := range res {
+		total += r.Millis
+		c := junit.Case{Name: r.Name, ClassName: "goldens", File: filepath.Join(corpus, r.Name), Time: strconv.FormatFloat(float64(r.Millis)/1000, 'f', 3, 64)}
+		if r.Failed() {
+			var b strings.Builder
+			for _, p := range r.Problems {
+				fmt.Fprintf(&b, "%s: %s\n", p.Stage, p.Message)
+			}
+			c.Failure = &junit.Message{Message: strings.SplitN(r.String(), "\n", 2)[0], Body: b.String()}
+		}
+		s.Add(c)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return badInput("--junit: %v", err)
+	}
+	defer f.Close()
+	return junit.Write(f, junit.Suites{Name: "loom-conform goldens", Tests: s.Tests, Failures: s.Failures, Suites: []junit.Suite{s}})
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Reference: ADR 0026, I-VECTOR-8 — `vectors fuzz`: exit 0 when the folds agree, 1 with a
+// shrunk vector file and a reproduce line that finds the same seed again, 2 on bad flags.
+func TestVectorsFuzzCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"vectors", "fuzz"},
+		{"vectors", "fuzz", "--exec", "x", "--count", "0"},
+		{"vectors", "fuzz", "--exec", "x", "--profile", "1.9.0"},
+		{"vectors", "fuzz", "--exec", "x", "--out", filepath.Join(t.TempDir(), "missing")},
+		{"vectors", "fuzz", "--exec", "'unterminated"},
+	} {
+		if code, _, stderr := runCLI(t, "", args...); code != 2 {
+			t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: loom-conform %q = exit %d (%s), want 2", args, code, stderr)
+		}
+	}
+	bin := buildCLI(t)
+	code, stdout, stderr := runCLI(t, "", "vectors", "fuzz", "--exec", `"`+bin+`" vectors --serve`, "--count", "300", "--seed", "5")
+	if code != 0 || !strings.Contains(stdout, "PASS: 300 log(s)") {
+		t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: vectors fuzz (reference vs vectors --serve) = exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	ff := filepath.Join(t.TempDir(), "foreignfold")
+	if out, err := exec.Command("go", "build", "-o", ff, "../../vectors/testdata/foreignfold").CombinedOutput(); err != nil {
+		t.Fatalf("go build foreignfold: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	under := `"` + ff + `" -bug strict-integers`
+	code, stdout, _ = runCLI(t, "", "vectors", "fuzz", "--exec", under, "--count", "10000", "--out", dir)
+	m := regexp.MustCompile(`(?m)^reproduce: loom-conform (vectors fuzz --exec .* --seed (\d+) --count 1 --profile (\S+))$`).FindStringSubmatch(stdout)
+	if code != 1 || m == nil {
+		t.Fatalf("cli/vectors-fuzz [I-VECTOR-8]: vectors fuzz (strict-integers) = exit %d\n%s\nwant exit 1 and a reproduce line", code, stdout)
+	}
+	file := filepath.Join(dir, "fuzz-seed-"+m[2]+".json")
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: vector file: %v", err)
+	}
+	os.Remove(file)
+	code, again, _ := runCLI(t, "", "vectors", "fuzz", "--exec", under, "--seed", m[2], "--count", "1", "--profile", m[3], "--out", dir)
+	if _, err := os.Stat(file); code != 1 || err != nil || !strings.Contains(again, "(seed "+m[2]+",") {
+		t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: the reproduce command = exit %d, file %v\n%s\nwant the same finding", code, err, again)
+	}
+}

@@ -1,0 +1,100 @@
+package broken_test
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/broken"
+)
+
+// concurrencyChecks are the kit checks whose verdict depends on how goroutines are scheduled. Each
+// must reject the broken store it exists for on at least 99 % of seeds, or say in its Doc what it
+// cannot see.
+var concurrencyChecks = map[string]bool{
+	"eventstore/append-concurrent-one-wins":   true,
+	"eventstore/append-cancel-not-torn":       true,
+	"eventstore/linearizable":                 true,
+	"eventstore/linearizable-fenced":          true,
+	"eventstore/fence-monotonic":              true,
+	"eventstore/fence-if-race":                true,
+	"eventstore/delete-through-concurrent":    true,
+	"eventstore/list-executions-concurrent":   true,
+	"eventstore/readers-whole-append":         true,
+	"eventstore/readers-whole-delete-through": true,
+	"snapshotstore/concurrent-saves":          true,
+	"snapshotstore/readers-whole-save":        true,
+	"archivestore/concurrent-archivers":       true,
+	"archivestore/readers-whole-append":       true,
+	"archivestore/readers-whole-replace":      true,
+	"branchregistry/concurrent-register":      true,
+}
+
+// seedRate runs check catch against store over seeds 1..n and returns how many runs failed it.
+func seedRate[T any](t *testing.T, kit kits.Kit[T], b broken.Store[T], n int) int {
+	t.Helper()
+	caught := 0
+	for seed := int64(1); seed <= int64(n); seed++ {
+		results, err := kits.Run(context.Background(), kit, b.Factory(),
+			kits.Options{Run: "^" + regexp.QuoteMeta(b.Catch) + "$", Timeout: 20 * time.Second, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(results) == 1 && results[0].Verdict == kits.Fail {
+			caught++
+		}
+	}
+	return caught
+}
+
+func rates[T any](t *testing.T, kit kits.Kit[T], stores []broken.Store[T], n int) {
+	for _, b := range stores {
+		if !concurrencyChecks[b.Catch] {
+			continue
+		}
+		t.Run(b.Name, func(t *testing.T) {
+			caught := seedRate(t, kit, b, n)
+			t.Logf("seed rate: %s rejects %s on %d/%d seeds (%.1f %%)", b.Catch, b.Name, caught, n, 100*float64(caught)/float64(n))
+			if caught*100 < 99*n {
+				t.Errorf("%s rejects %s (%s) on %d/%d seeds, want >= 99 %%", b.Catch, b.Name, b.Defect, caught, n)
+			}
+		})
+	}
+}
+
+// TestSeedDependence measures, for every concurrency check, on how many of LOOM_KITS_SEED_RATE
+// seeds (e.g. 100) it rejects the broken store it exists for, and fails below 99 %. It takes
+// minutes, so it runs only when asked: `make seed-rate`.
+func TestSeedDependence(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("LOOM_KITS_SEED_RATE"))
+	if n <= 0 {
+		t.Skip("set LOOM_KITS_SEED_RATE=100 (make seed-rate) to measure how often each concurrency check catches its broken store")
+	}
+	only := regexp.MustCompile(os.Getenv("LOOM_KITS_SEED_RATE_RUN"))
+	t.Run("eventstore", func(t *testing.T) {
+		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), broken.GapEventStores()...)), n)
+	})
+	t.Run("snapshotstore", func(t *testing.T) {
+		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), broken.GapSnapshotStores()...)), n)
+	})
+	t.Run("archivestore", func(t *testing.T) {
+		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), broken.GapArchiveStores()...)), n)
+	})
+	t.Run("branchregistry", func(t *testing.T) {
+		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.GapBranchRegistries()...)), n)
+	})
+}
+
+func keep[T any](re *regexp.Regexp, stores []broken.Store[T]) []broken.Store[T] {
+	var out []broken.Store[T]
+	for _, s := range stores {
+		if re.MatchString(s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

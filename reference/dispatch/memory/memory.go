@@ -1,0 +1,243 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Config configures a Dispatcher. The zero value serves the one target "default" on the wall clock.
+type Config struct {
+	// Targets are the registered compute targets. Default: ["default"].
+	Targets []string
+	// Now returns the time in epoch milliseconds. Default: the wall clock.
+	Now func() int64
+	// Hooks deliberately break the dispatcher, so the kit can prove it rejects a broken one.
+	// Never set them outside tests.
+	Hooks Hooks
+}
+
+// Hooks are mutants: each one, when set, breaks one rule of docs/spi.md (ExecutionDispatcher).
+type Hooks struct {
+	LoseExpired       bool // an expired, unacked lease drops its package (breaks at-least-once)
+	IgnoreLease       bool // a live lease does not stop a second delivery (double delivery)
+	AcceptDeadLease   bool // heartbeat and ack of an expired lease succeed (a dead lease lives on)
+	AcceptAnyTarget   bool // a package pinned to an unlisted target is queued, not refused
+	IgnoreTarget      bool // a pinned package goes to any worker, whatever it serves
+	AddState          bool // delivered hints carry an added "state" member (not coordinates only)
+	NoOrder           bool // every package of an execution is deliverable at once, not FIFO
+	HeartbeatNoExtend bool // heartbeat answers success but does not extend the lease
+	AckKeeps          bool // ack answers success but the package is delivered again later
+	PhantomTarget     bool // Targets lists a target that Dispatch then refuses
+}
+
+// Dispatcher is the in-memory ExecutionDispatcher with its worker side (spi.LeaseQueue).
+type Dispatcher struct {
+	cfg     Config
+	targets []string
+
+	mu    sync.Mutex
+	next  int64
+	queue []*entry // in dispatch order
+}
+
+type entry struct {
+	id         int64
+	pkg        spi.ExecutionPackage
+	token      string
+	worker     string
+	until      int64
+	deliveries int
+}
+
+// New returns a Dispatcher.
+func New(cfg Config) *Dispatcher {
+	if cfg.Now == nil {
+		cfg.Now = func() int64 { return time.Now().UnixMilli() }
+	}
+	ts := slices.Clone(cfg.Targets)
+	if len(ts) == 0 {
+		ts = []string{"default"}
+	}
+	sort.Strings(ts)
+	ts = slices.Compact(ts)
+	return &Dispatcher{cfg: cfg, targets: ts}
+}
+
+var (
+	_ spi.ExecutionDispatcher          = (*Dispatcher)(nil)
+	_ spi.LeaseQueue                   = (*Dispatcher)(nil)
+	_ spi.ExecutionDispatcherVersioned = (*Dispatcher)(nil)
+)
+
+// ExecutionDispatcherSpiVersion states the SPI version the dispatcher claims.
+func (d *Dispatcher) ExecutionDispatcherSpiVersion() string {
+	return manifest.ExecutionDispatcherSpiVersion
+}
+
+// Targets lists the registered targets, ascending.
+func (d *Dispatcher) Targets(context.Context) ([]string, error) {
+	out := slices.Clone(d.targets)
+	if d.cfg.Hooks.PhantomTarget {
+		out = append(out, "zz-phantom")
+	}
+	return out, nil
+}
+
+func (d *Dispatcher) known(t string) bool {
+	_, ok := slices.BinarySearch(d.targets, t)
+	return ok
+}
+
+// Dispatch queues pkg behind every earlier package of its execution.
+func (d *Dispatcher) Dispatch(ctx context.Context, pkg spi.ExecutionPackage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := pkg.Validate(); err != nil {
+		return err
+	}
+	if pkg.Target != "" && !d.known(pkg.Target) && !d.cfg.Hooks.AcceptAnyTarget {
+		return &spi.UnknownTargetError{Target: pkg.Target, Known: slices.Clone(d.targets)}
+	}
+	pkg.Hints = slices.Clone(pkg.Hints)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.next++
+	d.queue = append(d.queue, &entry{id: d.next, pkg: pkg})
+	return nil
+}
+
+// Claim leases the oldest deliverable package: the head of its execution's queue, not leased live,
+// pinned to a target the worker serves (or unpinned).
+func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return spi.Lease{}, false, err
+	}
+	if err := r.Validate(); err != nil {
+		return spi.Lease{}, false, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.cfg.Now()
+	d.dropLost(now)
+	heads := map[string]bool{}
+	for _, e := range d.queue {
+		head := !heads[e.pkg.ExecutionID]
+		heads[e.pkg.ExecutionID] = true
+		if !head && !d.cfg.Hooks.NoOrder {
+			continue
+		}
+		if e.token != "" && e.until > now && !d.cfg.Hooks.IgnoreLease {
+			continue
+		}
+		if e.pkg.Target != "" && !slices.Contains(r.Targets, e.pkg.Target) && !d.cfg.Hooks.IgnoreTarget {
+			continue
+		}
+		e.deliveries++
+		e.token = fmt.Sprintf("lease-%d-%d", e.id, e.deliveries)
+		e.worker = r.Worker
+		e.until = now + r.TTL.Milliseconds()
+		if r.TTL < time.Millisecond*1 || e.until == now {
+			e.until = now + 1
+		}
+		return d.lease(e), true, nil
+	}
+	return spi.Lease{}, false, nil
+}
+
+// dropLost is the LoseExpired mutant: expired leases lose their package.
+func (d *Dispatcher) dropLost(now int64) {
+	if !d.cfg.Hooks.LoseExpired {
+		return
+	}
+	d.queue = slices.DeleteFunc(d.queue, func(e *entry) bool { return e.token != "" && e.until <= now })
+}
+
+func (d *Dispatcher) lease(e *entry) spi.Lease {
+	pkg := e.pkg
+	pkg.Hints = slices.Clone(pkg.Hints)
+	if d.cfg.Hooks.AddState {
+		var m map[string]any
+		_ = json.Unmarshal(pkg.Hints, &m)
+		if m == nil {
+			m = map[string]any{}
+		}
+		m["state"] = map[string]any{"status": "running"}
+		pkg.Hints, _ = json.Marshal(m)
+	}
+	return spi.Lease{Token: e.token, Package: pkg, Worker: e.worker, Delivery: e.deliveries, ExpiresAt: e.until}
+}
+
+// live finds the entry whose live lease is l.
+func (d *Dispatcher) live(l spi.Lease, now int64) (*entry, error) {
+	for _, e := range d.queue {
+		if e.token == l.Token && l.Token != "" {
+			if e.until > now || d.cfg.Hooks.AcceptDeadLease {
+				return e, nil
+			}
+			break
+		}
+	}
+	if d.cfg.Hooks.AcceptDeadLease && l.Token != "" {
+		return nil, nil // answers success for a lease that no longer exists
+	}
+	return nil, &spi.LeaseLostError{ExecutionID: l.Package.ExecutionID, Token: l.Token}
+}
+
+// Heartbeat extends a live lease by ttl from now.
+func (d *Dispatcher) Heartbeat(ctx context.Context, l spi.Lease, ttl time.Duration) (spi.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return spi.Lease{}, err
+	}
+	if ttl < spi.MinLeaseTTL || ttl > spi.MaxLeaseTTL {
+		return spi.Lease{}, &spi.InvalidArgumentError{Op: "heartbeat", Argument: "ttl", Reason: fmt.Sprintf("%s, want %s..%s", ttl, spi.MinLeaseTTL, spi.MaxLeaseTTL)}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.cfg.Now()
+	e, err := d.live(l, now)
+	if err != nil {
+		return spi.Lease{}, err
+	}
+	if e == nil {
+		return l, nil
+	}
+	if !d.cfg.Hooks.HeartbeatNoExtend {
+		e.until = now + ttl.Milliseconds()
+	}
+	return d.lease(e), nil
+}
+
+// Ack settles a live lease: its package is removed for good.
+func (d *Dispatcher) Ack(ctx context.Context, l spi.Lease) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, err := d.live(l, d.cfg.Now())
+	if err != nil || e == nil {
+		return err
+	}
+	if d.cfg.Hooks.AckKeeps {
+		e.until = 0 // looks settled to the caller, delivered again on the next claim
+		return nil
+	}
+	d.queue = slices.DeleteFunc(d.queue, func(x *entry) bool { return x == e })
+	return nil
+}
+
+// Pending returns the number of packages not yet acked (for simulations and tests).
+func (d *Dispatcher) Pending() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.queue)
+}

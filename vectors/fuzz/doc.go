@@ -1,0 +1,17 @@
+// Package fuzz is differential testing for foreign folds (`loom-conform vectors fuzz`): it
+// generates logs with the fold property kit's generators (kits/foldprops), makes some of them
+// hostile (malformed envelopes, hostile payload values, a snapshot plus tail), asks the reference
+// fold and the fold under test for each over the vectors line protocol (docs/vectors.md), and on
+// the first disagreement shrinks the log to a minimal one that still disagrees and renders it as a
+// vector file whose reason and clauses a person fills in. A foreign fold's author finds the rules
+// the vectors do not pin yet.
+//
+//	p, _ := vectors.NewProcess([]string{"node", "fold.js"}, "")
+//	res, err := fuzz.Run(ctx, fuzz.Config{Seed: 1, Count: 10000}, vectors.Reference{}, p)
+//	if res.Finding != nil {
+//		os.WriteFile("fuzz.json", res.Finding.VectorFile(), 0o644)
+//	}
+//
+// Log i of a run is a pure function of the seed Seed+i and the profile, so `--seed S+i --count 1`
+// reproduces it.
+package fuzz

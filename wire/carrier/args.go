@@ -1,0 +1,78 @@
+package carrier
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// argFields are the argument members each syscall takes over the wire (kernel.Context.Call's
+// shapes). A member outside them is refused before the kernel sees the call: a client cannot smuggle
+// envelope fields (metadata, a flowEmit stamp, a sequence) through a syscall. A syscall the table
+// gains before this list knows it passes its arguments to the kernel, which refuses what it does
+// not understand.
+var argFields = map[string][]string{
+	"execute":       {"task", "input"},
+	"run":           {"stepId", "toolId", "input"},
+	"decide":        {"id", "choice"},
+	"parallel":      {},
+	"suspend":       {"on", "timeoutMs", "wakeAt", "correlationKey"},
+	"sleep":         {"ms"},
+	"sleepUntil":    {"wakeAt"},
+	"emit":          {"eventType", "payload"},
+	"stream":        {"eventType", "payload"},
+	"ui":            {"eventType", "payload"},
+	"continueAsNew": {"input"},
+	"receive":       {"topic"},
+	"select":        {"topics"},
+}
+
+var taskFields = []string{"id", "kind", "toolId"}
+
+// checkArgs refuses arguments that are not an object or hold a member the syscall does not take.
+func checkArgs(syscall string, args json.RawMessage) error {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
+		return fmt.Errorf("params.args must be an object")
+	}
+	allowed, known := argFields[syscall]
+	if !known {
+		return nil
+	}
+	if err := onlyFields("params.args", m, allowed); err != nil {
+		return err
+	}
+	if task, ok := m["task"]; ok {
+		var tm map[string]json.RawMessage
+		if json.Unmarshal(task, &tm) != nil {
+			return fmt.Errorf("params.args.task must be an object")
+		}
+		if err := onlyFields("params.args.task", tm, taskFields); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func onlyFields(where string, m map[string]json.RawMessage, allowed []string) error {
+	ok := map[string]bool{}
+	for _, f := range allowed {
+		ok[f] = true
+	}
+	var bad []string
+	for k := range m {
+		if !ok[k] {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return fmt.Errorf("%s: unknown field %q (this syscall takes %v)", where, bad[0], allowed)
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package carrier
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// Broken is a deliberately broken kernel behind the same carrier: one defect each, and the kit
+// check meant to reject it. They exist so `certify kernel` proves it can fail (I-WIRE-8); never
+// serve one for any other purpose.
+type Broken struct {
+	Name     string
+	Defect   string
+	Clauses  []string
+	CaughtBy string // the KernelKit check id that must reject it
+	hooks    kernel.Hooks
+	rings    func(Rings) Rings
+	carrier  Hooks
+}
+
+// BrokenKernels lists the broken kernels, by name.
+func BrokenKernels() []Broken {
+	return []Broken{
+		{Name: "rerun-served-effect", Defect: "re-runs the effect of a completed step when a driver re-drives after a resume",
+			Clauses: []string{"A26.wire.kernel-authoritative", "S2.execute.served-not-rerun"}, CaughtBy: "kernel/served-not-rerun",
+			hooks: kernel.Hooks{RerunCompletedSteps: true}},
+		{Name: "forged-facts-through", Defect: "appends a kernel fact or an envelope field a driver emits, which the kernel refused",
+			Clauses: []string{"A26.wire.no-new-facts", "A26.wire.rings-kernel-side"}, CaughtBy: "kernel/no-forged-facts",
+			carrier: Hooks{ForgedFactsThrough: true}},
+		{Name: "no-rings", Defect: "runs wire effects without the authorize, egress and validate rings",
+			Clauses: []string{"A26.wire.rings-kernel-side"}, CaughtBy: "kernel/rings",
+			rings: func(r Rings) Rings { r.Off = true; return r }},
+		{Name: "two-drivers", Defect: "hands a second driver a token while the first still drives, so two drivers interleave",
+			Clauses: []string{"A26.wire.kernel-authoritative"}, CaughtBy: "kernel/fencing",
+			carrier: Hooks{NoFencing: true}},
+		{Name: "loses-resume", Defect: "answers a resume with no connected driver as accepted and records nothing",
+			Clauses: []string{"A26.wire.kernel-authoritative"}, CaughtBy: "kernel/resume-parks-visibly",
+			carrier: Hooks{DropResumeWithoutDriver: true}},
+		{Name: "lying-handshake", Defect: "advertises a hand-made syscall table (every syscall unary) instead of the derived one",
+			Clauses: []string{"A26.wire.derived", "A26.wire.partition"}, CaughtBy: "kernel/handshake",
+			carrier: Hooks{HandshakeLies: true}},
+	}
+}
+
+// BrokenNames lists the broken kernels' names, sorted.
+func BrokenNames() []string {
+	var out []string
+	for _, b := range BrokenKernels() {
+		out = append(out, b.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NewBroken builds the broken kernel named name over store (conformance profile, deterministic).
+func NewBroken(name string, store spi.EventStore, opts Options) (*Carrier, error) {
+	for _, b := range BrokenKernels() {
+		if b.Name != name {
+			continue
+		}
+		rings := ProfileRings()
+		if b.rings != nil {
+			rings = b.rings(rings)
+		}
+		rt, err := kernel.New(ProfileConfig(store, true, rings, b.hooks))
+		if err != nil {
+			return nil, err
+		}
+		opts.Hooks = b.carrier
+		if opts.Tools == nil {
+			opts.Tools = ToolIDs(ProfileTools())
+		}
+		return New(rt, store, opts)
+	}
+	return nil, fmt.Errorf("no broken kernel %q (have %v)", name, BrokenNames())
+}
+
+// Mutants registers the broken kernels (spec.Mutant, kind "kernel").
+func Mutants() []spec.Mutant {
+	var out []spec.Mutant
+	for _, b := range BrokenKernels() {
+		out = append(out, spec.Mutant{ID: "kernel/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
+			CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:TestBrokenKernelsRejected"})
+	}
+	return out
+}

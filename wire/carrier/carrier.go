@@ -1,0 +1,414 @@
+package carrier
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// Options configure a Carrier. Zero values take the defaults.
+type Options struct {
+	// Implementation names the kernel in the handshake (default "loom-conform reference kernel").
+	Implementation Implementation
+	// Syscalls is the table the methods are derived from; nil = the runtime's (rt.Syscalls()).
+	Syscalls []manifest.Syscall
+	// Tools lists the toolIds the kernel resolves, advertised in the handshake.
+	Tools []string
+	// Lease is how long a silent driver keeps its execution before another may take it over
+	// (default 30 s). A driver holding its token may always re-attach.
+	Lease time.Duration
+	// MaxRequestBytes caps a request body (default bridge.DefaultMaxRequestBytes).
+	MaxRequestBytes int64
+	// Hooks deliberately break the carrier (broken kernels for certify's self-test only).
+	Hooks Hooks
+}
+
+// Hooks are carrier-level defects; each one breaks one rule a certified kernel must keep.
+type Hooks struct {
+	// ForgedFactsThrough appends a userspace emit the kernel refused straight to the store (breaks
+	// A26.wire.no-new-facts: a wire client forges kernel facts).
+	ForgedFactsThrough bool
+	// NoFencing hands a second driver a token while the first still drives (breaks
+	// A26.wire.kernel-authoritative: two drivers interleave).
+	NoFencing bool
+	// DropResumeWithoutDriver answers a resume with no driver as accepted but records nothing
+	// (breaks A26.wire.kernel-authoritative: the resume is lost).
+	DropResumeWithoutDriver bool
+	// HandshakeLies advertises a hand list: every syscall as unary (breaks A26.wire.derived and
+	// A26.wire.partition).
+	HandshakeLies bool
+}
+
+// Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
+type Carrier struct {
+	rt        *kernel.Runtime
+	store     spi.EventStore
+	opts      Options
+	methods   map[string]Method
+	handshake Handshake
+
+	mu       sync.Mutex
+	sessions map[string]*session // execution id → its live run
+	flows    map[string]bool     // flow ids registered as wire flows
+}
+
+// New mounts a carrier on rt, whose event store is store (getState reads the log from it).
+func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, error) {
+	if rt == nil || store == nil {
+		return nil, errors.New("carrier: a runtime and its store are required")
+	}
+	if opts.Implementation.Name == "" {
+		opts.Implementation = Implementation{Name: "loom-conform reference kernel", Version: manifest.KernelAbiVersion}
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = bridge.DefaultMaxRequestBytes
+	}
+	table := opts.Syscalls
+	if table == nil {
+		table = rt.Syscalls()
+	}
+	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{}}
+	ms := DeriveMethods(table)
+	for _, m := range ms {
+		c.methods[m.Name] = m
+	}
+	adv := append([]manifest.Syscall(nil), table...)
+	if opts.Hooks.HandshakeLies {
+		for i := range adv {
+			adv[i].Kind = manifest.Unary
+		}
+		ms = DeriveMethods(adv)
+	}
+	tools := append([]string{}, opts.Tools...)
+	c.handshake = Handshake{Wire: manifest.WireAbiVersion, KernelAbi: manifest.KernelAbiVersion, EventSchema: manifest.EventSchemaVersion,
+		Implementation: opts.Implementation, Syscalls: adv, Methods: ms, Tools: tools}
+	return c, nil
+}
+
+// Handshake returns what wire.handshake answers.
+func (c *Carrier) Handshake() Handshake { return c.handshake }
+
+// Methods returns the derived method table, in handshake order.
+func (c *Carrier) Methods() []Method { return append([]Method(nil), c.handshake.Methods...) }
+
+// HandleRPC answers one request: the pure core of the carrier (HTTP is a thin driver around it).
+// It never panics: a failure of the kernel is an internal error, bad input a typed error naming
+// the field, and a refusal appends nothing.
+func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
+	resp = Response{JSONRPC: "2.0", ID: req.ID}
+	if len(resp.ID) == 0 {
+		resp.ID = json.RawMessage("null")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			resp.Result, resp.Error = nil, rpcErr(CodeInternalError, "internal", fmt.Sprintf("the kernel panicked: %v", p))
+		}
+	}()
+	result, e := c.dispatch(ctx, req)
+	if e != nil {
+		resp.Error = e
+		return resp
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		resp.Error = rpcErr(CodeInternalError, "internal", "encoding the result: "+err.Error())
+		return resp
+	}
+	resp.Result = b
+	return resp
+}
+
+func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCError) {
+	if req.JSONRPC != "2.0" {
+		return nil, rpcErr(CodeInvalidRequest, "request", `"jsonrpc" must be "2.0"`, "field", "jsonrpc")
+	}
+	m, ok := c.methods[req.Method]
+	if !ok {
+		return nil, rpcErr(CodeMethodNotFound, "method", fmt.Sprintf("method %q is not part of this kernel's wire ABI (see wire.handshake)", req.Method), "method", req.Method)
+	}
+	switch m.Name {
+	case MethodHandshake:
+		var p struct {
+			Client string `json:"client"`
+			Wire   string `json:"wire"`
+		}
+		if err := decodeStrict(req.Params, &p); err != nil {
+			return nil, invalid(req.Method, err)
+		}
+		return c.handshake, nil
+	case MethodStart:
+		return c.start(ctx, req.Params)
+	case MethodResume:
+		return c.resume(ctx, req.Params)
+	case MethodGetState:
+		return c.getState(ctx, req.Params)
+	case MethodCancel:
+		return c.cancel(ctx, req.Params)
+	case MethodAttach:
+		return c.attach(ctx, req.Params)
+	case MethodComplete:
+		return c.complete(ctx, req.Params)
+	}
+	if m.Syscall != "" {
+		return c.syscall(ctx, m, req.Params)
+	}
+	return nil, rpcErr(CodeMethodNotFound, "method", fmt.Sprintf("method %q has no handler", req.Method))
+}
+
+func invalid(method string, err error) *bridge.RPCError {
+	return rpcErr(CodeInvalidParams, "params", method+": "+err.Error(), "reason", err.Error())
+}
+
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ensureFlow registers flowID as a wire flow: its code is the connected driver.
+func (c *Carrier) ensureFlow(flowID string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flows[flowID] {
+		return nil
+	}
+	if err := c.rt.Register(kernel.FlowDef{ID: flowID, Fn: c.flowFn}); err != nil {
+		return err
+	}
+	c.flows[flowID] = true
+	return nil
+}
+
+// startResult is the answer of execution.start, resume and attach.
+type startResult struct {
+	ExecutionID    string `json:"executionId"`
+	Status         string `json:"status"`
+	Driver         string `json:"driver,omitempty"`
+	Mode           string `json:"mode,omitempty"`
+	AwaitingDriver bool   `json:"awaitingDriver,omitempty"`
+	SuspendedOn    string `json:"suspendedOn,omitempty"`
+	Redrive        int    `json:"redrive,omitempty"`
+	Output         any    `json:"output,omitempty"`
+	Error          any    `json:"error,omitempty"`
+}
+
+func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		FlowID      string          `json:"flowId"`
+		ExecutionID string          `json:"executionId"`
+		Input       json.RawMessage `json:"input"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodStart, err)
+	}
+	if p.FlowID == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.start: params.flowId is required", "field", "flowId")
+	}
+	if p.ExecutionID == "" {
+		p.ExecutionID = "wx-" + newToken()[:16]
+	}
+	if err := c.ensureFlow(p.FlowID); err != nil {
+		return nil, rpcErr(CodeInvalidParams, "params", err.Error(), "field", "flowId")
+	}
+	input := any(p.Input)
+	if p.Input == nil {
+		input = nil
+	}
+	s, e := c.newSession(p.ExecutionID, true, "live")
+	if e != nil {
+		return nil, e
+	}
+	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
+		return c.rt.Start(ctx, p.FlowID, p.ExecutionID, input)
+	})
+}
+
+func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		ExecutionID string          `json:"executionId"`
+		EventType   string          `json:"eventType"`
+		Payload     json.RawMessage `json:"payload"`
+		Attach      bool            `json:"attach"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodResume, err)
+	}
+	if p.ExecutionID == "" || p.EventType == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.resume: params.executionId and params.eventType are required", "field", "executionId/eventType")
+	}
+	flowID, e := c.flowOf(ctx, p.ExecutionID)
+	if e != nil {
+		return nil, e
+	}
+	if c.opts.Hooks.DropResumeWithoutDriver && !p.Attach {
+		return startResult{ExecutionID: p.ExecutionID, Status: fold.StatusRunning, AwaitingDriver: true}, nil
+	}
+	s, e := c.newSession(p.ExecutionID, p.Attach, "live")
+	if e != nil {
+		return nil, e
+	}
+	payload := p.Payload
+	if payload == nil {
+		payload = json.RawMessage("null")
+	}
+	_ = flowID
+	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
+		return c.rt.Resume(ctx, p.ExecutionID, p.EventType, payload)
+	})
+}
+
+// flowOf registers the flow that wrote the execution's log as a wire flow.
+func (c *Carrier) flowOf(ctx context.Context, execID string) (string, *bridge.RPCError) {
+	flowID, err := c.rt.FlowID(ctx, execID)
+	if err != nil {
+		return "", toRPC(err)
+	}
+	if flowID == "" {
+		return "", rpcErr(CodeNotFound, "execution", fmt.Sprintf("execution %q has no log", execID), "executionId", execID)
+	}
+	if err := c.ensureFlow(flowID); err != nil {
+		return "", toRPC(err)
+	}
+	return flowID, nil
+}
+
+func (c *Carrier) attach(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		ExecutionID string `json:"executionId"`
+		Driver      string `json:"driver"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodAttach, err)
+	}
+	if p.ExecutionID == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.attach: params.executionId is required", "field", "executionId")
+	}
+	c.mu.Lock()
+	s := c.sessions[p.ExecutionID]
+	c.mu.Unlock()
+	if s != nil {
+		return c.reattach(s, p.Driver)
+	}
+	st, err := c.rt.State(ctx, p.ExecutionID)
+	if err != nil {
+		return nil, toRPC(err)
+	}
+	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
+		return nil, e
+	}
+	mode, run := "replay", func(ctx context.Context) (kernel.Result, error) { return c.rt.Drive(ctx, p.ExecutionID) }
+	if st.Status == fold.StatusRunning {
+		mode = "live"
+		if st.Sequence > 0 {
+			mode = "recover"
+			run = func(ctx context.Context) (kernel.Result, error) { return c.rt.Recover(ctx, p.ExecutionID) }
+		}
+	}
+	s, e := c.newSession(p.ExecutionID, true, mode)
+	if e != nil {
+		return nil, e
+	}
+	return c.launch(s, run)
+}
+
+func (c *Carrier) cancel(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		ExecutionID string `json:"executionId"`
+		Reason      string `json:"reason"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodCancel, err)
+	}
+	if p.ExecutionID == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.cancel: params.executionId is required", "field", "executionId")
+	}
+	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
+		return nil, e
+	}
+	res, err := c.rt.Cancel(ctx, p.ExecutionID, p.Reason)
+	if err != nil {
+		return nil, toRPC(err)
+	}
+	c.mu.Lock()
+	s := c.sessions[p.ExecutionID]
+	c.mu.Unlock()
+	if s != nil {
+		s.cancel()
+		<-s.done
+	}
+	return startResult{ExecutionID: p.ExecutionID, Status: res.Status}, nil
+}
+
+// stateResult is the answer of execution.getState.
+type stateResult struct {
+	ExecutionID    string          `json:"executionId"`
+	Status         string          `json:"status"`
+	Sequence       int64           `json:"sequence"`
+	State          json.RawMessage `json:"state"`
+	Canonical      string          `json:"canonical"`
+	Driver         string          `json:"driver"` // "attached", "none"
+	AwaitingDriver bool            `json:"awaitingDriver"`
+	SuspendedOn    string          `json:"suspendedOn,omitempty"`
+	Log            []spi.Envelope  `json:"log,omitempty"`
+}
+
+func (c *Carrier) getState(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		ExecutionID string `json:"executionId"`
+		IncludeLog  bool   `json:"includeLog"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodGetState, err)
+	}
+	if p.ExecutionID == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.getState: params.executionId is required", "field", "executionId")
+	}
+	st, err := c.rt.State(ctx, p.ExecutionID)
+	if err != nil {
+		return nil, toRPC(err)
+	}
+	if st.Sequence < 0 {
+		return nil, rpcErr(CodeNotFound, "execution", fmt.Sprintf("execution %q has no log", p.ExecutionID), "executionId", p.ExecutionID)
+	}
+	canon, err := fold.CanonicalState(st)
+	if err != nil {
+		return nil, toRPC(err)
+	}
+	out := stateResult{ExecutionID: p.ExecutionID, Status: st.Status, Sequence: st.Sequence, State: canon, Canonical: string(canon), Driver: "none"}
+	c.mu.Lock()
+	s := c.sessions[p.ExecutionID]
+	c.mu.Unlock()
+	if s != nil && s.isAttached() {
+		out.Driver = "attached"
+	}
+	out.AwaitingDriver = st.Status == fold.StatusRunning && out.Driver == "none"
+	if st.Status == fold.StatusSuspended {
+		var on struct {
+			On string `json:"on"`
+		}
+		_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
+		out.SuspendedOn = on.On
+	}
+	if p.IncludeLog {
+		evs, err := c.store.Read(ctx, p.ExecutionID)
+		if err != nil {
+			return nil, toRPC(err)
+		}
+		out.Log = evs
+	}
+	return out, nil
+}

@@ -1,0 +1,119 @@
+package carrier
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// Client is a minimal Go client of the wire ABI (tests, `certify kernel`). Calls travel over one
+// keep-alive HTTP connection pool.
+type Client struct {
+	url    string
+	hc     *http.Client
+	nextID atomic.Int64
+	// Observe, when set, sees every exchange (the request and response bodies).
+	Observe func(method string, request, response []byte)
+}
+
+// NewClient returns a client of the kernel at url; timeout bounds each call (0 = 30 s).
+func NewClient(url string, timeout time.Duration) *Client {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	return &Client{url: url, hc: &http.Client{Timeout: timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
+}
+
+// URL returns the kernel's URL.
+func (c *Client) URL() string { return c.url }
+
+// Close drops idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// CallError is an error the kernel answered.
+type CallError struct {
+	Method string
+	RPC    bridge.RPCError
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("%s: kernel error %d: %s", e.Method, e.RPC.Code, e.RPC.Message)
+}
+
+// Kind returns the error data's "kind".
+func (e *CallError) Kind() string {
+	var d struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(e.RPC.Data, &d)
+	return d.Kind
+}
+
+// Call sends one request and decodes the result into out (which may be nil). A kernel error is a
+// *CallError; anything else is a transport or protocol failure.
+func (c *Client) Call(ctx context.Context, method string, params, out any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("%s: encoding params: %w", method, err)
+	}
+	id := c.nextID.Add(1)
+	body, _ := json.Marshal(Request{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: raw})
+	resp, err := c.post(ctx, "application/json", body)
+	if c.Observe != nil {
+		c.Observe(method, body, resp)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	var r Response
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return fmt.Errorf("%s: response is not a JSON-RPC response: %v", method, err)
+	}
+	if r.JSONRPC != "2.0" || string(r.ID) != strconv.FormatInt(id, 10) {
+		return fmt.Errorf("%s: response frame jsonrpc=%q id=%s, want 2.0 and %d", method, r.JSONRPC, r.ID, id)
+	}
+	if r.Error != nil {
+		return &CallError{Method: method, RPC: *r.Error}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		return fmt.Errorf("%s: result does not decode: %v", method, err)
+	}
+	return nil
+}
+
+// Post sends a raw body with a content type and returns the response body.
+func (c *Client) Post(ctx context.Context, contentType string, body []byte) ([]byte, error) {
+	return c.post(ctx, contentType, body)
+}
+
+func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, bytes.TrimSpace(b))
+	}
+	return b, nil
+}

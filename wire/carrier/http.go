@@ -1,0 +1,175 @@
+package carrier
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// ContentTypeStream is the media type of the streaming form of a channel syscall (docs/wire.md):
+// newline-delimited JSON, the request object on the first line, one chunk payload per line after.
+const ContentTypeStream = "application/x-ndjson"
+
+// ServeHTTP answers the wire ABI over HTTP POST: one JSON-RPC 2.0 request per body
+// (application/json), or a channel syscall in its streaming form (application/x-ndjson).
+// JSON-RPC errors travel with HTTP status 200.
+func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "the kernel wire ABI answers JSON-RPC 2.0 over POST (docs/wire.md)", http.StatusMethodNotAllowed)
+		return
+	}
+	body := http.MaxBytesReader(w, r.Body, c.opts.MaxRequestBytes)
+	if strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream) {
+		c.serveStream(w, r, body)
+		return
+	}
+	b, err := io.ReadAll(body)
+	if err != nil {
+		writeJSON(w, Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: readError(err, c.opts.MaxRequestBytes)})
+		return
+	}
+	writeJSON(w, c.HandleBytes(r.Context(), b))
+}
+
+// HandleBytes decodes one request body and answers it: DecodeRequest, then HandleRPC.
+func (c *Carrier) HandleBytes(ctx context.Context, body []byte) Response {
+	req, e := DecodeRequest(body)
+	if e != nil {
+		id := req.ID
+		if len(id) == 0 {
+			id = json.RawMessage("null")
+		}
+		return Response{JSONRPC: "2.0", ID: id, Error: e}
+	}
+	return c.HandleRPC(ctx, req)
+}
+
+func readError(err error, limit int64) *bridge.RPCError {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return rpcErr(CodeTooLarge, "too-large", fmt.Sprintf("request exceeds %d bytes", limit), "limit", limit)
+	}
+	return rpcErr(CodeParseError, "parse", "reading the request: "+err.Error())
+}
+
+func writeJSON(w http.ResponseWriter, resp Response) {
+	out, _ := json.Marshal(resp)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+// Ack is one line of a streaming answer: chunk i was appended (or refused, with the error).
+type Ack struct {
+	Chunk int              `json:"chunk"`
+	Error *bridge.RPCError `json:"error,omitempty"`
+}
+
+// HandleStream answers a channel syscall in its streaming form: req names the syscall and carries
+// {executionId, driver, args: {eventType}}; next yields chunk payloads until io.EOF, each made as
+// one call of the syscall with {eventType, payload: chunk}; ack is told of each as it lands. The
+// final response counts the chunks. The first refused chunk ends the stream.
+func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (json.RawMessage, error), ack func(Ack) error) Response {
+	resp := Response{JSONRPC: "2.0", ID: req.ID}
+	m, ok := c.methods[req.Method]
+	if !ok || m.Kind != "channel" {
+		resp.Error = rpcErr(CodeMethodNotFound, "method", fmt.Sprintf("method %q has no streaming form: only channel syscalls stream", req.Method), "method", req.Method)
+		return resp
+	}
+	var p syscallParams
+	if err := decodeStrict(req.Params, &p); err != nil {
+		resp.Error = invalid(req.Method, err)
+		return resp
+	}
+	var a struct {
+		EventType string `json:"eventType"`
+	}
+	if err := decodeStrict(p.Args, &a); err != nil || a.EventType == "" {
+		resp.Error = rpcErr(CodeInvalidParams, "params", req.Method+": the streaming form takes params.args {eventType} and the chunks as lines", "field", "args.eventType")
+		return resp
+	}
+	s, e := c.driven(p.ExecutionID, p.Driver)
+	if e != nil {
+		resp.Error = e
+		return resp
+	}
+	n := 0
+	for {
+		chunk, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			resp.Error = rpcErr(CodeParseError, "chunk", fmt.Sprintf("chunk %d: %v", n, err), "chunk", n)
+			return resp
+		}
+		args, _ := json.Marshal(map[string]any{"eventType": a.EventType, "payload": chunk})
+		_, e := c.do(s, m.Syscall, args)
+		if e != nil {
+			_ = ack(Ack{Chunk: n, Error: e})
+			resp.Error = e
+			return resp
+		}
+		if err := ack(Ack{Chunk: n}); err != nil {
+			resp.Error = rpcErr(CodeInternalError, "transport", err.Error())
+			return resp
+		}
+		n++
+	}
+	resp.Result, _ = json.Marshal(map[string]any{"chunks": n})
+	return resp
+}
+
+func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Reader) {
+	rc := http.NewResponseController(w)
+	_ = rc.EnableFullDuplex()
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, 1<<30)))
+	w.Header().Set("Content-Type", ContentTypeStream)
+	enc := func(v any) error {
+		b, _ := json.Marshal(v)
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if !sc.Scan() {
+		_ = enc(Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: rpcErr(CodeInvalidRequest, "request", "the streaming form starts with the request object on its first line")})
+		return
+	}
+	req, e := DecodeRequest(sc.Bytes())
+	if e != nil {
+		_ = enc(Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: e})
+		return
+	}
+	next := func() (json.RawMessage, error) {
+		for sc.Scan() {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			if !json.Valid(line) {
+				return nil, errors.New("not JSON")
+			}
+			return append(json.RawMessage(nil), line...), nil
+		}
+		if err := sc.Err(); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, fmt.Errorf("request exceeds %d bytes", c.opts.MaxRequestBytes)
+			}
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	resp := c.HandleStream(r.Context(), req, next, func(a Ack) error { return enc(a) })
+	_ = enc(resp)
+}

@@ -1,0 +1,68 @@
+package carrier
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+)
+
+func runKit(t *testing.T, c *Carrier) map[string]kits.Result {
+	t.Helper()
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	cl := NewClient(srv.URL, 20*time.Second)
+	t.Cleanup(cl.Close)
+	factory := func(context.Context) (*Client, func(), error) { return cl, nil, nil }
+	res, err := kits.Run(testCtx(t), KernelKit(), factory, kits.Options{SpiVersion: "1.0.0", Seed: 7, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]kits.Result{}
+	for _, r := range res {
+		out[r.CheckID] = r
+	}
+	return out
+}
+
+// The reference kernel behind the carrier passes every check of the kernel kit.
+func TestReferenceKernelPassesKit(t *testing.T) {
+	c, _, err := NewProfile(memory.NewEventStore(), true, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runKit(t, c)
+	if len(res) != len(KernelKit().Checks) {
+		t.Fatalf("ran %d checks, want %d", len(res), len(KernelKit().Checks))
+	}
+	for id, r := range res {
+		if r.Verdict != kits.Pass {
+			t.Errorf("%s: %s %s", id, r.Verdict, r.Message)
+		}
+	}
+}
+
+// Every broken kernel is rejected by the check meant for it (I-WIRE-8).
+func TestBrokenKernelsRejected(t *testing.T) {
+	for _, b := range BrokenKernels() {
+		t.Run(b.Name, func(t *testing.T) {
+			c, err := NewBroken(b.Name, memory.NewEventStore(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runKit(t, c)
+			r, ok := res[b.CaughtBy]
+			if !ok {
+				t.Fatalf("check %s did not run", b.CaughtBy)
+			}
+			if r.Verdict != kits.Fail {
+				t.Errorf("kernel/%s: %s = %s, want fail (%s)", b.Name, b.CaughtBy, r.Verdict, b.Defect)
+			} else {
+				t.Logf("%s rejects it: %s", b.CaughtBy, r.Message)
+			}
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package carrier
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// Request is one JSON-RPC 2.0 request of the wire ABI.
+type Request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+// Response is one JSON-RPC 2.0 response: exactly one of Result and Error is set.
+type Response struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      json.RawMessage  `json:"id"`
+	Result  json.RawMessage  `json:"result,omitempty"`
+	Error   *bridge.RPCError `json:"error,omitempty"`
+}
+
+// Error codes of the wire ABI. The JSON-RPC 2.0 codes and the store bridge's typed codes keep their
+// meaning (fenced -32002, not found -32003, already exists -32004, invalid argument -32005,
+// too large -32008); the kernel's own outcomes take -32020 and up. Every error's data carries
+// {"kind", ...} naming the outcome and, for bad input, the field.
+const (
+	CodeParseError     = bridge.CodeParseError
+	CodeInvalidRequest = bridge.CodeInvalidRequest
+	CodeMethodNotFound = bridge.CodeMethodNotFound
+	CodeInvalidParams  = bridge.CodeInvalidParams
+	CodeInternalError  = bridge.CodeInternalError
+	CodeFenced         = bridge.CodeFenced
+	CodeNotFound       = bridge.CodeNotFound
+	CodeAlreadyExists  = bridge.CodeAlreadyExists
+	CodeTooLarge       = bridge.CodeTooLarge
+
+	CodeStepFailed       = -32020 // an untyped step failure, timeout or cancellation
+	CodeTypedFailure     = -32021 // a typed failure on a declared channel (rings refuse on theirs)
+	CodeQuotaExceeded    = -32022 // admission control refused the effect (spec §8)
+	CodeRefused          = -32023 // the ingress gate or the userspace rules refused; nothing appended
+	CodeReplayDivergence = -32024 // a replay reached a syscall the log does not answer
+	CodeNotRunnable      = -32025 // the execution is not in a state the method needs
+	CodeSyscallError     = -32026 // the syscall's arguments are wrong for the kernel
+	CodeDisabled         = -32027 // the syscall's feature flag is off
+)
+
+// decodeStrict decodes params into v refusing unknown fields and trailing data; the error names
+// the field.
+func decodeStrict(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage(`{}`)
+	}
+	if t := bytes.TrimSpace(raw); t[0] != '{' {
+		return fmt.Errorf("params must be an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fieldError(err)
+	}
+	if dec.More() {
+		return fmt.Errorf("params: trailing data")
+	}
+	return nil
+}
+
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if e, ok := err.(*json.UnmarshalTypeError); ok {
+		te = e
+		return fmt.Errorf("params.%s: want %s, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "json: unknown field ") {
+		return fmt.Errorf("params: unknown field %s", strings.TrimPrefix(msg, "json: unknown field "))
+	}
+	return fmt.Errorf("params: %s", strings.TrimPrefix(msg, "json: "))
+}
+
+// rpcErr builds an error with data {"kind": kind, ...kv}.
+func rpcErr(code int, kind, msg string, kv ...any) *bridge.RPCError {
+	m := map[string]any{"kind": kind}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	data, _ := json.Marshal(m)
+	return &bridge.RPCError{Code: code, Message: msg, Data: data}
+}
+
+// DecodeRequest parses one request body. It never panics; a body that is not a JSON-RPC 2.0
+// request object gets the JSON-RPC error for it.
+func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
+	t := bytes.TrimSpace(body)
+	if !json.Valid(t) {
+		return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
+	}
+	if len(t) > 0 && t[0] == '[' {
+		return Request{}, rpcErr(CodeInvalidRequest, "batch", "batch requests are not part of the wire ABI")
+	}
+	if len(t) == 0 || t[0] != '{' {
+		return Request{}, rpcErr(CodeInvalidRequest, "request", "a request is a JSON object")
+	}
+	var req Request
+	if err := json.Unmarshal(t, &req); err != nil {
+		return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+	}
+	id := bytes.TrimSpace(req.ID)
+	switch {
+	case req.JSONRPC != "2.0":
+		return req, rpcErr(CodeInvalidRequest, "request", `"jsonrpc" must be "2.0"`, "field", "jsonrpc")
+	case req.Method == "":
+		return req, rpcErr(CodeInvalidRequest, "request", `"method" is required`, "field", "method")
+	case len(id) == 0 || string(id) == "null" || (id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-'):
+		return req, rpcErr(CodeInvalidRequest, "request", `"id" must be a string or a number`, "field", "id")
+	}
+	return req, nil
+}

@@ -1,0 +1,422 @@
+package carrier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// session is one live run of an execution and the driver that holds it.
+type session struct {
+	execID string
+	mode   string // live, recover, replay
+
+	calls     chan *call
+	entered   chan struct{}
+	enterOnce sync.Once
+	done      chan struct{}
+	res       kernel.Result
+	err       error
+	cancel    context.CancelFunc
+
+	tok      sync.Mutex // guards token, attached
+	token    string
+	attached bool
+	lastSeen atomic.Int64 // unix nanos of the driver's last call
+
+	mu         sync.Mutex // one driver call at a time
+	transcript []entry    // the answers of this run, in call order (I-WIRE-4)
+	cursor     int        // the next transcript entry a re-driving driver is served
+}
+
+// entry is one answered call of a run.
+type entry struct {
+	name   string
+	args   json.RawMessage
+	result any
+	err    *bridge.RPCError
+}
+
+// call is a driver call handed to the flow goroutine.
+type call struct {
+	name   string
+	args   json.RawMessage
+	finish *finish
+	reply  chan reply
+}
+
+type finish struct {
+	output json.RawMessage
+	err    string
+}
+
+type reply struct {
+	out json.RawMessage
+	err error
+}
+
+func (s *session) isAttached() bool {
+	s.tok.Lock()
+	defer s.tok.Unlock()
+	return s.attached
+}
+
+func (s *session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
+
+// newSession registers a run of execID; a live run already there is a fenced driver.
+func (c *Carrier) newSession(execID string, attach bool, mode string) (*session, *bridge.RPCError) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.sessions[execID]; old != nil {
+		return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q has a live run held by another driver", execID), "executionId", execID)
+	}
+	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{})}
+	if attach {
+		s.token, s.attached = newToken(), true
+	}
+	s.touch()
+	c.sessions[execID] = s
+	return s, nil
+}
+
+// launch runs fn (a kernel call that runs the execution's flow) in the background and answers
+// once the flow is entered (the driver may now make syscalls) or the call ended.
+func (c *Carrier) launch(s *session, fn func(ctx context.Context) (kernel.Result, error)) (any, *bridge.RPCError) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	go func() {
+		res, err := fn(ctx)
+		c.mu.Lock()
+		if c.sessions[s.execID] == s {
+			delete(c.sessions, s.execID)
+		}
+		c.mu.Unlock()
+		s.res, s.err = res, err
+		close(s.done)
+		cancel()
+	}()
+	select {
+	case <-s.entered:
+		s.tok.Lock()
+		defer s.tok.Unlock()
+		return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: s.token, Mode: s.mode, AwaitingDriver: !s.attached}, nil
+	case <-s.done:
+		if s.err != nil {
+			return nil, toRPC(s.err)
+		}
+		return ended(s), nil
+	}
+}
+
+// ended is the answer of a call whose run ended.
+func ended(s *session) startResult {
+	r := startResult{ExecutionID: s.execID, Status: s.res.Status, SuspendedOn: s.res.SuspendedOn}
+	if s.res.Output != nil {
+		r.Output = s.res.Output
+	}
+	if s.res.Error != nil {
+		r.Error = s.res.Error
+	}
+	return r
+}
+
+// reattach hands a live run to a driver: the holder of its token (a reconnect), any driver when
+// none is attached, or a new driver once the holder's lease lapsed with no call in flight. The
+// driver re-drives from the top: the run's transcript answers what it already answered.
+func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
+	s.tok.Lock()
+	switch {
+	case s.attached && token != "" && token == s.token:
+	case !s.attached:
+		s.token, s.attached = newToken(), true
+	case c.opts.Hooks.NoFencing:
+		s.token = newToken()
+	default:
+		lapsed := time.Since(time.Unix(0, s.lastSeen.Load())) > c.opts.Lease
+		if !lapsed || !s.mu.TryLock() {
+			s.tok.Unlock()
+			return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q is driven by another driver", s.execID), "executionId", s.execID)
+		}
+		s.mu.Unlock()
+		s.token = newToken()
+	}
+	tok := s.token
+	s.tok.Unlock()
+	if !c.opts.Hooks.NoFencing {
+		s.mu.Lock()
+		s.cursor = 0
+		s.mu.Unlock()
+	}
+	s.touch()
+	return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: tok, Mode: s.mode, Redrive: len(s.transcript)}, nil
+}
+
+// driven returns the live run the driver holds; anything else is fenced.
+func (c *Carrier) driven(execID, token string) (*session, *bridge.RPCError) {
+	if execID == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "params.executionId is required", "field", "executionId")
+	}
+	c.mu.Lock()
+	s := c.sessions[execID]
+	c.mu.Unlock()
+	if s == nil {
+		return nil, rpcErr(CodeFenced, "not-driver", fmt.Sprintf("execution %q has no live run this caller drives (execution.attach first)", execID), "executionId", execID)
+	}
+	s.tok.Lock()
+	ok := s.attached && token == s.token
+	s.tok.Unlock()
+	if !ok {
+		return nil, rpcErr(CodeFenced, "not-driver", fmt.Sprintf("execution %q is not driven by this driver token", execID), "executionId", execID, "field", "driver")
+	}
+	return s, nil
+}
+
+// flowFn is the code of every wire flow: it hands the driver's calls to the kernel in order.
+func (c *Carrier) flowFn(kc *kernel.Context, _ json.RawMessage) (any, error) {
+	c.mu.Lock()
+	s := c.sessions[kc.ExecutionID()]
+	c.mu.Unlock()
+	if s == nil { // resumed by an in-process caller: no driver will come through this carrier
+		<-kc.Context().Done()
+		return nil, kc.Context().Err()
+	}
+	s.enterOnce.Do(func() { close(s.entered) })
+	for {
+		select {
+		case cl := <-s.calls:
+			if cl.finish != nil {
+				if cl.finish.err != "" {
+					return nil, errors.New(cl.finish.err)
+				}
+				return cl.finish.output, nil
+			}
+			out, err := kc.Call(cl.name, cl.args)
+			cl.reply <- reply{out, err}
+		case <-kc.Context().Done():
+			return nil, kc.Context().Err()
+		}
+	}
+}
+
+// syscallResult is the answer of a syscall method: its value, or that the run parked on it.
+type syscallResult struct {
+	Value       json.RawMessage `json:"value"`
+	Parked      bool            `json:"parked,omitempty"`
+	Status      string          `json:"status,omitempty"`
+	SuspendedOn string          `json:"suspendedOn,omitempty"`
+	ContinuedTo string          `json:"continuedTo,omitempty"`
+}
+
+type syscallParams struct {
+	ExecutionID string          `json:"executionId"`
+	Driver      string          `json:"driver"`
+	Args        json.RawMessage `json:"args"`
+}
+
+func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p syscallParams
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(m.Name, err)
+	}
+	s, e := c.driven(p.ExecutionID, p.Driver)
+	if e != nil {
+		return nil, e
+	}
+	if err := checkArgs(m.Syscall, p.Args); err != nil {
+		if c.opts.Hooks.ForgedFactsThrough && m.Kind == "unary" && m.Syscall == "emit" && c.forgeThrough(p.ExecutionID, p.Args, nil) {
+			return syscallResult{Value: json.RawMessage("null")}, nil
+		}
+		return nil, rpcErr(CodeInvalidParams, "params", m.Name+": "+err.Error(), "field", "args")
+	}
+	return c.do(s, m.Syscall, p.Args)
+}
+
+// do makes one call on the run: served from the transcript when a re-driving driver has not yet
+// caught up, else handed to the kernel.
+func (c *Carrier) do(s *session, name string, args json.RawMessage) (any, *bridge.RPCError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.touch()
+	if s.cursor < len(s.transcript) {
+		en := s.transcript[s.cursor]
+		if en.name != name || !spi.SameJSON(normArgs(en.args), normArgs(args)) {
+			return nil, rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("re-drive diverged at call %d: the run answered %s here, the driver asks %s", s.cursor, en.name, name),
+				"index", s.cursor, "want", en.name, "got", name)
+		}
+		s.cursor++
+		return en.result, en.err
+	}
+	cl := &call{name: name, args: args, reply: make(chan reply, 1)}
+	select {
+	case s.calls <- cl:
+	case <-s.done:
+		return c.afterEnd(s)
+	}
+	select {
+	case rp := <-cl.reply:
+		en := entry{name: name, args: args}
+		if rp.err != nil && c.opts.Hooks.ForgedFactsThrough && c.forgeThrough(s.execID, args, rp.err) {
+			rp.err = nil
+		}
+		if rp.err != nil {
+			en.err = toRPC(rp.err)
+		} else {
+			v := rp.out
+			if v == nil {
+				v = json.RawMessage("null")
+			}
+			en.result = syscallResult{Value: v}
+		}
+		s.transcript = append(s.transcript, en)
+		s.cursor++
+		return en.result, en.err
+	case <-s.done:
+		return c.afterEnd(s)
+	}
+}
+
+// afterEnd answers a syscall during which the run ended: it parked (suspend, sleep, a wait) or
+// continued as new; an error of the run (a replay divergence, a store failure) is returned.
+func (c *Carrier) afterEnd(s *session) (any, *bridge.RPCError) {
+	if s.err != nil {
+		return nil, toRPC(s.err)
+	}
+	switch s.res.Status {
+	case fold.StatusSuspended, fold.StatusContinued:
+		return syscallResult{Value: json.RawMessage("null"), Parked: true, Status: s.res.Status, SuspendedOn: s.res.SuspendedOn, ContinuedTo: s.res.ContinuedTo}, nil
+	}
+	return nil, rpcErr(CodeNotRunnable, "ended", fmt.Sprintf("execution %q: the run ended (%s)", s.execID, s.res.Status), "status", s.res.Status)
+}
+
+func normArgs(a json.RawMessage) json.RawMessage {
+	if len(a) == 0 {
+		return json.RawMessage("{}")
+	}
+	return a
+}
+
+func (c *Carrier) complete(_ context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		ExecutionID string          `json:"executionId"`
+		Driver      string          `json:"driver"`
+		Output      json.RawMessage `json:"output"`
+		Error       *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodComplete, err)
+	}
+	if p.Error != nil && p.Error.Message == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.complete: params.error.message must be a non-empty string", "field", "error.message")
+	}
+	s, e := c.driven(p.ExecutionID, p.Driver)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cursor < len(s.transcript) {
+		return nil, rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("re-drive diverged at call %d: the run answered %s here, the driver completes", s.cursor, s.transcript[s.cursor].name),
+			"index", s.cursor, "want", s.transcript[s.cursor].name, "got", "complete")
+	}
+	f := &finish{output: p.Output}
+	if p.Output == nil {
+		f.output = json.RawMessage("null")
+	}
+	if p.Error != nil {
+		f.err = p.Error.Message
+	}
+	select {
+	case s.calls <- &call{finish: f}:
+	case <-s.done:
+	}
+	<-s.done
+	if s.err != nil {
+		return nil, toRPC(s.err)
+	}
+	return ended(s), nil
+}
+
+// toRPC maps a kernel error to its wire error.
+func toRPC(err error) *bridge.RPCError {
+	var (
+		tf   *kernel.TypedFailure
+		sf   *kernel.StepFailedError
+		sc   *kernel.StepCancelledError
+		qe   *kernel.QuotaExceededError
+		rr   *ingress.ResumeRefusedError
+		rv   *ingress.ResumePayloadValidationError
+		er   *userspace.EmitRefusedError
+		rd   *kernel.ReplayDivergenceError
+		nr   *kernel.NotRunnableError
+		te   *kernel.TerminalError
+		ex   *kernel.ExecutionExistsError
+		uf   *kernel.UnknownFlowError
+		se   *kernel.SyscallError
+		sd   *kernel.SyscallDisabledError
+		us   *kernel.UnknownSyscallError
+		de   *kernel.DeciderError
+		ft   *kernel.FlowTimeoutError
+		stor *kernel.StoreError
+	)
+	switch {
+	case errors.As(err, &tf):
+		var payload any = tf.Payload
+		if raw, ok := tf.Payload.(json.RawMessage); ok {
+			payload = raw
+		}
+		return rpcErr(CodeTypedFailure, "typed-failure", err.Error(), "channel", tf.Channel, "payload", payload)
+	case errors.As(err, &qe):
+		return rpcErr(CodeQuotaExceeded, "quota-exceeded", err.Error(), "stepId", qe.StepID, "dimension", qe.Dimension, "limit", qe.Limit, "used", qe.Used)
+	case errors.As(err, &sf):
+		return rpcErr(CodeStepFailed, "step-failed", err.Error(), "stepId", sf.StepID, "attempt", sf.Attempt, "timeout", sf.Timeout, "degraded", sf.Degraded)
+	case errors.As(err, &sc):
+		return rpcErr(CodeStepFailed, "step-cancelled", err.Error(), "stepId", sc.StepID)
+	case errors.As(err, &rr):
+		return rpcErr(CodeRefused, "resume-refused", err.Error())
+	case errors.As(err, &rv):
+		return rpcErr(CodeRefused, "resume-invalid", err.Error())
+	case errors.As(err, &er):
+		return rpcErr(CodeRefused, "emit-refused", err.Error())
+	case errors.As(err, &rd):
+		return rpcErr(CodeReplayDivergence, "divergence", err.Error(), "eventType", rd.EventType)
+	case errors.As(err, &nr):
+		return rpcErr(CodeNotRunnable, "not-runnable", err.Error(), "status", nr.Status)
+	case errors.As(err, &te):
+		return rpcErr(CodeNotRunnable, "terminal", err.Error(), "status", te.Status)
+	case errors.As(err, &ex):
+		return rpcErr(CodeAlreadyExists, "exists", err.Error(), "executionId", ex.ExecutionID)
+	case errors.As(err, &uf):
+		return rpcErr(CodeNotFound, "flow", err.Error(), "flowId", uf.FlowID)
+	case errors.As(err, &sd):
+		return rpcErr(CodeDisabled, "disabled", err.Error(), "feature", sd.Feature)
+	case errors.As(err, &us):
+		return rpcErr(CodeMethodNotFound, "syscall", err.Error())
+	case errors.As(err, &se):
+		return rpcErr(CodeSyscallError, "syscall", err.Error(), "syscall", se.Syscall)
+	case errors.As(err, &de):
+		return rpcErr(CodeStepFailed, "decider", err.Error())
+	case errors.Is(err, kernel.ErrNotFound), errors.Is(err, spi.ErrNotFound):
+		return rpcErr(CodeNotFound, "execution", err.Error())
+	case errors.As(err, &ft):
+		return rpcErr(CodeNotRunnable, "abandoned", err.Error())
+	case errors.As(err, &stor):
+		if errors.Is(stor.Err, spi.ErrConflict) || errors.Is(stor.Err, spi.ErrFenced) {
+			return rpcErr(CodeFenced, "fenced", err.Error())
+		}
+		return rpcErr(CodeInternalError, "store", err.Error())
+	}
+	return rpcErr(CodeInternalError, "internal", err.Error())
+}
