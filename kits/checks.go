@@ -13,6 +13,5 @@ func Checks() []spec.Check {
 	out = append(out, DurableStateStoreKit().SpecChecks()...)
 	out = append(out, ReadModelStoreKit().SpecChecks()...)
 	out = append(out, ExecutionDispatcherKit().SpecChecks()...)
-	return append(out, spec.Check{ID: "kits/required-only-skips-optional", Kind: spec.KindTest,
-		Clauses: []string{"S7.spi.optional-may-omit", "I-STORE-24"}, Where: "kits:TestRequiredOnlyStoreSkipsOptionalChecks"})
+	return out
 }

@@ -19,6 +19,8 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestBrokenDurableStateStoresRejected"},
 		{ID: "kits/broken/readmodelstores-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S7.plugin.pinned", "I-PLUGIN-8", "I-PLUGIN-9", "I-PLUGIN-10"},
 			Where: "kits/broken:TestBrokenReadModelStoresRejected"},
+		{ID: "kits/required-only-skips-optional", Kind: spec.KindTest, Clauses: []string{"S7.spi.optional-may-omit", "I-STORE-24"},
+			Where: "kits:TestRequiredOnlyStoreSkipsOptionalChecks"},
 		{ID: "kits/broken/incarnation-follows-claim", Kind: spec.KindTest, Clauses: []string{"S7.es.incarnation-anchor", "I-STORE-21"},
 			Where: "kits/broken:TestIncarnationRuleFollowsTheClaim"},
 		{ID: "kits/broken/jsonb-like-passes", Kind: spec.KindTest, Clauses: []string{"I-STORE-25", "I-STORE-15"},
