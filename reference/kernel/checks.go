@@ -57,6 +57,7 @@ func Checks() []spec.Check {
 			"S4.fold.failed-while-parked-cleared", "S5.ingress.suspended-only", "S5.ingress.recovered-running-only"),
 		t("LegacyResumeEntryReplayedAndWarned", "S5.ingress.legacy-as-written", "S5.ingress.legacy-warn"),
 		t("AuthorizerSeesResumeAs", "I-KERNEL-51", "S5.resumeas.parked-all-rules", "S5.ingress.refusal-appends-nothing"),
+		t("EffectReadsExecutionResources", "S8.resources.metered-per-effect"),
 		t("StartRecordsHashes", "S4.v1_23.code-hash", "S4.v1_23.flowhash-sha256"),
 		t("DecideServesChoiceOnly", "S4.v1_18.getdecision-choice-only", "S4.v1_24.seq-descriptive", "S4.v1_18.decision-context-policy", "S4.v1_24.decision-seq"),
 		t("ReplayDivergenceReported", "I-KERNEL-1", "S1.P2.replay-identical"),

@@ -177,6 +177,7 @@ type Hooks struct {
 	LegacyEntriesSkipped bool // _resumePayloads entries that answered no suspend point are skipped on replay
 	ResumeAsRunsSource   bool // resumeAs records the migration but re-runs the source flow
 	AuthorizerSkipsAs    bool // the execution authorizer is not consulted on a resumeAs
+	ResourcesRunOnly     bool // EffectContext.Resources shows only this run's metering, not the execution's totals
 	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
 	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
 	// the fitness G2 ratio gate must catch it).

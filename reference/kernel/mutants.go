@@ -117,6 +117,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.ResumeAsRunsSource = true }, by("kernel/ResumeAsTransformRecorded"), "I-KERNEL-15", "S5.resumeas.parked-all-rules"),
 		h("authorizer-skips-resumeas", "the execution authorizer is not consulted on a resumeAs", own,
 			func(h *Hooks) { h.AuthorizerSkipsAs = true }, by("kernel/AuthorizerSeesResumeAs"), "I-KERNEL-51", "S5.resumeas.parked-all-rules"),
+		h("resources-run-only", "EffectContext.resources shows only this run's metering, not the execution's totals", own,
+			func(h *Hooks) { h.ResourcesRunOnly = true }, by("kernel/EffectReadsExecutionResources"), "S8.resources.metered-per-effect"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 		h("drops-code-hash", "omits EXECUTION_STARTED codeHash", golden, func(h *Hooks) { h.DropCodeHash = true }, goldens, replay, "S4.v1_23.started-fields"),

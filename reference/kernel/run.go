@@ -104,6 +104,9 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 	}
 	for k, v := range st.Variables.Resources {
 		r.resources[k] = v
+		if rt.cfg.Hooks.ResourcesRunOnly {
+			delete(r.resources, k)
+		}
 	}
 	if st.Status == fold.StatusSuspended {
 		r.parkedOn = gateOf(st)
