@@ -59,6 +59,7 @@ func Checks() []spec.Check {
 		fitness.Checks(),
 		badges.Checks(),
 		cliChecks(),
+		coverageChecks(),
 	} {
 		out = append(out, part...)
 	}
