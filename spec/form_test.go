@@ -27,3 +27,13 @@ func TestKeywordClausesKnown(t *testing.T) {
 		t.Errorf("%d keyword clauses, want the ≥ 40 the spec's keyword sentences yield", n)
 	}
 }
+
+// Every reviewed reason names a registered spec MUST clause.
+func TestReviewedUnprovenKnown(t *testing.T) {
+	for id := range reviewedUnproven {
+		c, ok := Lookup(id)
+		if !ok || c.Source != SourceSpec || (c.Level != Must && c.Level != MustNot) {
+			t.Errorf("reviewedUnproven names %q, which is not a spec MUST clause", id)
+		}
+	}
+}
