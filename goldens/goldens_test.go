@@ -3,6 +3,7 @@ package goldens
 import (
 	"context"
 	"encoding/json"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -117,6 +118,7 @@ func TestHookMutantsFailCheck(t *testing.T) {
 		if !strings.Contains(msg, "goldens/"+failed[0].Name) || !(strings.Contains(msg, "differs at") || strings.Contains(msg, "(-want +got)") || strings.Contains(msg, "diverged")) {
 			t.Errorf("goldens/HookMutantsFailCheck: %s failure %q names no golden or divergence", m.ID, msg)
 		}
+		proof.Rejected(t, m.ID, "goldens/HookMutantsFailCheck", msg)
 	}
 	// every switch of kernel.Hooks (its bool fields; a func hook such as UnwiredWork costs time,
 	// not log bytes, and is the fitness gate's) is a registered mutant
