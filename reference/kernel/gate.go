@@ -41,6 +41,9 @@ func (rt *Runtime) ResumeWith(ctx context.Context, executionID string, req Resum
 // Recover re-drives a crashed execution (running, no live driver): EXECUTION_RECOVERED is
 // appended and the flow re-runs from the log. A parked or terminal execution is refused.
 func (rt *Runtime) Recover(ctx context.Context, executionID string) (Result, error) {
+	if rt.cfg.Hooks.RecoverRefused {
+		return Result{}, &SyscallError{Syscall: "recover", Reason: "the execution belongs to the worker that started it"}
+	}
 	return rt.ingest(ctx, executionID, ingress.Request{EventType: manifest.ExecutionRecovered})
 }
 
@@ -91,7 +94,7 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
 	}
 	def, err := rt.flow(events[len(events)-1].WorkflowID)
-	if req.As != nil {
+	if req.As != nil && !rt.cfg.Hooks.ResumeAsRunsSource {
 		def, err = rt.flow(req.As.FlowID)
 	}
 	if err != nil {
@@ -99,6 +102,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	}
 	opts := ingress.Options{Authenticator: rt.cfg.Ingress.Authenticator, Authorizer: rt.cfg.Ingress.Authorizer,
 		ResumeSchemas: def.ResumeSchemas}
+	if req.As != nil && rt.cfg.Hooks.AuthorizerSkipsAs {
+		opts.Authorizer = nil
+	}
 	plan, err := ingress.Evaluate(ctx, st, facts, req, opts)
 	if err != nil {
 		return Result{ExecutionID: executionID, Status: st.Status}, err
@@ -108,10 +114,16 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	for i, a := range plan.Appends {
 		pre[i] = newEvent{eventType: a.EventType, payload: a.Payload, metadata: a.Metadata}
 	}
+	if rt.cfg.Hooks.MigratedDropped && len(pre) > 0 && pre[0].eventType == manifest.ExecutionMigrated {
+		pre = pre[1:]
+	}
 	if rt.cfg.Timers != nil && st.Status == fold.StatusSuspended {
 		if w, ok := wakeAtOf(st); ok {
 			defer rt.cfg.Timers.Cancel(context.WithoutCancel(ctx), Timer{ExecutionID: executionID, WakeAt: w}) //nolint:errcheck // a stale timer is refused by the gate
 		}
+	}
+	if legacy := ingress.LegacyEntries(facts); rt.cfg.Hooks.LegacyEntriesSkipped && len(legacy) > 0 {
+		st.Variables.ResumePayloads = st.Variables.ResumePayloads[legacy[len(legacy)-1].Index+1:]
 	}
 	if req.As != nil && rt.cfg.Hooks.ForgetResumesOnResumeAs {
 		st.Variables.ResumePayloads = nil

@@ -81,6 +81,9 @@ func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input 
 		codeHash = def.CodeHash
 	}
 	start := newEvent{eventType: manifest.ExecutionStarted, payload: obj("input", raw, "flowId", def.ID, "codeHash", codeHash)}
+	if rt.cfg.Hooks.Sha256FlowHash {
+		start.payload = obj("input", raw, "flowId", def.ID, "codeHash", codeHash, "flowHash", "sha256:"+def.ID)
+	}
 	return rt.runWith(ctx, executionID, def, st, []newEvent{start})
 }
 
@@ -205,6 +208,13 @@ func (rt *Runtime) Snapshot(ctx context.Context, executionID string) (spi.Snapsh
 	snap := spi.Snapshot{ExecutionID: executionID, Sequence: st.Sequence, State: b}
 	if err := rt.cfg.Snapshots.Save(ctx, snap); err != nil {
 		return spi.Snapshot{}, &StoreError{ExecutionID: executionID, Op: "save snapshot", Err: err}
+	}
+	if rt.cfg.Hooks.SnapshotInLog {
+		ev := spi.Envelope{ID: rt.cfg.NewID(), ExecutionID: executionID, EventType: "SNAPSHOT_TAKEN", Sequence: st.Sequence + 1,
+			Timestamp: rt.cfg.Now(), Payload: []byte(`{}`)}
+		if err := rt.cfg.Store.Append(ctx, executionID, []spi.Envelope{ev}, spi.AppendOptions{}); err != nil {
+			return spi.Snapshot{}, err
+		}
 	}
 	return snap, nil
 }
