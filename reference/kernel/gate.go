@@ -74,23 +74,16 @@ func (rt *Runtime) ResumeAs(ctx context.Context, executionID string, req ResumeA
 // atomic batch and re-runs the flow.
 func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.Request) (Result, error) {
 	req.ExecutionID = executionID
-	events, err := rt.cfg.Store.Read(ctx, executionID)
+	v, err := rt.readGate(ctx, executionID)
 	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "read", Err: err}
+		return Result{}, err
 	}
-	if len(events) == 0 {
+	if v.empty {
 		return Result{}, &ingress.ResumeRefusedError{Reason: ingress.ReasonNotSuspended, EventType: req.EventType,
 			Detail: "the execution has no log"}
 	}
-	st, err := fold.Fold(rt.cfg.Profile, nil, events)
-	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
-	}
-	facts, err := ingress.FactsFor(rt.cfg.Profile, events)
-	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
-	}
-	def, err := rt.flow(events[len(events)-1].WorkflowID)
+	st, facts := v.st, v.facts
+	def, err := rt.flow(v.flowID)
 	if req.As != nil {
 		def, err = rt.flow(req.As.FlowID)
 	}

@@ -65,17 +65,36 @@ func (r *run) inDoubtFact(stepID string, attempt int) bool {
 	if err != nil {
 		return false
 	}
-	for _, e := range evs {
-		if e.EventType != manifest.EffectInDoubt {
-			continue
-		}
+	names := func(raw json.RawMessage) bool {
 		var p struct {
 			StepID  string `json:"stepId"`
 			Attempt int    `json:"attempt"`
 		}
-		if json.Unmarshal(e.Payload, &p) == nil && p.StepID == stepID && p.Attempt == attempt {
+		return json.Unmarshal(raw, &p) == nil && p.StepID == stepID && p.Attempt == attempt
+	}
+	for _, e := range evs {
+		if e.EventType == manifest.EffectInDoubt && names(e.Payload) {
 			return true
 		}
 	}
-	return false
+	if len(evs) == 0 || evs[0].Sequence == 0 {
+		return false
+	}
+	// Compacted (spec §7): the EFFECT_INDOUBT may be covered by the snapshot. The in-doubt park
+	// the kernel appended in the same batch names it in its condition (I-LIFECYCLE-11).
+	var on struct {
+		On        string          `json:"on"`
+		Condition json.RawMessage `json:"condition"`
+	}
+	for _, e := range evs {
+		if e.EventType == manifest.ExecutionSuspended && json.Unmarshal(e.Payload, &on) == nil &&
+			on.On == fold.GateInDoubt && names(on.Condition) {
+			return true
+		}
+	}
+	base, err := r.rt.compactedBase(r.ctx, r.execID, evs[0].Sequence)
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(base.Variables.Values[fold.VarSuspendedOn], &on) == nil && on.On == fold.GateInDoubt && names(on.Condition)
 }
