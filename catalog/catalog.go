@@ -27,6 +27,7 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
+	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
 // Checks returns every registered check of the project.
@@ -49,6 +50,7 @@ func Checks() []spec.Check {
 		certify.Checks(),
 		bridge.Checks(),
 		faultproxy.Checks(),
+		target.Checks(),
 		dockertestadapter.Checks(),
 		kernel.Checks(),
 		ingress.Checks(),
@@ -78,6 +80,9 @@ func cliChecks() []spec.Check {
 		{ID: "cli/vectors-write-ledger", Kind: spec.KindTest, Clauses: []string{"I-VECTOR-5", "I-CERT-7"}, Where: "cmd/loom-conform:TestVectorsWriteLedgerAndStdout"},
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/verify-placement-exit-codes", Kind: spec.KindTest, Clauses: []string{"S6.placement.compute-target", "S5.timer.unwired-reported", "I-DISPATCH-7"}, Where: "cmd/loom-conform:TestVerifyPlacementExitCodes"},
+		{ID: "cli/certify-dispatcher", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.placement.compute-target", "I-DISPATCH-1"}, Where: "cmd/loom-conform:TestCertifyDispatcherCLI"},
+		{ID: "cli/deploysim-real", Kind: spec.KindTest, Clauses: []string{"S6.resume.is-migration", "S6.fencing.zombie", "S6.dispatch.stateless-workers", "I-DISPATCH-3", "I-DISPATCH-4", "I-SIM-2"}, Where: "cmd/loom-conform:TestDeploysimReal"},
+		{ID: "cli/worker-bad-flags", Kind: spec.KindTest, Clauses: []string{"I-DISPATCH-1"}, Where: "cmd/loom-conform:TestWorkerBadFlags"},
 		{ID: "cli/deploysim", Kind: spec.KindTest, Clauses: []string{"I-SIM-1", "S10.replay-unchanged"}, Where: "cmd/loom-conform:TestDeploysimCLI"},
 		{ID: "cli/badges", Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence"}, Where: "cmd/loom-conform:TestBadgesCLI"},
 		{ID: "cli/report-merge", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestReportMergeFitnessShards"},

@@ -26,8 +26,9 @@ func Checks() []spec.Check {
 		t("certify/image-target", "TestCertifyImage", "S7.spi.versioned-kit", "S10.kits.reference-impls", "I-BRIDGE-1"),
 		t("certify/image-broken-store", "TestCertifyBrokenImage", "I-STORE-3", "I-BRIDGE-6"),
 		t("certify/image-faults", "TestFaultsImage", "I-BRIDGE-7", "I-STORE-2"),
-		t("certify/pause-retries-freeze", "TestPauseRetriesFreezeFailures", "I-BRIDGE-7", "I-BRIDGE-6"),
 		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6", "I-CERT-4"),
+		t("certify/bridge-edge-cases", "TestBridgeEdgeCases", "I-STORE-50", "I-STORE-51", "I-STORE-52", "I-STORE-53", "I-STORE-54", "I-BRIDGE-10"),
+		t("certify/url-refuses", "TestURLThatRefusesIsTargetFailed", "I-CERT-4"),
 		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-STORE-24"),
 	)
 }

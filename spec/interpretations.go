@@ -8,7 +8,7 @@ func interpretations() []Clause {
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), pluginInterpretations(),
+		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(),
 		dispatchInterpretations(),
 	} {
 		out = append(out, part...)

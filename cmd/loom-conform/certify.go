@@ -31,10 +31,13 @@ type certifyFlags struct {
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all|dispatcher TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
-through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
+through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies the four
+stores; "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
+(dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
+exactly one of:
 
   --builtin memory|sqlite|postgres   one of the reference stores, served in process
   --dsn DSN                          the PostgreSQL reference store on that database
@@ -61,7 +64,7 @@ HTML page and the badge all say it, and the exit code is its own:
 that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return badInput("certify: name one kind: %s or all (got %d arguments)", strings.Join(certify.Kinds(), ", "), len(args))
+				return badInput("certify: name one kind: %s, all or %s (got %d arguments)", strings.Join(certify.Kinds(), ", "), certify.KindDispatcher, len(args))
 			}
 			return nil
 		},
@@ -265,6 +268,13 @@ func parseSpiFlags(vals []string, kinds []string) (map[string]string, error) {
 		}
 		if found == "" {
 			return nil, fmt.Errorf("--spi %s: unknown seam %q (want %s)", v, seam, strings.Join(certify.Kinds(), ", "))
+		}
+		certified := false
+		for _, k := range kinds {
+			certified = certified || seamName(k) == found
+		}
+		if !certified {
+			return nil, fmt.Errorf("--spi %s: %s is not among the kinds this run certifies (%s)", v, found, strings.Join(kinds, ", "))
 		}
 		if err := certify.CheckSpiVersion(found, ver); err != nil {
 			return nil, fmt.Errorf("--spi %s: %v", v, err)

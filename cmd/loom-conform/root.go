@@ -44,6 +44,7 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newGoldensCmd(),
 		newVerifyCmd(),
 		newDeploysimCmd(),
+		newWorkerCmd(),
 		newFitnessCmd(),
 		newBadgesCmd(),
 		newReportCmd(),

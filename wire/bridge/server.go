@@ -22,6 +22,8 @@ type Stores struct {
 	SnapshotStore  spi.SnapshotStore
 	ArchiveStore   spi.ArchiveStore
 	BranchRegistry spi.BranchRegistry
+	// Dispatcher is an ExecutionDispatcher (docs/spi.md §8), served beside or instead of stores.
+	Dispatcher spi.ExecutionDispatcher
 	// The plugin-tier seams.
 	ContentStore      spi.ContentStore
 	DurableStateStore spi.DurableStateStore
@@ -90,7 +92,8 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	for seam, store := range map[string]any{
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
 		manifest.SeamArchiveStore: st.ArchiveStore, manifest.SeamBranchRegistry: st.BranchRegistry,
-		manifest.SeamContentStore: st.ContentStore, manifest.SeamDurableStateStore: st.DurableStateStore,
+		manifest.SeamExecutionDispatcher: st.Dispatcher,
+		manifest.SeamContentStore:        st.ContentStore, manifest.SeamDurableStateStore: st.DurableStateStore,
 		manifest.SeamReadModelStore: st.ReadModelStore,
 	} {
 		if isNil(store) {
@@ -282,6 +285,9 @@ func (s *Server) buildHandlers() map[string]handler {
 	}
 	if rm := s.stores.ReadModelStore; rm != nil {
 		addReadModelStore(hs, rm)
+	}
+	if d := s.stores.Dispatcher; d != nil {
+		addDispatcher(hs, d)
 	}
 	return hs
 }
