@@ -80,21 +80,38 @@ func (r *run) inDoubtFact(stepID string, attempt int) bool {
 	if len(evs) == 0 || evs[0].Sequence == 0 {
 		return false
 	}
-	// Compacted (spec §7): the EFFECT_INDOUBT may be covered by the snapshot. The in-doubt park
-	// the kernel appended in the same batch names it in its condition (I-LIFECYCLE-11).
+	// Compacted (spec §7): the EFFECT_INDOUBT may be covered by the snapshot, and the archive is
+	// never read. The in-doubt park the kernel appended in the same batch names it in its
+	// condition; when that park is covered too, the verdict decision stands for it: the gate
+	// records one only beside its fact. It must be kernel-stamped when it is still in the log; one
+	// the snapshot covers cannot be re-checked (I-LIFECYCLE-11).
 	var on struct {
 		On        string          `json:"on"`
 		Condition json.RawMessage `json:"condition"`
 	}
+	id := ingress.VerdictDecisionID(stepID, int64(attempt))
 	for _, e := range evs {
-		if e.EventType == manifest.ExecutionSuspended && json.Unmarshal(e.Payload, &on) == nil &&
-			on.On == fold.GateInDoubt && names(on.Condition) {
+		switch {
+		case e.EventType == manifest.ExecutionSuspended && json.Unmarshal(e.Payload, &on) == nil && on.On == fold.GateInDoubt && names(on.Condition):
 			return true
+		case e.EventType == manifest.DecisionRecorded && decisionID(e.Payload) == id:
+			return isKernelStamped(e.Metadata)
 		}
 	}
-	base, err := r.rt.compactedBase(r.ctx, r.execID, evs[0].Sequence)
-	if err != nil {
-		return false
+	return true
+}
+
+func decisionID(payload json.RawMessage) string {
+	var d struct {
+		ID string `json:"id"`
 	}
-	return json.Unmarshal(base.Variables.Values[fold.VarSuspendedOn], &on) == nil && on.On == fold.GateInDoubt && names(on.Condition)
+	_ = json.Unmarshal(payload, &d)
+	return d.ID
+}
+
+func isKernelStamped(metadata json.RawMessage) bool {
+	var m struct {
+		Kernel bool `json:"kernel"`
+	}
+	return json.Unmarshal(metadata, &m) == nil && m.Kernel
 }

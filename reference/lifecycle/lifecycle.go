@@ -117,22 +117,27 @@ func (lc *LogLifecycle) Compact(ctx context.Context, executionID string, through
 	if err != nil {
 		return res, err
 	}
-	folded := removed
-	for len(folded) > 0 && base != nil && folded[0].Sequence <= base.Sequence {
-		folded = folded[1:]
+	if base != nil && base.Sequence >= through {
+		// a later snapshot already covers what stays: the remaining log resumes from it
+		res.Snapshot = base.Sequence
+	} else {
+		folded := removed
+		for len(folded) > 0 && base != nil && folded[0].Sequence <= base.Sequence {
+			folded = folded[1:]
+		}
+		st, err := fold.Fold(lc.cfg.Profile, base, folded)
+		if err != nil {
+			return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
+		}
+		state, err := fold.CanonicalState(st)
+		if err != nil {
+			return res, err
+		}
+		if err := lc.cfg.Snapshots.Save(ctx, spi.Snapshot{ExecutionID: executionID, Sequence: through, State: state}); err != nil {
+			return res, fmt.Errorf("lifecycle: compact %q: save snapshot: %w", executionID, err)
+		}
+		res.Snapshot = through
 	}
-	st, err := fold.Fold(lc.cfg.Profile, base, folded)
-	if err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
-	}
-	state, err := fold.CanonicalState(st)
-	if err != nil {
-		return res, err
-	}
-	if err := lc.cfg.Snapshots.Save(ctx, spi.Snapshot{ExecutionID: executionID, Sequence: through, State: state}); err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: save snapshot: %w", executionID, err)
-	}
-	res.Snapshot = through
 	archive := func() error {
 		if lc.cfg.Archive == nil {
 			return nil

@@ -83,7 +83,7 @@ func newSideOn(t fataler, sh shape, hooks kernel.Hooks, es *crashStore, ss *memo
 		_ = json.Unmarshal(in, &x)
 		return x + 1, nil
 	}
-	err = r.Register(kernel.FlowDef{ID: "shape", Fn: func(c *kernel.Context, _ json.RawMessage) (any, error) {
+	fn := func(c *kernel.Context, _ json.RawMessage) (any, error) {
 		sum, out := 0, map[string]any{}
 		step := func(id string) error {
 			o, err := c.Run(id, add, sum)
@@ -123,9 +123,12 @@ func newSideOn(t fataler, sh shape, hooks kernel.Hooks, es *crashStore, ss *memo
 		}
 		out["sum"] = sum
 		return out, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
+	}
+	// "shape" and its successor "shape-v2" (a resumeAs target) run the same code
+	for _, def := range []kernel.FlowDef{{ID: "shape", Fn: fn}, {ID: "shape-v2", Fn: fn, CodeHash: "v2"}} {
+		if err = r.Register(def); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.rt = r
 	return s
@@ -176,6 +179,12 @@ func resumePair(t *rapid.T, hooks kernel.Hooks) string {
 		if len(log) < 2 || !rapid.Bool().Draw(t, fmt.Sprintf("compact%d", n)) {
 			return
 		}
+		if rapid.Bool().Draw(t, fmt.Sprintf("snapshot%d", n)) {
+			// a snapshot past the compaction point (as snapshot-every-k takes one), e.g. of a park
+			if _, err := got.rt.Snapshot(ctx, id); err != nil {
+				t.Fatalf("Snapshot() = %v", err)
+			}
+		}
 		// keep at least the last envelope: it names the flow the execution runs
 		through := rapid.Int64Range(log[0].Sequence, log[len(log)-1].Sequence-1).Draw(t, fmt.Sprintf("through%d", n))
 		if _, err := lc.Compact(ctx, id, through); err != nil {
@@ -200,6 +209,10 @@ func resumePair(t *rapid.T, hooks kernel.Hooks) string {
 			v := ingress.Verdict{StepID: "charge", Attempt: 1, Verdict: ingress.VerdictNotApplied}
 			if rapid.Bool().Draw(t, fmt.Sprintf("applied%d", n)) {
 				v.Verdict, v.Output = ingress.VerdictApplied, json.RawMessage(`"from-verdict"`)
+				// a crash after the verdict is recorded, before the step it settles is: Recover
+				// then honours the verdict, whose EFFECT_INDOUBT may be compacted by then
+				c := rapid.Bool().Draw(t, fmt.Sprintf("crashAfterVerdict%d", n))
+				twin.es.armed, got.es.armed = c, c
 			}
 			name, f = "ResumeWith(verdict "+v.Verdict+")", func(s side) (kernel.Result, error) { return s.rt.ResumeWith(ctx, id, ingress.VerdictRequest(v)) }
 		case on == kernel.TimerGate:
@@ -213,7 +226,16 @@ func resumePair(t *rapid.T, hooks kernel.Hooks) string {
 			}
 		default:
 			payload := json.RawMessage(fmt.Sprintf(`{"ok":%v}`, rapid.Bool().Draw(t, fmt.Sprintf("ok%d", n))))
-			name, f = "Resume("+on+")", func(s side) (kernel.Result, error) { return s.rt.Resume(ctx, id, on, payload) }
+			switch rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("how%d", n)) {
+			case 0:
+				name, f = "ResumeAs(shape-v2, "+on+")", func(s side) (kernel.Result, error) {
+					return s.rt.ResumeAs(ctx, id, kernel.ResumeAsRequest{FlowID: "shape-v2", EventType: on, Payload: payload})
+				}
+			case 1:
+				name, f = "Cancel", func(s side) (kernel.Result, error) { return s.rt.Cancel(ctx, id, "stop") }
+			default:
+				name, f = "Resume("+on+")", func(s side) (kernel.Result, error) { return s.rt.Resume(ctx, id, on, payload) }
+			}
 		}
 		if d := op(name, f); d != "" {
 			return d
@@ -231,7 +253,7 @@ func suspendedOn(st fold.State) string {
 }
 
 // Compact at random points of random executions (parked, in doubt, timed, crashed): resume,
-// verdict, timer and recover then append exactly the log tail of the uncompacted twin driven the
+// resumeAs, cancel, verdict, timer and recover then append exactly the log tail of the uncompacted twin driven the
 // same way, and fold to the same state, with no archive read.
 func TestCompactedExecutionResumes(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
