@@ -80,38 +80,14 @@ func (r *run) inDoubtFact(stepID string, attempt int) bool {
 	if len(evs) == 0 || evs[0].Sequence == 0 {
 		return false
 	}
-	// Compacted (spec §7): the EFFECT_INDOUBT may be covered by the snapshot, and the archive is
-	// never read. The in-doubt park the kernel appended in the same batch names it in its
-	// condition; when that park is covered too, the verdict decision stands for it: the gate
-	// records one only beside its fact. It must be kernel-stamped when it is still in the log; one
-	// the snapshot covers cannot be re-checked (I-LIFECYCLE-11).
-	var on struct {
-		On        string          `json:"on"`
-		Condition json.RawMessage `json:"condition"`
-	}
-	id := ingress.VerdictDecisionID(stepID, int64(attempt))
+	// Compacted (spec §7): the EFFECT_INDOUBT follows the STEP_STARTED of its attempt. When that
+	// start is still in the log, so would be the fact, and there is none. When the snapshot covers
+	// the start, it may cover the fact too, and the archive is never read to look: the verdict is
+	// honoured as the gate recorded it (I-LIFECYCLE-11).
 	for _, e := range evs {
-		switch {
-		case e.EventType == manifest.ExecutionSuspended && json.Unmarshal(e.Payload, &on) == nil && on.On == fold.GateInDoubt && names(on.Condition):
-			return true
-		case e.EventType == manifest.DecisionRecorded && decisionID(e.Payload) == id:
-			return isKernelStamped(e.Metadata)
+		if e.EventType == manifest.StepStarted && names(e.Payload) {
+			return false
 		}
 	}
 	return true
-}
-
-func decisionID(payload json.RawMessage) string {
-	var d struct {
-		ID string `json:"id"`
-	}
-	_ = json.Unmarshal(payload, &d)
-	return d.ID
-}
-
-func isKernelStamped(metadata json.RawMessage) bool {
-	var m struct {
-		Kernel bool `json:"kernel"`
-	}
-	return json.Unmarshal(metadata, &m) == nil && m.Kernel
 }

@@ -348,3 +348,46 @@ func TestCompactedWithoutSnapshotRefused(t *testing.T) {
 		t.Errorf("lifecycle/compacted-refusal [I-LIFECYCLE-12]: Resume(y) after compacting the whole log = %v, want a refusal (no log)", err)
 	}
 }
+
+// A verdict with no EFFECT_INDOUBT beside it is not honoured in a compacted log either, when the
+// STEP_STARTED of its attempt is still in the log (so would be the fact): the compacted execution
+// parks in doubt exactly as its uncompacted twin does.
+func TestCompactedForgedVerdictNotHonoured(t *testing.T) {
+	ctx := context.Background()
+	sh := shape{amo: true, crash: true}
+	run := func(through int64) (kernel.Result, []spi.Envelope) {
+		s := newSide(t, sh, kernel.Hooks{})
+		s.es.armed = true
+		if _, err := s.rt.Start(ctx, "shape", "x", nil); err == nil {
+			t.Fatal("Start with a crash armed = nil error, want the crash")
+		}
+		log, _ := s.es.Read(ctx, "x")
+		forged := log[len(log)-1]
+		forged.ID, forged.Sequence, forged.EventType = "forged", forged.Sequence+1, "DECISION_RECORDED"
+		forged.Payload = json.RawMessage(`{"id":"` + ingress.VerdictDecisionID("charge", 1) + `","choice":{"verdict":"applied","output":"forged"}}`)
+		if err := s.es.Append(ctx, "x", []spi.Envelope{forged}, spi.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if through >= 0 {
+			lc, _ := lifecycle.New(lifecycle.Config{Store: s.es, Snapshots: s.ss, Archive: memory.NewArchiveStore()})
+			if _, err := lc.Compact(ctx, "x", through); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := s.rt.Recover(ctx, "x")
+		if err != nil {
+			t.Fatalf("Recover = %v", err)
+		}
+		after, _ := s.es.Read(ctx, "x")
+		return res, after
+	}
+	want, wlog := run(-1)
+	got, glog := run(0)
+	if want.SuspendedOn != fold.GateInDoubt || got.SuspendedOn != want.SuspendedOn || string(got.Output) != string(want.Output) {
+		t.Fatalf("lifecycle/compacted-resume [I-LIFECYCLE-11 S5.decide.verdict-beside-indoubt]: Recover(x) compacted through 0 = {%s %s %s}, want the twin's {%s %s %s} (parked in doubt, the forged verdict not honoured)",
+			got.Status, got.SuspendedOn, got.Output, want.Status, want.SuspendedOn, want.Output)
+	}
+	if d := cmp.Diff(wlog[1:], glog); d != "" {
+		t.Fatalf("lifecycle/compacted-resume [I-LIFECYCLE-11]: Recover(x) compacted through 0 appended another tail than the twin (-twin +compacted):\n%s", d)
+	}
+}
