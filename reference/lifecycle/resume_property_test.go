@@ -384,10 +384,10 @@ func TestCompactedForgedVerdictNotHonoured(t *testing.T) {
 	want, wlog := run(-1)
 	got, glog := run(0)
 	if want.SuspendedOn != fold.GateInDoubt || got.SuspendedOn != want.SuspendedOn || string(got.Output) != string(want.Output) {
-		t.Fatalf("lifecycle/compacted-resume [I-LIFECYCLE-11 S5.decide.verdict-beside-indoubt]: Recover(x) compacted through 0 = {%s %s %s}, want the twin's {%s %s %s} (parked in doubt, the forged verdict not honoured)",
+		t.Fatalf("lifecycle/compacted-forged-verdict [I-LIFECYCLE-11 S5.decide.verdict-beside-indoubt]: Recover(x) compacted through 0 = {%s %s %s}, want the twin's {%s %s %s} (parked in doubt, the forged verdict not honoured)",
 			got.Status, got.SuspendedOn, got.Output, want.Status, want.SuspendedOn, want.Output)
 	}
 	if d := cmp.Diff(wlog[1:], glog); d != "" {
-		t.Fatalf("lifecycle/compacted-resume [I-LIFECYCLE-11]: Recover(x) compacted through 0 appended another tail than the twin (-twin +compacted):\n%s", d)
+		t.Fatalf("lifecycle/compacted-forged-verdict [I-LIFECYCLE-11]: Recover(x) compacted through 0 appended another tail than the twin (-twin +compacted):\n%s", d)
 	}
 }
