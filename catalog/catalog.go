@@ -25,6 +25,8 @@ import (
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 	"github.com/loom-kernel/loom-conform/verify"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/clients"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
 	"github.com/loom-kernel/loom-conform/wire/target"
@@ -49,6 +51,8 @@ func Checks() []spec.Check {
 		lifecycle.Checks(),
 		certify.Checks(),
 		bridge.Checks(),
+		carrier.Checks(),
+		clients.Checks(),
 		faultproxy.Checks(),
 		target.Checks(),
 		dockertestadapter.Checks(),
@@ -70,6 +74,7 @@ func Checks() []spec.Check {
 // cliChecks lists the tests of cmd/loom-conform, which cannot be imported.
 func cliChecks() []spec.Check {
 	return []spec.Check{
+		{ID: "cli/certify-kernel", Kind: spec.KindTest, Clauses: []string{"I-WIRE-8", "A26.acceptance"}, Where: "cmd/loom-conform:TestCertifyKernelCLI"},
 		{ID: "cli/compat-exit-codes", Kind: spec.KindTest, Clauses: []string{"S9.compat.exit-nonzero", "S9.compat.shared-major"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
 		{ID: "cli/vectors-fuzz", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "I-VECTOR-8"}, Where: "cmd/loom-conform:TestVectorsFuzzCommand"},

@@ -12,6 +12,7 @@ func Checks() []spec.Check {
 		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: "certify:" + where}
 	}
 	return append(out,
+		t("certify/kernel", "TestCertifyKernel", "I-WIRE-8", "A26.acceptance", "A26.wire.kernel-authoritative"),
 		t("certify/builtin-sqlite", "TestCertifyBuiltinSQLite", "S10.kits.reference-impls", "I-BRIDGE-1", "I-BRIDGE-6"),
 		t("certify/broken-stores-behind-bridge", "TestBrokenStoresBehindBridgeRejected", "S7.spi.versioned-kit", "I-BRIDGE-3", "I-BRIDGE-7"),
 		t("certify/bridge-kit-proven", "TestBridgeKitRejectsBrokenBridges", "I-BRIDGE-1", "I-BRIDGE-2", "I-BRIDGE-3", "I-BRIDGE-9"),

@@ -40,6 +40,7 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		newVectorsCmd(),
 		newCertifyCmd(),
 		newServeStoreCmd(),
+		newServeKernelCmd(),
 		newReplayCmd(),
 		newGoldensCmd(),
 		newVerifyCmd(),
