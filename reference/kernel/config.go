@@ -126,6 +126,9 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// CompactedFoldsTailOnly makes the gate read a compacted log without its snapshot: the
+	// remaining envelopes are folded as if they were the whole log (breaks I-LIFECYCLE-10).
+	CompactedFoldsTailOnly bool
 	// DropCodeHash omits EXECUTION_STARTED codeHash (breaks S4.v1_23.started-fields).
 	DropCodeHash bool
 	// ReverseParallelResults returns a parallel's branch results in reverse order (breaks S1.P2.replay-identical).

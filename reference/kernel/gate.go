@@ -77,14 +77,15 @@ func (rt *Runtime) ResumeAs(ctx context.Context, executionID string, req ResumeA
 // atomic batch and re-runs the flow.
 func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.Request) (Result, error) {
 	req.ExecutionID = executionID
-	events, err := rt.cfg.Store.Read(ctx, executionID)
+	v, err := rt.readGate(ctx, executionID)
 	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "read", Err: err}
+		return Result{}, err
 	}
-	if len(events) == 0 {
+	if v.empty {
 		return Result{}, &ingress.ResumeRefusedError{Reason: ingress.ReasonNotSuspended, EventType: req.EventType,
 			Detail: "the execution has no log"}
 	}
+<<<<<<< HEAD
 	st, err := fold.Fold(rt.cfg.Profile, nil, events)
 	if err != nil {
 		return Result{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
@@ -95,6 +96,11 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	}
 	def, err := rt.flow(events[len(events)-1].WorkflowID)
 	if req.As != nil && !rt.cfg.Hooks.ResumeAsRunsSource {
+=======
+	st, facts := v.st, v.facts
+	def, err := rt.flow(v.flowID)
+	if req.As != nil {
+>>>>>>> resume
 		def, err = rt.flow(req.As.FlowID)
 	}
 	if err != nil {

@@ -39,6 +39,8 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.SharedParallelEmitCount = true }, by("kernelprops/emit-serving-model"), "S3.emit.never-timing", "I-KERNEL-18"),
 		h("normalizes-own-snapshots", "reads its own snapshots through normalizeSnapshotState, upgrading them to the current profile", props,
 			func(h *Hooks) { h.NormalizeOwnSnapshots = true }, by("kernelprops/snapshot-equivalence"), "S3.snapshot.equivalence", "I-KERNEL-24", "S1.G1.preserve-p2-p9"),
+		h("compacted-folds-tail-only", "reads a compacted log without its snapshot: the remaining envelopes are folded as the whole log", "reference/lifecycle:TestCompactedResumeRejectsTailOnlyFold",
+			func(h *Hooks) { h.CompactedFoldsTailOnly = true }, by("lifecycle/compacted-resume"), "I-LIFECYCLE-10", "S3.snapshot.equivalence"),
 		h("reruns-typed-failures", "a recorded typed failure is not substituted on replay: the step runs again", own,
 			func(h *Hooks) { h.RerunTypedFailures = true }, by("kernel/TypedFailureRecordedAndSubstituted", "kernel/SameStepIDServedLive"),
 			"S41.typed.replay-substitution", "S41.typed.same-id-live"),

@@ -156,6 +156,14 @@ func (rt *Runtime) load(ctx context.Context, executionID string) (loaded, error)
 	if err != nil {
 		return loaded{}, err
 	}
+	if len(tail) > 0 && tail[0].Sequence > from {
+		// compacted past what the snapshot (if any) covers: the archive is never read (spec §7)
+		snap := from - 1
+		if base == nil {
+			snap = -1
+		}
+		return loaded{}, &CompactedError{ExecutionID: executionID, FirstSequence: tail[0].Sequence, SnapshotSequence: snap}
+	}
 	st, err := fold.Fold(rt.cfg.Profile, base, tail)
 	if err != nil {
 		return loaded{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}

@@ -9,6 +9,7 @@ func Checks() []spec.Check {
 		pkg = "reference/kernel/ingress:"
 	)
 	return []spec.Check{
+		{ID: "ingress/facts-after-snapshot", Kind: spec.KindProperty, Clauses: []string{"I-LIFECYCLE-11"}, Where: pkg + "TestFactsAfterSnapshot"},
 		{ID: "ingress/worked-example/approve-ok", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match", "S5.ingress.one-entry-per-suspend"}, Where: we},
 		{ID: "ingress/worked-example/step-completed-forgery", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing"}, Where: we},
 		{ID: "ingress/worked-example/execution-migrated", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace"}, Where: we},
