@@ -84,14 +84,11 @@ var outsideFlowScripts = map[string]string{
 	"kernel-hook/runtime/run-writes-kind":           "the hook lives in Context.Run with an inline effect; a script's run is a toolId call, as kernel.Context.Call and a wire client make it",
 	"kernel-hook/runtime/wave2-unflagged":           "a script lists the Wave 2 features it uses and the driver runs it with them on; what a kernel offers with a flag off is the manifest and syscall tests' to check",
 	"kernel-hook/runtime/advertises-all":            "the advertised syscall list is not part of any log",
-<<<<<<< HEAD
 	"kernel-hook/runtime/no-fence":                  "fencing shows only when two workers race on one execution; a golden replays one driver's log",
 	"kernel-hook/runtime/legacy-entries-skipped":    "a pre-ingress log (an entry that answered no gate) cannot be recorded by the current runtime, so no golden holds one",
 	"kernel-hook/runtime/authorizer-skips-resumeas": "an execution authorizer is a Go capability of the runtime's config, not something a flow script sets",
 	"kernel-hook/runtime/resources-run-only":        "EffectContext.resources is read inside a Go effect; a script's effects are toolId calls whose results are recorded, so the read never reaches a log",
-=======
 	"kernel-hook/runtime/compacted-folds-tail-only": "a golden's log is never compacted: the hook only changes how a log that no longer starts at 0 is read",
->>>>>>> resume
 }
 
 // Every kernel Hooks mutant makes goldens check fail, naming the golden and the first divergence.

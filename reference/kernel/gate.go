@@ -85,22 +85,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 		return Result{}, &ingress.ResumeRefusedError{Reason: ingress.ReasonNotSuspended, EventType: req.EventType,
 			Detail: "the execution has no log"}
 	}
-<<<<<<< HEAD
-	st, err := fold.Fold(rt.cfg.Profile, nil, events)
-	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
-	}
-	facts, err := ingress.FactsFor(rt.cfg.Profile, events)
-	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
-	}
-	def, err := rt.flow(events[len(events)-1].WorkflowID)
-	if req.As != nil && !rt.cfg.Hooks.ResumeAsRunsSource {
-=======
 	st, facts := v.st, v.facts
 	def, err := rt.flow(v.flowID)
-	if req.As != nil {
->>>>>>> resume
+	if req.As != nil && !rt.cfg.Hooks.ResumeAsRunsSource {
 		def, err = rt.flow(req.As.FlowID)
 	}
 	if err != nil {
