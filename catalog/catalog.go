@@ -65,6 +65,7 @@ func Checks() []spec.Check {
 		fitness.Checks(),
 		badges.Checks(),
 		cliChecks(),
+		coverageChecks(),
 	} {
 		out = append(out, part...)
 	}
