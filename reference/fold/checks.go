@@ -34,7 +34,7 @@ func Checks() []spec.Check {
 		t("fold/canonical-go", "TestCanonicalGoValues", "S3.emit.canonical-form", "S3.emit.unmatchable-unstamped"),
 		t("fold/canonical-utf16", "TestCompareUTF16", "S3.emit.canonical-form"),
 		t("fold/emit-digest", "TestEmitDigest", "S3.emit.identity", "S3.emit.unmatchable-unstamped"),
-		t("fold/checks-valid", "TestChecksValid", "S4.log.known-types-pinned"),
+		t("fold/checks-valid", "TestChecksValid", "I-COV-3"),
 		t("fold/migrated-input", "TestMigratedInput", "S4.v1_15.migrated-input", "S4.v1_23.to-code-hash", "I-FOLD-17"),
 		t("fold/typed-failure", "TestTypedFailureFields", "S4.v1_17.typed-failure-fields", "S41.typed.record", "I-FOLD-9"),
 		t("fold/decisions", "TestDecisions", "S4.v1_18.decision-context-policy", "S4.v1_24.decision-seq", "S4.v1_23.inner-steps-kernel-only",

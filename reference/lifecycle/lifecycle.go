@@ -78,8 +78,7 @@ type Compacted struct {
 	Snapshot    int64 // sequence of the snapshot saved for the remaining log
 }
 
-// Compact removes envelopes 0..through of executionID from the log. In order: it folds them onto
-// the latest snapshot (the log of an execution compacted before no longer starts at 0) and
+// Compact removes envelopes 0..through of executionID from the log. In order: it folds them and
 // saves the snapshot the remaining log resumes from, appends exactly those envelopes to the
 // ArchiveStore, and only then deletes them with deleteThrough, so a concurrent append after
 // through survives. It refuses, changing nothing, without an ArchiveStore, without a
@@ -114,27 +113,19 @@ func (lc *LogLifecycle) Compact(ctx context.Context, executionID string, through
 		return res, spi.Invalid("compact", "through", "%d is not a stored sequence of %q", through, executionID)
 	}
 	removed := log[:n]
-	// The state at through is the latest snapshot folded with the log after it — never the
-	// archive. A log compacted before no longer starts at 0, so it cannot be folded from nothing.
-	base, from, err := lc.latestSnapshot(ctx, executionID)
+	base, err := lc.compactedBase(ctx, executionID, log)
 	if err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: load latest snapshot: %w", executionID, err)
+		return res, err
 	}
-	if from > through {
-		// A snapshot at or after through already resumes what remains.
-		res.Snapshot = from - 1
+	if base != nil && base.Sequence >= through {
+		// a later snapshot already covers what stays: the remaining log resumes from it
+		res.Snapshot = base.Sequence
 	} else {
-		if len(log) > 0 && log[0].Sequence > from {
-			return res, fmt.Errorf("lifecycle: compact %q: the log starts at sequence %d but the latest snapshot resumes at %d: envelopes %d..%d are in neither",
-				executionID, log[0].Sequence, from, from, log[0].Sequence-1)
+		folded := removed
+		for len(folded) > 0 && base != nil && folded[0].Sequence <= base.Sequence {
+			folded = folded[1:]
 		}
-		var tail []spi.Envelope
-		for _, e := range removed {
-			if e.Sequence >= from {
-				tail = append(tail, e)
-			}
-		}
-		st, err := fold.Fold(lc.cfg.Profile, base, tail)
+		st, err := fold.Fold(lc.cfg.Profile, base, folded)
 		if err != nil {
 			return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
 		}
@@ -207,9 +198,20 @@ func (lc *LogLifecycle) ReadRange(ctx context.Context, executionID string, from,
 // Replay folds the execution from its latest snapshot (when a SnapshotStore is wired and holds one)
 // and the log after it. It never reads the archive.
 func (lc *LogLifecycle) Replay(ctx context.Context, executionID string) (fold.State, error) {
-	base, from, err := lc.latestSnapshot(ctx, executionID)
-	if err != nil {
-		return fold.State{}, err
+	var base *fold.State
+	from := int64(0)
+	if lc.cfg.Snapshots != nil {
+		snap, err := lc.cfg.Snapshots.LoadLatest(ctx, executionID)
+		switch {
+		case err == nil:
+			s, perr := fold.ParseState(snap.State)
+			if perr != nil {
+				return fold.State{}, perr
+			}
+			base, from = &s, snap.Sequence+1
+		case !errors.Is(err, spi.ErrNotFound):
+			return fold.State{}, err
+		}
 	}
 	if lc.cfg.Hooks.ReadArchiveOnReplay && lc.cfg.Archive != nil {
 		archived, err := lc.cfg.Archive.Read(ctx, executionID)
@@ -229,26 +231,6 @@ func (lc *LogLifecycle) Replay(ctx context.Context, executionID string) (fold.St
 	return fold.Fold(lc.cfg.Profile, base, tail)
 }
 
-// latestSnapshot returns the execution's latest snapshot as a fold base and the sequence the log
-// resumes from after it; nil and 0 when no SnapshotStore is wired or it holds none.
-func (lc *LogLifecycle) latestSnapshot(ctx context.Context, executionID string) (*fold.State, int64, error) {
-	if lc.cfg.Snapshots == nil {
-		return nil, 0, nil
-	}
-	snap, err := lc.cfg.Snapshots.LoadLatest(ctx, executionID)
-	switch {
-	case errors.Is(err, spi.ErrNotFound):
-		return nil, 0, nil
-	case err != nil:
-		return nil, 0, err
-	}
-	s, err := fold.ParseState(snap.State)
-	if err != nil {
-		return nil, 0, fmt.Errorf("snapshot %d: %w", snap.Sequence, err)
-	}
-	return &s, snap.Sequence + 1, nil
-}
-
 // ReadArchived returns the archived envelopes of an execution: the one path that reads the archive
 // (inspection of settled steps' inputs, spec §4 1.26.0).
 func (lc *LogLifecycle) ReadArchived(ctx context.Context, executionID string) ([]spi.Envelope, error) {
@@ -256,4 +238,25 @@ func (lc *LogLifecycle) ReadArchived(ctx context.Context, executionID string) ([
 		return nil, ErrNoArchive
 	}
 	return lc.cfg.Archive.Read(ctx, executionID)
+}
+
+// compactedBase returns the state a second compaction folds on from: nil when the log starts at
+// sequence 0, else the latest snapshot, which must cover the part an earlier compaction removed
+// (the archive is never read back, spec §7).
+func (lc *LogLifecycle) compactedBase(ctx context.Context, executionID string, log []spi.Envelope) (*fold.State, error) {
+	if len(log) == 0 || log[0].Sequence == 0 {
+		return nil, nil
+	}
+	snap, err := lc.cfg.Snapshots.LoadLatest(ctx, executionID)
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: compact %q: the log starts at %d: load snapshot: %w", executionID, log[0].Sequence, err)
+	}
+	if snap.Sequence < log[0].Sequence-1 {
+		return nil, fmt.Errorf("lifecycle: compact %q: the log starts at %d and the latest snapshot covers only through %d", executionID, log[0].Sequence, snap.Sequence)
+	}
+	st, err := fold.ParseState(snap.State)
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: compact %q: snapshot: %w", executionID, err)
+	}
+	return &st, nil
 }
