@@ -33,6 +33,7 @@ func Checks() []spec.Check {
 		t("fold/canonical-json", "TestCanonicalHardCases", "S3.emit.canonical-form"),
 		t("fold/canonical-go", "TestCanonicalGoValues", "S3.emit.canonical-form", "S3.emit.unmatchable-unstamped"),
 		t("fold/canonical-utf16", "TestCompareUTF16", "S3.emit.canonical-form"),
+		t("fold/state-encoding", "TestStateEncodingMatchesReference", "S3.emit.canonical-form", "S2.state.shape"),
 		t("fold/emit-digest", "TestEmitDigest", "S3.emit.identity", "S3.emit.unmatchable-unstamped"),
 		t("fold/checks-valid", "TestChecksValid", "S4.log.known-types-pinned"),
 		t("fold/migrated-input", "TestMigratedInput", "S4.v1_15.migrated-input", "S4.v1_23.to-code-hash", "I-FOLD-17"),
