@@ -58,6 +58,7 @@ func Checks() []spec.Check {
 		f("fold/fuzz-fold", "FuzzFold", "I-FOLD-1", "S2.state.shape", "S3.emit.canonical-form", "I-FOLD-16", "S4.snapshot.every-k"),
 		f("fold/fuzz-canonical", "FuzzCanonicalJSON", "S3.emit.canonical-form"),
 		t("fold/decode-errors", "TestDecodeLogErrors", "S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"),
+		t("fold/stream-framing", "TestStreamFramingReadSizeIndependent", "S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"),
 		t("fold/one-envelope-decoder", "TestOneEnvelopeDecoder", "S4.envelope.shape", "I-FOLD-22", "I-FOLD-23"),
 		t("fold/integers-by-value", "TestEnvelopeIntegersByValue", "S4.envelope.shape", "I-FOLD-22"),
 		t("fold/error-precedence", "TestErrorPrecedence", "I-FOLD-1", "I-FOLD-23"),
