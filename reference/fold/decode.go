@@ -312,14 +312,19 @@ func (d *logReader) element(i int) ([]byte, error) {
 // or len(b) and true when the string continues past b.
 func skipInString(b []byte, j int) (int, bool) {
 	for j < len(b) {
-		switch b[j] {
-		case '"':
-			return j, false
-		case '\\':
-			j += 2
-		default:
-			j++
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), true
 		}
+		q := j + k
+		n := 0 // backslashes right before the quote, inside the part of the string in b
+		for p := q - 1; p >= j && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q, false
+		}
+		j = q + 1
 	}
 	return len(b), true
 }
@@ -531,6 +536,16 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 // (I-FOLD-22): a JSON number whose value is a whole number in JavaScript's safe range
 // (|n| <= 2^53-1), whatever its spelling: 0.0, 1e2 and -0 are integers, 1.5, 1e400 and 2^53 are not.
 func jsonInt(v []byte) (int64, bool) {
+	if len(v) > 0 && len(v) <= 15 { // plain digits: exact, within the safe range
+		var n int64
+		k := 0
+		for ; k < len(v) && v[k] >= '0' && v[k] <= '9'; k++ {
+			n = n*10 + int64(v[k]-'0')
+		}
+		if k == len(v) && (v[0] != '0' || len(v) == 1) {
+			return n, true
+		}
+	}
 	t := trimRaw(v)
 	if len(t) == 0 || !isNumber(t) {
 		return 0, false
