@@ -1,71 +1,18 @@
 package fold
 
 import (
-	"bytes"
-	"fmt"
 	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/loggen"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// benchLog writes a realistic mixed log of n envelopes as NDJSON: a start, then repeating turns of
-// steps (some retried, some failing typed), decisions (some repeated), stamped and unstamped
-// emits, metering, unknown types, and a park with its resume every few turns.
-func benchLog(n int) []byte {
-	var b bytes.Buffer
-	b.Grow(n * 260)
-	seq := 0
-	add := func(typ, payload, meta string) {
-		if seq >= n {
-			return
-		}
-		b.WriteString(`{"id":"ev-`)
-		b.WriteString(strconv.Itoa(seq))
-		b.WriteString(`","workflowId":"wf-bench","executionId":"exec-bench","eventType":"`)
-		b.WriteString(typ)
-		b.WriteString(`","sequence":`)
-		b.WriteString(strconv.Itoa(seq))
-		b.WriteString(`,"timestamp":`)
-		b.WriteString(strconv.Itoa(1_700_000_000_000 + seq))
-		b.WriteString(`,"payload":`)
-		b.WriteString(payload)
-		if meta != "" {
-			b.WriteString(`,"metadata":`)
-			b.WriteString(meta)
-		}
-		b.WriteString("}\n")
-		seq++
-	}
-	add("EXECUTION_STARTED", `{"input":{"customer":"c-1","items":[1,2,3],"note":"benchmark run"},"flowId":"f","flowHash":"sha256:ab"}`, "")
-	for turn := 0; seq < n; turn++ {
-		id := "step-" + strconv.Itoa(turn)
-		add("STEP_STARTED", `{"stepId":"`+id+`","attempt":1,"kind":"tool","toolId":"search","input":{"query":"q`+strconv.Itoa(turn)+`","limit":10}}`, "")
-		if turn%7 == 0 {
-			add("STEP_RETRYING", `{"stepId":"`+id+`","attempt":2,"error":"transient"}`, "")
-		}
-		switch {
-		case turn%11 == 0:
-			add("STEP_FAILED", `{"stepId":"`+id+`","error":"not found","channel":"notFound","payload":{"id":"`+id+`"}}`, "")
-		default:
-			add("STEP_COMPLETED", `{"stepId":"`+id+`","output":{"hits":["a","b"],"score":0.87}}`, "")
-		}
-		add("DECISION_RECORDED", `{"id":"route-`+strconv.Itoa(turn%50)+`","choice":"model-a","context":{"len":12},"policy":{"name":"eps","propensity":0.25}}`, "")
-		add("progress", `{"turn":`+strconv.Itoa(turn)+`,"pct":0.5}`, `{"flowEmit":"`+fmt.Sprintf("%016x", turn%97)+`"}`)
-		add("RESOURCE_METERED", `{"stepId":"`+id+`","tokens":120,"costUsd":0.0012,"ms":35}`, "")
-		if turn%5 == 0 {
-			add("custom.audit", `{"who":"bench"}`, "")
-		}
-		if turn%9 == 0 {
-			add("EXECUTION_SUSPENDED", `{"on":"approve","timeout":60000,"wakeAt":1700000060000}`, "")
-			add("EXECUTION_RESUMED", `{"approved":true,"by":"alice"}`, "")
-		}
-	}
-	return b.Bytes()
-}
+// benchLog is the realistic mixed log of n envelopes (loggen.Mix).
+func benchLog(n int) []byte { return loggen.Mix(n) }
 
 var benchSizes = []int{10_000, 100_000, 1_000_000}
 
