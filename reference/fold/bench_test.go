@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"bytes"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -164,4 +165,29 @@ func interleavedBest(b *testing.B, rounds int, fns ...func()) []time.Duration {
 		}
 	}
 	return best
+}
+
+// BenchmarkFoldReader is the command line's path in process: FoldReader over a 100 000-envelope
+// log of each generator shape, then AppendState; MB per CPU second (the figure that does not
+// depend on other load) and per wall second.
+func BenchmarkFoldReader(b *testing.B) {
+	for _, log := range []struct {
+		name string
+		raw  []byte
+	}{{"pairs", loggen.Pairs(100_000)}, {"mix", loggen.Mix(100_000)}} {
+		b.Run(log.name, func(b *testing.B) {
+			b.SetBytes(int64(len(log.raw)))
+			c0 := cpuTime()
+			for b.Loop() {
+				st, err := FoldReader(Current(), nil, bytes.NewReader(log.raw), DecodeOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := AppendState(nil, st); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(log.raw))*float64(b.N)/1e6/(cpuTime()-c0).Seconds(), "MB/cpu-s")
+		})
+	}
 }
