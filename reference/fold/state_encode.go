@@ -204,9 +204,89 @@ func (v *Variables) appendTyped(dst []byte, key string) ([]byte, error) {
 		return appendRawMap(dst, v.WaitAnswers)
 	case VarScopes:
 		return appendRawMap(dst, v.Scopes)
+	case VarQuarantined:
+		return appendQuarantined(dst, v.Quarantined)
 	}
-	// _resources and _quarantined: small, rare; the general path.
-	return appendCanonical(dst, v.typedTree(key), 2)
+	return appendResources(dst, v.Resources, v.ResourcesCustom)
+}
+
+// appendResources writes _resources (depth 2): the dimensions and, when set, "custom" (which
+// replaces a dimension of that name).
+func appendResources(dst []byte, dims, custom map[string]float64) ([]byte, error) {
+	keys := make([]string, 0, len(dims)+1)
+	for k := range dims {
+		if k != "custom" || custom == nil {
+			keys = append(keys, k)
+		}
+	}
+	if custom != nil {
+		keys = append(keys, "custom")
+	}
+	sortUTF16(keys)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendQuoted(dst, k)
+		dst = append(dst, ':')
+		if k == "custom" && custom != nil {
+			dst = append(dst, '{')
+			for j, c := range sortedKeys(custom) {
+				if j > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendQuoted(dst, c)
+				dst = append(dst, ':')
+				if dst, err = appendCanonical(dst, custom[c], 4); err != nil {
+					return dst, err
+				}
+			}
+			dst = append(dst, '}')
+			continue
+		}
+		if dst, err = appendCanonical(dst, dims[k], 3); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendQuarantined writes _quarantined (depth 2): per topic, its queue of
+// {message?, messageId, state} entries.
+func appendQuarantined(dst []byte, q map[string][]QuarantineEntry) ([]byte, error) {
+	dst = append(dst, '{')
+	var err error
+	for i, topic := range sortedKeys(q) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendQuoted(dst, topic)
+		dst = append(dst, ":["...)
+		for j, e := range q[topic] {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '{')
+			if e.Message != nil {
+				dst = append(dst, `"message":`...)
+				if dst, err = appendRawLeaf(dst, e.Message, 5); err != nil {
+					return dst, err
+				}
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"messageId":`...)
+			dst = appendQuoted(dst, e.MessageID)
+			if e.Released {
+				dst = append(dst, `,"state":"released"}`...)
+			} else {
+				dst = append(dst, `,"state":"held"}`...)
+			}
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}'), nil
 }
 
 // appendRawList writes a list of raw values (depth 2, elements at 3).

@@ -2,6 +2,7 @@ package fold
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,6 +130,17 @@ func TestStateEncodingMatchesReference(t *testing.T) {
 			Resources:   map[string]float64{"tokens": 3},
 			Quarantined: map[string][]QuarantineEntry{"t": {{MessageID: "m", Released: true, Message: raw(l)}}},
 		}}
+	}
+	for name, v := range map[string]Variables{
+		"resources/custom-dimension": {Resources: map[string]float64{"custom": 1, "tokens": 2.5, "é": 1e21}},
+		"resources/custom":           {ResourcesCustom: map[string]float64{"gpu": 0.1, "b": 3}},
+		"resources/both":             {Resources: map[string]float64{"custom": 1, "a": 2}, ResourcesCustom: map[string]float64{}},
+		"resources/nan":              {Resources: map[string]float64{"a": math.NaN()}},
+		"resources/custom-inf":       {ResourcesCustom: map[string]float64{"a": math.Inf(1)}},
+		"quarantined": {Quarantined: map[string][]QuarantineEntry{"b": {{MessageID: "m\n1", Released: true}, {MessageID: "m2", Message: raw(`{ "x":1}`)}},
+			"a": {}, "\u00e9": {{MessageID: "x", Message: raw(`bad`)}}}},
+	} {
+		states[name] = State{Variables: v}
 	}
 	for name, s := range states {
 		want, werr := referenceStateJSON(s)
