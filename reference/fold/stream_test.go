@@ -3,6 +3,7 @@ package fold
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -79,6 +80,37 @@ func TestStreamFramingReadSizeIndependent(t *testing.T) {
 		for rn, wrap := range readers {
 			if got := decode([]byte(c), wrap); !cmp.Equal(want, got) {
 				t.Errorf("fold/stream-framing [I-FOLD-11]: DecodeLog(%s reader, %s) differs from one read (-want +got):\n%s", rn, name, cmp.Diff(want, got))
+			}
+		}
+	}
+}
+
+// plain8, the word-at-a-time string scan, agrees with the byte table it speeds up.
+func TestPlain8MatchesByteTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 { // random words, biased to the bytes that matter
+		var b [8]byte
+		for k := range b {
+			b[k] = []byte{'"', '\\', 0x1f, 0x20, 0x7f, 0x80, 0xff, byte(r.IntN(256))}[r.IntN(8)]
+		}
+		want := true
+		for _, x := range b {
+			want = want && strPlain[x]
+		}
+		if plain8(b[:]) != want {
+			t.Fatalf("plain8(%q) = %v", b, !want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			want := true
+			for _, x := range b {
+				want = want && strPlain[x]
+			}
+			if plain8(b) != want {
+				t.Fatalf("plain8(%q) = %v", b, !want)
 			}
 		}
 	}
