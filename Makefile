@@ -51,8 +51,9 @@ seed-rate: ## how often each concurrency check catches its broken store over 100
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)
 
-lint: ## gofmt, go vet and actionlint
+lint: ## gofmt, go mod tidy (no diff), go vet and actionlint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) tool actionlint .github/workflows/ci.yml
 

@@ -25,8 +25,11 @@ import (
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 	"github.com/loom-kernel/loom-conform/verify"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/clients"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
+	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
 // Checks returns every registered check of the project.
@@ -48,7 +51,10 @@ func Checks() []spec.Check {
 		lifecycle.Checks(),
 		certify.Checks(),
 		bridge.Checks(),
+		carrier.Checks(),
+		clients.Checks(),
 		faultproxy.Checks(),
+		target.Checks(),
 		dockertestadapter.Checks(),
 		kernel.Checks(),
 		ingress.Checks(),
@@ -68,6 +74,7 @@ func Checks() []spec.Check {
 // cliChecks lists the tests of cmd/loom-conform, which cannot be imported.
 func cliChecks() []spec.Check {
 	return []spec.Check{
+		{ID: "cli/certify-kernel", Kind: spec.KindTest, Clauses: []string{"I-WIRE-8", "A26.acceptance"}, Where: "cmd/loom-conform:TestCertifyKernelCLI"},
 		{ID: "cli/compat-exit-codes", Kind: spec.KindTest, Clauses: []string{"S9.compat.exit-nonzero", "S9.compat.shared-major"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
 		{ID: "cli/vectors-fuzz", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "I-VECTOR-8"}, Where: "cmd/loom-conform:TestVectorsFuzzCommand"},
@@ -78,6 +85,9 @@ func cliChecks() []spec.Check {
 		{ID: "cli/vectors-write-ledger", Kind: spec.KindTest, Clauses: []string{"I-VECTOR-5", "I-CERT-7"}, Where: "cmd/loom-conform:TestVectorsWriteLedgerAndStdout"},
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/verify-placement-exit-codes", Kind: spec.KindTest, Clauses: []string{"S6.placement.compute-target", "S5.timer.unwired-reported", "I-DISPATCH-7"}, Where: "cmd/loom-conform:TestVerifyPlacementExitCodes"},
+		{ID: "cli/certify-dispatcher", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.placement.compute-target", "I-DISPATCH-1"}, Where: "cmd/loom-conform:TestCertifyDispatcherCLI"},
+		{ID: "cli/deploysim-real", Kind: spec.KindTest, Clauses: []string{"S6.resume.is-migration", "S6.fencing.zombie", "S6.dispatch.stateless-workers", "I-DISPATCH-3", "I-DISPATCH-4", "I-SIM-2"}, Where: "cmd/loom-conform:TestDeploysimReal"},
+		{ID: "cli/worker-bad-flags", Kind: spec.KindTest, Clauses: []string{"I-DISPATCH-1"}, Where: "cmd/loom-conform:TestWorkerBadFlags"},
 		{ID: "cli/deploysim", Kind: spec.KindTest, Clauses: []string{"I-SIM-1", "S10.replay-unchanged"}, Where: "cmd/loom-conform:TestDeploysimCLI"},
 		{ID: "cli/badges", Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence"}, Where: "cmd/loom-conform:TestBadgesCLI"},
 		{ID: "cli/report-merge", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestReportMergeFitnessShards"},

@@ -15,6 +15,7 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken
@@ -35,6 +36,7 @@ func Mutants() []spec.Mutant {
 		lifecycle.Mutants(),
 		dispatchers.Mutants(),
 		deploysim.Mutants(),
+		carrier.Mutants(),
 	} {
 		out = append(out, part...)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	dispmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
+	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/reference/stores/sqlite"
@@ -43,6 +45,7 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 	case "memory":
 		return bridge.Stores{Implementation: impl, EventStore: memory.NewEventStore(), SnapshotStore: memory.NewSnapshotStore(),
 			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry(),
+			Dispatcher:   dispmem.New(dispmem.Config{Targets: []string{"default"}}),
 			ContentStore: memory.NewContentStore(), DurableStateStore: memory.NewDurableStateStore(),
 			ReadModelStore: memory.NewReadModelStore()}, func() {}, nil
 	case "sqlite":
@@ -84,7 +87,13 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			}
 			db.Close()
 		}
+		d, err := dispatchpg.New(ctx, db.Pool(), []string{"default"})
+		if err != nil {
+			closeDB()
+			return bridge.Stores{}, nil, err
+		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
+			Dispatcher:   d,
 			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
 			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, closeDB, nil
 	}

@@ -25,7 +25,7 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 	return kits.Kit[*bridge.Client]{Name: "bridge", Checks: []C{
 		{ID: "bridge/handshake", Clauses: []string{"I-BRIDGE-1", "S7.spi.semver", "I-STORE-21"}, Level: spec.Must,
 			Doc: "the handshake names the implementation, a semver SPI claim per seam this harness can hold it to, and only known methods, the required ones included", Run: bkHandshake},
-		{ID: "bridge/declared-methods-answer", Clauses: []string{"I-BRIDGE-2", "I-BRIDGE-4"}, Level: spec.Must,
+		{ID: "bridge/declared-methods-answer", Clauses: []string{"I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-12"}, Level: spec.Must,
 			Doc: "every method the handshake declares answers a harmless call with a well-formed result or error, never method-not-found", Run: bkDeclared},
 		{ID: "bridge/error-codes", Clauses: []string{"I-BRIDGE-3"}, Level: spec.Must,
 			Doc: "conflict, invalid argument, fenced, not found and already exists arrive as their documented codes", Run: bkErrorCodes},
@@ -33,6 +33,14 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 			Doc: "a method the bridge does not serve answers -32601", Run: bkUnknownMethod},
 		{ID: "bridge/malformed-requests", Clauses: []string{"I-BRIDGE-9"}, Level: spec.Should,
 			Doc: "a body that is not JSON, a batch and ill-typed params get -32700, -32600 and -32602/-32005, and the bridge keeps serving", Run: bkMalformed},
+		{ID: "bridge/plugin-wire-forms", Clauses: []string{"I-PLUGIN-11", "I-PLUGIN-2", "I-PLUGIN-8"}, Level: spec.Must,
+			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; a non-integer or string query limit is refused", Run: bkPluginWire},
+		{ID: "bridge/refusal-order", Clauses: []string{"I-STORE-50"}, Level: spec.Must,
+			Doc: "a call wrong in several ways gets invalid argument, then fenced, then conflict; empty batches are refused alike and otherwise write nothing; a negative sequence is invalid", Run: bkRefusalOrder},
+		{ID: "bridge/edge-cases", Clauses: []string{"I-STORE-51", "I-STORE-52", "I-STORE-53", "I-STORE-54"}, Level: spec.Must,
+			Doc: "deleteExecution fences every earlier token; copyPrefix refuses an out-of-range through before a target deleteThrough emptied; archive batches are strictly increasing; a branch needs a parent id, not a parent log", Run: bkEdgeCases},
+		{ID: "bridge/notifications", Clauses: []string{"I-BRIDGE-10"}, Level: spec.Must,
+			Doc: "a request without an id (a JSON-RPC notification) is never executed", Run: bkNotifications},
 	}}
 }
 
@@ -150,6 +158,9 @@ func bkDeclared(ctx context.Context, c *BridgeCase) error {
 			call{"branchRegistry.get", func() error { _, err := br.Get(ctx, x+"-branch"); return err }},
 			call{"branchRegistry.listChildren", func() error { _, err := br.ListChildren(ctx, x); return err }},
 		)
+	}
+	for _, pc := range pluginCalls(ctx, c, x) {
+		calls = append(calls, call{pc.name, pc.do})
 	}
 	hs := c.Store.Handshake()
 	for _, cl := range calls {

@@ -12,6 +12,7 @@ func Checks() []spec.Check {
 		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: "certify:" + where}
 	}
 	return append(out,
+		t("certify/kernel", "TestCertifyKernel", "I-WIRE-8", "A26.acceptance", "A26.wire.kernel-authoritative"),
 		t("certify/builtin-sqlite", "TestCertifyBuiltinSQLite", "S10.kits.reference-impls", "I-BRIDGE-1", "I-BRIDGE-6"),
 		t("certify/broken-stores-behind-bridge", "TestBrokenStoresBehindBridgeRejected", "S7.spi.versioned-kit", "I-BRIDGE-3", "I-BRIDGE-7"),
 		t("certify/bridge-kit-proven", "TestBridgeKitRejectsBrokenBridges", "I-BRIDGE-1", "I-BRIDGE-2", "I-BRIDGE-3", "I-BRIDGE-9"),
@@ -26,8 +27,9 @@ func Checks() []spec.Check {
 		t("certify/image-target", "TestCertifyImage", "S7.spi.versioned-kit", "S10.kits.reference-impls", "I-BRIDGE-1"),
 		t("certify/image-broken-store", "TestCertifyBrokenImage", "I-STORE-3", "I-BRIDGE-6"),
 		t("certify/image-faults", "TestFaultsImage", "I-BRIDGE-7", "I-STORE-2"),
-		t("certify/pause-retries-freeze", "TestPauseRetriesFreezeFailures", "I-BRIDGE-7", "I-BRIDGE-6"),
 		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6", "I-CERT-4"),
+		t("certify/bridge-edge-cases", "TestBridgeEdgeCases", "I-STORE-50", "I-STORE-51", "I-STORE-52", "I-STORE-53", "I-STORE-54", "I-BRIDGE-10"),
+		t("certify/url-refuses", "TestURLThatRefusesIsTargetFailed", "I-CERT-4"),
 		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-STORE-24"),
 	)
 }

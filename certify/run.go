@@ -32,6 +32,8 @@ func seamOf(kind string) string {
 		return manifest.SeamArchiveStore
 	case "branchregistry":
 		return manifest.SeamBranchRegistry
+	case KindDispatcher:
+		return manifest.SeamExecutionDispatcher
 	case "contentstore":
 		return manifest.SeamContentStore
 	case "durablestatestore":
@@ -42,17 +44,24 @@ func seamOf(kind string) string {
 	return ""
 }
 
+// KindDispatcher certifies an ExecutionDispatcher (docs/spi.md §8). It is not a store, so "all"
+// does not select it.
+const KindDispatcher = "dispatcher"
+
 // ParseKind expands a certify kind argument ("eventstore", …, "all").
 func ParseKind(arg string) ([]string, error) {
 	if arg == "all" {
 		return Kinds(), nil
+	}
+	if arg == KindDispatcher {
+		return []string{KindDispatcher}, nil
 	}
 	for _, k := range Kinds() {
 		if k == arg {
 			return []string{k}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown kind %q (want %s or all)", arg, strings.Join(Kinds(), ", "))
+	return nil, fmt.Errorf("unknown kind %q (want %s, all or %s)", arg, strings.Join(Kinds(), ", "), KindDispatcher)
 }
 
 // Config is a certification run. The zero value of every field but Kinds is usable.
@@ -252,11 +261,14 @@ func dialUntil(ctx context.Context, url string) (*bridge.Client, error) {
 		if err == nil {
 			return c, nil
 		}
-		last = err
 		var pe *bridge.ProtocolError
 		if errors.As(err, &pe) {
 			return nil, err // it answered, wrongly: retrying will not help
 		}
+		if ctx.Err() != nil && last != nil {
+			return nil, last // the cause is the last real failure, not the deadline that cut this try
+		}
+		last = err
 		select {
 		case <-ctx.Done():
 			return nil, last
@@ -340,6 +352,12 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 			if served {
 				p.run = runner1[spi.BranchRegistry](k, r.client.BranchRegistry())
 			}
+		case KindDispatcher:
+			k := kits.ExecutionDispatcherKit()
+			p.checks = metas(k, r.filter, &r.leftOut)
+			if served {
+				p.run = runner1[spi.ExecutionDispatcher](k, r.client.Dispatcher())
+			}
 		case "contentstore":
 			k := kits.ContentStoreKit()
 			p.checks = metas(k, r.filter, &r.leftOut)
@@ -388,10 +406,17 @@ func (r *runner) runPlan(ctx context.Context, p plan) {
 		r.done++
 		r.rep.Checks = append(r.rep.Checks, res)
 		r.counts[res.Verdict]++
-		fmt.Fprintf(r.cfg.Progress, "[%3d/%d p%d f%d s%d u%d] %-7s %s (%s)%s\n", r.done, r.total,
-			r.counts[kits.Pass], r.counts[kits.Fail], r.counts[kits.Skip], r.counts[kits.Unknown], res.Verdict, res.ID,
+		fmt.Fprintf(r.cfg.Progress, "%s %-7s %s (%s)%s\n", progressPrefix(r.done, r.total, r.counts), res.Verdict, res.ID,
 			time.Duration(res.DurationMs*float64(time.Millisecond)).Round(time.Millisecond), progressNote(res))
 	}
+}
+
+// progressPrefix is "[ 7/36 p  5 f  1 s  1 u  0]": every number padded to the width of the
+// total, so the prefix keeps one width for the whole run.
+func progressPrefix(done, total int, counts map[kits.Verdict]int) string {
+	w := len(fmt.Sprint(total))
+	return fmt.Sprintf("[%*d/%d p%*d f%*d s%*d u%*d]", w, done, total, w, counts[kits.Pass], w, counts[kits.Fail],
+		w, counts[kits.Skip], w, counts[kits.Unknown])
 }
 
 func progressNote(c CheckResult) string {

@@ -2,62 +2,28 @@ package certify
 
 import (
 	"context"
-	"fmt"
+
+	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
-// Target is what certify runs against: something that starts (or finds) a store bridge.
-type Target interface {
-	// Start brings the bridge up and returns it running. The caller always calls Running.Stop.
-	Start(ctx context.Context) (*Running, error)
-	// Describe names the target before it starts (for messages and the reproducing command).
-	Describe() Identity
-}
+// Target is what certify runs against: something that starts (or finds) a store bridge. The
+// target types live in wire/target, below certify, so adapters (wire/dockertestadapter) need not
+// import certify.
+type Target = target.Target
 
 // Identity says what was certified; it goes into every report.
-type Identity struct {
-	Kind string `json:"kind"` // builtin, url, dsn, exec, image
-	// Spec is what the user named: the backend, URL, command line or image reference.
-	Spec string `json:"spec"`
-	// Flag is the certify flag that selects this target, with its value (for reproducing commands).
-	Flag        string   `json:"-"`
-	ImageID     string   `json:"imageId,omitempty"`
-	RepoDigests []string `json:"repoDigests,omitempty"`
-	ContainerID string   `json:"containerId,omitempty"`
-	PID         int      `json:"pid,omitempty"`
-	URL         string   `json:"url,omitempty"`
-}
-
-func (id Identity) String() string {
-	s := fmt.Sprintf("%s %s", id.Kind, id.Spec)
-	if id.ImageID != "" {
-		s += " (" + shortID(id.ImageID) + ")"
-	}
-	return s
-}
-
-func shortID(id string) string {
-	if len(id) > 19 {
-		return id[:19]
-	}
-	return id
-}
+type Identity = target.Identity
 
 // Running is a started bridge.
-type Running struct {
-	URL      string
-	Identity Identity
-	// Logs returns what the bridge printed (bounded); nil when there is nothing to capture.
-	Logs func(ctx context.Context) string
-	// Pauser freezes and thaws the bridge process (nil when the target cannot be paused).
-	Pauser Pauser
-	// Stop tears the target down (a container is removed); safe to call more than once.
-	Stop func(ctx context.Context) error
-}
+type Running = target.Running
 
 // Pauser freezes and thaws a bridge (docker pause, SIGSTOP) for fault checks.
-type Pauser interface {
-	Pause(ctx context.Context) error
-	Resume(ctx context.Context) error
+type Pauser = target.Pauser
+
+// PauseWithRetry freezes a container, retrying a freeze the runtime could not complete (see
+// target.PauseWithRetry).
+func PauseWithRetry(ctx context.Context, pause, unpause func(context.Context) error) error {
+	return target.PauseWithRetry(ctx, pause, unpause)
 }
 
 // URLTarget is a bridge that is already running.

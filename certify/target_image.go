@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/wire/target"
 	"github.com/moby/moby/client"
 	tc "github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 )
 
 // DefaultBridgePort is the container port a bridge image listens on unless --port says otherwise.
-const DefaultBridgePort = "8080"
+const DefaultBridgePort = target.DefaultBridgePort
 
 // ImageTarget starts a bridge image with testcontainers-go, waits until it answers the handshake,
 // captures its logs for the report and always removes the container. The image must start its

@@ -1,6 +1,9 @@
 package certify_test
 
 import (
+	"context"
+	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +68,25 @@ func TestConcludeVerdicts(t *testing.T) {
 		if (r.Verdict == certify.Certified) != r.Certified() {
 			t.Errorf("certify/verdicts [I-CERT-1]: %s: Certified() = %v disagrees with verdict %s", c.name, r.Certified(), r.Verdict)
 		}
+	}
+}
+
+// A URL that refuses every connection is target-failed with the cause, not a list of unknown
+// checks (I-CERT-4).
+func TestURLThatRefusesIsTargetFailed(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String() + "/"
+	l.Close() // nothing listens there any more
+	rep, err := certify.Run(context.Background(), certify.URLTarget{URL: url},
+		certify.Config{Kinds: []string{"eventstore"}, StartTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != certify.TargetFailed || !strings.Contains(rep.TargetError, "refused") || len(rep.Checks) != 0 {
+		t.Errorf("certify/verdicts [I-CERT-4]: Run(refusing URL) = %s, target error %q, %d checks; want target-failed naming the refusal, no check",
+			rep.Verdict, rep.TargetError, len(rep.Checks))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
 // Workload builds a fresh ratio pair. Options lets a test break the measured side (a kernel
@@ -73,7 +74,8 @@ func newRuntime(cfg kernel.Config, prefix string) (*kernel.Runtime, error) {
 
 // UnwiredConfig is the kernel configuration of spec §1 G2's "configured but unwired" side: every
 // optional feature present and doing nothing — a budget with no caps, a timer store with nothing
-// due, every Wave 2 flag on with no Wave 2 syscall called.
+// due, every Wave 2 flag on with no Wave 2 syscall called. (The wire carrier is mounted on top by
+// the g2-unwired workload.)
 func UnwiredConfig() kernel.Config {
 	return kernel.Config{
 		Budget:   kernel.Budget{},
@@ -83,7 +85,9 @@ func UnwiredConfig() kernel.Config {
 }
 
 // g2Unwired: A is a kernel without options, B the same kernel with every option configured and
-// unwired (spec §1 G2, §10 relative-ratio bench gate).
+// unwired and the wire ABI carrier mounted on loopback with no client (spec §1 G2, §10
+// relative-ratio bench gate; ADR 0026: in-process callers pay no wire tax). The carrier is stopped
+// when the process ends; Close stops it earlier.
 func g2Unwired(o WorkloadOptions) (Pair, error) {
 	plain, err := newRuntime(kernel.Config{}, "p")
 	if err != nil {
@@ -95,7 +99,11 @@ func g2Unwired(o WorkloadOptions) (Pair, error) {
 	if err != nil {
 		return Pair{}, err
 	}
-	return Pair{A: startLoop(plain, "p"), B: startLoop(unwired, "u")}, nil
+	mounted, err := carrier.Mount(unwired)
+	if err != nil {
+		return Pair{}, err
+	}
+	return Pair{A: startLoop(plain, "p"), B: startLoop(unwired, "u"), Close: mounted.Close}, nil
 }
 
 // kernelVsDirect: A calls a cheap real effect (hashing 8 KiB four times) ten times directly, B

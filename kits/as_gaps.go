@@ -180,7 +180,7 @@ func asReplaceWhole(ctx context.Context, c *ArchiveStoreCase) error {
 
 func asReadersWholeAppend(ctx context.Context, c *ArchiveStoreCase) error {
 	x := c.ExecID("readers-append")
-	const size, calls = 6, 40
+	const size, calls = 6, 20
 	return withReaders(ctx, c, 3, 20, func() error {
 		for i := 0; i < calls && ctx.Err() == nil; i++ {
 			if err := archive(ctx, c, x, batch(x, int64(i*size), size, fmt.Sprintf("b%d", i))); err != nil {
@@ -203,7 +203,7 @@ func asReadersWholeAppend(ctx context.Context, c *ArchiveStoreCase) error {
 func asReadersWholeReplace(ctx context.Context, c *ArchiveStoreCase) error {
 	rs := c.Store.(spi.SegmentReplacer)
 	x := c.ExecID("readers-replace")
-	const n, rounds = 24, 30
+	const n, rounds = 24, 12
 	if err := archive(ctx, c, x, batch(x, 0, n, "v0")); err != nil {
 		return err
 	}

@@ -390,7 +390,7 @@ func dHeartbeat(ctx context.Context, c *DispatcherCase) error {
 	if err := dispatch(ctx, c, pkgFor(c, "beat", ts[0])); err != nil {
 		return err
 	}
-	const ttl = 400 * time.Millisecond
+	const ttl = 1500 * time.Millisecond
 	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
 	if err != nil {
 		return err

@@ -13,6 +13,9 @@ type Version struct{ Major, Minor, Patch int }
 // that names the input.
 func ParseVersion(s string) (Version, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if i := strings.IndexAny(t, "-+"); i >= 0 {
+		return Version{}, fmt.Errorf("version %q: pre-release and build suffixes (%q) are not contract versions: want MAJOR.MINOR.PATCH", s, t[i:])
+	}
 	parts := strings.Split(t, ".")
 	if len(parts) != 3 {
 		return Version{}, fmt.Errorf("version %q: want MAJOR.MINOR.PATCH", s)

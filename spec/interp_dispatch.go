@@ -4,7 +4,7 @@ package spec
 // I-DISPATCH-n) and of deploy simulation (ids I-SIM-n). Each clause's Note says what the spec leaves
 // open and what we decided.
 func dispatchInterpretations() []Clause {
-	const s6, s7, s5, s10 = "§6", "§7", "§5", "§10"
+	const s4, s5, s6, s7, s10 = "§4", "§5", "§6", "§7", "§10"
 	return []Clause{
 		interp("I-DISPATCH-1", s7, Must, "the ExecutionDispatcher seam has a placement side (dispatch, targets: required) and a worker side (claim, heartbeat, ack: optional, one Go interface) by which workers lease packages",
 			"Spec §6/§7 name the seam, its kit and the WorkerRuntime (staged) but no methods. The manifest lists dispatch and targets as required; a worker needs a way to receive packages and to tell the dispatcher it is alive and done, so we add claim/heartbeat/ack as optional methods. A push-only dispatcher omits them and the kit skips the delivery checks, saying so."),
@@ -26,5 +26,9 @@ func dispatchInterpretations() []Clause {
 			"Spec §10 gates replay-unchanged on deploy simulation without saying what one is. FoundationDB-style determinism makes every failure reproducible from its seed."),
 		interp("I-SIM-2", s10, Must, "after every simulated run: no acknowledged event lost or duplicated, sequences dense, no at-most-once effect run twice, each flow-level emit appended as the serving rule says, fold(snapshot@k, tail) == fold(log) for every k, every execution ends completed/failed/cancelled or parked visibly (never running with no owner), and final states equal a single-worker run",
 			"These are the invariants an operator planning a rolling upgrade relies on; each is a named check with its clause ids. Documented exceptions (the pre-1.21 snapshot shapes, legacy 1.23 decision entries, a pre-1.26 node re-adding a settled input) are classified, not failed."),
+		interp("I-SIM-3", s6, Must, "a worker checks its lease before every effect and every append and stops once told it is lost; it acks a package only after a clean run; the simulation pauses a zombie before a lease check or between a lease check and the store, never between a lease check and an effect",
+			"The spec fences appends (§6) but says nothing of effects run by a paused worker. A process paused right after its lease check can still run an effect once it wakes; only an effect-side fence closes that window, which the spec does not define. The simulation therefore places pauses where the kernel's guarantees apply; the real fleet (SIGSTOP anywhere) reports a repeated at-most-once effect as a violation only in runs without pauses."),
+		interp("I-SIM-4", s4, Must, "in a mixed fleet a worker reads only snapshots written by its own profile; a snapshot a newer profile wrote is ignored (the log is folded instead), never read as the worker's own",
+			"Spec §4 says how a current fold reads an older snapshot (normalizeSnapshotState) but not what an older node does with a newer one during a rollback. A snapshot carries no writer profile in the SPI, so the fleet keeps one snapshot namespace per profile; reading a newer snapshot as one's own misfolds it (the broken fleet newer-snapshot-as-own, caught by sim/snapshot-every-k)."),
 	}
 }

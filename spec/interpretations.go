@@ -7,8 +7,9 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		wireInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), pluginInterpretations(),
+		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(),
 		dispatchInterpretations(),
 	} {
 		out = append(out, part...)

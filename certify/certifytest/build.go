@@ -50,7 +50,8 @@ func buildImage(ctx context.Context, dir, tag string) error {
 		return err
 	}
 	defer cli.Close()
-	res, err := cli.ImageBuild(ctx, &buf, client.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true, Dockerfile: "Dockerfile"})
+	res, err := cli.ImageBuild(ctx, &buf, client.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true, Dockerfile: "Dockerfile",
+		Labels: map[string]string{ImageLabel: "1"}})
 	if err != nil {
 		return fmt.Errorf("docker build %s: %w", tag, err)
 	}
@@ -72,4 +73,15 @@ func buildImage(ctx context.Context, dir, tag string) error {
 			return fmt.Errorf("docker build %s: %s\n%s", tag, m.Error, log.String())
 		}
 	}
+}
+
+// RemoveImage removes a bridge image the tests built, and its untagged parents.
+func RemoveImage(ctx context.Context, tag string) error {
+	cli, err := tc.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	_, err = cli.ImageRemove(ctx, tag, client.ImageRemoveOptions{Force: true, PruneChildren: true})
+	return err
 }

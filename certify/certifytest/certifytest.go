@@ -28,8 +28,13 @@ import (
 	tc "github.com/testcontainers/testcontainers-go"
 )
 
-// ImageTag is the tag of the local bridge image the tests build.
-const ImageTag = "loom-conform-bridge:test"
+// ImageRepo is the repository of the local bridge images the tests build. Each test binary builds
+// its own tag (ImageRepo:test-<pid>-<time>), so parallel test binaries never retag one another's
+// image (which left the replaced one dangling), and Main removes it when the tests end.
+const ImageRepo = "loom-conform-bridge"
+
+// ImageLabel marks every image the tests build, so a leftover one can be found and removed.
+const ImageLabel = "org.loom-conform.test"
 
 // Dockerfile is the bridge image: the static binary and nothing else, serving the SQLite store
 // on port 8080. Extra arguments (a different --backend) replace the command.
@@ -215,8 +220,9 @@ func BridgeImage(t testing.TB) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		image.err = buildImage(ctx, dir, ImageTag)
-		image.val = ImageTag
+		tag := fmt.Sprintf("%s:test-%d-%x", ImageRepo, os.Getpid(), time.Now().UnixNano())
+		image.err = buildImage(ctx, dir, tag)
+		image.val = tag
 	})
 	if image.err != nil {
 		t.Fatal(image.err)
@@ -228,7 +234,17 @@ func BridgeImage(t testing.TB) string {
 //
 //	func TestMain(m *testing.M) { certifytest.Main(m) }
 //
-// What Binary and BuildProgram built stays in SharedDir for the next test binary and run.
+// What Binary and BuildProgram built stays in SharedDir for the next test binary and run; the
+// bridge image this binary built is removed (with its untagged parents), so a test run leaves no
+// image behind.
 func Main(m *testing.M) {
-	os.Exit(m.Run())
+	code := m.Run()
+	if image.val != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := RemoveImage(ctx, image.val); err != nil {
+			fmt.Fprintf(os.Stderr, "certifytest: removing %s: %v\n", image.val, err)
+		}
+		cancel()
+	}
+	os.Exit(code)
 }

@@ -31,16 +31,25 @@ type certifyFlags struct {
 func newCertifyCmd() *cobra.Command {
 	var f certifyFlags
 	cmd := &cobra.Command{
-		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all TARGET",
+		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all|dispatcher|kernel TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
-through the store bridge (docs/bridge.md) and prints a certificate. TARGET is exactly one of:
+through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies the four
+stores; "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
+(dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
+exactly one of:
 
   --builtin memory|sqlite|postgres   one of the reference stores, served in process
   --dsn DSN                          the PostgreSQL reference store on that database
   --url URL                          a bridge that is already running
   --exec 'CMD ARGS'                  a bridge subprocess (no shell); its first stdout line is its address
   --image IMG                        a bridge image, started with testcontainers and always removed
+
+certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
+kernel: the handshake and derived method table, the fixed flows (logs and folded states), the ring
+refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --url URL or --exec
+'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel must be served with the
+conformance profile (docs/wire.md).
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
 
@@ -61,11 +70,11 @@ HTML page and the badge all say it, and the exit code is its own:
 that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return badInput("certify: name one kind: %s or all (got %d arguments)", strings.Join(certify.Kinds(), ", "), len(args))
+				return badInput("certify: name one kind: %s, all or %s (got %d arguments)", strings.Join(certify.Kinds(), ", "), certify.KindDispatcher, len(args))
 			}
 			return nil
 		},
-		ValidArgs: append(certify.Kinds(), "all"),
+		ValidArgs: append(certify.Kinds(), "all", certify.KernelKind),
 		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
@@ -99,17 +108,26 @@ that keeps a ledger: --accept certified-with-waivers. The verdict itself never c
 }
 
 func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
-	kinds, err := certify.ParseKind(kind)
-	if err != nil {
+	isKernel := kind == certify.KernelKind
+	var kinds []string
+	var spis map[string]string
+	var err error
+	if isKernel {
+		if f.builtin != "" || f.dsn != "" || f.image != "" || f.faults || len(f.spi) > 0 {
+			return badInput("certify kernel: takes --url URL or --exec 'CMD ARGS' (not --builtin, --dsn, --image, --faults or --spi)")
+		}
+		kinds = []string{kind}
+	} else if kinds, err = certify.ParseKind(kind); err != nil {
 		return badInput("certify: %v", err)
 	}
 	target, err := certifyTarget(f)
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
-	spis, err := parseSpiFlags(f.spi, kinds)
-	if err != nil {
-		return badInput("certify: %v", err)
+	if !isKernel {
+		if spis, err = parseSpiFlags(f.spi, kinds); err != nil {
+			return badInput("certify: %v", err)
+		}
 	}
 	accept := map[certify.Verdict]bool{}
 	for _, a := range f.accept {
@@ -164,7 +182,11 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	fmt.Fprintf(cmd.ErrOrStderr(), "certify %s: %s\n", kind, target.Describe())
-	rep, err = certify.Run(ctx, target, cfg)
+	if isKernel {
+		rep, err = certify.RunKernel(ctx, target, cfg)
+	} else {
+		rep, err = certify.Run(ctx, target, cfg)
+	}
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
@@ -265,6 +287,13 @@ func parseSpiFlags(vals []string, kinds []string) (map[string]string, error) {
 		}
 		if found == "" {
 			return nil, fmt.Errorf("--spi %s: unknown seam %q (want %s)", v, seam, strings.Join(certify.Kinds(), ", "))
+		}
+		certified := false
+		for _, k := range kinds {
+			certified = certified || seamName(k) == found
+		}
+		if !certified {
+			return nil, fmt.Errorf("--spi %s: %s is not among the kinds this run certifies (%s)", v, found, strings.Join(kinds, ", "))
 		}
 		if err := certify.CheckSpiVersion(found, ver); err != nil {
 			return nil, fmt.Errorf("--spi %s: %v", v, err)

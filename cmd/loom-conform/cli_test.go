@@ -87,3 +87,29 @@ func TestSpecCoverageJSON(t *testing.T) {
 		t.Fatalf("version = %d %q", code, out)
 	}
 }
+
+// Small CLI defects stay fixed: compat prints one reason per line and names a pre-release suffix;
+// digest refuses an empty event type; the manifest text shows what --json shows.
+func TestCLISmallDefects(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "compat", "--abi", "2.0.0", "--event-schema", "2.0.0")
+	if code != 1 || !strings.Contains(stderr, "kernel ABI 2.0.0 does not share major version 1 with 1.3.0\nevent schema 2.0.0") {
+		t.Errorf("compat (two mismatches) = exit %d, stderr %q; want one reason per line", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "compat", "--abi", "1.0.0-rc1"); code != 2 || !strings.Contains(stderr, `pre-release and build suffixes ("-rc1")`) {
+		t.Errorf("compat --abi 1.0.0-rc1 = exit %d, stderr %q; want exit 2 naming the suffix", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "digest", "--segment", "0", "--event-type", "", "--payload", "{}"); code != 2 || !strings.Contains(stderr, "--event-type is empty") {
+		t.Errorf("digest --event-type '' = exit %d, stderr %q; want exit 2", code, stderr)
+	}
+	_, text, _ := runCLI(t, "", "manifest")
+	for _, m := range manifest.KernelManifest().WireMethods {
+		if !strings.Contains(text, m.Method) {
+			t.Errorf("manifest text lacks wire method %s", m.Method)
+		}
+	}
+	for _, c := range manifest.KernelManifest().CarrierMethods {
+		if !strings.Contains(text, c) {
+			t.Errorf("manifest text lacks carrier method %s", c)
+		}
+	}
+}

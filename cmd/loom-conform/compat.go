@@ -42,7 +42,10 @@ BranchRegistry, ExecutionDispatcher, ContentStore, DurableStateStore, ReadModelS
 				return badInput("compat: %v", err)
 			}
 			if !r.Compatible {
-				return verdict("incompatible: %s", strings.Join(r.Reasons, "; "))
+				for _, reason := range r.Reasons {
+					fmt.Fprintln(cmd.ErrOrStderr(), reason)
+				}
+				return verdict("incompatible: %d mismatch(es)", len(r.Reasons))
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), "compatible")
 			return err

@@ -34,7 +34,11 @@ counted once, snapshot equivalence at every k and profile, zombies fenced, no ap
 lease, one owner per execution, every execution ending visibly, and final states equal to a
 single-worker run. Each violation prints the one-line command that reproduces it.
 
---real runs the same kind of fleet as worker processes on PostgreSQL (see --help of the flags).
+--real runs the fleet as worker processes (loom-conform worker, default 4) on PostgreSQL at
+--dsn, in a fresh schema: it SIGKILLs and restarts them and SIGSTOPs them past their lease at
+seeded moments, answers their parks, and checks the invariants a real fleet can observe (dense
+logs, no duplicate envelope, every execution completed, snapshot equivalence, the single-worker
+result, at-most-once effects) and prints executions/s.
 
 Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 		Example: `  loom-conform deploysim --seeds 100
@@ -43,7 +47,10 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if real.on {
-				return runReal(cmd, real, workers, seed)
+				if !cmd.Flags().Changed("workers") {
+					workers = 4
+				}
+				return runReal(cmd, real, workers, seed, asJSON)
 			}
 			names := deploysim.ScenarioNames()
 			if scenario != "" {

@@ -22,6 +22,12 @@ func newDigestCmd() *cobra.Command {
 					return badInput("--%s is required", f)
 				}
 			}
+			if eventType == "" {
+				return badInput("digest: --event-type is empty: an emit always has an event type")
+			}
+			if segment < 0 {
+				return badInput("digest: --segment %d: want a count of gate passthroughs (0 or more)", segment)
+			}
 			d, err := fold.EmitDigest(segment, eventType, []byte(payload))
 			if err != nil {
 				return badInput("--payload: %v", err)

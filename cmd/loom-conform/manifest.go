@@ -18,8 +18,9 @@ func newManifestCmd() *cobra.Command {
 		Short:   "Print the kernel manifest: contract versions, syscalls, event types and SPI tables",
 		Long: `Print the kernel manifest (spec §9): the kernel ABI, event schema and wire ABI versions,
 the 13 syscalls with the ABI version each arrived in, their unary/channel kind and feature flag,
-every event type with the schema version it arrived in, and every SPI with its version and its
-required and optional methods. --json prints the machine-readable form.`,
+every event type with the schema version it arrived in, the wire methods (one per syscall) and
+the carrier methods of the wire kernel ABI (ADR 0026), and every SPI with its version and its
+required and optional methods. --json prints the same content, machine-readable.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m := manifest.KernelManifest()
@@ -45,6 +46,14 @@ func renderManifest(w io.Writer, m manifest.Manifest) error {
 	fmt.Fprintln(tw, "\nEVENT TYPE\tSINCE\tLEVEL")
 	for _, e := range m.EventTypes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Since, e.Level)
+	}
+	fmt.Fprintln(tw, "\nWIRE METHOD\tSYSCALL\tKIND\tFEATURE")
+	for _, wm := range m.WireMethods {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", wm.Method, wm.Syscall, wm.Kind, dash(wm.Feature))
+	}
+	fmt.Fprintln(tw, "\nCARRIER METHOD")
+	for _, c := range m.CarrierMethods {
+		fmt.Fprintln(tw, c)
 	}
 	fmt.Fprintln(tw, "\nSPI\tVERSION\tTIER\tREQUIRED\tOPTIONAL (since)")
 	for _, s := range m.Spis {

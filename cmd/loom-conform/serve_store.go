@@ -25,7 +25,9 @@ func newServeStoreCmd() *cobra.Command {
 		Use:   "serve-store --backend memory|sqlite|postgres [--listen ADDR]",
 		Short: "Serve one of the reference stores over the store bridge protocol (docs/bridge.md)",
 		Long: `serve-store answers the store bridge protocol (JSON-RPC 2.0 over HTTP, docs/bridge.md) for one
-of the reference stores. The first line of standard output is its address:
+of the reference stores, serving all seven seams: EventStore, SnapshotStore, ArchiveStore,
+BranchRegistry, ContentStore (putStream in its chunked form), DurableStateStore and ReadModelStore.
+The first line of standard output is its address:
 
   listening http://127.0.0.1:PORT/
 
@@ -74,6 +76,7 @@ SIGINT or SIGTERM.`,
 	f.StringVar(&backend.File, "file", "", "SQLite database file (sqlite backend; default a temporary file removed on exit)")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	f.DurationVar(&opts.CallTimeout, "call-timeout", bridge.DefaultCallTimeout, "deadline of each store call")
+	f.Int64Var(&opts.MaxStreamBytes, "max-stream-bytes", bridge.DefaultMaxStreamBytes, "largest chunked ContentStore stream accepted (a larger one is refused and aborted)")
 	_ = cmd.MarkFlagRequired("backend")
 	_ = cmd.RegisterFlagCompletionFunc("backend", fixedCompletion(certify.Backends()...))
 	return cmd

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -156,6 +157,28 @@ func TestEnoughBrokenPluginStores(t *testing.T) {
 		"DurableStateStore": len(broken.DurableStateStores()), "ReadModelStore": len(broken.ReadModelStores())} {
 		if n < 8 {
 			t.Errorf("%d broken %ss, want at least 8", n, name)
+		}
+	}
+}
+
+// sealingContent is a correct ContentStore that seals: it says so on every call and takes the
+// owner argument.
+type sealingContent struct{ *memory.ContentStore }
+
+func (sealingContent) SealsContent(context.Context) (bool, error) { return true, nil }
+
+// A correct sealing store passes the whole ContentStore kit, seals-content included (the broken
+// sealers are rejected by that check for their defect, not for sealing).
+func TestSealingContentStorePasses(t *testing.T) {
+	results, err := kits.Run(context.Background(), kits.ContentStoreKit(), func(context.Context) (spi.ContentStore, func(), error) {
+		return sealingContent{memory.NewContentStore()}, nil, nil
+	}, kits.Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Verdict != kits.Pass {
+			t.Errorf("%s = %s (%s), want pass", r.CheckID, r.Verdict, r.Message)
 		}
 	}
 }

@@ -69,6 +69,8 @@ func gapSnapshotStores() []gap[spi.SnapshotStore] {
 			func() S { return stateMergedStore{newSS(), &sync.Mutex{}, map[string]map[string]json.RawMessage{}} }),
 		g("latest-pointer-race", "save moves a latest pointer with check-then-act, so racing saves can leave a lower snapshot latest", "snapshotstore/concurrent-saves", []string{"I-STORE-15", "I-STORE-14"},
 			func() S { return latestPointerRace{newSS(), &sync.Mutex{}, map[string]spi.Snapshot{}} }),
+		g("save-skips-float-equal", "a save whose state equals the stored one through float64 is skipped as unchanged", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-29"},
+			func() S { return saveSkipsFloatEqual{newSS(), &sync.Mutex{}, map[string]json.RawMessage{}} }),
 		g("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
 			func() S { return saveDeleteThenInsert{newSS()} }),
 	}

@@ -382,3 +382,23 @@ func (s replaceValidatesLazily) ReplaceSegments(ctx context.Context, id string, 
 	}
 	return nil
 }
+
+// --- a save whose state "equals" the stored one (compared through float64) is skipped as
+// unchanged, so a state differing only in a number a double cannot hold is lost.
+type saveSkipsFloatEqual struct {
+	ss
+	mu   *sync.Mutex
+	last map[string]json.RawMessage
+}
+
+func (s saveSkipsFloatEqual) Save(ctx context.Context, sn spi.Snapshot) error {
+	k := snapKey(sn.ExecutionID, sn.Sequence)
+	s.mu.Lock()
+	old, ok := s.last[k]
+	s.last[k] = sn.State
+	s.mu.Unlock()
+	if ok && floatEqual(old, sn.State) {
+		return nil
+	}
+	return s.ss.Save(ctx, sn)
+}

@@ -16,22 +16,28 @@ import (
 // must reject the broken store it exists for on at least 99 % of seeds, or say in its Doc what it
 // cannot see.
 var concurrencyChecks = map[string]bool{
-	"eventstore/append-concurrent-one-wins":   true,
-	"eventstore/append-cancel-not-torn":       true,
-	"eventstore/linearizable":                 true,
-	"eventstore/linearizable-fenced":          true,
-	"eventstore/fence-monotonic":              true,
-	"eventstore/fence-if-race":                true,
-	"eventstore/delete-through-concurrent":    true,
-	"eventstore/list-executions-concurrent":   true,
-	"eventstore/readers-whole-append":         true,
-	"eventstore/readers-whole-delete-through": true,
-	"snapshotstore/concurrent-saves":          true,
-	"snapshotstore/readers-whole-save":        true,
-	"archivestore/concurrent-archivers":       true,
-	"archivestore/readers-whole-append":       true,
-	"archivestore/readers-whole-replace":      true,
-	"branchregistry/concurrent-register":      true,
+	"eventstore/append-concurrent-one-wins":     true,
+	"eventstore/append-cancel-not-torn":         true,
+	"eventstore/linearizable":                   true,
+	"eventstore/linearizable-fenced":            true,
+	"eventstore/fence-monotonic":                true,
+	"eventstore/fence-if-race":                  true,
+	"eventstore/delete-through-concurrent":      true,
+	"eventstore/list-executions-concurrent":     true,
+	"eventstore/readers-whole-append":           true,
+	"eventstore/readers-whole-delete-through":   true,
+	"eventstore/readers-whole-copy-prefix":      true,
+	"eventstore/readers-whole-delete-execution": true,
+	"snapshotstore/concurrent-saves":            true,
+	"snapshotstore/readers-whole-save":          true,
+	"archivestore/concurrent-archivers":         true,
+	"archivestore/readers-whole-append":         true,
+	"archivestore/readers-whole-replace":        true,
+	"branchregistry/concurrent-register":        true,
+	"contentstore/put-idempotent":               true,
+	"contentstore/put-stream-cancel":            true,
+	"durablestatestore/no-lost-update":          true,
+	"readmodelstore/pagination-concurrent":      true,
 }
 
 // seedRate runs check catch against store over seeds 1..n and returns how many runs failed it.
@@ -87,6 +93,11 @@ func TestSeedDependence(t *testing.T) {
 	t.Run("branchregistry", func(t *testing.T) {
 		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.GapBranchRegistries()...)), n)
 	})
+	t.Run("contentstore", func(t *testing.T) { rates(t, kits.ContentStoreKit(), keep(only, broken.ContentStores()), n) })
+	t.Run("durablestatestore", func(t *testing.T) {
+		rates(t, kits.DurableStateStoreKit(), keep(only, broken.DurableStateStores()), n)
+	})
+	t.Run("readmodelstore", func(t *testing.T) { rates(t, kits.ReadModelStoreKit(), keep(only, broken.ReadModelStores()), n) })
 }
 
 func keep[T any](re *regexp.Regexp, stores []broken.Store[T]) []broken.Store[T] {

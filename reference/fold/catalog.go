@@ -109,8 +109,10 @@ func EventsMarkdown() string {
 	fmt.Fprintf(&b, "# Event catalogue (event schema %s)\n\n", manifest.EventSchemaVersion)
 	b.WriteString("Generated from `manifest.EventTypes()` and `reference/fold.EventShapes()` by\n" +
 		"`go test ./reference/fold -run TestEventsDocCurrent -update`; do not edit by hand.\n\n" +
-		"Every envelope is `{id, workflowId, executionId, eventType, sequence, timestamp, payload, metadata?}` (DESIGN §3.1).\n" +
-		"Every envelope, known or not, sets `sequence` and `updatedAt`; a `metadata.flowEmit` string stamp counts in\n" +
+		"Every envelope is `{id, workflowId, executionId, eventType, sequence, timestamp, payload, metadata?}` (DESIGN §3.1;\n" +
+		"the terms are in glossary.md). `timestamp` is an integer count of milliseconds since the Unix epoch (UTC); `wakeAt`,\n" +
+		"`timeout` and every other instant or duration in a payload use milliseconds too.\n" +
+		"Every envelope, known or not, sets `sequence` and `updatedAt` (its timestamp); a `metadata.flowEmit` string stamp counts in\n" +
 		"`_flowEmits` whatever the type (1.19.0); `metadata.seal` is ignored (1.25.0). An unknown type is inert. A\n" +
 		"`__proto__` container key (stepId, decision id, digest, topic, wait id, scope id, custom dimension) rejects the\n" +
 		"envelope: it changes nothing else. Kernel-only rows fold only from `metadata.kernel: true`; otherwise they are\n" +

@@ -8,9 +8,13 @@
 //   - FoldBytes(p, snapshot, raw), FoldReader(p, snapshot, r, opts): decode and fold in one pass
 //     (what `loom-conform fold` runs); the same result as DecodeLog + Fold.
 //   - Current(), ProfileFor("1.23.0"), Profiles(): the schema profile a fold behaves as.
-//   - NormalizeSnapshotState(s, writtenBy): read a snapshot an older fold wrote.
+//   - NormalizeSnapshotState(s, writtenBy): read a snapshot an older fold wrote;
+//     NormalizeSnapshotFor(s, writtenBy, readBy) when the reader is not the current profile.
 //   - State: MarshalJSON prints canonical JSON (equal states have equal bytes); ParseState reads it.
 //   - DecodeLog(r, opts): envelopes from a JSON array or NDJSON, with errors naming index and field.
+//   - DecodeEnvelope(i, raw), Envelopes (a json.Unmarshaler): the same envelope decoder for
+//     protocols carrying envelopes (the store bridge, the wire carrier); InputError.Kind() names
+//     the rule broken (invalid-envelope, sequence, mixed-executions, invalid-snapshot).
 //   - Canonical(v), CanonicalJSON(raw): the canonical JSON of a Go value or a JSON text.
 //   - EmitDigest(segment, eventType, payload), EmitDigestOf: the metadata.flowEmit stamp.
 //   - EventShapes(): the payload catalogue docs/events.md is generated from.

@@ -192,7 +192,7 @@ func (ps *pass) apply(i int, e *spi.Envelope) error {
 			v.FlowEmits = map[string]int64{}
 		}
 		if n, ok := v.FlowEmits[string(m.flowEmit)]; ok {
-			v.FlowEmits[string(m.flowEmit)] = n + 1
+			v.FlowEmits[string(m.flowEmit)] = addCount(n)
 		} else {
 			v.FlowEmits[string(m.flowEmit)] = 1
 		}

@@ -145,7 +145,7 @@ func (ps *pass) messageConsumed(e *spi.Envelope) bool {
 		v.Inbox = map[string]InboxCursor{}
 	}
 	c := v.Inbox[topic]
-	v.Inbox[topic] = InboxCursor{Count: c.Count + 1, Last: msgID}
+	v.Inbox[topic] = InboxCursor{Count: addCount(c.Count), Last: msgID}
 	if hasWait {
 		if v.WaitAnswers == nil {
 			v.WaitAnswers = map[string]json.RawMessage{}
@@ -172,6 +172,16 @@ func addMeter(acc, x float64) float64 {
 		return s
 	}
 	return math.MaxFloat64
+}
+
+// addCount is a folded counter's increment (_inbox counts, _flowEmits; I-FOLD-21): held at
+// Number.MAX_SAFE_INTEGER, the largest integer a snapshot reader accepts (I-FOLD-22), so a state
+// the fold prints can always be read back.
+func addCount(n int64) int64 {
+	if n >= maxSafeInt {
+		return maxSafeInt
+	}
+	return n + 1
 }
 
 // meter adds x to dimension i of the pass's _resources accumulator.

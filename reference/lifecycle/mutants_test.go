@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/reference/lifecycle"
 	"github.com/loom-kernel/loom-conform/spec"
 )
@@ -32,6 +33,7 @@ func TestBrokenLifecyclesRejected(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), c.id+" [") {
 				t.Errorf("message %q does not start with %q", err, c.id+" [")
 			}
+			proof.Rejected(t, m.ID, c.id, err)
 			t.Logf("%s rejected: %v", m.ID, firstLine(err.Error()))
 		})
 	}

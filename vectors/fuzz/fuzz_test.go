@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -172,4 +173,43 @@ func TestShrinkToMinimal(t *testing.T) {
 	if json.Unmarshal(m.Events[0], &env) != nil || string(env["sequence"]) != "0" || string(env["payload"]) != "{}" {
 		t.Errorf("vectors/fuzz-shrink: Shrink = %s, want sequence 0 and payload {}", m.Events[0])
 	}
+}
+
+// Reference: ADR 0026, I-FOLD-22 — the example JavaScript foreign fold
+// (vectors/testdata/foreignfold/deviant-fold.js) with its one deliberate deviation (numeric
+// strings read as integers) is found within 10 000 logs and shrunk to one envelope the reference
+// refuses as invalid-envelope. Needs node; required when CI=true.
+func TestFuzzFindsJavaScriptDeviation(t *testing.T) {
+	const mutant, check = "fold/vectors/foreign-js-numeric-strings", "vectors/fuzz-finds-js-deviation"
+	proof.Registered(t, fuzz.Mutants(), "vectors/fuzz:TestFuzzFindsJavaScriptDeviation", []string{mutant})
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: node is not on PATH and CI=true", check)
+		}
+		t.Skip("node is not on PATH: install Node.js to run the JavaScript deviant fold")
+	}
+	p, err := vectors.NewProcess([]string{node, "../testdata/foreignfold/deviant-fold.js", os.Args[0], foreignFoldArg}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res, err := fuzz.Run(context.Background(), fuzz.Config{Seed: 1, Count: 10000}, vectors.Reference{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Finding
+	if f == nil {
+		t.Fatalf("%s [I-FOLD-22]: Run(deviant-fold.js, 10 000 logs) = no disagreement, want one", check)
+	}
+	t.Logf("found after %d logs, shrunk in %d fold pairs\n%s", res.Logs, f.Shrinks, f.VectorFile())
+	var env map[string]json.RawMessage
+	if len(f.Minimal.Events) != 1 || json.Unmarshal(f.Minimal.Events[0], &env) != nil ||
+		!(strings.HasPrefix(string(env["sequence"]), `"`) || strings.HasPrefix(string(env["timestamp"]), `"`)) {
+		t.Errorf("%s [I-FOLD-22]: minimal case = %s, want one envelope with a string sequence or timestamp", check, f.Minimal.Events)
+	}
+	if f.Want.Error != vectors.ErrInvalidEnvelope || f.Got.Error == vectors.ErrInvalidEnvelope {
+		t.Errorf("%s [I-FOLD-22]: minimal answers = reference %+v, under test %+v; want invalid-envelope from the reference only", check, f.Want, f.Got)
+	}
+	proof.Rejected(t, mutant, check, f.Summary())
 }

@@ -20,8 +20,8 @@ type Case struct {
 }
 
 // Generate builds the case of one seed: a foldprops log of profile p, then, each with its own
-// probability, cut into a snapshot plus tail, given hostile payload values, and given one
-// malformed envelope. It is deterministic in (seed, p).
+// probability, cut into a snapshot plus tail, given hostile payload values, given two huge
+// measurements, and given one malformed envelope. It is deterministic in (seed, p).
 func Generate(seed uint64, p fold.Profile) Case {
 	r := rand.New(rand.NewPCG(seed, 0x10f0))
 	o := foldprops.GenOptions{Profile: p, MaxActions: 1 + r.IntN(16), Unusual: r.IntN(2) == 0}
@@ -48,11 +48,33 @@ func Generate(seed uint64, p fold.Profile) Case {
 			c.Events[i] = hostilePayload(r, c.Events[i])
 		}
 	}
+	if r.IntN(12) == 0 && len(c.Events) > 1 {
+		for n := 2; n > 0; n-- { // two huge measurements: a sum beyond the double range (I-FOLD-21)
+			i := r.IntN(len(c.Events))
+			c.Events[i] = hugeMeasurement(r, c.Events[i])
+		}
+	}
 	if r.IntN(5) == 0 && len(c.Events) > 0 {
 		i := r.IntN(len(c.Events))
 		c.Events[i] = malformed(r, c.Events[i])
 	}
 	return c
+}
+
+// hugeMeasurement turns an envelope into a RESOURCE_METERED of one huge dimension or custom value.
+func hugeMeasurement(r *rand.Rand, raw json.RawMessage) json.RawMessage {
+	env, ok := members(raw)
+	if !ok {
+		return raw
+	}
+	v := []string{`1e308`, `1.7976931348623157e308`, `9e307`}[r.IntN(3)]
+	dims := []string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
+	payload := `{"` + dims[r.IntN(len(dims))] + `":` + v + `}`
+	if r.IntN(3) == 0 {
+		payload = `{"custom":{"gpu":` + v + `}}`
+	}
+	env["eventType"], env["payload"] = json.RawMessage(`"RESOURCE_METERED"`), json.RawMessage(payload)
+	return encode(env)
 }
 
 // hostileValues are payload values folds get wrong: doubles at and beyond the edges, integers

@@ -10,11 +10,13 @@ func Checks() []spec.Check {
 	return []spec.Check{
 		t("bridge/eventstore-kit-over-wire", "TestEventStoreKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-4", "I-BRIDGE-5"),
 		t("bridge/error-round-trip", "TestErrorCodesRoundTrip", "I-BRIDGE-3"),
+		t("bridge/conflict-data", "TestConflictDataDecoding", "I-BRIDGE-3", "I-BRIDGE-11"),
 		t("bridge/fenced-current-optional", "TestFencedDataWithoutCurrent", "I-BRIDGE-3"),
 		t("bridge/undeclared-unsupported", "TestUndeclaredMethodsAreUnsupported", "I-BRIDGE-2"),
 		t("bridge/server-limits", "TestServerLimits", "I-BRIDGE-3", "I-BRIDGE-6"),
 		t("bridge/strict-responses", "TestResponsesCheckedStrictly", "I-BRIDGE-4"),
 		t("bridge/envelope-decoder", "TestBridgeUsesTheEnvelopeDecoder", "I-BRIDGE-4", "I-FOLD-22"),
 		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
+		t("bridge/dispatcher-kit-over-wire", "TestDispatcherKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-3", "I-DISPATCH-1", "S6.placement.compute-target"),
 	}
 }

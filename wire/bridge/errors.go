@@ -26,6 +26,8 @@ const (
 	CodeUnsupported     = -32006 // spi.ErrUnsupported
 	CodeTimeout         = -32007 // the bridge's per-call deadline passed; the outcome is unknown
 	CodeTooLarge        = -32008 // the request exceeds the bridge's size limit
+	CodeUnknownTarget   = -32009 // spi.ErrUnknownTarget; data: {target, known}
+	CodeLeaseLost       = -32010 // spi.ErrLeaseLost; data: {executionId, token}
 )
 
 // RPCError is a JSON-RPC 2.0 error object.
@@ -70,7 +72,17 @@ func ErrorFromSPI(err error) *RPCError {
 	var ce *spi.ConflictError
 	var fe *spi.FencedError
 	var ie *spi.InvalidArgumentError
+	var ute *spi.UnknownTargetError
+	var lle *spi.LeaseLostError
 	switch {
+	case errors.As(err, &ute):
+		return mk(CodeUnknownTarget, unknownTargetData{ute.Target, nonNil(ute.Known)})
+	case errors.Is(err, spi.ErrUnknownTarget):
+		return mk(CodeUnknownTarget, nil)
+	case errors.As(err, &lle):
+		return mk(CodeLeaseLost, leaseLostData{lle.ExecutionID, lle.Token})
+	case errors.Is(err, spi.ErrLeaseLost):
+		return mk(CodeLeaseLost, nil)
 	case errors.As(err, &ce):
 		return mk(CodeConflict, conflictData{ce.ExecutionID, ce.Expected, ce.Actual, ce.Reason})
 	case errors.Is(err, spi.ErrConflict):
@@ -95,6 +107,8 @@ func ErrorFromSPI(err error) *RPCError {
 		return mk(CodeUnsupported, nil)
 	case errors.Is(err, context.DeadlineExceeded):
 		return mk(CodeTimeout, nil)
+	case errors.As(err, new(*tooLargeError)):
+		return mk(CodeTooLarge, nil)
 	}
 	return mk(CodeInternalError, nil)
 }
@@ -145,6 +159,14 @@ func ErrorToSPI(method string, r RPCError) error {
 		} else {
 			e.typed = &spi.InvalidArgumentError{Op: method, Argument: "params", Reason: r.Message}
 		}
+	case CodeUnknownTarget:
+		var d unknownTargetData
+		_ = json.Unmarshal(r.Data, &d)
+		e.typed = &spi.UnknownTargetError{Target: d.Target, Known: d.Known}
+	case CodeLeaseLost:
+		var d leaseLostData
+		_ = json.Unmarshal(r.Data, &d)
+		e.typed = &spi.LeaseLostError{ExecutionID: d.ExecutionID, Token: d.Token}
 	case CodeNotFound:
 		e.typed = spi.ErrNotFound
 	case CodeAlreadyExists:
@@ -186,6 +208,10 @@ func codeName(code int) string {
 		return "timeout"
 	case CodeTooLarge:
 		return "too large"
+	case CodeUnknownTarget:
+		return "unknown target"
+	case CodeLeaseLost:
+		return "lease lost"
 	}
 	return "unknown code"
 }

@@ -1,7 +1,9 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/kits"
@@ -122,5 +124,36 @@ func TestUncommittedStreamInvisible(t *testing.T) {
 	}
 	if _, err := c.ContentStore().Get(ctx, spi.DigestOf(data)); err == nil {
 		t.Fatal("Get(aborted content) = nil error, want not found")
+	}
+}
+
+// A stream past the bridge's byte limit is refused with -32008 and aborted: nothing of it shows.
+func TestStreamPastLimitRefused(t *testing.T) {
+	ctx := context.Background()
+	srv, err := bridge.NewServer(bridge.Stores{ContentStore: memory.NewContentStore()}, bridge.ServerOptions{MaxStreamBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := bridge.Start("127.0.0.1:0", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, err := bridge.Dial(ctx, url, bridge.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data := make([]byte, 1001)
+	_, err = c.ContentStore().PutStream(ctx, bytes.NewReader(data))
+	var re *bridge.RemoteError
+	if !errors.As(err, &re) || re.RPC.Code != bridge.CodeTooLarge {
+		t.Fatalf("PutStream(1001 bytes, limit 1000) = %v, want bridge error -32008", err)
+	}
+	if _, err := c.ContentStore().Get(ctx, spi.DigestOf(data)); !errors.Is(err, spi.ErrNotFound) {
+		t.Fatalf("Get(a refused stream) = %v, want not found", err)
+	}
+	if _, err := c.ContentStore().PutStream(ctx, bytes.NewReader(data[:1000])); err != nil {
+		t.Fatalf("PutStream(1000 bytes, limit 1000) = %v, want nil", err)
 	}
 }

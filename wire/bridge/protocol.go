@@ -67,6 +67,11 @@ func Methods() []Method {
 		{"durableStateStore.delete", ds, spi.MethodDelete},
 		{"readModelStore.upsert", rm, spi.MethodUpsert},
 		{"readModelStore.query", rm, spi.MethodQuery},
+		{"dispatcher.dispatch", manifest.SeamExecutionDispatcher, spi.MethodDispatch},
+		{"dispatcher.targets", manifest.SeamExecutionDispatcher, spi.MethodTargets},
+		{"dispatcher.claim", manifest.SeamExecutionDispatcher, spi.MethodClaim},
+		{"dispatcher.heartbeat", manifest.SeamExecutionDispatcher, spi.MethodHeartbeat},
+		{"dispatcher.ack", manifest.SeamExecutionDispatcher, spi.MethodAck},
 	}
 }
 
@@ -83,7 +88,8 @@ func LookupMethod(name string) (Method, bool) {
 // Seams lists the seams a bridge can serve, in report order.
 func Seams() []string {
 	return []string{manifest.SeamEventStore, manifest.SeamSnapshotStore, manifest.SeamArchiveStore, manifest.SeamBranchRegistry,
-		manifest.SeamContentStore, manifest.SeamDurableStateStore, manifest.SeamReadModelStore}
+		manifest.SeamContentStore, manifest.SeamDurableStateStore, manifest.SeamReadModelStore,
+		manifest.SeamExecutionDispatcher}
 }
 
 // Handshake is the result of bridge.handshake.

@@ -22,6 +22,8 @@ type Stores struct {
 	SnapshotStore  spi.SnapshotStore
 	ArchiveStore   spi.ArchiveStore
 	BranchRegistry spi.BranchRegistry
+	// Dispatcher is an ExecutionDispatcher (docs/spi.md §8), served beside or instead of stores.
+	Dispatcher spi.ExecutionDispatcher
 	// The plugin-tier seams.
 	ContentStore      spi.ContentStore
 	DurableStateStore spi.DurableStateStore
@@ -34,6 +36,9 @@ type ServerOptions struct {
 	MaxRequestBytes int64
 	// CallTimeout bounds each store call (default 30 s); past it the answer is error -32007.
 	CallTimeout time.Duration
+	// MaxStreamBytes bounds one chunked contentStore stream (default 256 MiB); a write past it is
+	// error -32008 and aborts the stream.
+	MaxStreamBytes int64
 }
 
 // Defaults of ServerOptions and ClientOptions.
@@ -49,6 +54,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.MaxStreamBytes <= 0 {
+		o.MaxStreamBytes = DefaultMaxStreamBytes
 	}
 	return o
 }
@@ -84,7 +92,8 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	for seam, store := range map[string]any{
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
 		manifest.SeamArchiveStore: st.ArchiveStore, manifest.SeamBranchRegistry: st.BranchRegistry,
-		manifest.SeamContentStore: st.ContentStore, manifest.SeamDurableStateStore: st.DurableStateStore,
+		manifest.SeamExecutionDispatcher: st.Dispatcher,
+		manifest.SeamContentStore:        st.ContentStore, manifest.SeamDurableStateStore: st.DurableStateStore,
 		manifest.SeamReadModelStore: st.ReadModelStore,
 	} {
 		if isNil(store) {
@@ -268,6 +277,7 @@ func (s *Server) buildHandlers() map[string]handler {
 	}
 	if cs := s.stores.ContentStore; cs != nil {
 		s.streams.open = map[string]*stream{}
+		s.streams.max = s.opts.MaxStreamBytes
 		addContentStore(hs, cs, &s.streams)
 	}
 	if ds := s.stores.DurableStateStore; ds != nil {
@@ -275,6 +285,9 @@ func (s *Server) buildHandlers() map[string]handler {
 	}
 	if rm := s.stores.ReadModelStore; rm != nil {
 		addReadModelStore(hs, rm)
+	}
+	if d := s.stores.Dispatcher; d != nil {
+		addDispatcher(hs, d)
 	}
 	return hs
 }

@@ -19,7 +19,17 @@ const (
 	MaxOpenStreams = 256
 	// StreamIdleTimeout is how long an open stream may go without a call before the server aborts it.
 	StreamIdleTimeout = 2 * time.Minute
+	// DefaultMaxStreamBytes bounds one stream (ServerOptions.MaxStreamBytes); a streamWrite past
+	// it is -32008 and aborts the stream.
+	DefaultMaxStreamBytes = 256 << 20
 )
+
+// errStreamTooLarge is the -32008 a stream past MaxStreamBytes gets.
+type tooLargeError struct{ max int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("the stream exceeds %d bytes, the bridge's limit; it is aborted", e.max)
+}
 
 // streams holds the open chunked putStream calls of a server. Each open stream is one
 // store.PutStream call reading from a pipe the chunks are written to; commit closes the pipe and
@@ -28,6 +38,7 @@ const (
 type streams struct {
 	mu   sync.Mutex
 	open map[string]*stream
+	max  int64 // bytes per stream
 }
 
 type stream struct {
@@ -166,6 +177,10 @@ func addContentStore(hs map[string]handler, cs spi.ContentStore, ss *streams) {
 		st.idle.Reset(StreamIdleTimeout)
 		if p.Offset != st.written {
 			return nil, spi.Invalid("streamWrite", "offset", "%d, but %d bytes were written", p.Offset, st.written)
+		}
+		if st.written+int64(len(p.Data)) > ss.max {
+			ss.abort(p.StreamID, st)
+			return nil, &tooLargeError{max: ss.max}
 		}
 		if _, err := st.w.Write(p.Data); err != nil {
 			ss.abort(p.StreamID, st)

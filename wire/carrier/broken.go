@@ -79,11 +79,11 @@ func NewBroken(name string, store spi.EventStore, opts Options) (*Carrier, error
 	return nil, fmt.Errorf("no broken kernel %q (have %v)", name, BrokenNames())
 }
 
-// Mutants registers the broken kernels (spec.Mutant, kind "kernel").
+// Mutants registers the broken kernels (spec.Mutant, kind "kernel", ids kernel/wire/<name>).
 func Mutants() []spec.Mutant {
 	var out []spec.Mutant
 	for _, b := range BrokenKernels() {
-		out = append(out, spec.Mutant{ID: "kernel/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
+		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
 			CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:TestBrokenKernelsRejected"})
 	}
 	return out

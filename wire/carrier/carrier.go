@@ -30,6 +30,9 @@ type Options struct {
 	Lease time.Duration
 	// MaxRequestBytes caps a request body (default bridge.DefaultMaxRequestBytes).
 	MaxRequestBytes int64
+	// Tokens returns fresh driver tokens (default: 16 random bytes in hex). Tokens must be
+	// unguessable in production; a sequence makes recorded exchanges reproducible (docs/wire.md).
+	Tokens func() string
 	// Hooks deliberately break the carrier (broken kernels for certify's self-test only).
 	Hooks Hooks
 }
@@ -63,16 +66,20 @@ type Carrier struct {
 	flows    map[string]bool     // flow ids registered as wire flows
 }
 
-// New mounts a carrier on rt, whose event store is store (getState reads the log from it).
+// New mounts a carrier on rt, whose event store is store (getState reads the log from it; with a
+// nil store getState cannot include the log).
 func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, error) {
-	if rt == nil || store == nil {
-		return nil, errors.New("carrier: a runtime and its store are required")
+	if rt == nil {
+		return nil, errors.New("carrier: a runtime is required")
 	}
 	if opts.Implementation.Name == "" {
 		opts.Implementation = Implementation{Name: "loom-conform reference kernel", Version: manifest.KernelAbiVersion}
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 30 * time.Second
+	}
+	if opts.Tokens == nil {
+		opts.Tokens = newToken
 	}
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = bridge.DefaultMaxRequestBytes
@@ -230,7 +237,7 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	}
 	s, e := c.newSession(p.ExecutionID, true, "live")
 	if e != nil {
-		return nil, e
+		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.Start(ctx, p.FlowID, p.ExecutionID, input)
@@ -404,6 +411,9 @@ func (c *Carrier) getState(ctx context.Context, raw json.RawMessage) (any, *brid
 		out.SuspendedOn = on.On
 	}
 	if p.IncludeLog {
+		if c.store == nil {
+			return nil, rpcErr(CodeInvalidParams, "params", "execution.getState: this carrier has no store to read the log from", "field", "includeLog")
+		}
 		evs, err := c.store.Read(ctx, p.ExecutionID)
 		if err != nil {
 			return nil, toRPC(err)

@@ -13,6 +13,9 @@ import (
 // envelope fields, is appended to the store as the client sent it.
 func (c *Carrier) forgeThrough(execID string, args json.RawMessage, refused error) bool {
 	var er *userspace.EmitRefusedError
+	if c.store == nil {
+		return false
+	}
 	if refused != nil && !errors.As(refused, &er) {
 		return false
 	}

@@ -35,9 +35,11 @@ type session struct {
 	attached bool
 	lastSeen atomic.Int64 // unix nanos of the driver's last call
 
-	mu         sync.Mutex // one driver call at a time
-	transcript []entry    // the answers of this run, in call order (I-WIRE-4)
-	cursor     int        // the next transcript entry a re-driving driver is served
+	mu         sync.Mutex   // one driver call at a time
+	transcript []entry      // the answers of this run, in call order (I-WIRE-4)
+	cursor     int          // the next transcript entry a re-driving driver is served
+	redrive    atomic.Bool  // a driver re-attached: its next call starts the transcript over
+	answered   atomic.Int64 // len(transcript), readable without mu
 }
 
 // entry is one answered call of a run.
@@ -83,7 +85,7 @@ func (c *Carrier) newSession(execID string, attach bool, mode string) (*session,
 	}
 	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{})}
 	if attach {
-		s.token, s.attached = newToken(), true
+		s.token, s.attached = c.opts.Tokens(), true
 	}
 	s.touch()
 	c.sessions[execID] = s
@@ -139,9 +141,9 @@ func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 	switch {
 	case s.attached && token != "" && token == s.token:
 	case !s.attached:
-		s.token, s.attached = newToken(), true
+		s.token, s.attached = c.opts.Tokens(), true
 	case c.opts.Hooks.NoFencing:
-		s.token = newToken()
+		s.token = c.opts.Tokens()
 	default:
 		lapsed := time.Since(time.Unix(0, s.lastSeen.Load())) > c.opts.Lease
 		if !lapsed || !s.mu.TryLock() {
@@ -149,17 +151,15 @@ func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 			return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q is driven by another driver", s.execID), "executionId", s.execID)
 		}
 		s.mu.Unlock()
-		s.token = newToken()
+		s.token = c.opts.Tokens()
 	}
 	tok := s.token
 	s.tok.Unlock()
 	if !c.opts.Hooks.NoFencing {
-		s.mu.Lock()
-		s.cursor = 0
-		s.mu.Unlock()
+		s.redrive.Store(true) // a call in flight finishes first; the next call starts over
 	}
 	s.touch()
-	return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: tok, Mode: s.mode, Redrive: len(s.transcript)}, nil
+	return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: tok, Mode: s.mode, Redrive: int(s.answered.Load())}, nil
 }
 
 // driven returns the live run the driver holds; anything else is fenced.
@@ -248,6 +248,9 @@ func (c *Carrier) do(s *session, name string, args json.RawMessage) (any, *bridg
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touch()
+	if s.redrive.Swap(false) {
+		s.cursor = 0
+	}
 	if s.cursor < len(s.transcript) {
 		en := s.transcript[s.cursor]
 		if en.name != name || !spi.SameJSON(normArgs(en.args), normArgs(args)) {
@@ -279,6 +282,7 @@ func (c *Carrier) do(s *session, name string, args json.RawMessage) (any, *bridg
 			en.result = syscallResult{Value: v}
 		}
 		s.transcript = append(s.transcript, en)
+		s.answered.Store(int64(len(s.transcript)))
 		s.cursor++
 		return en.result, en.err
 	case <-s.done:
@@ -327,6 +331,9 @@ func (c *Carrier) complete(_ context.Context, raw json.RawMessage) (any, *bridge
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.redrive.Swap(false) {
+		s.cursor = 0
+	}
 	if s.cursor < len(s.transcript) {
 		return nil, rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("re-drive diverged at call %d: the run answered %s here, the driver completes", s.cursor, s.transcript[s.cursor].name),
 			"index", s.cursor, "want", s.transcript[s.cursor].name, "got", "complete")

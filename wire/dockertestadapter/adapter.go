@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/wire/target"
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 )
 
-// Target is a bridge container a dockertest pool started. Port is the container port the bridge
+// Target is a bridge container a dockertest pool started; it is a target.Target, so
+// certify.Run(ctx, dockertestadapter.Target{Pool: pool, Resource: res}, cfg) certifies it. Port is the container port the bridge
 // listens on ("8080/tcp" when empty). The container stays the suite's: Stop leaves it running
 // unless Purge is set.
 type Target struct {
@@ -24,7 +25,7 @@ type Target struct {
 
 func (t Target) port() string {
 	if t.Port == "" {
-		return certify.DefaultBridgePort + "/tcp"
+		return target.DefaultBridgePort + "/tcp"
 	}
 	if !strings.Contains(t.Port, "/") {
 		return t.Port + "/tcp"
@@ -40,12 +41,12 @@ func (t Target) image() string {
 }
 
 // Describe names the container's image.
-func (t Target) Describe() certify.Identity {
-	return certify.Identity{Kind: "dockertest", Spec: t.image(), Flag: "--image " + t.image()}
+func (t Target) Describe() target.Identity {
+	return target.Identity{Kind: "dockertest", Spec: t.image(), Flag: "--image " + t.image()}
 }
 
 // Start finds the published port; certify then waits for the handshake.
-func (t Target) Start(ctx context.Context) (*certify.Running, error) {
+func (t Target) Start(ctx context.Context) (*target.Running, error) {
 	if t.Pool == nil || t.Resource == nil || t.Resource.Container == nil {
 		return nil, errors.New("dockertestadapter: a pool and a started resource are required")
 	}
@@ -62,7 +63,7 @@ func (t Target) Start(ctx context.Context) (*certify.Running, error) {
 	}
 	id.URL = "http://" + hp + "/"
 	c := container{pool: t.Pool, id: t.Resource.Container.ID}
-	return &certify.Running{URL: id.URL, Identity: id, Logs: c.logs, Pauser: c,
+	return &target.Running{URL: id.URL, Identity: id, Logs: c.logs, Pauser: c,
 		Stop: func(context.Context) error {
 			_ = c.Resume(context.Background())
 			if t.Purge {
@@ -91,15 +92,9 @@ func (c container) logs(ctx context.Context) string {
 }
 
 // Pause freezes the container, retrying a freeze the runtime could not complete
-// (certify.PauseWithRetry).
+// (target.PauseWithRetry).
 func (c container) Pause(ctx context.Context) error {
-	return certify.PauseWithRetry(ctx, func(context.Context) error { return c.pool.Client.PauseContainer(c.id) }, c.Resume)
+	return target.PauseWithRetry(ctx, func(context.Context) error { return c.pool.Client.PauseContainer(c.id) }, c.Resume)
 }
 
 func (c container) Resume(context.Context) error { return c.pool.Client.UnpauseContainer(c.id) }
-
-// Certify certifies the bridge in res (port 8080/tcp) with cfg and returns the report; the
-// container is left to the caller.
-func Certify(ctx context.Context, pool *dockertest.Pool, res *dockertest.Resource, cfg certify.Config) (*certify.Report, error) {
-	return certify.Run(ctx, Target{Pool: pool, Resource: res}, cfg)
-}

@@ -25,7 +25,7 @@ func TestCertifyDockertestContainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pool.Purge(res) })
-	rep, err := dockertestadapter.Certify(context.Background(), pool, res,
+	rep, err := certify.Run(context.Background(), dockertestadapter.Target{Pool: pool, Resource: res},
 		certify.Config{Kinds: []string{"eventstore", "branchregistry"}, Faults: true})
 	if err != nil {
 		t.Fatal(err)

@@ -96,14 +96,19 @@ func (s *DurableStateStore) Get(ctx context.Context, key string) (spi.StateEntry
 	return e, nil
 }
 
-// lockCurrent locks the key's row (creating a tombstone so absent keys lock too) and returns its
-// live version (0 when absent or deleted) and its last version.
+// lockCurrent locks the key's row and returns its live version (0 when absent or deleted) and its
+// last version. An absent key gets a tombstone row first, so racing writers of a new key also
+// serialise on one row lock.
 func lockCurrent(ctx context.Context, tx pgx.Tx, key string) (live, last int64, err error) {
-	if _, err := tx.Exec(ctx, `INSERT INTO durable_state (key, value, version) VALUES ($1, NULL, 0) ON CONFLICT DO NOTHING`, key); err != nil {
-		return 0, 0, err
-	}
 	var v *string
-	if err := tx.QueryRow(ctx, `SELECT value, version FROM durable_state WHERE key = $1 FOR UPDATE`, key).Scan(&v, &last); err != nil {
+	err = tx.QueryRow(ctx, `SELECT value, version FROM durable_state WHERE key = $1 FOR UPDATE`, key).Scan(&v, &last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if _, err := tx.Exec(ctx, `INSERT INTO durable_state (key, value, version) VALUES ($1, NULL, 0) ON CONFLICT DO NOTHING`, key); err != nil {
+			return 0, 0, err
+		}
+		err = tx.QueryRow(ctx, `SELECT value, version FROM durable_state WHERE key = $1 FOR UPDATE`, key).Scan(&v, &last)
+	}
+	if err != nil {
 		return 0, 0, err
 	}
 	if v != nil {

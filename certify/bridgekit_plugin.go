@@ -1,0 +1,166 @@
+package certify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+type namedCall struct {
+	name string
+	do   func() error
+}
+
+// pluginCalls are harmless calls of every plugin-tier wire method, for bridge/declared-methods-answer.
+func pluginCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
+	var calls []namedCall
+	if cs := c.Store.ContentStore(); cs != nil {
+		data := []byte(x + " probe")
+		calls = append(calls,
+			namedCall{"contentStore.put", func() error { _, err := cs.Put(ctx, data); return err }},
+			namedCall{"contentStore.get", func() error { _, err := cs.Get(ctx, spi.DigestOf(data)); return err }},
+			namedCall{"contentStore.streamOpen", func() error {
+				var open struct {
+					StreamID string `json:"streamId"`
+				}
+				if err := c.Store.Call(ctx, "contentStore.streamOpen", map[string]any{}, &open); err != nil {
+					return err
+				}
+				return c.Store.Call(ctx, "contentStore.streamAbort", map[string]any{"streamId": open.StreamID}, nil)
+			}},
+			namedCall{"contentStore.sealsContent", func() error { _, err := cs.SealsContent(ctx); return err }},
+		)
+	}
+	if ds := c.Store.DurableStateStore(); ds != nil {
+		calls = append(calls,
+			namedCall{"durableStateStore.set", func() error {
+				_, err := ds.Set(ctx, x, json.RawMessage(`{"probe":true}`), spi.Precondition{})
+				return err
+			}},
+			namedCall{"durableStateStore.get", func() error { _, err := ds.Get(ctx, x); return err }},
+			namedCall{"durableStateStore.delete", func() error { return ds.Delete(ctx, x, spi.Precondition{}) }},
+		)
+	}
+	if rm := c.Store.ReadModelStore(); rm != nil {
+		calls = append(calls,
+			namedCall{"readModelStore.upsert", func() error { return rm.Upsert(ctx, x, "probe", json.RawMessage(`{}`)) }},
+			namedCall{"readModelStore.query", func() error { _, err := rm.Query(ctx, x, spi.ReadModelQuery{Limit: 1}); return err }},
+		)
+	}
+	return calls
+}
+
+// bkPluginWire checks the wire forms the Go API cannot express: the chunked stream's visibility
+// and offset discipline, and limits that are not integers.
+func bkPluginWire(ctx context.Context, c *BridgeCase) error {
+	hs := c.Store.Handshake()
+	if hs.Declares(manifest.SeamContentStore, spi.MethodPutStream) {
+		if err := bkStreamForm(ctx, c); err != nil {
+			return err
+		}
+	}
+	if hs.Declares(manifest.SeamReadModelStore, spi.MethodQuery) {
+		m := c.ExecID("limits")
+		for _, limit := range []string{`2.5`, `"10"`, `1e400`, `null`, `true`} {
+			raw := json.RawMessage(`{"model":` + quote(m) + `,"limit":` + limit + `}`)
+			_, err := c.Store.CallRaw(ctx, "readModelStore.query", raw)
+			if e := wantCode(c, "readModelStore.query", "limit "+limit, err, bridge.CodeInvalidParams, bridge.CodeInvalidArgument); e != nil {
+				return e
+			}
+		}
+	}
+	// A bridge serving neither seam has no plugin wire form to get wrong (bridge/error-codes passes
+	// the same way for seams a bridge does not serve).
+	return nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func bkStreamForm(ctx context.Context, c *BridgeCase) error {
+	cs := c.Store.ContentStore()
+	data := []byte(c.ExecID("stream") + " two chunks of a streamed blob")
+	half := len(data) / 2
+	var open struct {
+		StreamID string `json:"streamId"`
+	}
+	if err := c.Store.Call(ctx, "contentStore.streamOpen", map[string]any{}, &open); err != nil {
+		if perr := protocolBreach(c, "contentStore.streamOpen", err); perr != nil {
+			return perr
+		}
+		return c.Failf("contentStore.streamOpen", "{}", err, "a stream id")
+	}
+	id := open.StreamID
+	write := func(off int, chunk []byte) error {
+		return c.Store.Call(ctx, "contentStore.streamWrite", map[string]any{"streamId": id, "offset": off, "data": chunk}, nil)
+	}
+	if err := write(0, data[:half]); err != nil {
+		return c.Failf("contentStore.streamWrite", "offset 0", err, "nil")
+	}
+	if got, err := cs.Get(ctx, spi.DigestOf(data[:half])); err == nil {
+		return c.Failf("contentStore.get", "the first chunk of an uncommitted stream", fmt.Sprintf("%d bytes", len(got)), "not found")
+	}
+	if e := wantCode(c, "contentStore.streamWrite", fmt.Sprintf("offset 1 after %d bytes", half), write(1, data[half:]), bridge.CodeInvalidArgument, bridge.CodeInvalidParams); e != nil {
+		return e
+	}
+	if err := write(half, data[half:]); err != nil {
+		return c.Failf("contentStore.streamWrite", fmt.Sprintf("offset %d", half), err, "nil")
+	}
+	if got, err := cs.Get(ctx, spi.DigestOf(data)); err == nil {
+		return c.Failf("contentStore.get", "a fully written but uncommitted stream", fmt.Sprintf("%d bytes", len(got)), "not found")
+	}
+	var ref spi.ContentRef
+	if err := c.Store.Call(ctx, "contentStore.streamCommit", map[string]any{"streamId": id, "size": len(data)}, &ref); err != nil {
+		return c.Failf("contentStore.streamCommit", fmt.Sprintf("size %d", len(data)), err, "the ref")
+	}
+	if ref != spi.RefOf(data) {
+		return c.Failf("contentStore.streamCommit", fmt.Sprintf("size %d", len(data)), fmt.Sprintf("%+v", ref), fmt.Sprintf("%+v", spi.RefOf(data)))
+	}
+	if got, err := cs.Get(ctx, ref.Digest); err != nil || string(got) != string(data) {
+		return c.Failf("contentStore.get", "a committed stream", gotBytes(got, err), "the bytes streamed")
+	}
+	// A commit whose size disagrees aborts: nothing becomes visible.
+	other := []byte(c.ExecID("short") + " never visible")
+	if err := c.Store.Call(ctx, "contentStore.streamOpen", map[string]any{}, &open); err != nil {
+		return c.Failf("contentStore.streamOpen", "{}", err, "a stream id")
+	}
+	id = open.StreamID
+	if err := write(0, other); err != nil {
+		return c.Failf("contentStore.streamWrite", "offset 0", err, "nil")
+	}
+	err := c.Store.Call(ctx, "contentStore.streamCommit", map[string]any{"streamId": id, "size": len(other) + 1}, &ref)
+	if e := wantCode(c, "contentStore.streamCommit", fmt.Sprintf("size %d after %d bytes", len(other)+1, len(other)), err, bridge.CodeInvalidArgument, bridge.CodeInvalidParams); e != nil {
+		return e
+	}
+	if got, err := cs.Get(ctx, spi.DigestOf(other)); err == nil {
+		return c.Failf("contentStore.get", "a stream whose commit was refused", fmt.Sprintf("%d bytes", len(got)), "not found")
+	}
+	_ = c.Store.Call(ctx, "contentStore.streamAbort", map[string]any{"streamId": id}, nil)
+	return nil
+}
+
+func gotBytes(b []byte, err error) any {
+	if err != nil {
+		return err
+	}
+	return fmt.Sprintf("%d bytes", len(b))
+}
+
+// pluginBridgeMutants are the bridges that break the plugin-tier wire forms
+// (TestPluginWireFormsRejectBrokenBridges).
+func pluginBridgeMutants() []spec.Mutant {
+	const where = "certify:TestPluginWireFormsRejectBrokenBridges"
+	return []spec.Mutant{
+		{ID: "bridge/plugin/lenient-limit", Kind: "bridge", Defect: "coerces a non-integer or string query limit to an integer instead of refusing it",
+			Clauses: []string{"I-PLUGIN-8"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
+		{ID: "bridge/plugin/unchecked-offset", Kind: "bridge", Defect: "appends a stream chunk wherever it is sent, without checking its offset",
+			Clauses: []string{"I-PLUGIN-11"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
+	}
+}

@@ -1,0 +1,128 @@
+package certify_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// rewrite is an http middleware that edits the params of one method before the bridge sees them.
+func rewrite(h http.Handler, method string, edit func(params map[string]any)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		d := json.NewDecoder(bytes.NewReader(body))
+		d.UseNumber()
+		if d.Decode(&req) == nil && req["method"] == method {
+			if p, ok := req["params"].(map[string]any); ok {
+				edit(p)
+				body, _ = json.Marshal(req)
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// pluginBrokenBridges are bridges that break the plugin-tier wire forms.
+func pluginBrokenBridges() map[string]func(h http.Handler) http.Handler {
+	return map[string]func(h http.Handler) http.Handler{
+		// a non-integer or string limit is coerced to an integer instead of refused
+		"lenient-limit": func(h http.Handler) http.Handler {
+			return rewrite(h, "readModelStore.query", func(p map[string]any) { p["limit"] = 2 })
+		},
+		// a chunk is appended wherever it is sent: the offset is not checked
+		"unchecked-offset": func(h http.Handler) http.Handler {
+			var mu sync.Mutex
+			written := map[string]int{}
+			return rewrite(h, "contentStore.streamWrite", func(p map[string]any) {
+				mu.Lock()
+				defer mu.Unlock()
+				id, _ := p["streamId"].(string)
+				data, _ := p["data"].(string)
+				p["offset"] = written[id]
+				raw, _ := base64.StdEncoding.DecodeString(data)
+				written[id] += len(raw)
+			})
+		},
+	}
+}
+
+// The plugin wire forms catch bridges that coerce limits or do not check stream offsets.
+func TestPluginWireFormsRejectBrokenBridges(t *testing.T) {
+	const where = "certify:TestPluginWireFormsRejectBrokenBridges"
+	builders := pluginBrokenBridges()
+	var built []string
+	for name := range builders {
+		built = append(built, "bridge/plugin/"+name)
+	}
+	for _, m := range proof.Registered(t, certify.Mutants(), where, built) {
+		name := strings.TrimPrefix(m.ID, "bridge/plugin/")
+		t.Run(name, func(t *testing.T) {
+			srv, err := bridge.NewServer(bridge.Stores{ContentStore: memory.NewContentStore(), ReadModelStore: memory.NewReadModelStore()}, bridge.ServerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			url, stop, err := bridge.Start("127.0.0.1:0", builders[name](srv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			c, err := bridge.Dial(context.Background(), url, bridge.ClientOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			check := m.CaughtBy[0]
+			res, err := kits.Run(context.Background(), certify.BridgeKit(), func(context.Context) (*bridge.Client, func(), error) { return c, nil, nil },
+				kits.Options{Run: "^" + regexp.QuoteMeta(check) + "$", Timeout: 10 * time.Second, Seed: 7, SpiVersion: "1.0.0"})
+			if err != nil || len(res) != 1 || res[0].Verdict != kits.Fail {
+				t.Fatalf("%s: %s = %v, %v, want one fail", m.ID, check, res, err)
+			}
+			proof.Rejected(t, m.ID, check, res[0].Message)
+		})
+	}
+}
+
+// The reference bridge passes the same check.
+func TestPluginWireFormsPassReference(t *testing.T) {
+	srv, err := bridge.NewServer(bridge.Stores{ContentStore: memory.NewContentStore(), ReadModelStore: memory.NewReadModelStore()}, bridge.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := bridge.Start("127.0.0.1:0", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, err := bridge.Dial(context.Background(), url, bridge.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := kits.Run(context.Background(), certify.BridgeKit(), func(context.Context) (*bridge.Client, func(), error) { return c, nil, nil },
+		kits.Options{Run: "^bridge/", Timeout: 10 * time.Second, Seed: 7, SpiVersion: "1.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Verdict != kits.Pass {
+			t.Errorf("%s = %s (%s), want pass", r.CheckID, r.Verdict, r.Message)
+		}
+	}
+}

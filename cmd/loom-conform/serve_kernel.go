@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/spf13/cobra"
+)
+
+func newServeKernelCmd() *cobra.Command {
+	var (
+		listen, storeArg, dsn, broken string
+		deterministic                 bool
+		opts                          carrier.Options
+	)
+	cmd := &cobra.Command{
+		Use:   "serve-kernel [--listen ADDR] [--store memory|sqlite:FILE] [--dsn DSN] [--deterministic]",
+		Short: "Serve the reference kernel over the wire kernel ABI (docs/wire.md)",
+		Long: `serve-kernel answers the wire kernel ABI (ADR 0026: JSON-RPC 2.0 over HTTP, docs/wire.md) for the
+reference kernel, so a client in any language can start, drive, suspend, resume and replay
+executions. The kernel is served with the conformance profile (the fake tools echo, fail, meter,
+fetch, shape and forbidden, under the authorize, meter, validate and egress rings) that
+` + "`certify kernel`" + ` expects. The first line of standard output is its address:
+
+  listening http://127.0.0.1:PORT/
+
+The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise.
+--deterministic uses a fixed clock and sequential ids, so the same calls write byte-identical
+logs (the acceptance clients compare against an in-process run this way). --broken NAME serves
+one of the deliberately broken kernels certify rejects (` + strings.Join(carrier.BrokenNames(), ", ") + `).
+It listens on loopback unless --listen (or LOOM_KERNEL_LISTEN) says otherwise, and stops on
+SIGINT or SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listen == "" {
+				listen = os.Getenv("LOOM_KERNEL_LISTEN")
+			}
+			if listen == "" {
+				listen = "127.0.0.1:0"
+			}
+			backend := certify.Backend{Name: "memory", Version: toolVersion}
+			switch {
+			case dsn != "":
+				backend.Name, backend.DSN, backend.Schema = "postgres", dsn, "loom"
+			case storeArg == "" || storeArg == "memory":
+			case strings.HasPrefix(storeArg, "sqlite:") && len(storeArg) > len("sqlite:"):
+				backend.Name, backend.File = "sqlite", strings.TrimPrefix(storeArg, "sqlite:")
+			default:
+				return badInput("serve-kernel: --store %q: want memory or sqlite:FILE", storeArg)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			octx, cancel := context.WithTimeout(ctx, time.Minute)
+			stores, closeStores, err := certify.OpenBackend(octx, backend)
+			cancel()
+			if err != nil {
+				return badInput("serve-kernel: %v", err)
+			}
+			defer closeStores()
+			opts.Implementation = carrier.Implementation{Name: "loom-conform reference kernel", Version: toolVersion}
+			var c *carrier.Carrier
+			if broken != "" {
+				opts.Implementation.Name = "loom-conform broken kernel " + broken
+				c, err = carrier.NewBroken(broken, stores.EventStore, opts)
+			} else {
+				c, _, err = carrier.NewProfile(stores.EventStore, deterministic, opts)
+			}
+			if err != nil {
+				return badInput("serve-kernel: %v", err)
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return badInput("serve-kernel: --listen %s: %v", listen, err)
+			}
+			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "listening http://%s/\n", ln.Addr()); err != nil {
+				return err
+			}
+			if err := bridge.Serve(ctx, ln, c); err != nil {
+				return fmt.Errorf("serve-kernel: %w", err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "", "address to listen on (default 127.0.0.1:0, a free loopback port; env LOOM_KERNEL_LISTEN)")
+	f.StringVar(&storeArg, "store", "memory", "event log: memory, or sqlite:FILE")
+	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN for the event log (instead of --store)")
+	f.BoolVar(&deterministic, "deterministic", false, "fixed clock and sequential ids: the same calls write byte-identical logs")
+	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify self-test): "+strings.Join(carrier.BrokenNames(), ", "))
+	f.DurationVar(&opts.Lease, "lease", 30*time.Second, "how long a silent driver keeps its execution before another may take it over")
+	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
+	return cmd
+}

@@ -1,0 +1,25 @@
+package carrier
+
+import "github.com/loom-kernel/loom-conform/spec"
+
+// Checks lists the kernel kit's checks (run by `certify kernel`) and the tests of the carrier.
+func Checks() []spec.Check {
+	t := func(id, where string, kind spec.CheckKind, clauses ...string) spec.Check {
+		return spec.Check{ID: id, Kind: kind, Clauses: clauses, Where: "wire/carrier:" + where}
+	}
+	out := KernelKit().SpecChecks()
+	return append(out,
+		t("wire/derived-methods", "TestDerivedMethodsFollowTable", spec.KindTest, "A26.wire.derived", "A26.wire.partition", "A26.carrier.methods"),
+		t("wire/acceptance-in-process", "TestWireRunEqualsInProcess", spec.KindTest, "A26.acceptance"),
+		t("wire/kit-reference", "TestReferenceKernelPassesKit", spec.KindTest, "I-WIRE-8", "A26.wire.kernel-authoritative"),
+		t("wire/kit-broken-kernels", "TestBrokenKernelsRejected", spec.KindTest, "I-WIRE-8", "A26.wire.no-new-facts", "A26.wire.rings-kernel-side", "A26.wire.kernel-authoritative", "A26.wire.derived"),
+		t("wire/disconnect-mid-step", "TestDisconnectMidStepRunsEffectOnce", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-4"),
+		t("wire/unwired-identical", "TestUnwiredIdentical", spec.KindTest, "A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"),
+		t("wire/bad-input", "TestBadInputTyped", spec.KindTest, "I-WIRE-6", "I-WIRE-1"),
+		t("wire/fuzz-decoder", "FuzzDecodeRequest", spec.KindFuzz, "I-WIRE-6"),
+		t("wire/stream-incremental", "TestStreamAcksEachChunk", spec.KindTest, "I-WIRE-7", "A26.wire.partition"),
+		t("wire/resume-durable", "TestResumeWithoutDriverSurvivesRestart", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-5", "I-WIRE-3"),
+		t("wire/goldens-unwired", "TestGoldensUnwiredWithCarrier", spec.KindTest, "A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"),
+		t("wire/doc-exchanges", "TestDocExchanges", spec.KindTest, "I-WIRE-1", "I-WIRE-7", "A26.carrier.methods"),
+	)
+}
