@@ -188,17 +188,15 @@ type logReader struct {
 	r       *bufio.Reader
 	max     int
 	scratch []byte // the element being read
-	slab    []byte // elements are copied here; envelopes keep sub-slices of it
 }
 
-// keep copies an element into the slab (one allocation per MiB, not per envelope).
+// keep copies an element into memory of its own: the state may keep sub-slices of an envelope
+// (payloads it stores), and an envelope's own allocation pins only that envelope, where a shared
+// buffer would pin every envelope read with it, growing memory with the log instead of the state.
 func (d *logReader) keep(b []byte) []byte {
-	if len(b) > cap(d.slab)-len(d.slab) {
-		d.slab = make([]byte, 0, max(1<<20, len(b)))
-	}
-	start := len(d.slab)
-	d.slab = append(d.slab, b...)
-	return d.slab[start:len(d.slab):len(d.slab)]
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out
 }
 
 func (d *logReader) eofErr(i int, err error, msg string) error {
