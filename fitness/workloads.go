@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/loggen"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -155,34 +155,9 @@ func hashWork(in []byte) string {
 
 // foldVsDecode: A decodes a 10 000-envelope log, B decodes and folds the same bytes.
 func foldVsDecode(WorkloadOptions) (Pair, error) {
-	raw := SampleLog(10_000)
+	raw := loggen.Pairs(10_000)
 	return Pair{
 		A: func() error { _, err := fold.DecodeLogBytes(raw); return err },
 		B: func() error { _, err := fold.FoldBytes(fold.Current(), nil, raw); return err },
 	}, nil
-}
-
-// SampleLog returns n envelopes of one execution as NDJSON: STEP_STARTED/STEP_COMPLETED pairs with
-// small object payloads, a DECISION_RECORDED and an application event, round-robin.
-func SampleLog(n int) []byte {
-	var b strings.Builder
-	env := func(seq int, typ, payload string) {
-		fmt.Fprintf(&b, `{"id":"e%d","workflowId":"wf","executionId":"x","eventType":%q,"sequence":%d,"timestamp":%d,"payload":%s}`+"\n",
-			seq, typ, seq, 1_700_000_000_000+int64(seq), payload)
-	}
-	env(0, "EXECUTION_STARTED", `{"input":{"order":42}}`)
-	for seq := 1; seq < n; seq++ {
-		step := seq / 4
-		switch seq % 4 {
-		case 1:
-			env(seq, "STEP_STARTED", fmt.Sprintf(`{"stepId":"s%d","attempt":1,"input":{"n":%d,"tag":"alpha"}}`, step, step))
-		case 2:
-			env(seq, "STEP_COMPLETED", fmt.Sprintf(`{"stepId":"s%d","output":{"ok":true,"n":%d}}`, step, step))
-		case 3:
-			env(seq, "DECISION_RECORDED", fmt.Sprintf(`{"id":"d%d","choice":"route-%d"}`, step, step%3))
-		default:
-			env(seq, "progress", fmt.Sprintf(`{"p":%d}`, step))
-		}
-	}
-	return []byte(b.String())
 }
