@@ -2,6 +2,7 @@ package carrier
 
 import (
 	"context"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -60,9 +61,10 @@ func TestBrokenKernelsRejected(t *testing.T) {
 			}
 			if r.Verdict != kits.Fail {
 				t.Errorf("kernel/%s: %s = %s, want fail (%s)", b.Name, b.CaughtBy, r.Verdict, b.Defect)
-			} else {
-				t.Logf("%s rejects it: %s", b.CaughtBy, r.Message)
+				return
 			}
+			t.Logf("%s rejects it: %s", b.CaughtBy, r.Message)
+			proof.Rejected(t, "kernel/wire/"+b.Name, b.CaughtBy, r.Message)
 		})
 	}
 }
