@@ -388,7 +388,7 @@ func toRPC(err error) *bridge.RPCError {
 	case errors.As(err, &qe):
 		return rpcErr(CodeQuotaExceeded, "quota-exceeded", err.Error(), "stepId", qe.StepID, "dimension", qe.Dimension, "limit", qe.Limit, "used", qe.Used)
 	case errors.As(err, &sf):
-		return rpcErr(CodeStepFailed, "step-failed", err.Error(), "stepId", sf.StepID, "attempt", sf.Attempt, "timeout", sf.Timeout, "degraded", sf.Degraded)
+		return rpcErr(CodeStepFailed, "step-failed", err.Error(), "stepId", sf.StepID, "attempt", sf.Attempt, "timeout", sf.Timeout, "degraded", sf.Degraded, "message", sf.Message)
 	case errors.As(err, &sc):
 		return rpcErr(CodeStepFailed, "step-cancelled", err.Error(), "stepId", sc.StepID)
 	case errors.As(err, &rr):
