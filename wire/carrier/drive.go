@@ -30,8 +30,17 @@ type Driver struct {
 
 // Syscall makes one syscall; parked reports that the run parked on it.
 func (d *Driver) Syscall(ctx context.Context, name string, args json.RawMessage) (value json.RawMessage, parked bool, err error) {
+	return d.SyscallAt(ctx, nil, name, args)
+}
+
+// SyscallAt makes one syscall in the parallel branch at path (nil = the flow's top, I-WIRE-11).
+func (d *Driver) SyscallAt(ctx context.Context, path []int, name string, args json.RawMessage) (value json.RawMessage, parked bool, err error) {
+	p := map[string]any{"executionId": d.ExecutionID, "driver": d.Token, "args": args}
+	if len(path) > 0 {
+		p["branch"] = path
+	}
 	var res syscallResult
-	err = d.C.Call(ctx, "syscall."+name, map[string]any{"executionId": d.ExecutionID, "driver": d.Token, "args": args}, &res)
+	err = d.C.Call(ctx, "syscall."+name, p, &res)
 	return res.Value, res.Parked, err
 }
 
@@ -89,7 +98,7 @@ var errParked = errors.New("parked")
 // driveScope runs a scope of a flow script over the wire: each call is a syscall, each answer is
 // fed back to the script's machine. It returns the scope's output or failure, errParked when a
 // syscall parked the run, or the error that ended the drive.
-func driveScope(ctx context.Context, d *Driver, sc flowscript.Scope) (json.RawMessage, *flowscript.Failure, error) {
+func driveScope(ctx context.Context, d *Driver, sc flowscript.Scope, path []int) (json.RawMessage, *flowscript.Failure, error) {
 	m := flowscript.NewMachine(sc)
 	for {
 		a, err := m.Action()
@@ -103,9 +112,12 @@ func driveScope(ctx context.Context, d *Driver, sc flowscript.Scope) (json.RawMe
 		case flowscript.ActFail:
 			return nil, a.Failure, nil
 		case flowscript.ActParallel:
-			return nil, nil, fmt.Errorf("%s: parallel is not driven over the wire", a.Path)
+			var err error
+			if ans, err = driveParallel(ctx, d, a, path); err != nil {
+				return nil, nil, err
+			}
 		case flowscript.ActCall:
-			v, parked, err := d.Syscall(ctx, a.Syscall, a.Args)
+			v, parked, err := d.SyscallAt(ctx, path, a.Syscall, a.Args)
 			var ce *CallError
 			switch {
 			case parked:
@@ -122,6 +134,62 @@ func driveScope(ctx context.Context, d *Driver, sc flowscript.Scope) (json.RawMe
 			return nil, nil, err
 		}
 	}
+}
+
+// driveParallel drives a parallel over the wire (I-WIRE-11): open its branches, drive each
+// branch in branch order (the in-process interpreter's serial branches) and end it with its
+// output or failure, then join: the answer is the array of outputs, or the first failing branch.
+func driveParallel(ctx context.Context, d *Driver, a flowscript.Action, path []int) (flowscript.Answer, error) {
+	open, _ := json.Marshal(map[string]int{"branches": len(a.Branches)})
+	if _, parked, err := d.SyscallAt(ctx, path, "parallel", open); err != nil || parked {
+		if parked {
+			return flowscript.Answer{}, errParked
+		}
+		return flowscript.Answer{}, fmt.Errorf("%s: open: %w", a.Path, err)
+	}
+	fails := make([]*flowscript.Failure, len(a.Branches))
+	for i, sc := range a.Branches {
+		bp := append(append([]int{}, path...), i)
+		out, f, err := driveScope(ctx, d, sc, bp)
+		if err != nil {
+			return flowscript.Answer{}, err
+		}
+		end := map[string]any{"output": payloadOr(out)}
+		if f != nil {
+			fails[i] = f
+			end = map[string]any{"error": map[string]string{"message": f.Message}}
+		}
+		args, _ := json.Marshal(map[string]any{"end": end})
+		if _, parked, err := d.SyscallAt(ctx, bp, "parallel", args); err != nil || parked {
+			if parked {
+				return flowscript.Answer{}, errParked
+			}
+			return flowscript.Answer{}, fmt.Errorf("%s.branches[%d]: end: %w", a.Path, i, err)
+		}
+	}
+	v, parked, err := d.SyscallAt(ctx, path, "parallel", json.RawMessage(`{"join":true}`))
+	var ce *CallError
+	switch {
+	case parked:
+		return flowscript.Answer{}, errParked
+	case errors.As(err, &ce) && ce.RPC.Code == CodeStepFailed:
+		var bd struct {
+			Kind   string `json:"kind"`
+			Branch *int   `json:"branch"`
+		}
+		_ = json.Unmarshal(ce.RPC.Data, &bd)
+		if bd.Kind == "branch" && bd.Branch != nil && *bd.Branch >= 0 && *bd.Branch < len(fails) {
+			cause := fails[*bd.Branch]
+			if cause == nil {
+				cause = &flowscript.Failure{Kind: "syscall", Message: ce.RPC.Message}
+			}
+			return flowscript.Answer{Failure: &flowscript.Failure{Kind: "branch", Message: ce.RPC.Message, Branch: bd.Branch, Cause: cause}}, nil
+		}
+		return flowscript.Answer{Failure: FailureOfRPC(ce.RPC)}, nil
+	case err != nil:
+		return flowscript.Answer{}, fmt.Errorf("%s: join: %w", a.Path, err)
+	}
+	return flowscript.Answer{Value: v}, nil
 }
 
 // StartInput is the input of a driver's start action (null when it has none).
@@ -150,7 +218,7 @@ func DriveWire(ctx context.Context, c *Client, execID string, s *flowscript.Scri
 	dr := &Driver{C: c, ExecutionID: execID, Token: a.Driver}
 	next := 1
 	for {
-		out, fail, err := driveScope(ctx, dr, flowscript.TopScope(s, input))
+		out, fail, err := driveScope(ctx, dr, flowscript.TopScope(s, input), nil)
 		if errors.Is(err, errParked) {
 			if next >= len(d.Actions) || d.Actions[next].Do != "resume" {
 				return Run{}, fmt.Errorf("the run parked and the driver has no resume left (actions[%d])", next)
@@ -194,7 +262,7 @@ func DriveWire(ctx context.Context, c *Client, execID string, s *flowscript.Scri
 		return Run{}, fmt.Errorf("replay: %w", err)
 	}
 	dr.Token = a.Driver
-	out, fail, err := driveScope(ctx, dr, flowscript.TopScope(s, input))
+	out, fail, err := driveScope(ctx, dr, flowscript.TopScope(s, input), nil)
 	if errors.Is(err, errParked) {
 		return Run{}, errors.New("replay: a syscall parked a finished execution")
 	}

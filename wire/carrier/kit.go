@@ -34,7 +34,7 @@ func KernelKit() kits.Kit[*Client] {
 			Doc: "wire.handshake states the wire, kernel ABI and event schema versions, a syscall table from the manifest's, and exactly the methods derived from it", Run: kkHandshake},
 		{ID: "kernel/acceptance", Clauses: []string{"A26.acceptance", "A26.carrier.methods", "I-WIRE-2", "I-WIRE-8"}, Level: spec.Must,
 			Doc: "each of the wire's own flow scripts (wire/clients/scripts), driven over the wire (start, suspend, resume, re-drive, complete, replay), leaves the log and folded state of its in-process run", Run: kkAcceptance},
-		{ID: "kernel/goldens", Clauses: []string{"A26.acceptance", "A26.wire.kernel-authoritative", "I-WIRE-10"}, Level: spec.Must,
+		{ID: "kernel/goldens", Clauses: []string{"A26.acceptance", "A26.wire.kernel-authoritative", "I-WIRE-10", "I-WIRE-11"}, Level: spec.Must,
 			Doc: "every golden flow script the wire can express (WireGoldens), driven over the wire, leaves the log and folded state of its in-process run; a difference is reported as the first divergence", Run: kkGoldens},
 		{ID: "kernel/served-not-rerun", Clauses: []string{"A26.wire.kernel-authoritative", "S2.execute.served-not-rerun"}, Level: spec.Must,
 			Doc: "re-driving after a resume and replaying a finished execution serve every completed step from the log: each step starts once", Run: kkServedNotRerun},

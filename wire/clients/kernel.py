@@ -15,7 +15,7 @@ Execution ids are $LOOM_EXEC_PREFIX-<case dir name> (default prefix "wire"). Exi
 case and statement on any unexpected answer, 2 on a script outside the subset below.
 
 The loom-flowscript/1 subset interpreted here (docs/wire.md, "Driving a flow script"): every op
-but parallel; bind; "return"; {"$ref": "name/json/pointer"} references; retry (extra attempts
+(parallel as I-WIRE-11 says: branches opened, driven in branch order, ended and joined); bind; "return"; {"$ref": "name/json/pointer"} references; retry (extra attempts
 after an untyped, timed-out or cancelled failure); onError "fail" or "continue" (the failure bound
 as {"failed": failure}). A syscall's error answer becomes the failure the in-process interpreter
 sees (I-WIRE-10): -32021 typed, -32022 quota, -32020 untyped/timeout (data.message),
@@ -172,18 +172,62 @@ def call_args(st, env):
     return a
 
 
-def run_scope(c, exe, tok, body, ret, env, path):
+def syscall(c, exe, tok, branch, op, args):
+    p = {"executionId": exe, "driver": tok, "args": args}
+    if branch:
+        p["branch"] = branch
+    return c.rpc("syscall." + op, p)
+
+
+def run_parallel(c, exe, tok, st, env, where, branch):
+    """A parallel over the wire (I-WIRE-11): open, each branch in order then its end, join.
+    Returns the answer message of the join; raises Parked."""
+    n = len(st["branches"])
+    msg = syscall(c, exe, tok, branch, "parallel", {"branches": n})
+    if (msg.get("result") or {}).get("parked"):
+        raise Parked(where)
+    if "error" in msg:
+        raise KernelError(f"{where} syscall.parallel open = {json.dumps(msg['error'])}")
+    fails = []
+    for j, body in enumerate(st["branches"]):
+        bp = branch + [j]
+        kind, v = run_scope(c, exe, tok, body, None, env, f"{where}.branches[{j}]", bp)
+        fails.append(v if kind == "fail" else None)
+        end = {"error": {"message": v["message"]}} if kind == "fail" else {"output": v}
+        m = syscall(c, exe, tok, bp, "parallel", {"end": end})
+        if (m.get("result") or {}).get("parked"):
+            raise Parked(where)
+        if "error" in m:
+            raise KernelError(f"{where}.branches[{j}] syscall.parallel end = {json.dumps(m['error'])}")
+    msg = syscall(c, exe, tok, branch, "parallel", {"join": True})
+    err = msg.get("error")
+    if err and err.get("code") == CODE_STEP_FAILED and (err.get("data") or {}).get("kind") == "branch":
+        b = err["data"].get("branch")
+        cause = fails[b] if isinstance(b, int) and 0 <= b < len(fails) and fails[b] else {"kind": "syscall", "message": err.get("message", "")}
+        return {"failure": {"kind": "branch", "message": err.get("message", ""), "branch": b, "cause": cause}}
+    return msg
+
+
+def run_scope(c, exe, tok, body, ret, env, path, branch=()):
     """Interprets a scope; returns ("done", output) or ("fail", failure); raises Parked."""
-    env, last = dict(env), None
+    env, last, branch = dict(env), None, list(branch)
     for i, st in enumerate(body):
         where = f"{path}[{i}]"
         attempt = 1
         while True:
-            try:
-                args = call_args(st, env)
-            except ScriptError as e:
-                raise ScriptError(f"{where}: {e}") from e
-            msg = c.rpc("syscall." + st["op"], {"executionId": exe, "driver": tok, "args": args})
+            if st["op"] == "parallel":
+                msg = run_parallel(c, exe, tok, st, env, where, branch)
+                if "failure" in msg:
+                    if st.get("onError", "fail") != "continue":
+                        return "fail", msg["failure"]
+                    value = {"failed": msg["failure"]}
+                    break
+            else:
+                try:
+                    args = call_args(st, env)
+                except ScriptError as e:
+                    raise ScriptError(f"{where}: {e}") from e
+                msg = syscall(c, exe, tok, branch, st["op"], args)
             if "error" in msg:
                 f = failure_of(msg["error"])
                 if f is None:

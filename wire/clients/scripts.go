@@ -130,7 +130,11 @@ func inexpressibleBody(p string, body []flowscript.Stmt) string {
 		case "sleep", "sleepUntil":
 			return at + ": " + st.Op + ": the conformance profile wires no timer store"
 		case "parallel":
-			return at + ": parallel: not driven over the wire"
+			for j, b := range st.Branches {
+				if why := inexpressibleBody(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
+					return why
+				}
+			}
 		}
 	}
 	return ""
