@@ -4,6 +4,8 @@ PKGS      ?= ./...
 JUNIT     ?= test-results/junit.xml
 FUZZTIME  ?= 30s
 BENCHTIME ?= 3x
+PERF_BIG  ?= 1000000000
+FUZZRATE  ?= 20s
 # Proof records of the last `make test` (one fresh directory per run, so a cached test result,
 # which records nothing, never stands in for a run): read by `spec --coverage --proofs`.
 PROOFS    ?= test-results/proofs
@@ -11,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim
+.PHONY: build test coverage ci bench perf-doc fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -36,6 +38,12 @@ g2-proof: ## run the G2 ratio gate 20 times on a slowed kernel and 20 times on t
 
 bench: ## benchmarks; targets are reported as ratios measured in one run
 	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m $(PKGS)
+	cd bench && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+perf-doc: ## measure the fold's figures against goccy/go-json and sonic (module bench/) and write docs/performance.md; PERF_BIG bytes folded for peak RSS
+	@mkdir -p test-results
+	scripts/fuzz-rate.sh $(FUZZRATE) > test-results/fuzz-rate.md
+	cd bench && LOOM_PERF_DOC=$(abspath docs/performance.md) LOOM_PERF_BIG=$(PERF_BIG) LOOM_PERF_FUZZ=$(abspath test-results/fuzz-rate.md) $(GO) test -count=1 -run TestWritePerformanceDoc -timeout 60m .
 
 seed-rate: ## how often each concurrency check catches its broken store over 100 seeds (fails below 99 %)
 	LOOM_KITS_SEED_RATE=100 $(GO) test -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken | grep -E 'seed rate|FAIL|^ok'

@@ -65,6 +65,7 @@ func Checks() []spec.Check {
 		fitness.Checks(),
 		badges.Checks(),
 		cliChecks(),
+		coverageChecks(),
 	} {
 		out = append(out, part...)
 	}
@@ -79,6 +80,10 @@ func cliChecks() []spec.Check {
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
 		{ID: "cli/vectors-fuzz", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "I-VECTOR-8"}, Where: "cmd/loom-conform:TestVectorsFuzzCommand"},
 		{ID: "cli/vectors-exec-serve", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic"}, Where: "cmd/loom-conform:TestVectorsExecServe"},
+		{ID: "cli/report-merge-vectors", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated", "I-SHARD-1", "I-SHARD-3"}, Where: "cmd/loom-conform:TestReportMergeVectorsShards"},
+		{ID: "cli/report-merge-goldens", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated", "S10.replay-unchanged", "I-SHARD-1", "I-SHARD-3"}, Where: "cmd/loom-conform:TestReportMergeGoldensShards"},
+		{ID: "cli/report-merge-deploysim", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated", "I-SHARD-1", "I-SHARD-3"}, Where: "cmd/loom-conform:TestReportMergeDeploysimShards"},
+		{ID: "cli/report-merge-certify", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated", "I-CERT-1", "I-SHARD-2", "I-SHARD-3"}, Where: "cmd/loom-conform:TestReportMergeCertifyShards"},
 		{ID: "cli/certify-builtin", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "S7.spi.versioned-kit"}, Where: "cmd/loom-conform:TestCertifyBuiltinCLI"},
 		{ID: "cli/certify-never-certified", Kind: spec.KindTest, Clauses: []string{"I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6"}, Where: "cmd/loom-conform:TestCertifyNeverCertifiedCLI"},
 		{ID: "cli/certify-write-ledger", Kind: spec.KindTest, Clauses: []string{"I-BRIDGE-8", "I-CERT-2"}, Where: "cmd/loom-conform:TestCertifyWriteLedgerAndStdout"},

@@ -10,8 +10,10 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/lifecycle"
+	"github.com/loom-kernel/loom-conform/reference/stores"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/vectors"
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
@@ -37,8 +39,19 @@ func Mutants() []spec.Mutant {
 		dispatchers.Mutants(),
 		deploysim.Mutants(),
 		carrier.Mutants(),
+		stores.Mutants(),
+		fold.Mutants(),
+		cliMutants(),
 	} {
 		out = append(out, part...)
 	}
 	return out
+}
+
+// cliMutants lists the broken verbs the tests of cmd/loom-conform reject (it cannot be imported).
+func cliMutants() []spec.Mutant {
+	return []spec.Mutant{
+		{ID: "cli/compat/exits-zero-when-incompatible", Kind: "cli", Defect: "loom-conform compat reports an incompatibility but exits 0",
+			Clauses: []string{"S9.compat.exit-nonzero"}, CaughtBy: []string{"cli/compat-exit-codes"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
+	}
 }

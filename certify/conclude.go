@@ -47,7 +47,8 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 	}
 	// A check belongs to the seam whose kit ran it; the others (bridge protocol, faults) to all.
 	applies := func(c CheckResult, s SeamVerdict) bool { return c.Kit == s.Kit || !kitOf[c.Kit] }
-	partial := rep.Options.Run != ""
+	// A shard is a part of a run, like a --run subset (I-SHARD-2).
+	partial := rep.Options.Run != "" || rep.Shard != ""
 	var overall Verdict
 	served := 0
 	for i := range rep.Seams {
@@ -74,7 +75,7 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 				waivers++
 			}
 		}
-		if mustRan == 0 {
+		if mustRan == 0 && rep.Shard == "" { // a shard's part may hold none: decided over the merge
 			// A served seam is certified by checks that ran (I-STORE-24).
 			v = worse(v, NotCertified)
 			rep.Problems = append(rep.Problems, noMustProblem(rep, *s))

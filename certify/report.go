@@ -15,6 +15,10 @@ import (
 // Options.Run, Problems or TargetError; then Conclude sets Summary, the seams' and the report's
 // Verdict.
 type Report struct {
+	// Kind is ReportKind ("certify"), what `report merge` dispatches on.
+	Kind string `json:"kind"`
+	// Shard is "i/n" for a --shard run (Config.Shard), "" for a whole or merged run.
+	Shard      string            `json:"shard,omitempty"`
 	Tool       Tool              `json:"tool"`
 	Spec       map[string]string `json:"spec"` // kernel contract versions the tool encodes
 	Spi        map[string]string `json:"spi"`  // SPI versions the tool's kits encode, per seam

@@ -116,7 +116,7 @@ func Headline(r *Report) string {
 	case HeldToOlder:
 		return fmt.Sprintf("HELD TO %s — NOT A CERTIFICATE OF THE CURRENT SPI", heldList(r, true))
 	case Partial:
-		return fmt.Sprintf("PARTIAL RUN (--run %s) — NOT A CERTIFICATE", r.Options.Run)
+		return fmt.Sprintf("PARTIAL RUN (%s) — NOT A CERTIFICATE", partOf(r))
 	case TargetFailed:
 		return "TARGET FAILED: " + r.TargetError
 	}
@@ -133,6 +133,9 @@ func BadgeMessage(r *Report) (msg, color string) {
 	case HeldToOlder:
 		return "held to " + heldList(r, false), "#a4a61d"
 	case Partial:
+		if r.Shard != "" {
+			return "shard " + r.Shard + " of a run", "#9f9f9f"
+		}
 		return "partial run", "#9f9f9f"
 	case TargetFailed:
 		return "target failed", "#e05d44"

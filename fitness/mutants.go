@@ -12,7 +12,11 @@ import (
 // rejected by a check in that run, and no record may name a mutant nobody registered.
 func runMutants(o Options) Result {
 	if o.ProofsDir == "" {
-		return Result{Verdict: Unknown, Detail: "no proof records: run make test (it writes test-results/proofs/run-*) or pass --proofs DIR"}
+		v := Unknown
+		if o.RequireProofs {
+			v = Fail
+		}
+		return Result{Verdict: v, Detail: "no proof records: run make test (it writes test-results/proofs/run-*) or pass --proofs DIR"}
 	}
 	recs, err := proof.Read(o.ProofsDir)
 	if err != nil {

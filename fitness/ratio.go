@@ -82,6 +82,8 @@ func decide(med, noise, limit float64, upper bool) Judgement {
 // work; Measure calls them in batches large enough to time.
 type Pair struct {
 	A, B func() error
+	// Close, when set, releases what the pair holds (a mounted carrier) once measured.
+	Close func() error
 }
 
 // Measure runs rounds interleaved rounds of p and returns the per-round ratios. A batch is

@@ -68,7 +68,7 @@ func Gates() []Gate {
 		},
 		{
 			ID: "g2/ratio", Kind: KindRatio,
-			Guarantee: "an unwired capability costs nothing: the kernel with every option configured but unwired runs as fast as without",
+			Guarantee: "an unwired capability costs nothing: the kernel with every option configured but unwired (budget, timer store, Wave 2 flags, the wire carrier mounted with no client) runs as fast as without",
 			Clauses:   []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
 			Ratio:     &Ratio{Workload: "g2-unwired", Max: 1.05},
 			Threshold: "median unwired/plain ≤ 1.05 over ≥ 15 interleaved rounds, judged beyond the A/A noise", Enforced: enforcedCI,

@@ -40,6 +40,9 @@ type Options struct {
 	// (internal/proof) that the mutants gate judges.
 	Mutants   []spec.Mutant
 	ProofsDir string
+	// RequireProofs makes missing proof records a failure rather than unknown (CI sets it: there,
+	// make test has just written them).
+	RequireProofs bool
 	// CoverageLedger lists the MUST clauses reviewed as acceptably uncovered.
 	CoverageLedger []LedgerEntry
 	// GoTest runs the Go tool; default exec of "go test".
@@ -271,6 +274,9 @@ func runRatio(g Gate, o Options) Result {
 			return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Attempts: attempts}
 		}
 		s, err := Measure(pair, o.Rounds, o.MinBatch)
+		if pair.Close != nil {
+			pair.Close()
+		}
 		if err != nil {
 			return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Attempts: attempts}
 		}

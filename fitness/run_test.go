@@ -142,6 +142,9 @@ func TestMutantsGate(t *testing.T) {
 	if r := run(""); r.Verdict != Unknown {
 		t.Errorf("mutants gate without proof records: verdict %s, want unknown", r.Verdict)
 	}
+	if r := Run(context.Background(), []Gate{gate}, Options{Checks: fakeCatalog, Mutants: mutants, RequireProofs: true})[0]; r.Verdict != Fail {
+		t.Errorf("mutants gate without proof records where they are required (CI): verdict %s, want fail", r.Verdict)
+	}
 	if r := run(dir); r.Verdict != Fail || !strings.Contains(r.Detail, "store/x/a") {
 		t.Errorf("mutants gate, no kill recorded: verdict %s (%s), want fail naming the survivor", r.Verdict, r.Detail)
 	}

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/loggen"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
 // Workload builds a fresh ratio pair. Options lets a test break the measured side (a kernel
@@ -73,7 +74,8 @@ func newRuntime(cfg kernel.Config, prefix string) (*kernel.Runtime, error) {
 
 // UnwiredConfig is the kernel configuration of spec §1 G2's "configured but unwired" side: every
 // optional feature present and doing nothing — a budget with no caps, a timer store with nothing
-// due, every Wave 2 flag on with no Wave 2 syscall called.
+// due, every Wave 2 flag on with no Wave 2 syscall called. (The wire carrier is mounted on top by
+// the g2-unwired workload.)
 func UnwiredConfig() kernel.Config {
 	return kernel.Config{
 		Budget:   kernel.Budget{},
@@ -83,7 +85,9 @@ func UnwiredConfig() kernel.Config {
 }
 
 // g2Unwired: A is a kernel without options, B the same kernel with every option configured and
-// unwired (spec §1 G2, §10 relative-ratio bench gate).
+// unwired and the wire ABI carrier mounted on loopback with no client (spec §1 G2, §10
+// relative-ratio bench gate; ADR 0026: in-process callers pay no wire tax). The carrier is stopped
+// when the process ends; Close stops it earlier.
 func g2Unwired(o WorkloadOptions) (Pair, error) {
 	plain, err := newRuntime(kernel.Config{}, "p")
 	if err != nil {
@@ -95,7 +99,11 @@ func g2Unwired(o WorkloadOptions) (Pair, error) {
 	if err != nil {
 		return Pair{}, err
 	}
-	return Pair{A: startLoop(plain, "p"), B: startLoop(unwired, "u")}, nil
+	mounted, err := carrier.Mount(unwired)
+	if err != nil {
+		return Pair{}, err
+	}
+	return Pair{A: startLoop(plain, "p"), B: startLoop(unwired, "u"), Close: mounted.Close}, nil
 }
 
 // kernelVsDirect: A calls a cheap real effect (hashing 8 KiB four times) ten times directly, B
@@ -147,34 +155,9 @@ func hashWork(in []byte) string {
 
 // foldVsDecode: A decodes a 10 000-envelope log, B decodes and folds the same bytes.
 func foldVsDecode(WorkloadOptions) (Pair, error) {
-	raw := SampleLog(10_000)
+	raw := loggen.Pairs(10_000)
 	return Pair{
 		A: func() error { _, err := fold.DecodeLogBytes(raw); return err },
 		B: func() error { _, err := fold.FoldBytes(fold.Current(), nil, raw); return err },
 	}, nil
-}
-
-// SampleLog returns n envelopes of one execution as NDJSON: STEP_STARTED/STEP_COMPLETED pairs with
-// small object payloads, a DECISION_RECORDED and an application event, round-robin.
-func SampleLog(n int) []byte {
-	var b strings.Builder
-	env := func(seq int, typ, payload string) {
-		fmt.Fprintf(&b, `{"id":"e%d","workflowId":"wf","executionId":"x","eventType":%q,"sequence":%d,"timestamp":%d,"payload":%s}`+"\n",
-			seq, typ, seq, 1_700_000_000_000+int64(seq), payload)
-	}
-	env(0, "EXECUTION_STARTED", `{"input":{"order":42}}`)
-	for seq := 1; seq < n; seq++ {
-		step := seq / 4
-		switch seq % 4 {
-		case 1:
-			env(seq, "STEP_STARTED", fmt.Sprintf(`{"stepId":"s%d","attempt":1,"input":{"n":%d,"tag":"alpha"}}`, step, step))
-		case 2:
-			env(seq, "STEP_COMPLETED", fmt.Sprintf(`{"stepId":"s%d","output":{"ok":true,"n":%d}}`, step, step))
-		case 3:
-			env(seq, "DECISION_RECORDED", fmt.Sprintf(`{"id":"d%d","choice":"route-%d"}`, step, step%3))
-		default:
-			env(seq, "progress", fmt.Sprintf(`{"p":%d}`, step))
-		}
-	}
-	return []byte(b.String())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 )
 
@@ -23,6 +24,8 @@ type CheckOptions struct {
 	NoG2     bool
 	// Harness is the harness version (recorded.json is compared without it).
 	Harness string
+	// Shard, when set, checks only the goldens whose name falls in it (internal/shard).
+	Shard shard.Shard
 }
 
 // Problem is one way a golden failed.
@@ -65,7 +68,7 @@ func Check(ctx context.Context, corpus []*Golden, o CheckOptions) []Result {
 	}
 	var out []Result
 	for _, g := range corpus {
-		if o.Run != nil && !o.Run.MatchString(g.Name) {
+		if o.Run != nil && !o.Run.MatchString(g.Name) || !o.Shard.Includes(g.Name) {
 			continue
 		}
 		t0 := time.Now()

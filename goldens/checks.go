@@ -20,5 +20,6 @@ func Checks() []spec.Check {
 		t("DiffRunsFirstDivergence", "S10.replay-unchanged", "I-GOLDEN-2"),
 		t("CorpusCoversSyscallsAndEvents", "S3.determinism.enforced", "S2.syscalls.available-iff-listed"),
 		t("LoadRefusesBadInput", "S10.replay-unchanged"),
+		{ID: "goldens/ShardsMergeIntoOneRun", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"}, Where: "goldens:TestShardsMergeIntoOneRun"},
 	}, flowscript.Checks()...)
 }

@@ -62,7 +62,7 @@ func TestSyscallPin(t *testing.T) {
 	}
 	// The pin must catch each kind of drift.
 	cur := Syscalls()
-	added := append(slices.Clone(cur), Syscall{Name: "fork", Since: "1.3.0", Kind: Unary})
+	added := append(slices.Clone(cur), Syscall{Name: "fail", Since: "1.3.0", Kind: Unary}) // a fail syscall (spec §4.1: there is none)
 	removed := cur[1:]
 	repurposed := slices.Clone(cur)
 	repurposed[8].Kind = Unary
@@ -162,25 +162,19 @@ func TestWireMethodsDerived(t *testing.T) {
 
 // Reference: spec §7 — SPI versions and method tables are consistent.
 func TestSpiTables(t *testing.T) {
-	want := map[string]string{SeamEventStore: "2.6.0", SeamSnapshotStore: "1.3.0", SeamArchiveStore: "1.1.0", SeamContentStore: "1.5.0"}
-	for _, s := range Spis() {
-		v, err := ParseVersion(s.Version)
-		if err != nil {
-			t.Fatalf("%s version: %v", s.Name, err)
-		}
-		if w, ok := want[s.Name]; ok && s.Version != w {
-			t.Errorf("%s version = %s, want %s", s.Name, s.Version, w)
-		}
-		seen := map[string]bool{}
-		for _, m := range s.Methods {
-			mv, err := ParseVersion(m.Since)
-			if err != nil || v.Less(mv) {
-				t.Errorf("%s.%s since %q is not at or before %s", s.Name, m.Name, m.Since, s.Version)
-			}
-			if seen[m.Name] {
-				t.Errorf("%s.%s listed twice", s.Name, m.Name)
-			}
-			seen[m.Name] = true
+	for _, e := range spiTableErrors(Spis()) {
+		t.Error(e)
+	}
+	// A table whose method postdates its seam's version, or lists a method twice, is refused.
+	late := slices.Clone(Spis())
+	late[0].Methods = append(slices.Clone(late[0].Methods), SpiMethod{Name: "compact", Since: "9.0.0"})
+	twice := slices.Clone(Spis())
+	twice[0].Methods = append(slices.Clone(twice[0].Methods), twice[0].Methods[0])
+	for id, table := range map[string][]Spi{"method-after-version": late, "method-twice": twice} {
+		if errs := spiTableErrors(table); len(errs) == 0 {
+			t.Errorf("spiTableErrors(%s) = none, want the drift reported", id)
+		} else {
+			proof.Rejected(t, "manifest/spi-table/"+id, "manifest/spi-tables", "manifest/spi-tables [S7.spi.versioned-kit S7.spi.semver]: "+errs[0])
 		}
 	}
 	es, _ := LookupSpi("eventstore")
@@ -289,6 +283,35 @@ func compatErrors(check func(Declared) (Compatibility, error), cases []struct {
 		}
 		if err == nil && !r.Compatible && len(r.Reasons) == 0 {
 			errs = append(errs, fmt.Sprintf("CheckCompatibility(%+v): incompatible without a reason", c.d))
+		}
+	}
+	return errs
+}
+
+// spiTableErrors checks each seam's table: a semver version, the pinned versions, and methods
+// dated no later than the seam's version, each listed once.
+func spiTableErrors(spis []Spi) []string {
+	want := map[string]string{SeamEventStore: "2.6.0", SeamSnapshotStore: "1.3.0", SeamArchiveStore: "1.1.0", SeamContentStore: "1.5.0"}
+	var errs []string
+	for _, s := range spis {
+		v, err := ParseVersion(s.Version)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s version: %v", s.Name, err))
+			continue
+		}
+		if w, ok := want[s.Name]; ok && s.Version != w {
+			errs = append(errs, fmt.Sprintf("%s version = %s, want %s", s.Name, s.Version, w))
+		}
+		seen := map[string]bool{}
+		for _, m := range s.Methods {
+			mv, err := ParseVersion(m.Since)
+			if err != nil || v.Less(mv) {
+				errs = append(errs, fmt.Sprintf("%s.%s since %q is not at or before %s", s.Name, m.Name, m.Since, s.Version))
+			}
+			if seen[m.Name] {
+				errs = append(errs, fmt.Sprintf("%s.%s listed twice", s.Name, m.Name))
+			}
+			seen[m.Name] = true
 		}
 	}
 	return errs

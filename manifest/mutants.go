@@ -11,7 +11,7 @@ func Mutants() []spec.Mutant {
 	}
 	const sys, ev = "manifest/syscall-pin", "manifest/event-schema-pin"
 	return []spec.Mutant{
-		m("syscall-table/added", "a syscall is added without a MINOR bump of the ABI", "TestSyscallPin", sys,
+		m("syscall-table/added", "a fail syscall is added, without a MINOR bump of the ABI", "TestSyscallPin", sys, "S41.typed.no-fail-syscall",
 			"S2.K1.add-minor", "S2.K1.drift-fails", "S10.pins.drift", "S2.syscalls.versioned-set"),
 		m("syscall-table/removed", "a syscall is removed without a MAJOR bump", "TestSyscallPin", sys,
 			"S2.K1.remove-major", "S2.K1.drift-fails", "S10.pins.drift"),
@@ -31,6 +31,10 @@ func Mutants() []spec.Mutant {
 			"manifest/manifest-from-constants", "S9.manifest.from-constants"),
 		m("kernel-manifest/stale-table", "the manifest lists a syscall table other than the package's", "TestKernelManifestFromConstants",
 			"manifest/manifest-from-constants", "S9.manifest.from-constants"),
+		m("spi-table/method-after-version", "a seam's table lists a method dated after the seam's version", "TestSpiTables",
+			"manifest/spi-tables", "S7.spi.versioned-kit", "S7.spi.semver"),
+		m("spi-table/method-twice", "a seam's table lists a method twice", "TestSpiTables",
+			"manifest/spi-tables", "S7.spi.versioned-kit"),
 		m("compat/any-major", "a compatibility check that accepts any major version", "TestCheckCompatibility",
 			"manifest/compat-major", "S9.compat.shared-major"),
 		m("compat/same-minor-required", "a compatibility check that also requires equal minors", "TestCheckCompatibility",

@@ -10,7 +10,7 @@ func interpretations() []Clause {
 		wireInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(),
-		dispatchInterpretations(),
+		dispatchInterpretations(), coverageInterpretations(), shardInterpretations(),
 	} {
 		out = append(out, part...)
 	}

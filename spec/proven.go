@@ -134,6 +134,9 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 				case hasMutant[c.ID]:
 					why = "no kill of its mutants was recorded in this run"
 				}
+				if r, ok := reviewedUnproven[c.ID]; ok {
+					why += " (reviewed: " + r + ")"
+				}
 				p.SpecMustUnproven = append(p.SpecMustUnproven, c.ID+": "+why)
 			}
 		}

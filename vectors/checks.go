@@ -34,6 +34,7 @@ func Checks() []spec.Check {
 		t("ledger-kept-true", "TestLedgerKeptTrue", "I-VECTOR-5"),
 		t("generated-current", "TestGeneratedCorpusCurrent", "A26.vectors.language-agnostic", "I-VECTOR-6"),
 		t("save-counterexample", "TestSaveCounterexample", "S4.snapshot.every-k", "I-VECTOR-6"),
+		t("shards-merge", "TestShardsMergeIntoOneRun", "S10.fitness.gated", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"),
 	}
 	c, err := Embedded()
 	if err != nil {

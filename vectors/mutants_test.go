@@ -196,6 +196,33 @@ func brokenFolders() map[string]Folder {
 			}
 		}
 	})
+	var strip func(v any) any
+	strip = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "__proto__")
+			for k, e := range x {
+				x[k] = strip(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = strip(e)
+			}
+		}
+		return v
+	}
+	out["fold/vectors/proto-stripped"] = rewriteEvents(func(ev map[string]any) bool {
+		ev["payload"] = strip(ev["payload"])
+		return true
+	})
+	calls := 0
+	out["fold/vectors/nondeterministic"] = rewriteState(func(st map[string]any) {
+		calls++
+		st["updatedAt"] = json.Number(fmt.Sprint(1_000_000 + calls))
+	})
+	out["fold/vectors/extra-state-member"] = rewriteState(func(st map[string]any) {
+		st["lastEventType"] = "folded"
+	})
 	out["fold/vectors/ignores-profile"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
 		if req.Kind == KindFold {
 			req.Profile = fold.Current().Version()
@@ -259,7 +286,7 @@ func TestVectorsRejectBrokenFolds(t *testing.T) {
 			if len(ids) == 0 {
 				t.Fatalf("Run(%s) failed no vector, want the mutant rejected", m.ID)
 			}
-			t.Logf("%s fails %d vectors", m.ID, len(ids))
+			t.Logf("%s fails %d vectors: %.300v", m.ID, len(ids), ids)
 		})
 	}
 }

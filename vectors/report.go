@@ -59,7 +59,7 @@ func (r Report) Render(w io.Writer) error {
 	if r.Unresponsive != "" {
 		fmt.Fprintf(w, "\nunresponsive fold: %s; %d vector(s) not asked (unknown)\n", r.Unresponsive, notAsked)
 	}
-	if !r.Judged() {
+	if r.nothingJudged() {
 		fmt.Fprintf(w, "\nnothing was judged: no vector passed or failed, so the run fails (I-CERT-7)\n")
 	}
 	for _, e := range r.LedgerErrors {
@@ -72,37 +72,16 @@ func (r Report) Render(w io.Writer) error {
 	if r.Excluded > 0 {
 		fmt.Fprintf(w, "\n%d vector(s) left out by --profile or --run\n", r.Excluded)
 	}
+	if r.Meta.Shard != "" {
+		verdict += " (shard " + r.Meta.Shard + " only: not the verdict of the run; merge every shard's --report with report merge)"
+	}
 	_, err := fmt.Fprintf(w, "\n%s: %d vector(s) in %s\n", verdict, len(r.Results), r.Elapsed.Round(time.Millisecond))
 	return err
 }
 
 // WriteJSON writes the machine-readable report (--report FILE).
 func (r Report) WriteJSON(w io.Writer) error {
-	c := r.Counts()
-	type result struct {
-		Result
-		DurationMs float64 `json:"durationMs"`
-	}
-	out := struct {
-		OK           bool     `json:"ok"`
-		Pass         int      `json:"pass"`
-		Fail         int      `json:"fail"`
-		Unknown      int      `json:"unknown"`
-		ExpectedFail int      `json:"expectedFail"`
-		Excluded     int      `json:"excluded"`
-		Judged       bool     `json:"judged"`
-		Unresponsive string   `json:"unresponsive,omitempty"`
-		LedgerErrors []string `json:"ledgerErrors"`
-		ElapsedMs    float64  `json:"elapsedMs"`
-		Results      []result `json:"results"`
-	}{OK: r.OK(), Pass: c.Pass, Fail: c.Fail, Unknown: c.Unknown, ExpectedFail: c.ExpectedFail, Excluded: r.Excluded,
-		Judged: r.Judged(), Unresponsive: r.Unresponsive, LedgerErrors: r.LedgerErrors, ElapsedMs: ms(r.Elapsed), Results: []result{}}
-	if out.LedgerErrors == nil {
-		out.LedgerErrors = []string{}
-	}
-	for _, x := range r.Results {
-		out.Results = append(out.Results, result{x, ms(x.Duration)})
-	}
+	out := r.toJSON()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -137,13 +116,13 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		}
 		s.Add(jc)
 	}
-	if r.Unresponsive != "" || !r.Judged() {
+	if r.Unresponsive != "" || r.nothingJudged() {
 		s := junit.Suite{Name: "vectors/run"}
 		if r.Unresponsive != "" {
 			s.Add(junit.Case{Name: "fold-responsive", ClassName: "vectors.run", Time: "0",
 				Error: &junit.Message{Message: "unresponsive fold: " + r.Unresponsive}})
 		}
-		if !r.Judged() {
+		if r.nothingJudged() {
 			s.Add(junit.Case{Name: "judged-something", ClassName: "vectors.run", Time: "0",
 				Failure: &junit.Message{Message: "nothing was judged: no vector passed or failed (I-CERT-7)"}})
 		}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
 
@@ -42,6 +44,12 @@ type Config struct {
 	Progress io.Writer
 	// ProgressEvery is how many vectors pass between running counts (default 200).
 	ProgressEvery int
+	// Shard, when set, runs only the vectors whose id falls in it (internal/shard); the others are
+	// neither run nor counted as excluded, so the shards' reports merge into one run (MergeReports).
+	Shard shard.Shard
+	// Target names the fold under test in the report ("reference" or the --exec command), so
+	// that reports of different folds refuse to merge.
+	Target string
 }
 
 func (c Config) withDefaults() Config {
@@ -88,6 +96,8 @@ type Report struct {
 	// not in the corpus.
 	LedgerErrors []string      `json:"ledgerErrors,omitempty"`
 	Elapsed      time.Duration `json:"-"`
+	// Meta says what was run: the shard, the corpus digest and the options (merge.go).
+	Meta Meta `json:"-"`
 }
 
 // Counts tallies the verdicts; a failure listed in the ledger counts as expected-fail.
@@ -115,9 +125,12 @@ func (r Report) Counts() Counts {
 
 // OK reports whether the run passes: it judged at least one vector (I-CERT-7), every vector
 // passed or is a listed failure, no verdict is unknown and the ledger is true.
+//
+// A shard (Meta.Shard set) that judged nothing is not a failure: its part of the corpus may be
+// empty, and the merged run applies the rule to the union (I-SHARD-2).
 func (r Report) OK() bool {
 	c := r.Counts()
-	return r.Judged() && c.Fail == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
+	return !r.nothingJudged() && c.Fail == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
 }
 
 // Judged reports whether the run judged anything: some vector passed or failed.
@@ -159,9 +172,12 @@ func ping(ctx context.Context, f Folder, timeout time.Duration) error {
 func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 	cfg = cfg.withDefaults()
 	start := time.Now()
-	var rep Report
+	rep := Report{Meta: metaOf(c, cfg)}
 	var selected []Vector
 	for _, v := range c.Vectors {
+		if !cfg.Shard.Includes(v.ID) {
+			continue
+		}
 		if cfg.Profile != "" && v.Kind == KindFold && !sameVersion(v.Profile, cfg.Profile) ||
 			cfg.Run != nil && !cfg.Run.MatchString(v.ID) {
 			rep.Excluded++
@@ -225,7 +241,7 @@ func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 	}
 	if cfg.Ledger != nil {
 		for _, e := range cfg.Ledger.Entries {
-			if _, ok := c.ByID(e.Check); !ok {
+			if _, ok := c.ByID(e.Check); !ok && cfg.Shard.Includes(e.Check) {
 				rep.LedgerErrors = append(rep.LedgerErrors, fmt.Sprintf("%s: listed as an expected failure but no vector has this id", e.Check))
 			}
 		}
@@ -233,6 +249,7 @@ func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 	if rep.Unresponsive != "" && cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "unresponsive fold: %s\n", rep.Unresponsive)
 	}
+	sort.Strings(rep.LedgerErrors) // each names its vector first: one order however the run is split
 	rep.Elapsed = time.Since(start)
 	return rep
 }

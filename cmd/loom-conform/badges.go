@@ -9,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/catalog"
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/fitness/badges"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
 )
@@ -51,7 +53,7 @@ func loadCapabilities(args []string) (badges.File, string, error) {
 }
 
 func newBadgesCheckCmd() *cobra.Command {
-	var root string
+	var root, proofs string
 	cmd := &cobra.Command{
 		Use:   "check [FILE]",
 		Short: "Resolve every capability's claimed evidence and apply the maturity rules",
@@ -65,7 +67,7 @@ func newBadgesCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			idx, err := harnessIndex(root, filepath.Dir(name))
+			idx, basis, err := harnessIndex(root, filepath.Dir(name), proofs)
 			if err != nil {
 				return badInput("%v", err)
 			}
@@ -78,7 +80,7 @@ func newBadgesCheckCmd() *cobra.Command {
 			for _, p := range problems {
 				bad[p.Capability] = true
 			}
-			fmt.Fprintf(out, "%d capabilities, %d with evidence for every claim, %d with problems\n", len(f.Capabilities), len(f.Capabilities)-len(bad), len(bad))
+			fmt.Fprintf(out, "%d capabilities, %d with evidence for every claim, %d with problems (proven checks: %s)\n", len(f.Capabilities), len(f.Capabilities)-len(bad), len(bad), basis)
 			if len(problems) > 0 {
 				return verdict("badges: %d claim(s) without evidence in %s", len(problems), name)
 			}
@@ -86,6 +88,7 @@ func newBadgesCheckCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", ".", "the harness checkout whose golden corpus resolves golden claims")
+	cmd.Flags().StringVar(&proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run: a check is proven when it rejected a registered mutant there (default: $"+proof.Env+"; without records, a check is proven when a registered mutant names it as its catching check)")
 	return cmd
 }
 
@@ -123,10 +126,12 @@ func newBadgesRenderCmd() *cobra.Command {
 }
 
 // harnessIndex builds what evidence resolves against: the kernel manifest's versions, every
-// catalog check (a check a registered mutant is caught by counts as proven), the fitness bench and
-// ratio gates, the golden corpus under root, and files relative to base.
-func harnessIndex(root, base string) (badges.Index, error) {
-	idx := badges.Index{
+// catalog check, the fitness bench and ratio gates, the golden corpus under root, and files
+// relative to base. A check is proven when it rejected a registered mutant in the proof records
+// of proofsDir; without records, when a registered mutant names it as its catching check. basis
+// says which.
+func harnessIndex(root, base, proofsDir string) (idx badges.Index, basis string, err error) {
+	idx = badges.Index{
 		Versions: badges.ManifestVersions(manifest.KernelManifest()),
 		Checks:   map[string]bool{}, Proven: map[string]bool{}, Benches: map[string]bool{},
 		Goldens: map[string]bool{}, Scenarios: map[string]bool{},
@@ -141,10 +146,30 @@ func harnessIndex(root, base string) (badges.Index, error) {
 	for _, c := range catalog.Checks() {
 		idx.Checks[c.ID] = true
 	}
+	registered := map[string]bool{}
 	for _, m := range catalog.Mutants() {
+		registered[m.ID] = true
 		for _, c := range m.CaughtBy {
 			idx.Checks[c] = true
-			idx.Proven[c] = true
+		}
+	}
+	basis = "registered mutants (no proof records)"
+	if proofsDir != "" {
+		recs, err := proof.Read(proofsDir)
+		if err != nil {
+			return idx, "", err
+		}
+		for _, k := range proof.Kills(recs) {
+			if registered[k.Mutant] {
+				idx.Proven[k.Check] = true
+			}
+		}
+		basis = "kills recorded in " + proofsDir
+	} else {
+		for _, m := range catalog.Mutants() {
+			for _, c := range m.CaughtBy {
+				idx.Proven[c] = true
+			}
 		}
 	}
 	for _, g := range fitness.Gates() {
@@ -154,10 +179,13 @@ func harnessIndex(root, base string) (badges.Index, error) {
 	}
 	goldens, err := filepath.Glob(filepath.Join(root, "goldens", "corpus", "*", "flow.json"))
 	if err != nil {
-		return idx, errors.New("goldens: " + err.Error())
+		return idx, "", errors.New("goldens: " + err.Error())
 	}
 	for _, g := range goldens {
 		idx.Goldens[filepath.Base(filepath.Dir(g))] = true
 	}
-	return idx, nil
+	for _, n := range deploysim.ScenarioNames() {
+		idx.Scenarios[n] = true
+	}
+	return idx, basis, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/internal/svgbadge"
 )
 
@@ -13,8 +14,9 @@ import (
 // a claim without evidence fails naming the capability and the claim, a malformed file is bad
 // input, and render draws one badge per capability.
 func TestBadgesCLI(t *testing.T) {
+	t.Setenv(proof.Env, "") // judge against the registry, not the records a running suite is still writing
 	code, out, stderr := runCLI(t, "", "badges", "check", "--root", "../..", "../../capabilities.json")
-	if code != 0 {
+	if code != 0 || !strings.Contains(out, "registered mutants") {
 		t.Fatalf("badges check capabilities.json = exit %d\n%s%s; want 0 (the repository's claims all hold)", code, out, stderr)
 	}
 	dir := t.TempDir()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type certifyFlags struct {
 	report, junit, html, badge                      string
 	accept                                          []string
 	writeLedger                                     string
+	shard                                           string
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -67,7 +69,13 @@ HTML page and the badge all say it, and the exit code is its own:
   6  held-to-older-version   a seam was held to an older SPI version (--spi or its claim)
 
 --accept VERDICT (repeatable) makes 4, 5 or 6 exit 0 for a caller that opts in, e.g. a CI job
-that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.`,
+that keeps a ledger: --accept certified-with-waivers. The verdict itself never changes.
+
+--shard i/n runs only the checks whose id falls in shard i of n (a stable partition by check id)
+so a CI matrix can split a long run; it needs --seed, the same for every shard. A shard is never a
+certificate: its verdict is partial at best (exit 5; --accept partial in the matrix) and its badge
+says "shard i/n of a run". "report merge" joins the --report files of all n shards and concludes
+the union as one run would: that merged report carries the run's verdict.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return badInput("certify: name one kind: %s, all or %s (got %d arguments)", strings.Join(certify.Kinds(), ", "), certify.KindDispatcher, len(args))
@@ -97,6 +105,7 @@ that keeps a ledger: --accept certified-with-waivers. The verdict itself never c
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
 	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
 	fl.StringSliceVar(&f.accept, "accept", nil, "exit 0 for this qualified verdict too: certified-with-waivers, partial or held-to-older-version (repeatable)")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i/n of the checks (a stable partition by id; needs --seed); merge the --report files with report merge")
 	fl.StringVar(&f.writeLedger, "write-ledger", "", "write a ledger listing every check that failed to this file (- = stdout), to start one: edit each reason")
 	_ = cmd.RegisterFlagCompletionFunc("builtin", fixedCompletion(certify.Backends()...))
 	_ = cmd.RegisterFlagCompletionFunc("accept", fixedCompletion(string(certify.CertifiedWithWaivers), string(certify.Partial), string(certify.HeldToOlder)))
@@ -160,7 +169,14 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if toStdout(outs) {
 		certOut = cmd.ErrOrStderr()
 	}
-	cfg := certify.Config{Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
+	sh, err := shard.Parse(f.shard)
+	if err != nil {
+		return badInput("certify: --shard: %v", err)
+	}
+	if !sh.All() && f.seed == 0 {
+		return badInput("certify: --shard %s needs --seed: every shard of one run must use the same seed", sh)
+	}
+	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
 		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
 		Command: invokedAs(os.Args[0])}
 	if f.ledger != "" {

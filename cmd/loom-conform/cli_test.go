@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"strings"
 	"testing"
 
@@ -34,11 +36,35 @@ func TestCompatExitCodes(t *testing.T) {
 		{[]string{"compat"}, 2, "--abi is required"},
 		{[]string{"compat", "--bogus"}, 2, "unknown flag"},
 	}
-	for _, c := range cases {
-		code, _, stderr := runCLI(t, "", c.args...)
-		if code != c.code || !strings.Contains(stderr, c.err) {
-			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.err)
+	run := func(args ...string) (int, string) {
+		code, _, stderr := runCLI(t, "", args...)
+		return code, stderr
+	}
+	check := func(run func(args ...string) (int, string)) []string {
+		var errs []string
+		for _, c := range cases {
+			code, stderr := run(c.args...)
+			if code != c.code || !strings.Contains(stderr, c.err) {
+				errs = append(errs, fmt.Sprintf("cli/compat-exit-codes [S9.compat.exit-nonzero S9.compat.shared-major]: loom-conform %v = exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.err))
+			}
 		}
+		return errs
+	}
+	for _, e := range check(run) {
+		t.Error(e)
+	}
+	// A compat verb that reports an incompatibility but exits 0 fails the same table.
+	exitsZero := func(args ...string) (int, string) {
+		code, stderr := run(args...)
+		if code == 1 {
+			code = 0
+		}
+		return code, stderr
+	}
+	if errs := check(exitsZero); len(errs) == 0 {
+		t.Error("the compat table accepts a verb that exits 0 on an incompatible verdict")
+	} else {
+		proof.Rejected(t, "cli/compat/exits-zero-when-incompatible", "cli/compat-exit-codes", errs[0])
 	}
 }
 

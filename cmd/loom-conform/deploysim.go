@@ -9,17 +9,18 @@ import (
 
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
 
 func newDeploysimCmd() *cobra.Command {
-	var scenario, junitFile string
+	var scenario, junitFile, shardFlag string
 	var seeds, workers int
 	var seed int64
 	var asJSON bool
 	var real realFlags
 	cmd := &cobra.Command{
-		Use:   "deploysim [--scenario NAME] [--seeds N | --seed S] [--workers N] [--json] [--junit FILE]",
+		Use:   "deploysim [--scenario NAME] [--seeds N | --seed S] [--shard i/n] [--workers N] [--json] [--junit FILE]",
 		Short: "Run seeded, deterministic fleet simulations and check their invariants",
 		Long: `Simulate a fleet of reference kernels — each with its own event-schema profile and flow-code
 version — taking executions from an ExecutionDispatcher over shared stores, while one seed draws
@@ -34,6 +35,12 @@ counted once, snapshot equivalence at every k and profile, zombies fenced, no ap
 lease, one owner per execution, every execution ending visibly, and final states equal to a
 single-worker run. Each violation prints the one-line command that reproduces it.
 
+--shard i/n runs only the seeds whose decimal string falls in shard i of n (a stable partition;
+every scenario of one seed runs in the same shard), for a CI matrix; a shard's verdict is its
+part's only. --json prints {"kind": "deploysim", "shard", "scenarios", "first", "seeds",
+"workers", "failed", "runs": [...]}; "report merge" joins the --json reports of all n shards into
+the report, and the verdict, of one run.
+
 --real runs the fleet as worker processes (loom-conform worker, default 4) on PostgreSQL at
 --dsn, in a fresh schema: it SIGKILLs and restarts them and SIGSTOPs them past their lease at
 seeded moments, answers their parks, and checks the invariants a real fleet can observe (dense
@@ -47,6 +54,9 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if real.on {
+				if shardFlag != "" {
+					return badInput("deploysim: --shard splits seeded simulations; --real is not seeded")
+				}
 				if !cmd.Flags().Changed("workers") {
 					workers = 4
 				}
@@ -69,14 +79,22 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 			if cmd.Flags().Changed("seed") {
 				first, n = seed, 1
 			}
+			sh, err := shard.Parse(shardFlag)
+			if err != nil {
+				return badInput("deploysim: --shard: %v", err)
+			}
 			var all []deploysim.Result
 			doc := junit.Suites{Name: "deploysim"}
 			failed := 0
 			for _, name := range names {
 				suite := junit.Suite{Name: "deploysim/" + name}
 				start := time.Now()
-				events, bad := 0, 0
+				events, bad, ran := 0, 0, 0
 				for s := first; s < first+int64(n); s++ {
+					if !deploysim.SeedInShard(sh, s) {
+						continue
+					}
+					ran++
 					t0 := time.Now()
 					res := deploysim.Run(deploysim.Config{Scenario: name, Seed: s, Workers: workers})
 					all = append(all, res)
@@ -99,11 +117,15 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 				doc.Suites = append(doc.Suites, suite)
 				failed += bad
 				if !asJSON {
-					fmt.Fprintf(cmd.OutOrStdout(), "%-16s %d seeds from %d: %d failed, %d events, %s\n", name, n, first, bad, events, time.Since(start).Round(time.Millisecond))
+					part := ""
+					if !sh.All() {
+						part = " (shard " + sh.String() + " only: merge every shard's --json report with report merge)"
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%-16s %d seeds from %d: %d failed, %d events, %s%s\n", name, ran, first, bad, events, time.Since(start).Round(time.Millisecond), part)
 				}
 			}
 			if asJSON {
-				b, _ := json.MarshalIndent(all, "", "  ")
+				b, _ := json.MarshalIndent(deploysim.NewReport(sh, names, first, n, workers, all), "", "  ")
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 			}
 			if junitFile != "" {
@@ -126,6 +148,7 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 	cmd.Flags().IntVar(&seeds, "seeds", 10, "run seeds 1..N per scenario")
 	cmd.Flags().Int64Var(&seed, "seed", 0, "run exactly this seed")
 	cmd.Flags().IntVar(&workers, "workers", 3, "workers in the fleet")
+	cmd.Flags().StringVar(&shardFlag, "shard", "", "run only shard i/n of the seeds (a stable partition by seed); merge the --json reports with report merge")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every run's result as JSON")
 	cmd.Flags().StringVar(&junitFile, "junit", "", "write a JUnit XML report (one case per seed)")
 	real.register(cmd)

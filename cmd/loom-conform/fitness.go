@@ -37,7 +37,7 @@ measures an A/B pair interleaved in this process (≥ 15 rounds) with an A/A noi
 must have been rejected by a check in that run.
 
 Verdicts: pass; fail; unknown (not judged: a ratio within its measured noise after 3 attempts, or
-tests skipped for a missing service outside CI) — never a pass; pending (the gate's runner is not
+tests skipped for a missing service outside CI, no proof records outside CI) — never a pass; pending (the gate's runner is not
 built yet) — listed, never a pass.
 
 --shard i/n runs a stable part of the gates (by gate id) for a CI matrix; report merge joins the
@@ -101,6 +101,7 @@ flags.`,
 				Root: o.root, Rounds: o.rounds, Progress: cmd.ErrOrStderr(),
 				Checks: catalog.Checks(), CoverageLedger: ledger,
 				Mutants: catalog.Mutants(), ProofsDir: latestProofs(o.root, o.proofs),
+				RequireProofs: os.Getenv("CI") == "true",
 			})
 			report = fitness.NewReport(results)
 			report.Shard = sh.String()

@@ -67,11 +67,11 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 			if err != nil {
 				return foldInputErr(name, err)
 			}
-			out, err := st.MarshalJSON()
+			out, err := fold.AppendState(make([]byte, 0, 64<<10), st)
 			if err != nil {
 				return fmt.Errorf("encoding the state: %w", err)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
+			_, err = cmd.OutOrStdout().Write(append(out, '\n'))
 			return err
 		},
 	}

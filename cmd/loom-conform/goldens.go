@@ -12,6 +12,7 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
 
@@ -36,11 +37,11 @@ person reviews.`,
 
 func newGoldensCheckCmd() *cobra.Command {
 	var o struct {
-		corpus, run, junit string
-		json, update, noG2 bool
+		corpus, run, junit, shard string
+		json, update, noG2        bool
 	}
 	cmd := &cobra.Command{
-		Use:   "check [--corpus DIR] [--run REGEX] [--json] [--junit FILE] [--update]",
+		Use:   "check [--corpus DIR] [--run REGEX] [--shard i/n] [--json] [--junit FILE] [--update]",
 		Short: "Re-run every golden and compare its log, state and results (exit 1 on a divergence)",
 		Long: `check loads every golden under --corpus (default goldens/corpus) and, for each one whose name
 matches --run:
@@ -58,6 +59,11 @@ A failure names the golden, its clause ids, the stage and the first divergence (
 event type, JSON Pointer and a (-want +got) diff). --update re-records the selected goldens
 instead (nothing is written unless every selected golden records).
 
+--shard i/n checks only the goldens whose name falls in shard i of n (a stable partition by name)
+for a CI matrix; a shard's verdict is its part's only. --json prints {"kind": "goldens", "shard",
+"corpus" (a digest of its content), "run", "noG2", "checked", "failed", "results": [...]}; "report
+merge" joins the --json reports of all n shards into the report, and the verdict, of one run.
+
 Exit 0 when every golden passes, 1 when one fails, 2 on bad input (a malformed script, driver or
 log, naming the file, statement or envelope index and field).`,
 		Args: cobra.NoArgs,
@@ -69,15 +75,23 @@ log, naming the file, statement or envelope index and field).`,
 					return badInput("--run: %v", err)
 				}
 			}
+			sh, err := shard.Parse(o.shard)
+			if err != nil {
+				return badInput("--shard: %v", err)
+			}
 			corpus, err := goldens.LoadCorpus(o.corpus)
 			if err != nil {
 				return badInput("%v", err)
 			}
 			if o.update {
+				if !sh.All() {
+					return badInput("--shard splits a check; --update re-records every selected golden (use --run)")
+				}
 				return recordGoldens(cmd, corpus, re)
 			}
-			res := goldens.Check(cmd.Context(), corpus, goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion})
-			if len(res) == 0 {
+			copts := goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion, Shard: sh}
+			res := goldens.Check(cmd.Context(), corpus, copts)
+			if len(res) == 0 && sh.All() {
 				return badInput("no golden under %s matches --run %q", o.corpus, o.run)
 			}
 			if o.junit != "" {
@@ -89,7 +103,7 @@ log, naming the file, statement or envelope index and field).`,
 			if o.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
+				if err := enc.Encode(goldens.NewReport(corpus, copts, res)); err != nil {
 					return err
 				}
 			}
@@ -102,7 +116,11 @@ log, naming the file, statement or envelope index and field).`,
 				}
 			}
 			if !o.json {
-				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed\n", len(res), len(res)-failed, failed)
+				note := ""
+				if !sh.All() {
+					note = " (shard " + sh.String() + " only: merge every shard's --json report with report merge for the run's verdict)"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed%s\n", len(res), len(res)-failed, failed, note)
 			}
 			if failed > 0 {
 				return verdict("%d of %d goldens diverged", failed, len(res))
@@ -113,7 +131,8 @@ log, naming the file, statement or envelope index and field).`,
 	f := cmd.Flags()
 	f.StringVar(&o.corpus, "corpus", defaultCorpus, "the corpus directory")
 	f.StringVar(&o.run, "run", "", "check only goldens whose name matches this regular expression")
-	f.BoolVar(&o.json, "json", false, "print the results as JSON")
+	f.BoolVar(&o.json, "json", false, "print the report as JSON (the shape report merge reads)")
+	f.StringVar(&o.shard, "shard", "", "check only shard i/n of the goldens (a stable partition by name); merge the --json reports with report merge")
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report to FILE")
 	f.BoolVar(&o.update, "update", false, "re-record the selected goldens instead of checking them")
 	f.BoolVar(&o.noG2, "no-g2", false, "skip the G2 unwired-feature re-runs")

@@ -69,12 +69,15 @@ func TestGoldensCheckCLI(t *testing.T) {
 		t.Errorf("goldens check --junit wrote %q, %v; want a failure for suspend-resume", b, err)
 	}
 	code, out, _ = runCLI(t, "", "goldens", "check", "--corpus", corpus, "--json")
-	var res []struct {
-		Name     string
-		Verdict  string
-		Problems []struct{ Stage string }
+	var rep struct {
+		Kind    string
+		Results []struct {
+			Name     string
+			Verdict  string
+			Problems []struct{ Stage string }
+		}
 	}
-	if code != 1 || json.Unmarshal([]byte(out), &res) != nil || len(res) != 1 || res[0].Verdict != "fail" {
+	if code != 1 || json.Unmarshal([]byte(out), &rep) != nil || rep.Kind != "goldens" || len(rep.Results) != 1 || rep.Results[0].Verdict != "fail" {
 		t.Errorf("goldens check --json = exit %d, %q; want 1 and one failed result", code, out)
 	}
 

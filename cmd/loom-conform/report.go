@@ -9,7 +9,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/goldens"
+	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +24,10 @@ type merger func(docs [][]byte) (merged []byte, ok bool, err error)
 // mergers are the report kinds `report merge` knows, by the "kind" field of the report.
 func mergers() map[string]merger {
 	return map[string]merger{
+		vectors.ReportKind:   mergeVectors,
+		goldens.ReportKind:   mergeGoldens,
+		deploysim.ReportKind: mergeDeploysim,
+		certify.ReportKind:   mergeCertify,
 		fitness.ReportKind: func(docs [][]byte) ([]byte, bool, error) {
 			var reps []fitness.Report
 			for i, d := range docs {
@@ -60,8 +68,14 @@ can run them side by side. report merge reads the JSON report of every shard of 
 that they are all of one kind and that every shard 1/n … n/n is there exactly once, and writes the
 report one whole run gives (--out, default stdout). Kinds: ` + strings.Join(mergerKinds(), ", ") + `.
 
-Exit 0 when the merged run passed, 1 when it did not, 2 on bad input (an unreadable or malformed
-report, reports of different kinds, a missing or repeated shard).`,
+A shard's own verdict is of its part only (a certify shard is partial, never certified); the merged
+report is concluded again over the union by the same rules one run uses, so it carries the verdict
+of the run. Reports of one kind must also be of one run: the same target, corpus and options
+(certify shards need the same --seed). Format and rules: docs/sharding.md.
+
+Exit 0 when the merged run passed (certify: certified), 1 when it did not, 2 on bad input (an
+unreadable or malformed report, reports of different kinds or runs, a missing or repeated shard, an
+item in a shard its id does not belong to).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var docs [][]byte

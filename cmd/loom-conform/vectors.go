@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/spf13/cobra"
@@ -16,12 +17,12 @@ import (
 func newVectorsCmd() *cobra.Command {
 	var o struct {
 		profile, exec, ledger, junit, report string
-		run, writeLedger                     string
+		run, writeLedger, shard              string
 		timeout                              time.Duration
 		serve, quiet                         bool
 	}
 	cmd := &cobra.Command{
-		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--junit FILE] [--report FILE]",
+		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--shard i/n] [--junit FILE] [--report FILE]",
 		Short: "Run the language-neutral fold vectors against the reference fold or a foreign one",
 		Long: `Run the fold vectors (ADR 0026 T2.3; format and protocol in docs/vectors.md): every *.json file
 under DIR (default: the corpus built into this binary, vectors/corpus) is one vector.
@@ -39,6 +40,10 @@ failures in the ledger format certify uses (docs/ledger.md):
   {"expectedFailures": [{"check": "<vector id>", "reason": "...", "expires": "YYYY-MM-DD"}]}
 an unlisted failure fails the run, and so does a listed vector that passes or an expired entry.
 --write-ledger FILE writes a ledger listing every failing vector, to start one.
+
+--shard i/n runs only the vectors whose id falls in shard i of n (a stable partition by vector id,
+the same for every runner), for a CI matrix. A shard's verdict is its part's only; "report merge"
+joins the --report files of all n shards into the report, and the verdict, one whole run gives.
 
 Progress goes to stderr, the summary table to stdout (to stderr when a report goes to stdout
 with "-"). Exit 0 when every selected vector passes (modulo the ledger), 1 on a failure, an
@@ -67,7 +72,11 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			if err := positiveDuration("--timeout", o.timeout); err != nil {
 				return badInput("vectors: %v", err)
 			}
-			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr()}
+			sh, err := shard.Parse(o.shard)
+			if err != nil {
+				return badInput("vectors: --shard: %v", err)
+			}
+			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr(), Shard: sh, Target: "reference"}
 			if o.run != "" {
 				if cfg.Run, err = regexp.Compile(o.run); err != nil {
 					return badInput("vectors: --run %q: %v", o.run, err)
@@ -114,6 +123,7 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 				}
 				defer p.Close()
 				folder = p
+				cfg.Target = o.exec
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
@@ -142,6 +152,7 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
 	f.StringVar(&o.report, "report", "", "write the JSON report to FILE (- = stdout)")
 	f.StringVar(&o.run, "run", "", "run only the vectors whose id matches this regular expression")
+	f.StringVar(&o.shard, "shard", "", "run only shard i/n of the vectors (a stable partition by id); merge the --report files with report merge")
 	f.StringVar(&o.writeLedger, "write-ledger", "", "write a ledger listing every failing vector to FILE (- = stdout), to start one")
 	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames()...))
 	for _, name := range []string{"junit", "report", "write-ledger", "expected-failures"} {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spec"
 )
 
 func testIndex(files map[string][]byte) Index {
@@ -118,6 +120,7 @@ func report(t *testing.T, mutate func(*certify.Report)) (data, svg []byte) {
 		Tool:    certify.Tool{Name: "loom-conform", Version: "0.1.0"},
 		Kinds:   []string{"eventstore"},
 		Seams:   []certify.SeamVerdict{{Seam: "EventStore", Kit: "eventstore", SpiVersion: "2.6.0", Current: "2.6.0", Served: true, Verdict: certify.Certified}},
+		Checks:  []certify.CheckResult{{ID: "eventstore/append-conflict", Kit: "eventstore", Level: spec.Must, Verdict: kits.Pass}},
 		Verdict: certify.Certified,
 	}
 	if mutate != nil {
@@ -139,13 +142,19 @@ func TestReportEvidence(t *testing.T) {
 	good, goodSVG := report(t, nil)
 	waived, waivedSVG := report(t, func(r *certify.Report) { r.Verdict = certify.CertifiedWithWaivers; r.Summary.Waivers = 3 })
 	partial, _ := report(t, func(r *certify.Report) { r.Verdict = certify.Partial; r.Options.Run = "fence" })
-	foreign, _ := report(t, func(r *certify.Report) { r.Tool.Version = "7.0.0" })
+	failing, _ := report(t, func(r *certify.Report) {
+		r.Checks = []certify.CheckResult{{ID: "eventstore/append-conflict", Kit: "eventstore", Level: spec.Must, Verdict: kits.Fail}}
+	})
+	empty, _ := report(t, func(r *certify.Report) { r.Checks = nil })
+	held, _ := report(t, func(r *certify.Report) { r.Seams[0].SpiVersion = "2.5.0" })
+	lowered, _ := report(t, func(r *certify.Report) { r.Seams[0].SpiVersion, r.Seams[0].Current = "2.5.0", "2.5.0" })
+	foreign, _ := report(t, func(r *certify.Report) { r.Tool.Version = "0.2.0" })
 	_, otherSVG := report(t, func(r *certify.Report) { r.Target.Spec = "another store" })
 	edited := bytes.ReplaceAll(waivedSVG, []byte("certified with 3 waivers"), []byte("certified"))
 	edited = bytes.ReplaceAll(edited, []byte("#dfb317"), []byte("#4c1"))
 	files := map[string][]byte{
 		"good.json": good, "good.svg": goodSVG, "waived.json": waived, "waived-edited.svg": edited,
-		"partial.json": partial, "foreign.json": foreign, "other.svg": otherSVG, "garbage.json": []byte(`{"tool":`),
+		"partial.json": partial, "foreign.json": foreign, "failing.json": failing, "empty.json": empty, "held.json": held, "lowered.json": lowered, "other.svg": otherSVG, "garbage.json": []byte(`{"tool":`),
 	}
 	idx := testIndex(files)
 	cap := func(refs ...ReportRef) File {
@@ -163,6 +172,10 @@ func TestReportEvidence(t *testing.T) {
 		{"badge/evidence/waived-certificate", "waived certificate", ReportRef{Report: "waived.json", Seam: "eventstore"}, "certified-with-waivers"},
 		{"badge/evidence/partial-certificate", "partial run", ReportRef{Report: "partial.json", Seam: "eventstore"}, "partial"},
 		{"badge/evidence/foreign-harness", "another harness major", ReportRef{Report: "foreign.json", Seam: "eventstore"}, "same major"},
+		{"badge/evidence/verdict-edited", "a report whose MUST check failed, its verdict edited to certified", ReportRef{Report: "failing.json", Seam: "eventstore"}, "its own checks judge it not-certified"},
+		{"badge/evidence/nothing-judged", "a certified report that ran no check", ReportRef{Report: "empty.json", Seam: "eventstore"}, "its own checks judge it not-certified"},
+		{"badge/evidence/held-seam", "a seam held to an older SPI, cited without a version", ReportRef{Report: "held.json", Seam: "eventstore"}, "held-to-older-version"},
+		{"badge/evidence/current-lowered", "a report that lowers the current SPI version to look unheld", ReportRef{Report: "lowered.json", Seam: "eventstore"}, "this harness says 2.6.0"},
 		{"badge/evidence/wrong-seam", "another seam", ReportRef{Report: "good.json", Seam: "snapshotstore"}, "names no seam"},
 		{"badge/evidence/older-spi", "another SPI version", ReportRef{Report: "good.json", Seam: "eventstore", SpiVersion: "2.7.0"}, "held to SPI 2.6.0"},
 		{"badge/evidence/edited-badge", "badge edited into another verdict", ReportRef{Report: "waived.json", Seam: "eventstore", Badge: "waived-edited.svg"}, "certified-with-waivers"},

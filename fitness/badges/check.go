@@ -20,7 +20,7 @@ import (
 type Index struct {
 	Versions  map[string]string // version constant -> value
 	Checks    map[string]bool   // known check ids
-	Proven    map[string]bool   // checks a registered mutant proves can fail
+	Proven    map[string]bool   // checks that rejected a registered mutant (in the proof records of a run, when given)
 	Benches   map[string]bool   // fitness bench and ratio gate ids
 	Goldens   map[string]bool
 	Scenarios map[string]bool
@@ -134,11 +134,20 @@ func checkReport(ref ReportRef, idx Index) string {
 		return fmt.Sprintf("produced by %q, want loom-conform", r.Tool.Name)
 	}
 	if !sameMajor(r.Tool.Version, idx.Harness) {
-		return fmt.Sprintf("produced by loom-conform %s, want a version compatible with %s (same major)", r.Tool.Version, idx.Harness)
+		return fmt.Sprintf("produced by loom-conform %s, want a version compatible with %s (same major; below 1.0.0 the same minor)", r.Tool.Version, idx.Harness)
 	}
 	if r.Verdict != certify.Certified || r.Summary.Waivers > 0 || r.Options.Run != "" {
 		msg, _ := certify.BadgeMessage(&r)
 		return fmt.Sprintf("verdict %s (%s), want certified: a waived, partial, held or failed run is no evidence", r.Verdict, msg)
+	}
+	// The report's own verdict is a claim too: judge its checks again, as the run did.
+	var again certify.Report
+	if err := json.Unmarshal(data, &again); err != nil {
+		return fmt.Sprintf("not a certification report: %v", err)
+	}
+	certify.Conclude(&again, nil, r.Started, nil)
+	if again.Verdict != certify.Certified {
+		return fmt.Sprintf("says certified, but its own checks judge it %s (%s): the report was edited", again.Verdict, strings.Join(again.Problems, "; "))
 	}
 	var seam *certify.SeamVerdict
 	for i, s := range r.Seams {
@@ -153,6 +162,10 @@ func checkReport(ref ReportRef, idx Index) string {
 		return fmt.Sprintf("seam %s: verdict %q, want certified", ref.Seam, seam.Verdict)
 	case ref.SpiVersion != "" && seam.SpiVersion != ref.SpiVersion:
 		return fmt.Sprintf("seam %s was held to SPI %s, want %s", ref.Seam, seam.SpiVersion, ref.SpiVersion)
+	case seam.Held():
+		return fmt.Sprintf("seam %s was held to SPI %s, older than the current %s", ref.Seam, seam.SpiVersion, seam.Current)
+	case idx.Versions["spi:"+seam.Seam] != "" && seam.Current != idx.Versions["spi:"+seam.Seam]:
+		return fmt.Sprintf("seam %s: the report says the current SPI is %s, this harness says %s", ref.Seam, seam.Current, idx.Versions["spi:"+seam.Seam])
 	}
 	if ref.Badge == "" {
 		return ""
@@ -176,10 +189,12 @@ func checkReport(ref ReportRef, idx Index) string {
 	return ""
 }
 
+// sameMajor reports whether harness versions a and b are compatible: the same major version, and
+// below 1.0.0 (where every minor may break, as semver allows) the same minor too.
 func sameMajor(a, b string) bool {
 	va, err1 := manifest.ParseVersion(a)
 	vb, err2 := manifest.ParseVersion(b)
-	return err1 == nil && err2 == nil && va.Major == vb.Major
+	return err1 == nil && err2 == nil && va.Major == vb.Major && (va.Major > 0 || va.Minor == vb.Minor)
 }
 
 // ManifestVersions returns the version constants a capability may cite, from the kernel manifest.

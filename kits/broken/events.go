@@ -509,6 +509,8 @@ func EventStores() []Store[spi.EventStore] {
 			return listsDeleted{newES(), &sync.Mutex{}, map[string]bool{}}
 		}},
 		{"small-payloads", "payload and metadata over 1 KiB are refused", "eventstore/roundtrip-values", func() spi.EventStore { return smallPayloads{newES()} }},
+		{"incarnation-in-events", "a recreated execution's envelopes carry metadata.incarnation", "eventstore/incarnation-anchor", newIncarnationInEvents},
+		{"quarantine-streams-merged", "every __loom_quarantine__:<chainId> control stream shares one log", "eventstore/execution-ids", func() spi.EventStore { return keyedIDs{newES(), mergeQuarantine} }},
 	}
 }
 

@@ -153,3 +153,12 @@ func (r childrenLikePrefix) ListChildren(ctx context.Context, parent string) ([]
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
+
+// mergeQuarantine keys every control stream __loom_quarantine__:<chainId> by the bare prefix, as a
+// store that treats the reserved prefix as one stream would.
+func mergeQuarantine(id string) string {
+	if strings.HasPrefix(id, "__loom_quarantine__:") {
+		return "__loom_quarantine__:"
+	}
+	return id
+}

@@ -113,7 +113,8 @@ func Classify(got, want fold.State, writer, tailReader fold.Profile, prefix []sp
 			mark(e)
 		}
 	}
-	if d := cmp.Diff(w, g); d != "" {
+	if !cmp.Equal(w, g) { // Equal first: Diff costs more and the values are usually equal
+		d := cmp.Diff(w, g)
 		return Verdict{Defect: d}
 	}
 	return Verdict{Exceptions: exc}

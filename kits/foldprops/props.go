@@ -254,7 +254,8 @@ func checkNoMutation(tg Target, in Input) error {
 			return fmt.Errorf("Fold wrote to the caller's snapshot@%d (-before +after):\n%s", k, cmp.Diff(snapBytes, got))
 		}
 	}
-	if d := cmp.Diff(NDJSON(before), NDJSON(in.Log)); d != "" {
+	if b, a := NDJSON(before), NDJSON(in.Log); b != a {
+		d := cmp.Diff(b, a)
 		return fmt.Errorf("Fold wrote to the caller's events (-before +after):\n%s", d)
 	}
 	return nil
@@ -363,7 +364,8 @@ func checkStatusOnly(tg Target, in Input) error {
 				delete(a, "_failedWhileParked")
 				delete(b, "_failedWhileParked")
 			}
-			if d := cmp.Diff(a, b); d != "" {
+			if !cmp.Equal(a, b) { // Equal first: Diff costs more and the values are usually equal
+				d := cmp.Diff(a, b)
 				return fmt.Errorf("envelope %d (%s, status %s) changed variables beyond its frame (-before +after):\n%s", k, e.EventType, prev.Status, d)
 			}
 		}
@@ -419,7 +421,8 @@ func checkDifferential(tg Target, in Input) error {
 	if err := json.Unmarshal([]byte(canonical(s)), &got); err != nil {
 		return err
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if !cmp.Equal(want, got) { // Equal first: Diff costs more and the values are usually equal
+		d := cmp.Diff(want, got)
 		return fmt.Errorf("Fold disagrees with the model (-model +fold):\n%s", d)
 	}
 	return nil

@@ -188,17 +188,15 @@ type logReader struct {
 	r       *bufio.Reader
 	max     int
 	scratch []byte // the element being read
-	slab    []byte // elements are copied here; envelopes keep sub-slices of it
 }
 
-// keep copies an element into the slab (one allocation per MiB, not per envelope).
+// keep copies an element into memory of its own: the state may keep sub-slices of an envelope
+// (payloads it stores), and an envelope's own allocation pins only that envelope, where a shared
+// buffer would pin every envelope read with it, growing memory with the log instead of the state.
 func (d *logReader) keep(b []byte) []byte {
-	if len(b) > cap(d.slab)-len(d.slab) {
-		d.slab = make([]byte, 0, max(1<<20, len(b)))
-	}
-	start := len(d.slab)
-	d.slab = append(d.slab, b...)
-	return d.slab[start:len(d.slab):len(d.slab)]
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out
 }
 
 func (d *logReader) eofErr(i int, err error, msg string) error {
@@ -232,7 +230,8 @@ func (d *logReader) trailing(i int) error {
 }
 
 // element reads one envelope object's bytes, bounded in size and depth. Errors name the member
-// being read (the top-level key) where there is one.
+// being read (the top-level key) where there is one: elementField finds it again from the bytes
+// read, so the loop that frames well-formed envelopes does no more than track strings and depth.
 func (d *logReader) element(i int) ([]byte, error) {
 	c, err := d.nextNonSpace()
 	if err != nil {
@@ -242,84 +241,151 @@ func (d *logReader) element(i int) ([]byte, error) {
 		return nil, inputErr(i, "", "want an envelope object, got %q", c)
 	}
 	var (
-		buf      = d.scratch[:0]
-		depth    int
-		inStr    bool
-		esc      bool
-		keyStart = -1 // start of the current top-level key in buf
-		expKey   bool // at depth 1, the next string is a key
-		field    string
+		buf   = d.scratch[:0]
+		depth int
+		inStr bool
 	)
+	fail := func(read []byte, format string, a ...any) ([]byte, error) {
+		d.scratch = buf[:0]
+		return nil, inputErr(i, elementField(read), format, a...)
+	}
 	for {
 		chunk, err := d.r.Peek(max(d.r.Buffered(), 1))
 		if err != nil && len(chunk) == 0 {
 			if err == io.EOF {
-				return nil, inputErr(i, field, "unexpected end of input inside the envelope")
+				return fail(buf, "unexpected end of input inside the envelope")
 			}
 			return nil, err
 		}
-		for j := 0; j < len(chunk); j++ {
-			ch := chunk[j]
-			if inStr {
-				switch {
-				case esc:
-					esc = false
-				case ch == '\\':
-					esc = true
-				case ch == '"':
-					inStr = false
-					if keyStart >= 0 { // a top-level key ends: it names the member being read
-						var key []byte
-						if keyStart >= len(buf) {
-							key = chunk[keyStart-len(buf) : j+1]
-						} else {
-							key = append(bytes.Clone(buf[keyStart:]), chunk[:j+1]...)
-						}
-						if k, ok := stringValue(key); ok {
-							field = k
-						}
-						keyStart, expKey = -1, false
-					}
-				}
-				continue
+		j := 0
+		if inStr { // a string (or its escape) continues from the previous chunk
+			if len(buf) > 0 && buf[len(buf)-1] == '\\' && !escapedAtEnd(buf[:len(buf)-1]) {
+				j++ // the escaped byte
 			}
-			switch ch {
+			if j, inStr = skipInString(chunk, j); inStr {
+				goto more
+			}
+			j++ // past the closing quote
+		}
+		for ; j < len(chunk); j++ {
+			switch chunk[j] {
 			case '"':
-				inStr = true
-				if depth == 1 && expKey {
-					keyStart = len(buf) + j
-				}
-			case ',':
-				if depth == 1 {
-					expKey = true
+				if j, inStr = skipInString(chunk, j+1); inStr {
+					goto more
 				}
 			case '{', '[':
 				depth++
 				if depth > MaxDepth+1 {
-					return nil, inputErr(i, field, "nesting deeper than %d", MaxDepth)
-				}
-				if depth == 1 {
-					expKey = true
+					return fail(append(buf, chunk[:j]...), "nesting deeper than %d", MaxDepth)
 				}
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					buf = append(buf, chunk[:j+1]...)
-					d.r.Discard(j + 1) //nolint:errcheck // peeked
-					if len(buf) > d.max {
-						return nil, inputErr(i, field, "envelope larger than %d bytes", d.max)
+					var out []byte
+					if len(buf)+j+1 > d.max {
+						return fail(append(buf, chunk[:j+1]...), "envelope larger than %d bytes", d.max)
 					}
-					d.scratch = buf
-					return d.keep(buf), nil
+					if len(buf) == 0 {
+						out = d.keep(chunk[:j+1])
+					} else {
+						buf = append(buf, chunk[:j+1]...)
+						d.scratch = buf
+						out = d.keep(buf)
+					}
+					d.r.Discard(j + 1) //nolint:errcheck // peeked
+					return out, nil
 				}
 			}
 		}
+	more:
 		if len(buf)+len(chunk) > d.max {
-			return nil, inputErr(i, field, "envelope larger than %d bytes", d.max)
+			return fail(append(buf, chunk...), "envelope larger than %d bytes", d.max)
 		}
 		buf = append(buf, chunk...)
 		d.r.Discard(len(chunk)) //nolint:errcheck // peeked
 	}
+}
+
+// skipInString returns the index past the closing quote of the string whose body starts at b[j],
+// or len(b) and true when the string continues past b.
+func skipInString(b []byte, j int) (int, bool) {
+	for j < len(b) {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), true
+		}
+		q := j + k
+		n := 0 // backslashes right before the quote, inside the part of the string in b
+		for p := q - 1; p >= j && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q, false
+		}
+		j = q + 1
+	}
+	return len(b), true
+}
+
+// escapedAtEnd reports whether the last byte of b is itself escaped: b ends in an odd run of
+// backslashes inside a string.
+func escapedAtEnd(b []byte) bool {
+	n := 0
+	for k := len(b) - 1; k >= 0 && b[k] == '\\'; k-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// elementField is the top-level key of the envelope prefix read at the point it ends: the last
+// key whose closing quote was read (the member being read when the envelope went wrong).
+func elementField(read []byte) string {
+	var (
+		depth    int
+		inStr    bool
+		esc      bool
+		keyStart = -1
+		expKey   bool
+		field    string
+	)
+	for j, ch := range read {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case ch == '\\':
+				esc = true
+			case ch == '"':
+				inStr = false
+				if keyStart >= 0 {
+					if k, ok := stringValue(read[keyStart : j+1]); ok {
+						field = k
+					}
+					keyStart, expKey = -1, false
+				}
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inStr = true
+			if depth == 1 && expKey {
+				keyStart = j
+			}
+		case ',':
+			if depth == 1 {
+				expKey = true
+			}
+		case '{', '[':
+			depth++
+			if depth == 1 {
+				expKey = true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return field
 }
 
 // decoder decodes envelopes in one validating pass. It reuses the strings of repeated
@@ -468,6 +534,16 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 // (I-FOLD-22): a JSON number whose value is a whole number in JavaScript's safe range
 // (|n| <= 2^53-1), whatever its spelling: 0.0, 1e2 and -0 are integers, 1.5, 1e400 and 2^53 are not.
 func jsonInt(v []byte) (int64, bool) {
+	if len(v) > 0 && len(v) <= 15 { // plain digits: exact, within the safe range
+		var n int64
+		k := 0
+		for ; k < len(v) && v[k] >= '0' && v[k] <= '9'; k++ {
+			n = n*10 + int64(v[k]-'0')
+		}
+		if k == len(v) && (v[0] != '0' || len(v) == 1) {
+			return n, true
+		}
+	}
 	t := trimRaw(v)
 	if len(t) == 0 || !isNumber(t) {
 		return 0, false

@@ -57,6 +57,9 @@ func FuzzFold(f *testing.F) {
 		if err != nil {
 			t.Fatalf("fold/fuzz [S2.state.shape]: MarshalJSON = %v", err)
 		}
+		if ref, err := referenceStateJSON(st); err != nil || string(ref) != string(b) {
+			t.Fatalf("fold/fuzz [S3.emit.canonical-form]: MarshalJSON = %s, want the reference encoding %s (%v)", b, ref, err)
+		}
 		c, err := CanonicalJSON(b)
 		if err != nil || string(c) != string(b) {
 			t.Fatalf("fold/fuzz [S3.emit.canonical-form]: state is not canonical:\n%s\n%s (%v)", b, c, err)
@@ -99,10 +102,18 @@ func must(b []byte, err error) []byte {
 // Reference: DESIGN §3.3 — canonical JSON is idempotent, valid, agrees with encoding/json on
 // validity, and denotes the same value.
 func FuzzCanonicalJSON(f *testing.F) {
-	for _, s := range []string{`{"b":1,"a":[1e21,1e-7,-0,0.000001]}`, `"\ud800\u2028<>&"`, `{"\ud83d\ude00":1,"\ufb33":2}`, `[1,2`, `{"a":1,"a":2}`, `1e400`, `"\xff"`, ` null `} {
+	for _, s := range []string{`{"b":1,"a":[1e21,1e-7,-0,0.000001]}`, `"\ud800\u2028<>&"`, `{"\ud83d\ude00":1,"\ufb33":2}`, `[1,2`, `{"a":1,"a":2}`, `1e400`, `"\xff"`, ` null `, `[0.87,0.000001,0.0000001,1.10,-0.5,123456789.123456,0.1234567890123456]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The state encoder's leaf path (copy what is already canonical) agrees with the transcoder.
+		for _, depth := range []int{0, 3, MaxDepth - 1} {
+			fast, ferr := appendRawLeaf(nil, data, depth)
+			slow, serr := appendCanonicalRawMessage(nil, data, depth)
+			if (ferr == nil) != (serr == nil) || string(fast) != string(slow) {
+				t.Fatalf("fold/fuzz-canonical [S3.emit.canonical-form]: leaf %q at depth %d: copied %q (%v), transcoded %q (%v)", data, depth, fast, ferr, slow, serr)
+			}
+		}
 		c, err := CanonicalJSON(data)
 		if (err == nil) != json.Valid(data) {
 			t.Fatalf("fold/fuzz-canonical [S3.emit.canonical-form]: CanonicalJSON(%q) err = %v, json.Valid = %v", data, err, json.Valid(data))

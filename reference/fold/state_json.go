@@ -9,7 +9,11 @@ import (
 // MarshalJSON prints the state in canonical JSON (DESIGN §3.2, §3.3): exactly the six top-level
 // keys, object keys sorted by UTF-16 code units, numbers as JavaScript prints them.
 func (s State) MarshalJSON() ([]byte, error) {
-	return Canonical(s.tree())
+	out, err := appendState(make([]byte, 0, 1024), &s)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CanonicalState is s.MarshalJSON: the bytes two equal states share.
@@ -20,33 +24,6 @@ func Equal(a, b State) bool {
 	x, err1 := a.MarshalJSON()
 	y, err2 := b.MarshalJSON()
 	return err1 == nil && err2 == nil && string(x) == string(y)
-}
-
-func nullInt(n NullInt) any {
-	if !n.Valid {
-		return nil
-	}
-	return n.Int
-}
-
-// tree returns the state as nested maps with raw JSON leaves, for the canonical encoder.
-func (s State) tree() map[string]any {
-	frames := make(map[string]any, len(s.Frames))
-	for id, fr := range s.Frames {
-		frames[id] = fr.tree()
-	}
-	status := s.Status
-	if status == "" {
-		status = StatusPending
-	}
-	return map[string]any{
-		"status":    status,
-		"frames":    frames,
-		"variables": s.Variables.tree(),
-		"sequence":  s.Sequence,
-		"startedAt": nullInt(s.StartedAt),
-		"updatedAt": nullInt(s.UpdatedAt),
-	}
 }
 
 func putRaw(m map[string]any, key string, v json.RawMessage) {
@@ -90,53 +67,9 @@ func (d Decision) tree() map[string]any {
 	return m
 }
 
-func rawList(l []json.RawMessage) []any {
-	out := make([]any, len(l))
-	for i, v := range l {
-		out[i] = v
-	}
-	return out
-}
-
-func (v Variables) tree() map[string]any {
-	m := make(map[string]any, len(v.Values)+12)
-	for k, x := range v.Values {
-		m[k] = x
-	}
-	if v.ResumePayloads != nil {
-		m[VarResumePayloads] = rawList(v.ResumePayloads)
-	}
-	if v.FlowEmits != nil {
-		fe := make(map[string]any, len(v.FlowEmits))
-		for k, n := range v.FlowEmits {
-			fe[k] = n
-		}
-		m[VarFlowEmits] = fe
-	}
-	if v.Decisions != nil {
-		ds := make(map[string]any, len(v.Decisions))
-		for k, d := range v.Decisions {
-			ds[k] = d.tree()
-		}
-		m[VarDecisions] = ds
-	}
-	if v.Lifecycle != nil {
-		m[VarLifecycle] = rawList(v.Lifecycle)
-	}
-	if v.Inbox != nil {
-		in := make(map[string]any, len(v.Inbox))
-		for k, c := range v.Inbox {
-			in[k] = map[string]any{"count": c.Count, "last": c.Last}
-		}
-		m[VarInbox] = in
-	}
-	if v.WaitAnswers != nil {
-		m[VarWaitAnswers] = v.WaitAnswers
-	}
-	if v.Scopes != nil {
-		m[VarScopes] = v.Scopes
-	}
-	if v.Resources != nil || v.ResourcesCustom != nil {
+// typedTree returns the tree of the typed reserved key _resources or _quarantined.
+func (v Variables) typedTree(key string) any {
+	if key == VarResources {
 		r := map[string]any{}
 		for k, x := range v.Resources {
 			r[k] = x
@@ -148,26 +81,23 @@ func (v Variables) tree() map[string]any {
 			}
 			r["custom"] = c
 		}
-		m[VarResources] = r
+		return r
 	}
-	if v.Quarantined != nil {
-		q := make(map[string]any, len(v.Quarantined))
-		for topic, queue := range v.Quarantined {
-			l := make([]any, len(queue))
-			for i, e := range queue {
-				state := "held"
-				if e.Released {
-					state = "released"
-				}
-				em := map[string]any{"messageId": e.MessageID, "state": state}
-				putRaw(em, "message", e.Message)
-				l[i] = em
+	q := make(map[string]any, len(v.Quarantined))
+	for topic, queue := range v.Quarantined {
+		l := make([]any, len(queue))
+		for i, e := range queue {
+			state := "held"
+			if e.Released {
+				state = "released"
 			}
-			q[topic] = l
+			em := map[string]any{"messageId": e.MessageID, "state": state}
+			putRaw(em, "message", e.Message)
+			l[i] = em
 		}
-		m[VarQuarantined] = q
+		q[topic] = l
 	}
-	return m
+	return q
 }
 
 // UnmarshalJSON reads a state in the JSON form of DESIGN §3.2 (see ParseState).

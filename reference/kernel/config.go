@@ -126,6 +126,9 @@ type Hooks struct {
 	// as if an older fold wrote them, which upgrades them to the current profile (breaks
 	// S3.snapshot.equivalence at any other profile; I-KERNEL-24).
 	NormalizeOwnSnapshots bool
+	// CompactedFoldsTailOnly makes the gate read a compacted log without its snapshot: the
+	// remaining envelopes are folded as if they were the whole log (breaks I-LIFECYCLE-10).
+	CompactedFoldsTailOnly bool
 	// DropCodeHash omits EXECUTION_STARTED codeHash (breaks S4.v1_23.started-fields).
 	DropCodeHash bool
 	// ReverseParallelResults returns a parallel's branch results in reverse order (breaks S1.P2.replay-identical).
@@ -138,10 +141,6 @@ type Hooks struct {
 	EmitSegmentSkew bool
 	// RetrySameAttempt records a re-run of a failed step with its previous attempt number (breaks S4.replay.byte-identical-unaffected).
 	RetrySameAttempt bool
-	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
-	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
-	// the fitness G2 ratio gate must catch it).
-	UnwiredWork func()
 	// The hooks below break one rule each of §4.1, §8 and §2 (see mutants.go for the clauses).
 	RerunTypedFailures   bool // a recorded typed failure is not substituted on replay: the step runs again
 	ServeUntypedFailures bool // a recorded untyped failure is served on replay instead of re-executed
@@ -171,6 +170,21 @@ type Hooks struct {
 	DecisionsRecomputed  bool // a recorded decision is decided again instead of served from the log
 	Wave2Unflagged       bool // continueAsNew, receive and select work without their feature flags
 	AdvertiseAll         bool // Syscalls advertises every syscall of the table, flags or not
+	NoFence              bool // a driver takes no fence, so a zombie worker's late appends are not fenced off
+	RecoverRefused       bool // only the worker that started an execution may drive it: Recover is refused
+	SnapshotInLog        bool // Snapshot also appends a SNAPSHOT_TAKEN event to the log
+	DecisionServesEntry  bool // a replayed decision serves its whole entry (choice, context, policy, seq), not the choice
+	MeterDimensionNames  bool // RESOURCE_METERED names the tokens dimension "tokenCount"
+	Sha256FlowHash       bool // new starts record a sha256: flowHash without the sha256FlowHash feature
+	MigratedDropped      bool // a resumeAs moves the execution without recording EXECUTION_MIGRATED
+	LegacyEntriesSkipped bool // _resumePayloads entries that answered no suspend point are skipped on replay
+	ResumeAsRunsSource   bool // resumeAs records the migration but re-runs the source flow
+	AuthorizerSkipsAs    bool // the execution authorizer is not consulted on a resumeAs
+	ResourcesRunOnly     bool // EffectContext.Resources shows only this run's metering, not the execution's totals
+	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
+	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
+	// the fitness G2 ratio gate must catch it).
+	UnwiredWork func()
 }
 
 func (c Config) withDefaults() Config {

@@ -51,7 +51,7 @@ func (rt *Runtime) runWith(ctx context.Context, execID string, def FlowDef, st f
 		}
 	}
 	var fence int64
-	if !readOnly && spi.Has(manifest.SeamEventStore, rt.cfg.Store, spi.MethodAcquireFence) {
+	if !readOnly && spi.Has(manifest.SeamEventStore, rt.cfg.Store, spi.MethodAcquireFence) && !rt.cfg.Hooks.NoFence {
 		f, err := rt.cfg.Store.(spi.Fencer).AcquireFence(ctx, execID)
 		if err != nil {
 			return Result{ExecutionID: execID, Status: st.Status, Appended: preEnvs}, &StoreError{ExecutionID: execID, Op: "acquireFence", Err: err}

@@ -47,6 +47,9 @@ func (ec *EffectContext) Meter(u Usage) error {
 				return &SyscallError{Syscall: "meter", Reason: fmt.Sprintf("%s = %v is not a finite, non-negative measurement under %g", name, *v, MeterCeiling)}
 			}
 			kv = append(kv, name, *v)
+			if name == "tokens" && ec.r.rt.cfg.Hooks.MeterDimensionNames {
+				kv[len(kv)-2] = "tokenCount"
+			}
 			measured = true
 		} else if ec.r.rt.cfg.Hooks.MeterZeroFill {
 			kv = append(kv, name, 0)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 )
 
@@ -65,6 +66,18 @@ func FuzzCall(f *testing.F) {
 			t.Fatalf("kernel/fuzz-call: Start = %v (Call(%q, %q) must not crash the run)", err, name, args)
 		}
 		_ = res
-		_ = callErr
+		// spec §2: a syscall is available iff it is listed (and its feature flag is on).
+		s, listed := manifest.LookupSyscall(name)
+		available := listed && h.cfg.Features.enabled(s.Feature)
+		var unknown *UnknownSyscallError
+		var disabled *SyscallDisabledError
+		switch {
+		case !listed && !errors.As(callErr, &unknown):
+			t.Fatalf("kernel/fuzz-call [S2.syscalls.available-iff-listed]: Call(%q) = %v, want *UnknownSyscallError (not in the table)", name, callErr)
+		case listed && !available && !errors.As(callErr, &disabled):
+			t.Fatalf("kernel/fuzz-call [S2.syscalls.available-iff-listed S2.syscalls.wave2-flagged]: Call(%q) = %v, want *SyscallDisabledError (flag off)", name, callErr)
+		case available && (errors.As(callErr, &unknown) || errors.As(callErr, &disabled)):
+			t.Fatalf("kernel/fuzz-call [S2.syscalls.available-iff-listed]: Call(%q) = %v, want it available (listed, flag on)", name, callErr)
+		}
 	})
 }

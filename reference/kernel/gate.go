@@ -41,6 +41,9 @@ func (rt *Runtime) ResumeWith(ctx context.Context, executionID string, req Resum
 // Recover re-drives a crashed execution (running, no live driver): EXECUTION_RECOVERED is
 // appended and the flow re-runs from the log. A parked or terminal execution is refused.
 func (rt *Runtime) Recover(ctx context.Context, executionID string) (Result, error) {
+	if rt.cfg.Hooks.RecoverRefused {
+		return Result{}, &SyscallError{Syscall: "recover", Reason: "the execution belongs to the worker that started it"}
+	}
 	return rt.ingest(ctx, executionID, ingress.Request{EventType: manifest.ExecutionRecovered})
 }
 
@@ -74,24 +77,17 @@ func (rt *Runtime) ResumeAs(ctx context.Context, executionID string, req ResumeA
 // atomic batch and re-runs the flow.
 func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.Request) (Result, error) {
 	req.ExecutionID = executionID
-	events, err := rt.cfg.Store.Read(ctx, executionID)
+	v, err := rt.readGate(ctx, executionID)
 	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "read", Err: err}
+		return Result{}, err
 	}
-	if len(events) == 0 {
+	if v.empty {
 		return Result{}, &ingress.ResumeRefusedError{Reason: ingress.ReasonNotSuspended, EventType: req.EventType,
 			Detail: "the execution has no log"}
 	}
-	st, err := fold.Fold(rt.cfg.Profile, nil, events)
-	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
-	}
-	facts, err := ingress.FactsFor(rt.cfg.Profile, events)
-	if err != nil {
-		return Result{}, &StoreError{ExecutionID: executionID, Op: "scan", Err: err}
-	}
-	def, err := rt.flow(events[len(events)-1].WorkflowID)
-	if req.As != nil {
+	st, facts := v.st, v.facts
+	def, err := rt.flow(v.flowID)
+	if req.As != nil && !rt.cfg.Hooks.ResumeAsRunsSource {
 		def, err = rt.flow(req.As.FlowID)
 	}
 	if err != nil {
@@ -99,6 +95,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	}
 	opts := ingress.Options{Authenticator: rt.cfg.Ingress.Authenticator, Authorizer: rt.cfg.Ingress.Authorizer,
 		ResumeSchemas: def.ResumeSchemas}
+	if req.As != nil && rt.cfg.Hooks.AuthorizerSkipsAs {
+		opts.Authorizer = nil
+	}
 	plan, err := ingress.Evaluate(ctx, st, facts, req, opts)
 	if err != nil {
 		return Result{ExecutionID: executionID, Status: st.Status}, err
@@ -108,10 +107,16 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	for i, a := range plan.Appends {
 		pre[i] = newEvent{eventType: a.EventType, payload: a.Payload, metadata: a.Metadata}
 	}
+	if rt.cfg.Hooks.MigratedDropped && len(pre) > 0 && pre[0].eventType == manifest.ExecutionMigrated {
+		pre = pre[1:]
+	}
 	if rt.cfg.Timers != nil && st.Status == fold.StatusSuspended {
 		if w, ok := wakeAtOf(st); ok {
 			defer rt.cfg.Timers.Cancel(context.WithoutCancel(ctx), Timer{ExecutionID: executionID, WakeAt: w}) //nolint:errcheck // a stale timer is refused by the gate
 		}
+	}
+	if legacy := ingress.LegacyEntries(facts); rt.cfg.Hooks.LegacyEntriesSkipped && len(legacy) > 0 {
+		st.Variables.ResumePayloads = st.Variables.ResumePayloads[legacy[len(legacy)-1].Index+1:]
 	}
 	if req.As != nil && rt.cfg.Hooks.ForgetResumesOnResumeAs {
 		st.Variables.ResumePayloads = nil

@@ -65,17 +65,29 @@ func (r *run) inDoubtFact(stepID string, attempt int) bool {
 	if err != nil {
 		return false
 	}
-	for _, e := range evs {
-		if e.EventType != manifest.EffectInDoubt {
-			continue
-		}
+	names := func(raw json.RawMessage) bool {
 		var p struct {
 			StepID  string `json:"stepId"`
 			Attempt int    `json:"attempt"`
 		}
-		if json.Unmarshal(e.Payload, &p) == nil && p.StepID == stepID && p.Attempt == attempt {
+		return json.Unmarshal(raw, &p) == nil && p.StepID == stepID && p.Attempt == attempt
+	}
+	for _, e := range evs {
+		if e.EventType == manifest.EffectInDoubt && names(e.Payload) {
 			return true
 		}
 	}
-	return false
+	if len(evs) == 0 || evs[0].Sequence == 0 {
+		return false
+	}
+	// Compacted (spec §7): the EFFECT_INDOUBT follows the STEP_STARTED of its attempt. When that
+	// start is still in the log, so would be the fact, and there is none. When the snapshot covers
+	// the start, it may cover the fact too, and the archive is never read to look: the verdict is
+	// honoured as the gate recorded it (I-LIFECYCLE-11).
+	for _, e := range evs {
+		if e.EventType == manifest.StepStarted && names(e.Payload) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -106,7 +107,14 @@ func TestResumeWhileRunningRefused(t *testing.T) {
 func TestResumeAsTransformRecorded(t *testing.T) {
 	h := newHarness(t, nil)
 	h.register("F", gateFlow(h))
-	h.register("F2", gateFlow(h))
+	target := gateFlow(h)
+	h.register("F2", func(c *Context, in json.RawMessage) (any, error) { // a different flow: it says so
+		out, err := target(c, in)
+		if m, ok := out.(map[string]any); ok {
+			m["flow"] = "F2"
+		}
+		return out, err
+	})
 	ctx := testCtx(t)
 	h.ok(h.rt.Start(ctx, "F", "x", map[string]int{"v": 1}))
 	before := len(h.log("x"))
@@ -118,14 +126,22 @@ func TestResumeAsTransformRecorded(t *testing.T) {
 	}
 	res := h.ok(h.rt.ResumeAs(ctx, "x", ResumeAsRequest{FlowID: "F2", EventType: "approve", Payload: json.RawMessage(`1`),
 		Transform: func(in json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{"v":2}`), nil }}))
-	if string(res.Output) != `{"in":{"v":2},"x":1}` {
-		failf(t, "resumeas/transform", []string{"S5.resumeas.transform-recorded", "S4.v1_15.migrated-input"}, "output", string(res.Output), `{"in":{"v":2},"x":1}`)
+	if string(res.Output) != `{"flow":"F2","in":{"v":2},"x":1}` {
+		failf(t, "resumeas/transform", []string{"S5.resumeas.transform-recorded", "S4.v1_15.migrated-input", "I-KERNEL-15"}, "output", string(res.Output), `{"flow":"F2","in":{"v":2},"x":1} (the target flow ran)`)
 	}
 	if got := string(h.state("x").Variables.Values["_input"]); got != `{"v":2}` {
 		failf(t, "resumeas/transform", []string{"S5.resumeas.transform-recorded"}, "_input", got, `{"v":2}`)
 	}
-	if last := h.log("x"); last[len(last)-1].WorkflowID != "F2" {
-		failf(t, "resumeas/target", []string{"S5.resumeas.parked-all-rules"}, "workflowId after resumeAs", last[len(last)-1].WorkflowID, "F2")
+	// I-KERNEL-15: every envelope carries the flow running when it was written: F before the
+	// resumeAs, F2 from its batch on.
+	for i, e := range h.log("x") {
+		want := "F"
+		if i >= before {
+			want = "F2"
+		}
+		if e.WorkflowID != want {
+			failf(t, "resumeas/target", []string{"I-KERNEL-15", "S5.resumeas.parked-all-rules"}, fmt.Sprintf("envelope %d (%s) workflowId", i, e.EventType), e.WorkflowID, want)
+		}
 	}
 }
 

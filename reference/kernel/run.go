@@ -92,6 +92,9 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 	r.baseFrames = st.Frames // read lazily: a replay touches each frame once (frame)
 	for id, d := range st.Variables.Decisions {
 		r.decisions[id] = d.Choice
+		if rt.cfg.Hooks.DecisionServesEntry {
+			r.decisions[id] = obj("choice", d.Choice, "context", d.Context, "policy", d.Policy, "seq", d.Seq)
+		}
 	}
 	for d, n := range st.Variables.FlowEmits {
 		r.flowEmits[d] = n
@@ -101,6 +104,9 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 	}
 	for k, v := range st.Variables.Resources {
 		r.resources[k] = v
+		if rt.cfg.Hooks.ResourcesRunOnly {
+			delete(r.resources, k)
+		}
 	}
 	if st.Status == fold.StatusSuspended {
 		r.parkedOn = gateOf(st)

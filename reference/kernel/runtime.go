@@ -81,6 +81,9 @@ func (rt *Runtime) Start(ctx context.Context, flowID, executionID string, input 
 		codeHash = def.CodeHash
 	}
 	start := newEvent{eventType: manifest.ExecutionStarted, payload: obj("input", raw, "flowId", def.ID, "codeHash", codeHash)}
+	if rt.cfg.Hooks.Sha256FlowHash {
+		start.payload = obj("input", raw, "flowId", def.ID, "codeHash", codeHash, "flowHash", "sha256:"+def.ID)
+	}
 	return rt.runWith(ctx, executionID, def, st, []newEvent{start})
 }
 
@@ -153,6 +156,14 @@ func (rt *Runtime) load(ctx context.Context, executionID string) (loaded, error)
 	if err != nil {
 		return loaded{}, err
 	}
+	if len(tail) > 0 && tail[0].Sequence > from {
+		// compacted past what the snapshot (if any) covers: the archive is never read (spec §7)
+		snap := from - 1
+		if base == nil {
+			snap = -1
+		}
+		return loaded{}, &CompactedError{ExecutionID: executionID, FirstSequence: tail[0].Sequence, SnapshotSequence: snap}
+	}
 	st, err := fold.Fold(rt.cfg.Profile, base, tail)
 	if err != nil {
 		return loaded{}, &StoreError{ExecutionID: executionID, Op: "fold", Err: err}
@@ -205,6 +216,13 @@ func (rt *Runtime) Snapshot(ctx context.Context, executionID string) (spi.Snapsh
 	snap := spi.Snapshot{ExecutionID: executionID, Sequence: st.Sequence, State: b}
 	if err := rt.cfg.Snapshots.Save(ctx, snap); err != nil {
 		return spi.Snapshot{}, &StoreError{ExecutionID: executionID, Op: "save snapshot", Err: err}
+	}
+	if rt.cfg.Hooks.SnapshotInLog {
+		ev := spi.Envelope{ID: rt.cfg.NewID(), ExecutionID: executionID, EventType: "SNAPSHOT_TAKEN", Sequence: st.Sequence + 1,
+			Timestamp: rt.cfg.Now(), Payload: []byte(`{}`)}
+		if err := rt.cfg.Store.Append(ctx, executionID, []spi.Envelope{ev}, spi.AppendOptions{}); err != nil {
+			return spi.Snapshot{}, err
+		}
 	}
 	return snap, nil
 }

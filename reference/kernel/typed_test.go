@@ -85,7 +85,21 @@ func TestTypedFailureStepLevelWins(t *testing.T) {
 }
 
 func TestTypedFailureDegradesLoudly(t *testing.T) {
-	big := strings.Repeat("x", MaxTypedPayload)
+	// spec §4.1 pins the cap at 16 KiB of payload JSON: pinned here as a literal, not the
+	// implementation's constant. A string of n x's is n+2 bytes of JSON.
+	const cap16k = 16 << 10
+	big := strings.Repeat("x", cap16k-1) // 16 385 bytes: one over
+	t.Run("at-cap", func(t *testing.T) {
+		h := newHarness(t, nil)
+		h.register("F", typedFlow(h, Task{ID: "s", Errors: map[string]PayloadSchema{"declined": AnyPayload},
+			Fn: func(*EffectContext, json.RawMessage) (any, error) {
+				return nil, Fail("declined", strings.Repeat("x", cap16k-2))
+			}}))
+		h.ok(h.rt.Start(testCtx(t), "F", "x", nil))
+		if fr := h.state("x").Frames["s"]; len(fr.ErrorPayload) != cap16k || len(h.warns) != 0 {
+			failf(t, "typed/cap", []string{"S41.typed.cap-16k"}, "payload bytes recorded, warnings", []any{len(fr.ErrorPayload), len(h.warns)}, []any{cap16k, 0})
+		}
+	})
 	cases := []struct {
 		name, want string
 		fail       error

@@ -19,6 +19,11 @@ func Checks() []spec.Check {
 			Where: "reference/lifecycle:TestCompactProperty"},
 		{ID: "lifecycle/compacted-execution-replays", Kind: spec.KindProperty, Clauses: []string{"I-LIFECYCLE-1", "S7.as.not-read-on-replay", "S3.snapshot.equivalence"},
 			Where: "reference/lifecycle:TestCompactedExecutionReplays"},
+		{ID: "lifecycle/compacted-resume", Kind: spec.KindProperty, Clauses: []string{"I-LIFECYCLE-10", "I-LIFECYCLE-11", "S7.as.not-read-on-replay", "S3.snapshot.equivalence"},
+			Where: "reference/lifecycle:TestCompactedExecutionResumes"},
+		t("lifecycle/compacted-forged-verdict", "TestCompactedForgedVerdictNotHonoured", "I-LIFECYCLE-11", "S5.decide.verdict-beside-indoubt"),
+		t("lifecycle/compacted-refusal", "TestCompactedWithoutSnapshotRefused", "I-LIFECYCLE-10", "I-LIFECYCLE-12"),
+		t("lifecycle/compacted-resume-mutant", "TestCompactedResumeRejectsTailOnlyFold", "I-LIFECYCLE-10"),
 		t("lifecycle/broken-rejected", "TestBrokenLifecyclesRejected", "S7.as.compact-archives-first", "S7.es.delete-through-no-fallback",
 			"S7.as.not-read-on-replay", "S7.es.no-fence-single-node", "S7.es.store-now-fallback"),
 	}

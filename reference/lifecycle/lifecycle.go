@@ -113,18 +113,31 @@ func (lc *LogLifecycle) Compact(ctx context.Context, executionID string, through
 		return res, spi.Invalid("compact", "through", "%d is not a stored sequence of %q", through, executionID)
 	}
 	removed := log[:n]
-	st, err := fold.Fold(lc.cfg.Profile, nil, removed)
-	if err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
-	}
-	state, err := fold.CanonicalState(st)
+	base, err := lc.compactedBase(ctx, executionID, log)
 	if err != nil {
 		return res, err
 	}
-	if err := lc.cfg.Snapshots.Save(ctx, spi.Snapshot{ExecutionID: executionID, Sequence: through, State: state}); err != nil {
-		return res, fmt.Errorf("lifecycle: compact %q: save snapshot: %w", executionID, err)
+	if base != nil && base.Sequence >= through {
+		// a later snapshot already covers what stays: the remaining log resumes from it
+		res.Snapshot = base.Sequence
+	} else {
+		folded := removed
+		for len(folded) > 0 && base != nil && folded[0].Sequence <= base.Sequence {
+			folded = folded[1:]
+		}
+		st, err := fold.Fold(lc.cfg.Profile, base, folded)
+		if err != nil {
+			return res, fmt.Errorf("lifecycle: compact %q: fold: %w", executionID, err)
+		}
+		state, err := fold.CanonicalState(st)
+		if err != nil {
+			return res, err
+		}
+		if err := lc.cfg.Snapshots.Save(ctx, spi.Snapshot{ExecutionID: executionID, Sequence: through, State: state}); err != nil {
+			return res, fmt.Errorf("lifecycle: compact %q: save snapshot: %w", executionID, err)
+		}
+		res.Snapshot = through
 	}
-	res.Snapshot = through
 	archive := func() error {
 		if lc.cfg.Archive == nil {
 			return nil
@@ -225,4 +238,25 @@ func (lc *LogLifecycle) ReadArchived(ctx context.Context, executionID string) ([
 		return nil, ErrNoArchive
 	}
 	return lc.cfg.Archive.Read(ctx, executionID)
+}
+
+// compactedBase returns the state a second compaction folds on from: nil when the log starts at
+// sequence 0, else the latest snapshot, which must cover the part an earlier compaction removed
+// (the archive is never read back, spec §7).
+func (lc *LogLifecycle) compactedBase(ctx context.Context, executionID string, log []spi.Envelope) (*fold.State, error) {
+	if len(log) == 0 || log[0].Sequence == 0 {
+		return nil, nil
+	}
+	snap, err := lc.cfg.Snapshots.LoadLatest(ctx, executionID)
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: compact %q: the log starts at %d: load snapshot: %w", executionID, log[0].Sequence, err)
+	}
+	if snap.Sequence < log[0].Sequence-1 {
+		return nil, fmt.Errorf("lifecycle: compact %q: the log starts at %d and the latest snapshot covers only through %d", executionID, log[0].Sequence, snap.Sequence)
+	}
+	st, err := fold.ParseState(snap.State)
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: compact %q: snapshot: %w", executionID, err)
+	}
+	return &st, nil
 }

@@ -9,6 +9,7 @@ func Checks() []spec.Check {
 		pkg = "reference/kernel/ingress:"
 	)
 	return []spec.Check{
+		{ID: "ingress/facts-after-snapshot", Kind: spec.KindProperty, Clauses: []string{"I-LIFECYCLE-11"}, Where: pkg + "TestFactsAfterSnapshot"},
 		{ID: "ingress/worked-example/approve-ok", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match", "S5.ingress.one-entry-per-suspend"}, Where: we},
 		{ID: "ingress/worked-example/step-completed-forgery", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing"}, Where: we},
 		{ID: "ingress/worked-example/execution-migrated", Kind: spec.KindTest, Clauses: []string{"S5.ingress.kernel-namespace"}, Where: we},
@@ -36,7 +37,7 @@ func Checks() []spec.Check {
 		{ID: "ingress/worked-example/auth-first-rejects", Kind: spec.KindTest, Clauses: []string{"S5.order.identity-ingress-shape", "S5.auth.rejected-not-logged"}, Where: we},
 		{ID: "ingress/worked-example/auth-then-answer", Kind: spec.KindTest, Clauses: []string{"S5.auth.approval-recorded"}, Where: we},
 		{ID: "ingress/fuzz-gate", Kind: spec.KindFuzz, Clauses: []string{"S5.ingress.always", "S5.ingress.refusal-appends-nothing", "I-KERNEL-60"}, Where: pkg + "FuzzGate"},
-		{ID: "ingress/checks-valid", Kind: spec.KindTest, Clauses: []string{"S5.ingress.always"}, Where: pkg + "TestChecksValid"},
+		{ID: "ingress/checks-valid", Kind: spec.KindTest, Clauses: []string{"I-COV-3"}, Where: pkg + "TestChecksValid"},
 		{ID: "ingress/gate-named-authenticated", Kind: spec.KindTest, Clauses: []string{"S5.ingress.gate-match", "I-KERNEL-51"}, Where: pkg + "TestGateNamedOnlyToAuthenticated"},
 		{ID: "ingress/order", Kind: spec.KindTest, Clauses: []string{"S5.order.identity-ingress-shape", "S5.auth.may-gate", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.schema.record-parsed", "I-KERNEL-50", "I-KERNEL-51"}, Where: pkg + "TestOrderIdentityIngressShape"},
 		{ID: "ingress/schema-absent", Kind: spec.KindTest, Clauses: []string{"S5.schema.absent-unchanged", "S5.schema.may-declare", "S5.schema.refuse-still-parked", "S1.G2.unwired-byte-identical"}, Where: pkg + "TestSchemaAbsentUnchanged"},

@@ -58,6 +58,8 @@
 // entry answered which park, which steps are human); the fold keeps none of these. Evaluate refuses facts whose sequence,
 // status or entry count differ from the state's (an *InputError, never a plan). FactsFrom decodes
 // only the payloads it tracks, so it costs a fraction of a fold (BenchmarkFactsVsFold).
+// A compacted log (spec §7) is scanned with FactsAfterSnapshot(profile, snapshotState, tail): the
+// snapshot's state summarizes the history it covers (docs/interpretations.md I-LIFECYCLE-11).
 //
 // # Legacy logs
 //

@@ -27,7 +27,11 @@ type Facts struct {
 	Entries []Entry
 	// HumanSteps lists every step ever started with kind "human", by first start.
 	HumanSteps []HumanStep
-	scanned    bool
+	// Base is the sequence a snapshot covers when the facts were built from it and the tail
+	// after it (FactsAfterSnapshot): what happened at or before Base is known only as the
+	// snapshot's state summarizes it. -1 when the whole log was scanned.
+	Base    int64
+	scanned bool
 }
 
 // InDoubtFact is one EFFECT_INDOUBT {stepId, attempt}.
@@ -42,6 +46,9 @@ type Park struct {
 	Sequence int64
 	Gate     string // on
 	StepID   string // condition.stepId: set on a human step's park (post-0104); "" = unattributed
+	// Attempt is condition.attempt when HasAttempt (an in-doubt park names the attempt).
+	Attempt    int64
+	HasAttempt bool
 	// Normal is false for the reserved gates whose null resume answers nothing (in doubt, diverged).
 	Normal bool
 }
@@ -72,16 +79,49 @@ func FactsFrom(events []spi.Envelope) (Facts, error) { return FactsFor(fold.Curr
 // expects envelopes the fold accepted (payload content it cannot read counts as absent, as in the
 // fold); a sequence gap is an *InputError naming the index.
 func FactsFor(p fold.Profile, events []spi.Envelope) (Facts, error) {
-	sc := scan{p: p, wave2: p.AtLeast(23), fwp: p.AtLeast(21)}
-	f := Facts{Sequence: -1, Status: fold.StatusPending, scanned: true}
+	return scanFrom(p, Facts{Sequence: -1, Status: fold.StatusPending, Base: -1, scanned: true}, nil, false, events)
+}
+
+// FactsAfterSnapshot builds the facts of a compacted log (spec §3, §7; I-LIFECYCLE-11): base is
+// the state folded through base.Sequence (the snapshot the log resumes from) and tail the log
+// after it, from base.Sequence+1 with no gap. The history the snapshot covers is summarized from
+// the state: its status, the current park (gate and condition) when parked, and one answered
+// entry per _resumePayloads entry; EFFECT_INDOUBT, the flow hash and human-step starts the
+// snapshot covers are not known (Base records where the known history starts).
+func FactsAfterSnapshot(p fold.Profile, base fold.State, tail []spi.Envelope) (Facts, error) {
+	if base.Sequence < 0 {
+		return FactsFor(p, tail)
+	}
+	f := Facts{Sequence: base.Sequence, Status: base.Status, Base: base.Sequence, scanned: true}
+	for i := range base.Variables.ResumePayloads {
+		f.Entries = append(f.Entries, Entry{Index: i, Sequence: -1, Answered: true})
+	}
 	var park *Park
-	failedWhileParked := false
+	if base.Status == fold.StatusSuspended {
+		on, _ := object(base.Variables.Values[fold.VarSuspendedOn])
+		gate, _ := str(on["on"])
+		pk := Park{Sequence: base.Sequence, Gate: gate}
+		pk.Normal = gate != fold.GateInDoubt && (gate != fold.GateDiverged || !p.AtLeast(23))
+		if c, ok := object(on["condition"]); ok {
+			pk.StepID, _ = str(c["stepId"])
+			pk.Attempt, pk.HasAttempt = integer(c["attempt"])
+		}
+		f.Parks = append(f.Parks, pk)
+		park = &f.Parks[0]
+	}
+	fwp := string(base.Variables.Values[fold.VarFailedWhileParked]) == "true"
+	return scanFrom(p, f, park, fwp, tail)
+}
+
+// scanFrom continues a scan from f (park and failedWhileParked as the scan left them).
+func scanFrom(p fold.Profile, f Facts, park *Park, failedWhileParked bool, events []spi.Envelope) (Facts, error) {
+	sc := scan{p: p, wave2: p.AtLeast(23), fwp: p.AtLeast(21)}
 	human := map[string]int{} // stepId -> index in HumanSteps
 	for i := range events {
 		e := &events[i]
 		if e.Sequence != f.Sequence+1 {
 			return Facts{}, &InputError{Field: fmt.Sprintf("events[%d].sequence", i),
-				Detail: fmt.Sprintf("got %d, want %d (facts need the whole log from sequence 0)", e.Sequence, f.Sequence+1)}
+				Detail: fmt.Sprintf("got %d, want %d (facts need the whole log from sequence 0, or from a snapshot's next sequence)", e.Sequence, f.Sequence+1)}
 		}
 		f.Sequence = e.Sequence
 		if !f.needs(e, len(human) > 0, sc.fwp) {
@@ -109,6 +149,7 @@ func FactsFor(p fold.Profile, events []spi.Envelope) (Facts, error) {
 			pk := Park{Sequence: e.Sequence, Gate: gate, Normal: gate != fold.GateInDoubt && (gate != fold.GateDiverged || !sc.wave2)}
 			if c, ok := object(p["condition"]); ok {
 				pk.StepID, _ = str(c["stepId"])
+				pk.Attempt, pk.HasAttempt = integer(c["attempt"])
 			}
 			f.Parks = append(f.Parks, pk)
 			park = &f.Parks[len(f.Parks)-1]

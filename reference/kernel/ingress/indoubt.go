@@ -121,5 +121,10 @@ func inDoubtFact(f Facts) (InDoubtFact, bool) {
 			return f.InDoubt[i], true
 		}
 	}
+	if f.Base >= 0 && prev <= f.Base && pk.StepID != "" && pk.HasAttempt {
+		// compacted: the EFFECT_INDOUBT before this park may be covered by the snapshot; the
+		// park's condition, which the kernel writes equal to it, stands for it (I-LIFECYCLE-11)
+		return InDoubtFact{Sequence: -1, StepID: pk.StepID, Attempt: pk.Attempt}, true
+	}
 	return InDoubtFact{}, false
 }

@@ -14,6 +14,6 @@ func Checks() []spec.Check {
 		{ID: "userspace/loom-reserved", Kind: spec.KindTest, Clauses: []string{"S5.decide.loom-reserved"}, Where: pkg + "TestLoomIDsReserved"},
 		{ID: "userspace/input-errors", Kind: spec.KindTest, Clauses: []string{"S5.emit.userspace-kernel-refused"}, Where: pkg + "TestCheckInputErrors"},
 		{ID: "userspace/fuzz-check", Kind: spec.KindFuzz, Clauses: []string{"S5.emit.userspace-kernel-refused", "S5.emit.relay-app-only", "S5.decide.loom-reserved", "S5.emit.no-choice-change"}, Where: pkg + "FuzzCheck"},
-		{ID: "userspace/checks-valid", Kind: spec.KindTest, Clauses: []string{"S5.emit.userspace-kernel-refused"}, Where: pkg + "TestChecksValid"},
+		{ID: "userspace/checks-valid", Kind: spec.KindTest, Clauses: []string{"I-COV-3"}, Where: pkg + "TestChecksValid"},
 	}
 }

@@ -2,6 +2,9 @@ package sharded_test
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"path/filepath"
 	"testing"
 
@@ -57,21 +60,48 @@ func TestSealingOnlyWhenEveryShardAgrees(t *testing.T) {
 		{"one seals nothing", []spi.EventStore{sealer{memory.NewEventStore(), aes}, memory.NewEventStore()}, ""},
 		{"one lacks the method", []spi.EventStore{sealer{memory.NewEventStore(), aes}, noSealing{memory.NewEventStore()}}, ""},
 	}
-	for _, c := range cases {
-		s, err := sharded.New(c.shards...)
+	report := func(shards ...spi.EventStore) (*spi.Sealing, error) {
+		s, err := sharded.New(shards...)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		got, err := s.SealingCapability(ctx)
-		if err != nil {
-			t.Fatalf("%s: SealingCapability() error %v", c.name, err)
+		return s.SealingCapability(ctx)
+	}
+	errs := func(report func(...spi.EventStore) (*spi.Sealing, error)) []string {
+		var out []string
+		for _, c := range cases {
+			got, err := report(c.shards...)
+			if err != nil {
+				out = append(out, fmt.Sprintf("%s: SealingCapability() error %v", c.name, err))
+				continue
+			}
+			gotCipher := ""
+			if got != nil {
+				gotCipher = got.Cipher
+			}
+			if gotCipher != c.want {
+				out = append(out, fmt.Sprintf("stores/sharded/sealing-agree [S7.es.sealing-sharded-agree S7.es.sealing-forwarded]: SealingCapability(%s) = %q, want %q", c.name, gotCipher, c.want))
+			}
 		}
-		gotCipher := ""
-		if got != nil {
-			gotCipher = got.Cipher
-		}
-		if gotCipher != c.want {
-			t.Errorf("sharded/sealing [S7.es.sealing-sharded-agree]: SealingCapability(%s) = %q, want %q", c.name, gotCipher, c.want)
+		return out
+	}
+	for _, e := range errs(report) {
+		t.Error(e)
+	}
+	// A sharded store that reports its first shard's capability, or forwards none, fails the table.
+	for id, broken := range map[string]func(...spi.EventStore) (*spi.Sealing, error){
+		"store/sharded/first-shard-wins": func(shards ...spi.EventStore) (*spi.Sealing, error) {
+			if r, ok := shards[0].(spi.SealingReporter); ok {
+				return r.SealingCapability(ctx)
+			}
+			return nil, nil
+		},
+		"store/sharded/sealing-not-forwarded": func(...spi.EventStore) (*spi.Sealing, error) { return nil, nil },
+	} {
+		if e := errs(broken); len(e) == 0 {
+			t.Errorf("the sealing table accepts the broken sharded store %s", id)
+		} else {
+			proof.Rejected(t, id, "stores/sharded/sealing-agree", e[0])
 		}
 	}
 }

@@ -1,0 +1,223 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/internal/loggen"
+	"github.com/loom-kernel/loom-conform/reference/fold"
+)
+
+// buildCLI builds loom-conform (of the enclosing checkout) into dir.
+func buildCLI(tb testing.TB, dir string) string {
+	tb.Helper()
+	bin := filepath.Join(dir, "loom-conform")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/loom-conform")
+	cmd.Dir = ".." // the main module: its own dependencies, not this module's
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("go build loom-conform: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// logs are the table's two logs: the plain shape and the realistic mix, 100 000 envelopes each.
+func tableLogs(tb testing.TB, dir string) map[string]string {
+	out := map[string]string{}
+	for kind, b := range map[string][]byte{"pairs": loggen.Pairs(100_000), "mix": loggen.Mix(100_000)} {
+		f := filepath.Join(dir, kind+".ndjson")
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		out[kind] = f
+	}
+	return out
+}
+
+// BenchmarkTable reproduces the decoder table: MB per CPU second of each decoder, the fold in
+// process and the command line end to end, on both logs, and each row's speed relative to
+// encoding/json measured in the same run.
+func BenchmarkTable(b *testing.B) {
+	dir := b.TempDir()
+	ws := Workloads(buildCLI(b, dir))
+	for kind, file := range tableLogs(b, dir) {
+		log, _ := os.ReadFile(file)
+		b.Run(kind, func(b *testing.B) {
+			for b.Loop() {
+				rows, err := Table(ws, log, file, 3)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range rows {
+					b.ReportMetric(r.MBPerCPUs, metricName(r.Name)+"-MB/cpu-s")
+				}
+			}
+		})
+	}
+}
+
+func metricName(s string) string {
+	s = strings.Fields(strings.Trim(s, "`"))[0]
+	return strings.NewReplacer("/", "_", ",", "", "`", "").Replace(s)
+}
+
+// BenchmarkFoldScaling reports the fold's per-envelope CPU cost at 10^6 envelopes over its cost at
+// 10^4 (flat is 1) and (decode+fold)/decode at 10^6, each as the median of interleaved rounds
+// measured with the fitness gates' method (fitness.Measure).
+func BenchmarkFoldScaling(b *testing.B) {
+	for b.Loop() {
+		flat, ratio, err := scaling(5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(flat.MedianAB, "cost@1e6/cost@1e4")
+		b.ReportMetric(ratio.MedianAB, "(decode+fold)/decode@1e6")
+	}
+}
+
+// scaling measures flatness and the 10^6 ratio with rounds interleaved rounds each.
+func scaling(rounds int) (flat, ratio fitness.Judgement, err error) {
+	small, big := loggen.Mix(10_000), loggen.Mix(1_000_000)
+	foldN := func(raw []byte, times int) func() error {
+		return func() error {
+			for range times {
+				if _, err := fold.FoldBytes(fold.Current(), nil, raw); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	s, err := fitness.Measure(fitness.Pair{A: foldN(small, 100), B: foldN(big, 1)}, rounds, time.Millisecond)
+	if err != nil {
+		return flat, ratio, err
+	}
+	flat = fitness.JudgeMax(s, 1.2)
+	s, err = fitness.Measure(fitness.Pair{
+		A: func() error { _, err := fold.DecodeLogBytes(big); return err },
+		B: foldN(big, 1),
+	}, rounds, time.Millisecond)
+	if err != nil {
+		return flat, ratio, err
+	}
+	return flat, fitness.JudgeMax(s, 1.5), nil
+}
+
+// stateEncodingSpeedup runs the fold package's own state-encoding benchmark and returns its
+// reference/direct ratio.
+func stateEncodingSpeedup() (string, error) {
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkStateEncoding", "-benchtime", "3x", "./reference/fold")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%v\n%s", err, out)
+	}
+	var parts []string
+	for _, re := range []string{`direct-\d+\s.*?([\d.]+) allocs/frame\s+([\d.]+) frames/s`, `reference-\d+\s.*?([\d.]+) allocs/frame\s+([\d.]+) frames/s`, `([\d.]+) reference/direct`} {
+		m := regexp.MustCompile(re).FindStringSubmatch(string(out))
+		if m == nil {
+			return "", fmt.Errorf("no %q in\n%s", re, out)
+		}
+		parts = append(parts, m[1:]...)
+	}
+	return fmt.Sprintf("| direct (AppendState) | %s | %s |\n| reference tree encoding (before) | %s | %s |\n\nreference/direct CPU time, interleaved in the same run: **%s×**\n",
+		parts[1], parts[0], parts[3], parts[2], parts[4]), nil
+}
+
+// TestWritePerformanceDoc measures every figure and writes docs/performance.md when
+// LOOM_PERF_DOC names the file (make perf-doc). LOOM_PERF_BIG=N also folds an N-byte generated
+// log end to end and reports its peak RSS.
+func TestWritePerformanceDoc(t *testing.T) {
+	path := os.Getenv("LOOM_PERF_DOC")
+	if path == "" {
+		t.Skip("set LOOM_PERF_DOC=../docs/performance.md (make perf-doc) to measure and write the figures")
+	}
+	dir := t.TempDir()
+	cli := buildCLI(t, dir)
+	var doc strings.Builder
+	doc.WriteString("# Performance\n\n<!-- generated by `make perf-doc` (bench/bench_test.go): do not edit -->\n\n")
+	doc.WriteString("Measured on the machine that ran `make perf-doc`, in CPU time of the process doing the work (the\n" +
+		"child process for the command line), workloads interleaved over rounds in one run, the fastest\n" +
+		"round kept. On a shared machine absolute figures move with the load; the ratios of one run are\n" +
+		"the figures to compare.\n\n")
+	fmt.Fprintf(&doc, "Generated %s, %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), cpuInfo())
+	logs := tableLogs(t, dir)
+	for _, kind := range []string{"pairs", "mix"} {
+		log, _ := os.ReadFile(logs[kind])
+		rows, err := Table(Workloads(cli), log, logs[kind], 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&doc, "## Decoders and the fold: `%s` log, 100 000 envelopes, %.1f MB\n\n| what | MB per CPU-second | × encoding/json |\n| --- | ---: | ---: |\n", kind, float64(len(log))/1e6)
+		for _, r := range rows {
+			fmt.Fprintf(&doc, "| %s | %.0f | %.2f |\n", r.Name, r.MBPerCPUs, r.VsStdlib)
+		}
+		doc.WriteString("\n")
+	}
+	enc, err := stateEncodingSpeedup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.WriteString("## Canonical state encoding (fold of the 100 000-envelope mix)\n\n| encoder | frames/s | allocations/frame |\n| --- | ---: | ---: |\n" + enc + "\n")
+	var flats, ratios []float64
+	for range 5 {
+		flat, ratio, err := scaling(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flats, ratios = append(flats, flat.MedianAB), append(ratios, ratio.MedianAB)
+	}
+	doc.WriteString("## Scaling (the mix log, `fold.FoldBytes`), 5 measurements of 3 interleaved rounds each (median of each), min/median/max over the 5\n\n| figure | min | median | max | target |\n| --- | ---: | ---: | ---: | ---: |\n")
+	lo, med, hi := Spread(flats)
+	fmt.Fprintf(&doc, "| CPU per envelope at 10^6 / at 10^4 | %.2f | %.2f | %.2f | ≤ 1.2 |\n", lo, med, hi)
+	lo, med, hi = Spread(ratios)
+	fmt.Fprintf(&doc, "| (decode+fold)/decode at 10^6 | %.2f | %.2f | %.2f | ≤ 1.5 |\n\n", lo, med, hi)
+	if big := os.Getenv("LOOM_PERF_BIG"); big != "" {
+		if _, err := strconv.ParseInt(big, 10, 64); err != nil {
+			t.Fatalf("LOOM_PERF_BIG: %v", err)
+		}
+		f := filepath.Join(dir, "big.ndjson")
+		gen := exec.Command("go", "run", "./cmd/loggen", "-kind", "mix", "-bytes", big)
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen.Stdout = out
+		if err := gen.Run(); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		st, _ := os.Stat(f)
+		rss, cpu, err := MaxRSS(cli, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(f)
+		fmt.Fprintf(&doc, "## Memory: `loom-conform fold` of a %.2f GB NDJSON log (the mix, repeated)\n\nPeak RSS **%.0f MB** (%.4f of the log's size); %.0f MB per CPU-second.\n\n",
+			float64(st.Size())/1e9, float64(rss)/1e6, float64(rss)/float64(st.Size()), float64(st.Size())/1e6/cpu.Seconds())
+	}
+	if rates, err := os.ReadFile(os.Getenv("LOOM_PERF_FUZZ")); err == nil && len(rates) > 0 {
+		doc.WriteString("## Fuzzing throughput (scripts/fuzz-rate.sh)\n\n")
+		doc.Write(rates)
+		doc.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cpuInfo() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	if m := regexp.MustCompile(`model name\s*:\s*(.*)`).FindSubmatch(b); m != nil {
+		return fmt.Sprintf("%s, %d logical CPUs", strings.TrimSpace(string(m[1])), strings.Count(string(b), "processor\t:"))
+	}
+	return "unknown CPU"
+}

@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/bytedance/sonic"
+	gojson "github.com/goccy/go-json"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+)
+
+// Workload is one row of the decoder table: one pass over a log.
+type Workload struct {
+	Name string
+	Run  func(log []byte, file string) (time.Duration, error) // returns the CPU time it used
+}
+
+// envelope is the decode target of the general-purpose decoders: every member the fold reads.
+type envelope struct {
+	ID          string          `json:"id"`
+	WorkflowID  string          `json:"workflowId"`
+	ExecutionID string          `json:"executionId"`
+	EventType   string          `json:"eventType"`
+	Sequence    int64           `json:"sequence"`
+	Timestamp   int64           `json:"timestamp"`
+	Payload     json.RawMessage `json:"payload"`
+	Metadata    json.RawMessage `json:"metadata"`
+}
+
+// envelopeAny decodes payload and metadata to any, as the issue's baseline decoders did.
+type envelopeAny struct {
+	ID          string `json:"id"`
+	WorkflowID  string `json:"workflowId"`
+	ExecutionID string `json:"executionId"`
+	EventType   string `json:"eventType"`
+	Sequence    int64  `json:"sequence"`
+	Timestamp   int64  `json:"timestamp"`
+	Payload     any    `json:"payload"`
+	Metadata    any    `json:"metadata"`
+}
+
+// eachLine calls fn for each NDJSON line of log.
+func eachLine(log []byte, fn func([]byte) error) error {
+	for len(log) > 0 {
+		i := bytes.IndexByte(log, '\n')
+		if i < 0 {
+			i = len(log)
+		}
+		if line := log[:i]; len(bytes.TrimSpace(line)) > 0 {
+			if err := fn(line); err != nil {
+				return err
+			}
+		}
+		log = log[min(i+1, len(log)):]
+	}
+	return nil
+}
+
+func inProcess(f func([]byte) error) func([]byte, string) (time.Duration, error) {
+	return func(log []byte, _ string) (time.Duration, error) {
+		runtime.GC()
+		c0 := cpuTime()
+		err := f(log)
+		return cpuTime() - c0, err
+	}
+}
+
+// Workloads returns the table's rows. cli is the path of a built loom-conform binary ("" leaves
+// the end-to-end row out).
+func Workloads(cli string) []Workload {
+	ws := []Workload{
+		{"encoding/json, decode only, raw payloads", inProcess(func(log []byte) error {
+			return eachLine(log, func(l []byte) error { var e envelope; return json.Unmarshal(l, &e) })
+		})},
+		{"goccy/go-json, decode only, payloads to any", inProcess(func(log []byte) error {
+			return eachLine(log, func(l []byte) error { var e envelopeAny; return gojson.Unmarshal(l, &e) })
+		})},
+		{"bytedance/sonic, decode only, payloads to any", inProcess(func(log []byte) error {
+			return eachLine(log, func(l []byte) error { var e envelopeAny; return sonic.Unmarshal(l, &e) })
+		})},
+		{"fold.DecodeLogBytes, decode only, raw payloads", inProcess(func(log []byte) error {
+			_, err := fold.DecodeLogBytes(log)
+			return err
+		})},
+		{"fold.FoldReader in process (decode + fold)", inProcess(func(log []byte) error {
+			_, err := fold.FoldReader(fold.Current(), nil, bytes.NewReader(log), fold.DecodeOptions{})
+			return err
+		})},
+		{"fold.FoldReader + AppendState in process", inProcess(func(log []byte) error {
+			st, err := fold.FoldReader(fold.Current(), nil, bytes.NewReader(log), fold.DecodeOptions{})
+			if err == nil {
+				_, err = fold.AppendState(nil, st)
+			}
+			return err
+		})},
+	}
+	if cli != "" {
+		ws = append(ws, Workload{"`loom-conform fold LOG > out` end to end (child CPU)", func(_ []byte, file string) (time.Duration, error) {
+			return RunFold(cli, file, os.DevNull)
+		}})
+	}
+	return ws
+}
+
+// RunFold runs `cli fold file > out` and returns the child's CPU time.
+func RunFold(cli, file, out string) (time.Duration, error) {
+	o, err := os.Create(out)
+	if err != nil {
+		return 0, err
+	}
+	defer o.Close()
+	cmd := exec.Command(cli, "fold", file)
+	cmd.Stdout = o
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s fold %s: %v: %s", cli, file, err, stderr.Bytes())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// MaxRSS runs `cli fold file > /dev/null` and returns the child's peak resident set in bytes.
+func MaxRSS(cli, file string) (int64, time.Duration, error) {
+	cmd := exec.Command(cli, "fold", file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s fold %s: %v: %s", cli, file, err, stderr.Bytes())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return ru.Maxrss * 1024, time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// Row is one measured workload: MB/s per CPU second over the fastest round, and the ratio to the
+// first row (encoding/json) measured in the same run.
+type Row struct {
+	Name      string
+	MBPerCPUs float64
+	VsStdlib  float64
+}
+
+// Table runs every workload over log (saved at file) for rounds interleaved rounds, rotating the
+// order, and keeps each workload's fastest round.
+func Table(ws []Workload, log []byte, file string, rounds int) ([]Row, error) {
+	best := make([]time.Duration, len(ws))
+	for i := range best {
+		best[i] = 1 << 62
+	}
+	for r := range rounds {
+		for k := range ws {
+			i := (k + r) % len(ws)
+			d, err := ws[i].Run(log, file)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ws[i].Name, err)
+			}
+			best[i] = min(best[i], d)
+		}
+	}
+	rows := make([]Row, len(ws))
+	for i, w := range ws {
+		rows[i] = Row{Name: w.Name, MBPerCPUs: float64(len(log)) / 1e6 / best[i].Seconds(), VsStdlib: float64(best[0]) / float64(best[i])}
+	}
+	return rows, nil
+}
+
+// Spread is the minimum, median and maximum of xs.
+func Spread(xs []float64) (lo, med, hi float64) {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[0], s[len(s)/2], s[len(s)-1]
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

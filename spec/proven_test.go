@@ -1,0 +1,62 @@
+package spec
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Prove counts a clause proven only for a kill of a mutant violating it by a check linked to it;
+// without records the report says not measured.
+func TestProveCountsOnlyLinkedKills(t *testing.T) {
+	checks := []Check{
+		{ID: "c/linked", Kind: KindTest, Clauses: []string{"S3.emit.once"}, Where: "x:T"},
+		{ID: "c/other", Kind: KindTest, Clauses: []string{"S3.emit.identity"}, Where: "x:U"},
+	}
+	mutants := []Mutant{
+		{ID: "m/a/once", Kind: "m", Clauses: []string{"S3.emit.once"}, CaughtBy: []string{"c/linked"}, Where: "x:T"},
+		{ID: "m/a/identity", Kind: "m", Clauses: []string{"S3.emit.identity"}, CaughtBy: []string{"c/linked"}, Where: "x:T"},
+		{ID: "m/a/never", Kind: "m", Clauses: []string{"S3.emit.segment"}, CaughtBy: []string{"c/other"}, Where: "x:U"},
+	}
+	cov := ComputeCoverage(checks)
+	var out bytes.Buffer
+	if err := cov.RenderProof(&out); err != nil || !strings.Contains(out.String(), "not measured") {
+		t.Errorf("RenderProof without records = %q, want it to say not measured", out.String())
+	}
+	for _, r := range cov.Rows {
+		if r.Proven != nil {
+			t.Fatalf("row %s proven = %v before Prove, want nil (not measured)", r.Clause.ID, *r.Proven)
+		}
+	}
+	cov.Prove(mutants, []Kill{
+		{Mutant: "m/a/once", Check: "c/linked"},     // proves S3.emit.once
+		{Mutant: "m/a/identity", Check: "c/linked"}, // c/linked is not linked to S3.emit.identity: proves nothing
+		{Mutant: "m/unregistered", Check: "c/linked"},
+	})
+	got := map[string]bool{}
+	for _, r := range cov.Rows {
+		if r.Proven == nil {
+			t.Fatalf("row %s proven = nil after Prove", r.Clause.ID)
+		}
+		got[r.Clause.ID] = *r.Proven
+	}
+	if !got["S3.emit.once"] || got["S3.emit.identity"] || got["S3.emit.segment"] {
+		t.Errorf("proven once/identity/segment = %v/%v/%v, want true/false/false", got["S3.emit.once"], got["S3.emit.identity"], got["S3.emit.segment"])
+	}
+	p := cov.Proof
+	if p.Killed != 2 || len(p.Survived) != 1 || p.Survived[0] != "m/a/never" || len(p.Unknown) != 1 {
+		t.Errorf("Proof killed %d, survived %v, unknown %v; want 2, [m/a/never], [m/unregistered]", p.Killed, p.Survived, p.Unknown)
+	}
+	if p.SpecMust.Proven != 1 || p.SpecMust.Clauses == 0 || p.SpecMust.Linked != 2 {
+		t.Errorf("SpecMust = %+v, want 1 proven of the spec MUST clauses, 2 linked", p.SpecMust)
+	}
+	var why string
+	for _, u := range p.SpecMustUnproven {
+		if strings.HasPrefix(u, "S3.emit.identity:") {
+			why = u
+		}
+	}
+	if !strings.Contains(why, "not linked") {
+		t.Errorf("unproven reason for S3.emit.identity = %q, want it to say its kills were by checks not linked to it", why)
+	}
+}
