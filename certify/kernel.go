@@ -18,7 +18,7 @@ const KernelKind = "kernel"
 
 // RunKernel certifies a kernel that speaks the wire kernel ABI: it starts the target, waits for
 // wire.handshake, runs the kernel kit (carrier.KernelKit: the handshake and derived method table,
-// the fixed flows against the reference kernel, the ring refusals, forged facts, fencing, the
+// the wire's flow scripts and every golden flow script the wire can express against their in-process runs, the ring refusals, forged facts, fencing, the
 // reconnect contract) and returns the same report as a store certification. The error is for bad
 // configuration only; a kernel that fails is a report that is not certified.
 func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) {

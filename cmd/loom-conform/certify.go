@@ -48,7 +48,7 @@ exactly one of:
   --image IMG                        a bridge image, started with testcontainers and always removed
 
 certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
-kernel: the handshake and derived method table, the fixed flows (logs and folded states), the ring
+kernel: the handshake and derived method table, the flow scripts the wire can express, goldens included (logs and folded states), the ring
 refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --url URL or --exec
 'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel must be served with the
 conformance profile (docs/wire.md).

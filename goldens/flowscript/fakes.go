@@ -40,6 +40,9 @@ func Fakes() []Fake {
 		{Name: "cancelled", Doc: "ends cancelled (STEP_CANCELLED)"},
 		{Name: "panic", Doc: `panics with input.message (default "fake: panic"): an untyped failure`},
 		{Name: "once", AtMostOnce: true, Doc: "returns its input; registered at-most-once, so a crash that leaves its outcome unknown parks the execution in doubt (K9.3)"},
+		{Name: "fetch", Doc: `returns {"host": input.host, "status": 200}; it reaches input.host, which a kernel's egress ring judges (docs/wire.md, conformance profile)`},
+		{Name: "shape", Doc: `returns its input; a kernel's validate ring requires its output to be an object with a boolean "ok" (docs/wire.md, conformance profile)`},
+		{Name: "forbidden", Doc: "returns its input; a kernel's authorize ring never allows it (docs/wire.md, conformance profile)"},
 	}
 }
 
@@ -175,6 +178,15 @@ func Effects() map[string]kernel.EffectDef {
 			panic(m)
 		},
 		"once": func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return valueOr(in), nil },
+		"fetch": func(_ *kernel.EffectContext, in json.RawMessage) (any, error) {
+			var p struct {
+				Host string `json:"host"`
+			}
+			_ = json.Unmarshal(in, &p)
+			return map[string]any{"host": p.Host, "status": 200}, nil
+		},
+		"shape":     func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return valueOr(in), nil },
+		"forbidden": func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return valueOr(in), nil },
 	}
 	schemas := map[string]kernel.PayloadSchema{"invalid": whySchema}
 	out := make(map[string]kernel.EffectDef, len(fns))

@@ -5,30 +5,57 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/wire/clients"
 )
 
+// wireEqualsInProcess drives every case over the wire on one deterministic kernel and holds each
+// run byte-identical (log and folded state) to the in-process run of the same script.
+func wireEqualsInProcess(t *testing.T, prefix string, cases []clients.Case) {
+	t.Helper()
+	want := inProcess(t, prefix, cases)
+	cl, _, _, _ := served(t, Options{})
+	for _, k := range cases {
+		got, err := DriveWire(testCtx(t), cl, prefix+k.Name, k.Script, k.Driver)
+		if err != nil {
+			t.Errorf("wire/acceptance [A26.acceptance]: DriveWire(%s) = %v, want the script driven and replayed", k.Name, err)
+			continue
+		}
+		if got.State != want[k.Name].State {
+			t.Errorf("wire/acceptance [A26.acceptance]: state(%s) differs (-want +got):\n%s", k.Name, cmp.Diff(want[k.Name].State, got.State))
+		}
+		gl, _ := json.Marshal(got.Log)
+		wl, _ := json.Marshal(want[k.Name].Log)
+		if string(gl) != string(wl) {
+			d := goldens.DiffRuns(want[k.Name].Log, got.Log, nil, nil, goldens.DiffOptions{Strict: true})
+			t.Errorf("wire/acceptance [A26.acceptance]: log(%s) differs: %v", k.Name, d)
+		}
+	}
+}
+
 // Reference: ADR 0026 acceptance — a client drives start, suspend, resume and replay over the
-// wire and the fold is byte-identical to an in-process run of the same flow.
+// wire and the fold is byte-identical to an in-process run of the same flow script.
 func TestWireRunEqualsInProcess(t *testing.T) {
-	flows, err := clients.Flows()
+	cases, err := clients.Scripts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := inProcess(t, flows)
-	cl, _, _, _ := served(t, Options{})
-	for _, f := range flows {
-		got, err := DriveWire(testCtx(t), cl, "wire-"+f.ID, f)
-		if err != nil {
-			t.Fatalf("wire/acceptance [A26.acceptance]: DriveWire(%s) = %v", f.ID, err)
-		}
-		if got.State != want[f.ID].State {
-			t.Errorf("wire/acceptance [A26.acceptance]: state(%s) differs (-want +got):\n%s", f.ID, cmp.Diff(want[f.ID].State, got.State))
-		}
-		gl, _ := json.Marshal(got.Log)
-		wl, _ := json.Marshal(want[f.ID].Log)
-		if string(gl) != string(wl) {
-			t.Errorf("wire/acceptance [A26.acceptance]: log(%s) differs (-want +got):\n%s", f.ID, cmp.Diff(want[f.ID].Log, got.Log))
-		}
+	if len(cases) == 0 {
+		t.Fatal("wire/clients/scripts is empty")
 	}
+	wireEqualsInProcess(t, "wire-", cases)
+}
+
+// Reference: ADR 0026 acceptance, I-WIRE-10 — every golden flow script the wire can express,
+// driven over the wire, is byte-identical to its in-process run.
+func TestWireGoldensEqualInProcess(t *testing.T) {
+	cases, not, err := WireGoldens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no golden is drivable over the wire")
+	}
+	t.Logf("%d goldens over the wire, %d not expressible", len(cases), len(not))
+	wireEqualsInProcess(t, "golden-", cases)
 }

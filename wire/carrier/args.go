@@ -16,7 +16,7 @@ var argFields = map[string][]string{
 	"execute":       {"task", "input"},
 	"run":           {"stepId", "toolId", "input"},
 	"decide":        {"id", "choice"},
-	"parallel":      {},
+	"parallel":      {"branches", "end", "join"},
 	"suspend":       {"on", "timeoutMs", "wakeAt", "correlationKey"},
 	"sleep":         {"ms"},
 	"sleepUntil":    {"wakeAt"},

@@ -43,6 +43,9 @@ func BrokenKernels() []Broken {
 		{Name: "lying-handshake", Defect: "advertises a hand-made syscall table (every syscall unary) instead of the derived one",
 			Clauses: []string{"A26.wire.derived", "A26.wire.partition"}, CaughtBy: "kernel/handshake",
 			carrier: Hooks{HandshakeLies: true}},
+		{Name: "parallel-reversed", Defect: "answers a parallel's join with the branch outputs in reverse order",
+			Clauses: []string{"I-WIRE-11", "A26.acceptance"}, CaughtBy: "kernel/goldens",
+			hooks: kernel.Hooks{ReverseParallelResults: true}},
 	}
 }
 

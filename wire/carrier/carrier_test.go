@@ -189,8 +189,8 @@ func TestUnwiredIdentical(t *testing.T) {
 			srv := httptest.NewServer(c)
 			defer srv.Close()
 		}
-		f := flow(t, "approve")
-		r, err := RunInProcess(testCtx(t), rt, store, "g2", f)
+		k := script(t, "approve")
+		r, err := RunInProcess(testCtx(t), rt, store, "g2", k.Script, k.Driver)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,11 @@ func Checks() []spec.Check {
 	out := KernelKit().SpecChecks()
 	return append(out,
 		t("wire/derived-methods", "TestDerivedMethodsFollowTable", spec.KindTest, "A26.wire.derived", "A26.wire.partition", "A26.carrier.methods"),
-		t("wire/acceptance-in-process", "TestWireRunEqualsInProcess", spec.KindTest, "A26.acceptance"),
+		t("wire/acceptance-in-process", "TestWireRunEqualsInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-10"),
+		t("wire/parallel-over-wire", "TestWireParallelEqualsInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-11"),
+		t("wire/parallel-bad-calls", "TestWireParallelBadCalls", spec.KindTest, "I-WIRE-11", "I-WIRE-6"),
+		t("wire/goldens-recorded", "TestWireGoldensRecorded", spec.KindTest, "I-WIRE-10"),
+		t("wire/goldens-over-wire", "TestWireGoldensEqualInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-10"),
 		t("wire/kit-reference", "TestReferenceKernelPassesKit", spec.KindTest, "I-WIRE-8", "A26.wire.kernel-authoritative"),
 		t("wire/kit-broken-kernels", "TestBrokenKernelsRejected", spec.KindTest, "I-WIRE-8", "A26.wire.no-new-facts", "A26.wire.rings-kernel-side", "A26.wire.kernel-authoritative", "A26.wire.derived"),
 		t("wire/disconnect-mid-step", "TestDisconnectMidStepRunsEffectOnce", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-4"),

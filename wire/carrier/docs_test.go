@@ -80,7 +80,14 @@ func record(t *testing.T) []exchange {
 	call("syscall.emit of a kernel fact (refused, nothing appended)", "syscall.emit", drv(`{"eventType":"EXECUTION_COMPLETED","payload":{"output":"forged"}}`))
 	call("syscall.stream (unary form: one chunk)", "syscall.stream", drv(`{"eventType":"token","payload":"hi"}`))
 	call("syscall.ui (unary form)", "syscall.ui", drv(`{"eventType":"card","payload":{"title":"hello"}}`))
-	call("syscall.parallel", "syscall.parallel", drv(`{}`))
+	call("syscall.parallel (opens two branches)", "syscall.parallel", drv(`{"branches":2}`))
+	br := func(b, args string) string {
+		return `{"executionId":"doc-1","driver":"` + tok + `","branch":` + b + `,"args":` + args + `}`
+	}
+	call("syscall.execute in branch [0]", "syscall.execute", br(`[0]`, `{"task":{"id":"left","toolId":"echo"},"input":"L"}`))
+	call("syscall.parallel: branch [0] ends with its output", "syscall.parallel", br(`[0]`, `{"end":{"output":"L"}}`))
+	call("syscall.parallel: branch [1] ends with its output", "syscall.parallel", br(`[1]`, `{"end":{"output":"R"}}`))
+	call("syscall.parallel: join (the branches' outputs)", "syscall.parallel", drv(`{"join":true}`))
 	call("syscall.continueAsNew (feature flag off)", "syscall.continueAsNew", drv(`{"input":1}`))
 	call("syscall.suspend (parks)", "syscall.suspend", drv(`{"on":"approve"}`))
 	call("execution.getState", "execution.getState", `{"executionId":"doc-1"}`)

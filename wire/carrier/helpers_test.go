@@ -34,23 +34,25 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-func flow(t testing.TB, id string) clients.Flow {
+// script returns the wire's own flow script named name.
+func script(t testing.TB, name string) clients.Case {
 	t.Helper()
-	fs, err := clients.Flows()
+	cs, err := clients.Scripts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range fs {
-		if f.ID == id {
-			return f
+	for _, k := range cs {
+		if k.Name == name {
+			return k
 		}
 	}
-	t.Fatalf("no flow %q in wire/clients/flows.json", id)
-	return clients.Flow{}
+	t.Fatalf("no flow script %q in wire/clients/scripts", name)
+	return clients.Case{}
 }
 
-// inProcess runs every flow in process on a fresh deterministic runtime of the profile.
-func inProcess(t testing.TB, flows []clients.Flow) map[string]Run {
+// inProcess runs every case in process, in order, on one fresh deterministic runtime of the
+// profile (the order the wire run takes, so the fixed clock and sequential ids line up).
+func inProcess(t testing.TB, prefix string, cases []clients.Case) map[string]Run {
 	t.Helper()
 	store := memory.NewEventStore()
 	rt, err := kernel.New(ProfileConfig(store, true, ProfileRings(), kernel.Hooks{}))
@@ -58,12 +60,12 @@ func inProcess(t testing.TB, flows []clients.Flow) map[string]Run {
 		t.Fatal(err)
 	}
 	out := map[string]Run{}
-	for _, f := range flows {
-		r, err := RunInProcess(testCtx(t), rt, store, "wire-"+f.ID, f)
+	for _, k := range cases {
+		r, err := RunInProcess(testCtx(t), rt, store, prefix+k.Name, k.Script, k.Driver)
 		if err != nil {
-			t.Fatalf("in process %s: %v", f.ID, err)
+			t.Fatalf("in process %s: %v", k.Name, err)
 		}
-		out[f.ID] = r
+		out[k.Name] = r
 	}
 	return out
 }

@@ -112,7 +112,7 @@ func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (js
 			return resp
 		}
 		args, _ := json.Marshal(map[string]any{"eventType": a.EventType, "payload": chunk})
-		_, e := c.do(s, m.Syscall, args)
+		_, e := c.do(s, m.Syscall, args, nil)
 		if e != nil {
 			_ = ack(Ack{Chunk: n, Error: e})
 			resp.Error = e

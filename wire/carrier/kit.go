@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/goldens"
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -31,7 +33,9 @@ func KernelKit() kits.Kit[*Client] {
 		{ID: "kernel/handshake", Clauses: []string{"A26.carrier.methods", "A26.wire.derived", "A26.wire.partition", "A26.wire.own-version"}, Level: spec.Must,
 			Doc: "wire.handshake states the wire, kernel ABI and event schema versions, a syscall table from the manifest's, and exactly the methods derived from it", Run: kkHandshake},
 		{ID: "kernel/acceptance", Clauses: []string{"A26.acceptance", "A26.carrier.methods", "I-WIRE-2", "I-WIRE-8"}, Level: spec.Must,
-			Doc: "each flow of the fixed set, driven over the wire (start, suspend, resume, re-drive, complete, replay), leaves the log and folded state of the reference run", Run: kkAcceptance},
+			Doc: "each of the wire's own flow scripts (wire/clients/scripts), driven over the wire (start, suspend, resume, re-drive, complete, replay), leaves the log and folded state of its in-process run", Run: kkAcceptance},
+		{ID: "kernel/goldens", Clauses: []string{"A26.acceptance", "A26.wire.kernel-authoritative", "I-WIRE-10", "I-WIRE-11"}, Level: spec.Must,
+			Doc: "every golden flow script the wire can express (WireGoldens), driven over the wire, leaves the log and folded state of its in-process run; a difference is reported as the first divergence", Run: kkGoldens},
 		{ID: "kernel/served-not-rerun", Clauses: []string{"A26.wire.kernel-authoritative", "S2.execute.served-not-rerun"}, Level: spec.Must,
 			Doc: "re-driving after a resume and replaying a finished execution serve every completed step from the log: each step starts once", Run: kkServedNotRerun},
 		{ID: "kernel/no-forged-facts", Clauses: []string{"A26.wire.no-new-facts", "A26.wire.rings-kernel-side", "S5.emit.userspace-kernel-refused"}, Level: spec.MustNot,
@@ -94,14 +98,15 @@ func containsSyscall(t []manifest.Syscall, name string) bool {
 	return false
 }
 
-// reference runs f in process on the reference kernel of the conformance profile.
-func reference(ctx context.Context, execID string, f clients.Flow) (Run, error) {
+// reference runs flow script s with driver d in process on the reference kernel of the
+// conformance profile.
+func reference(ctx context.Context, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
 	store := memory.NewEventStore()
 	rt, err := kernel.New(ProfileConfig(store, true, ProfileRings(), kernel.Hooks{}))
 	if err != nil {
 		return Run{}, err
 	}
-	return RunInProcess(ctx, rt, store, execID, f)
+	return RunInProcess(ctx, rt, store, execID, s, d)
 }
 
 // Normalize drops what a kernel may choose freely (envelope ids, timestamps) from a run, so runs
@@ -124,33 +129,79 @@ func Normalize(r Run) (log []map[string]any, state map[string]any, err error) {
 }
 
 func kkAcceptance(ctx context.Context, c *KernelCase) error {
-	flows, err := clients.Flows()
+	cases, err := clients.Scripts()
 	if err != nil {
 		return c.Unknown("%v", err)
 	}
-	for _, f := range flows {
-		id := c.ExecID("accept-" + f.ID)
-		want, err := reference(ctx, id, f)
+	return driveCases(ctx, c, "accept-", cases)
+}
+
+// driveCases drives each case over the wire and compares its log and folded state with the
+// in-process reference run of the same script: the first divergence (goldens.DiffRuns, envelope
+// ids and timestamps masked; the state's startedAt/updatedAt cleared) fails the check.
+func driveCases(ctx context.Context, c *KernelCase, prefix string, cases []clients.Case) error {
+	for _, k := range cases {
+		id := c.ExecID(prefix + k.Name)
+		want, err := reference(ctx, id, k.Script, k.Driver)
 		if err != nil {
-			return c.Unknown("reference run of %s: %v", f.ID, err)
+			return c.Unknown("reference run of %s: %v", k.Name, err)
 		}
-		got, err := DriveWire(ctx, c.Store, id, f)
+		got, err := DriveWire(ctx, c.Store, id, k.Script, k.Driver)
 		if err != nil {
-			return c.Failf("drive", f.ID, err, "the flow driven to its end and replayed")
+			return c.Failf("drive", k.Name, err, "the flow script driven to its end and replayed")
 		}
-		wl, ws, _ := Normalize(want)
-		gl, gs, err := Normalize(got)
+		ws, err := normState(want.State)
 		if err != nil {
-			return c.Failf("execution.getState", f.ID, err, "a folded state")
+			return c.Unknown("reference run of %s: %v", k.Name, err)
 		}
-		if err := c.Diff("log", f.ID, wl, gl); err != nil {
-			return err
+		gs, err := normState(got.State)
+		if err != nil {
+			return c.Failf("execution.getState", k.Name, err, "a folded state")
 		}
-		if err := c.Diff("state", f.ID, ws, gs); err != nil {
-			return err
+		if d := goldens.DiffRuns(want.Log, got.Log, ws, gs, goldens.DiffOptions{}); d != nil {
+			return c.Failf("drive", k.Name, "first divergence from the in-process run: "+d.String(), "the in-process run's log and folded state")
 		}
 	}
 	return nil
+}
+
+// normState clears what a kernel's clock chooses (startedAt, updatedAt) from a canonical state.
+func normState(s string) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("state is not JSON: %v", err)
+	}
+	m["startedAt"], m["updatedAt"] = nil, nil
+	return json.Marshal(m)
+}
+
+// WireGoldens splits the golden corpus (built into the binary) into the scripts the wire can
+// drive and, for the others, why not (clients.Inexpressible), keyed by golden name.
+func WireGoldens() (drivable []clients.Case, not map[string]string, err error) {
+	all, err := clients.LoadFS(goldens.CorpusScripts(), "corpus")
+	if err != nil {
+		return nil, nil, err
+	}
+	not = map[string]string{}
+	for _, k := range all {
+		if why := clients.Inexpressible(k.Script, k.Driver); why != "" {
+			not[k.Name] = why
+			continue
+		}
+		drivable = append(drivable, k)
+	}
+	return drivable, not, nil
+}
+
+func kkGoldens(ctx context.Context, c *KernelCase) error {
+	cases, _, err := WireGoldens()
+	if err != nil {
+		return c.Unknown("the golden corpus: %v", err)
+	}
+	if len(cases) == 0 {
+		return c.Unknown("no golden flow script is drivable over the wire")
+	}
+	return driveCases(ctx, c, "golden-", cases)
 }
 
 func stepStarts(log []spi.Envelope) map[string]int {
@@ -169,12 +220,18 @@ func stepStarts(log []spi.Envelope) map[string]int {
 
 func kkServedNotRerun(ctx context.Context, c *KernelCase) error {
 	id := c.ExecID("served")
-	f := clients.Flow{ID: "served", Input: json.RawMessage(`1`), Calls: []clients.Call{
-		{Syscall: "execute", Args: json.RawMessage(`{"task":{"id":"a","toolId":"echo"},"input":"a"}`)},
-		{Syscall: "suspend", Args: json.RawMessage(`{"on":"go"}`)},
-		{Syscall: "execute", Args: json.RawMessage(`{"task":{"id":"b","toolId":"echo"},"input":"b"}`)},
-	}, Resume: &clients.Resume{EventType: "go", Payload: json.RawMessage(`true`)}, Output: json.RawMessage(`"ok"`)}
-	run, err := DriveWire(ctx, c.Store, id, f)
+	fs, err := flowscript.Decode("served/flow.json", []byte(`{"format":"loom-flowscript/1","id":"served","body":[
+		{"op":"execute","id":"a","tool":"echo","input":"a"},
+		{"op":"suspend","on":"go"},
+		{"op":"execute","id":"b","tool":"echo","input":"b"}],"return":"ok"}`))
+	if err != nil {
+		return c.Unknown("%v", err)
+	}
+	fd, err := flowscript.DecodeDriver("served/driver.json", []byte(`{"format":"loom-driver/1","actions":[{"do":"start","input":1},{"do":"resume","eventType":"go","payload":true}]}`))
+	if err != nil {
+		return c.Unknown("%v", err)
+	}
+	run, err := DriveWire(ctx, c.Store, id, fs, fd)
 	if err != nil {
 		return c.Failf("drive", id, err, "the flow driven to its end and replayed")
 	}

@@ -3,66 +3,52 @@ package carrier
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// The conformance profile (docs/wire.md, "Conformance profile"): the named deterministic fake
-// tools, the ring configuration and the budget a kernel under `certify kernel` is served with, so
-// the same flows produce the same logs on any kernel.
+// The conformance profile (docs/wire.md, "Conformance profile"): the deterministic fakes of the
+// flow-script format (goldens/flowscript, docs/goldens.md) as tools, the ring configuration and the
+// budget a kernel under `certify kernel` is served with, so the same flow scripts produce the same
+// logs on any kernel.
 const (
-	ToolEcho      = "echo"      // returns its input
-	ToolFail      = "fail"      // fails untyped with its input as the message
-	ToolMeter     = "meter"     // meters {tokens: input.tokens} and returns its input
-	ToolFetch     = "fetch"     // reaches input.host (egress ring), returns {host, status: 200}
-	ToolShape     = "shape"     // returns input; its output must be an object with a boolean "ok"
-	ToolForbidden = "forbidden" // never authorized
+	ToolEcho      = "echo"         // returns its input
+	ToolFail      = "fail-untyped" // fails untyped with input.message
+	ToolMeter     = "meter"        // meters input.tokens and returns input.value
+	ToolFetch     = "fetch"        // reaches input.host (egress ring), returns {host, status: 200}
+	ToolShape     = "shape"        // returns input; its output must be an object with a boolean "ok"
+	ToolForbidden = "forbidden"    // never authorized
 	HostAllowed   = "allowed.example"
 	BudgetTokens  = 10.0
 )
 
-// ProfileTools returns the fake tools of the conformance profile.
+// ProfileTools returns the tools of the conformance profile: every flow-script fake, with what the
+// rings know of fetch (its egress host) and shape (its output schema).
 func ProfileTools() map[string]Tool {
-	return map[string]Tool{
-		ToolEcho: {Fn: func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return in, nil }},
-		ToolFail: {Fn: func(_ *kernel.EffectContext, in json.RawMessage) (any, error) {
-			return nil, fmt.Errorf("fail: %s", in)
-		}},
-		ToolMeter: {Fn: func(ec *kernel.EffectContext, in json.RawMessage) (any, error) {
-			var p struct {
-				Tokens float64 `json:"tokens"`
-			}
-			_ = json.Unmarshal(in, &p)
-			if err := ec.Meter(kernel.Usage{Tokens: &p.Tokens}); err != nil {
-				return nil, err
-			}
-			return in, nil
-		}},
-		ToolFetch: {
-			Fn: func(_ *kernel.EffectContext, in json.RawMessage) (any, error) {
-				return map[string]any{"host": hostOf(in), "status": 200}, nil
-			},
-			Egress: hostOf,
-		},
-		ToolShape: {
-			Fn: func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return in, nil },
-			Output: func(out json.RawMessage) error {
-				var o map[string]json.RawMessage
-				if json.Unmarshal(out, &o) != nil {
-					return errors.New("output is not an object")
-				}
-				var ok bool
-				if v, has := o["ok"]; !has || json.Unmarshal(v, &ok) != nil {
-					return errors.New(`output.ok must be a boolean`)
-				}
-				return nil
-			},
-		},
-		ToolForbidden: {Fn: func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return in, nil }},
+	out := map[string]Tool{}
+	for id, def := range flowscript.Effects() {
+		out[id] = Tool{Fn: def.Fn, Errors: def.Errors, AtMostOnce: def.AtMostOnce}
 	}
+	fetch := out[ToolFetch]
+	fetch.Egress = hostOf
+	out[ToolFetch] = fetch
+	shape := out[ToolShape]
+	shape.Output = func(out json.RawMessage) error {
+		var o map[string]json.RawMessage
+		if json.Unmarshal(out, &o) != nil {
+			return errors.New("output is not an object")
+		}
+		var ok bool
+		if v, has := o["ok"]; !has || json.Unmarshal(v, &ok) != nil {
+			return errors.New(`output.ok must be a boolean`)
+		}
+		return nil
+	}
+	out[ToolShape] = shape
+	return out
 }
 
 func hostOf(in json.RawMessage) string {

@@ -24,6 +24,11 @@ type Tool struct {
 	Egress func(input json.RawMessage) string
 	// Output validates the effect's output (its JSON text); nil accepts every output.
 	Output func(output json.RawMessage) error
+	// Errors are the typed failure channels the tool declares (spec §4.1); the rings' own channels
+	// are declared beside them.
+	Errors map[string]kernel.PayloadSchema
+	// AtMostOnce registers the tool at-most-once (K9.3).
+	AtMostOnce bool
 }
 
 // Rings are the kernel-side rings every effect runs under, whoever asked for it (ADR 0026 T2.2):
@@ -46,7 +51,14 @@ func (rg Rings) Wrap(tools map[string]Tool) map[string]kernel.EffectDef {
 	out := make(map[string]kernel.EffectDef, len(tools))
 	chans := map[string]kernel.PayloadSchema{ChannelEffectDenied: kernel.AnyPayload, ChannelEgressDenied: kernel.AnyPayload, ChannelOutputInvalid: kernel.AnyPayload}
 	for id, t := range tools {
-		out[id] = kernel.EffectDef{Fn: rg.wrap(id, t), Errors: chans}
+		errs := make(map[string]kernel.PayloadSchema, len(chans)+len(t.Errors))
+		for ch, sc := range chans {
+			errs[ch] = sc
+		}
+		for ch, sc := range t.Errors {
+			errs[ch] = sc
+		}
+		out[id] = kernel.EffectDef{Fn: rg.wrap(id, t), Errors: errs, AtMostOnce: t.AtMostOnce}
 	}
 	return out
 }

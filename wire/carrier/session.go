@@ -35,6 +35,9 @@ type session struct {
 	attached bool
 	lastSeen atomic.Int64 // unix nanos of the driver's last call
 
+	rmu    sync.Mutex            // guards routes
+	routes map[string]chan *call // the open parallel branches' feeds, by branch path (I-WIRE-11)
+
 	mu         sync.Mutex   // one driver call at a time
 	transcript []entry      // the answers of this run, in call order (I-WIRE-4)
 	cursor     int          // the next transcript entry a re-driving driver is served
@@ -45,6 +48,7 @@ type session struct {
 // entry is one answered call of a run.
 type entry struct {
 	name   string
+	branch string // the branch path ("" = the flow's top)
 	args   json.RawMessage
 	result any
 	err    *bridge.RPCError
@@ -83,7 +87,7 @@ func (c *Carrier) newSession(execID string, attach bool, mode string) (*session,
 	if old := c.sessions[execID]; old != nil {
 		return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q has a live run held by another driver", execID), "executionId", execID)
 	}
-	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{})}
+	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{}), routes: map[string]chan *call{}}
 	if attach {
 		s.token, s.attached = c.opts.Tokens(), true
 	}
@@ -192,21 +196,7 @@ func (c *Carrier) flowFn(kc *kernel.Context, _ json.RawMessage) (any, error) {
 		return nil, kc.Context().Err()
 	}
 	s.enterOnce.Do(func() { close(s.entered) })
-	for {
-		select {
-		case cl := <-s.calls:
-			if cl.finish != nil {
-				if cl.finish.err != "" {
-					return nil, errors.New(cl.finish.err)
-				}
-				return cl.finish.output, nil
-			}
-			out, err := kc.Call(cl.name, cl.args)
-			cl.reply <- reply{out, err}
-		case <-kc.Context().Done():
-			return nil, kc.Context().Err()
-		}
-	}
+	return c.serve(kc, s, "", s.calls)
 }
 
 // syscallResult is the answer of a syscall method: its value, or that the run parked on it.
@@ -222,6 +212,7 @@ type syscallParams struct {
 	ExecutionID string          `json:"executionId"`
 	Driver      string          `json:"driver"`
 	Args        json.RawMessage `json:"args"`
+	Branch      []int           `json:"branch"`
 }
 
 func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any, *bridge.RPCError) {
@@ -239,36 +230,56 @@ func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any
 		}
 		return nil, rpcErr(CodeInvalidParams, "params", m.Name+": "+err.Error(), "field", "args")
 	}
-	return c.do(s, m.Syscall, p.Args)
+	return c.do(s, m.Syscall, p.Args, p.Branch)
 }
 
 // do makes one call on the run: served from the transcript when a re-driving driver has not yet
 // caught up, else handed to the kernel.
-func (c *Carrier) do(s *session, name string, args json.RawMessage) (any, *bridge.RPCError) {
+func (c *Carrier) do(s *session, name string, args json.RawMessage, branch []int) (any, *bridge.RPCError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touch()
 	if s.redrive.Swap(false) {
 		s.cursor = 0
 	}
+	key := pathKey(branch)
 	if s.cursor < len(s.transcript) {
 		en := s.transcript[s.cursor]
-		if en.name != name || !spi.SameJSON(normArgs(en.args), normArgs(args)) {
+		if en.name != name || en.branch != key || !spi.SameJSON(normArgs(en.args), normArgs(args)) {
 			return nil, rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("re-drive diverged at call %d: the run answered %s here, the driver asks %s", s.cursor, en.name, name),
 				"index", s.cursor, "want", en.name, "got", name)
 		}
 		s.cursor++
 		return en.result, en.err
 	}
+	ch, rerr := s.route(branch)
+	if rerr != nil {
+		return nil, rerr
+	}
 	cl := &call{name: name, args: args, reply: make(chan reply, 1)}
+	if name == "parallel" {
+		var a parallelArgs
+		if json.Unmarshal(normArgs(args), &a) == nil && a.End != nil {
+			if len(branch) == 0 {
+				return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: an end needs params.branch, the branch it ends", "field", "branch")
+			}
+			cl.finish = &finish{output: payloadOr(a.End.Output)}
+			if a.End.Error != nil {
+				if a.End.Error.Message == "" {
+					return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: args.end.error.message must be a non-empty string", "field", "end.error.message")
+				}
+				cl.finish.err = a.End.Error.Message
+			}
+		}
+	}
 	select {
-	case s.calls <- cl:
+	case ch <- cl:
 	case <-s.done:
 		return c.afterEnd(s)
 	}
 	select {
 	case rp := <-cl.reply:
-		en := entry{name: name, args: args}
+		en := entry{name: name, branch: key, args: args}
 		if rp.err != nil && c.opts.Hooks.ForgedFactsThrough && c.forgeThrough(s.execID, args, rp.err) {
 			rp.err = nil
 		}
@@ -379,6 +390,9 @@ func toRPC(err error) *bridge.RPCError {
 		stor *kernel.StoreError
 	)
 	switch {
+	case errors.As(err, new(*kernel.BranchError)):
+		e, _ := branchRPC(err)
+		return e
 	case errors.As(err, &tf):
 		var payload any = tf.Payload
 		if raw, ok := tf.Payload.(json.RawMessage); ok {
@@ -388,7 +402,7 @@ func toRPC(err error) *bridge.RPCError {
 	case errors.As(err, &qe):
 		return rpcErr(CodeQuotaExceeded, "quota-exceeded", err.Error(), "stepId", qe.StepID, "dimension", qe.Dimension, "limit", qe.Limit, "used", qe.Used)
 	case errors.As(err, &sf):
-		return rpcErr(CodeStepFailed, "step-failed", err.Error(), "stepId", sf.StepID, "attempt", sf.Attempt, "timeout", sf.Timeout, "degraded", sf.Degraded)
+		return rpcErr(CodeStepFailed, "step-failed", err.Error(), "stepId", sf.StepID, "attempt", sf.Attempt, "timeout", sf.Timeout, "degraded", sf.Degraded, "message", sf.Message)
 	case errors.As(err, &sc):
 		return rpcErr(CodeStepFailed, "step-cancelled", err.Error(), "stepId", sc.StepID)
 	case errors.As(err, &rr):

@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
 """kernel.py — a wire kernel ABI client in Python, using only the standard library (docs/wire.md).
 
-    kernel.py URL [FLOWS_JSON]
+    kernel.py URL CASE_DIR...
 
-Drives every flow of FLOWS_JSON (default: flows.json beside this script) against the kernel at
-URL: execution.start, the flow's syscalls in order; on a park, execution.resume with attach and a
-re-drive from the top (the kernel serves what its log answers); execution.complete; then a replay
-(execution.attach on the finished execution, the same calls, complete) that must append nothing.
-Prints one JSON line per flow: {flow, executionId, canonical, log}, where canonical is the folded
-state as the kernel holds it. Execution ids are $LOOM_EXEC_PREFIX-<flow id> (default "wire").
-Exits 1 naming the flow and call on any unexpected answer.
+Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1, docs/goldens.md) and its driver
+(driver.json, loom-driver/1). For each, in order: execution.start with the start action's input,
+then the script is interpreted and each of its calls made as a syscall; on a park the driver's
+next resume is sent (execution.resume with attach; a refused resume moves to the next one) and
+the script re-driven from the top (the kernel serves what its log answers); execution.complete
+with the script's output, or its failure's message; then a replay (execution.attach on the
+finished execution, the same calls, complete) that must append nothing. Prints one JSON line per
+case: {flow, executionId, canonical, log}, where canonical is the folded state the kernel holds.
+Execution ids are $LOOM_EXEC_PREFIX-<case dir name> (default prefix "wire"). Exits 1 naming the
+case and statement on any unexpected answer, 2 on a script outside the subset below.
+
+The loom-flowscript/1 subset interpreted here (docs/wire.md, "Driving a flow script"): every op
+(parallel as I-WIRE-11 says: branches opened, driven in branch order, ended and joined); bind; "return"; {"$ref": "name/json/pointer"} references; retry (extra attempts
+after an untyped, timed-out or cancelled failure); onError "fail" or "continue" (the failure bound
+as {"failed": failure}). A syscall's error answer becomes the failure the in-process interpreter
+sees (I-WIRE-10): -32021 typed, -32022 quota, -32020 untyped/timeout (data.message),
+step-cancelled or decider; any other error ends the drive.
 """
 import http.client
 import json
@@ -17,8 +27,19 @@ import os
 import sys
 import urllib.parse
 
+FORMAT = "loom-flowscript/1"
+CODE_STEP_FAILED, CODE_TYPED, CODE_QUOTA, CODE_REFUSED = -32020, -32021, -32022, -32023
+
 
 class KernelError(Exception):
+    pass
+
+
+class ScriptError(Exception):
+    pass
+
+
+class Parked(Exception):
     pass
 
 
@@ -56,77 +77,268 @@ class Client:
         return msg["result"]
 
 
-def expect(fid, k, call, msg):
-    want = call.get("expect") or {}
-    err = msg.get("error") or {}
-    if want.get("code") != err.get("code"):
-        raise KernelError(f"flow {fid} call {k}: error code {err.get('code')}, want {want.get('code')}: {json.dumps(msg)}")
-    if want.get("channel") != (err.get("data") or {}).get("channel"):
-        raise KernelError(f"flow {fid} call {k}: channel {(err.get('data') or {}).get('channel')}, want {want.get('channel')}")
+def failure_of(err):
+    """The failure a flow script sees for a syscall's error answer, or None (the drive ends)."""
+    code, data = err.get("code"), err.get("data") or {}
+    kind = data.get("kind")
+    if code == CODE_TYPED:
+        f = {"kind": "typed", "channel": data.get("channel")}
+        if data.get("payload") is not None:
+            f["payload"] = data["payload"]
+        f["message"] = err.get("message", "")
+        return f
+    if code == CODE_QUOTA:
+        return {"kind": "quota", "message": err.get("message", "")}
+    if code == CODE_STEP_FAILED and kind == "step-failed":
+        m = data.get("message", err.get("message", ""))
+        return {"kind": "timeout" if data.get("timeout") else "untyped", "message": m}
+    if code == CODE_STEP_FAILED and kind == "step-cancelled":
+        return {"kind": "cancelled", "message": f"step {data.get('stepId', '')} cancelled"}
+    if code == CODE_STEP_FAILED and kind == "decider":
+        return {"kind": "decider", "message": err.get("message", "")}
+    return None
 
 
-def complete(c, flow, exe, tok):
-    p = {"executionId": exe, "driver": tok}
-    if "error" in flow:
-        p["error"], want = flow["error"], "failed"
+def resolve(v, env):
+    """v with every {"$ref": "name[/pointer]"} replaced by the bound value (RFC 6901 pointer)."""
+    if isinstance(v, list):
+        return [resolve(e, env) for e in v]
+    if not isinstance(v, dict):
+        return v
+    if set(v) == {"$ref"} and isinstance(v["$ref"], str):
+        ref = v["$ref"]
+        name, _, ptr = ref.partition("/")
+        if name not in env:
+            raise ScriptError(f"reference to unbound name {name!r}")
+        x = env[name]
+        if ptr == "" and "/" not in ref:
+            return x
+        for tok in ptr.split("/"):
+            tok = tok.replace("~1", "/").replace("~0", "~")
+            if isinstance(x, dict) and tok in x:
+                x = x[tok]
+            elif isinstance(x, list) and tok.isdigit() and str(int(tok)) == tok and int(tok) < len(x):
+                x = x[int(tok)]
+            else:
+                raise ScriptError(f"reference {ref!r}: no member {tok!r}")
+        return x
+    return {k: resolve(e, env) for k, e in v.items()}
+
+
+def call_args(st, env):
+    """The syscall's arguments for a statement (flowscript.callArgs), references resolved."""
+    op, a = st["op"], {}
+    if op == "execute":
+        task = {"id": st["id"]}
+        for k, w in (("kind", "kind"), ("tool", "toolId")):
+            if st.get(k):
+                task[w] = st[k]
+        for k in ("timeoutMs", "atMostOnce", "errors"):
+            if st.get(k):
+                raise ScriptError(f"execute {k}: the wire's task takes id, kind and toolId only")
+        a["task"] = task
+        if "input" in st:
+            a["input"] = resolve(st["input"], env)
+    elif op == "run":
+        a = {"stepId": st["id"], "toolId": st["tool"]}
+        if "input" in st:
+            a["input"] = resolve(st["input"], env)
+    elif op == "decide":
+        for k in ("fails", "context", "policy"):
+            if k in st:
+                raise ScriptError(f"decide {k}: the wire's decide takes id and choice only")
+        a["id"] = st["id"]
+        if "choice" in st:
+            a["choice"] = resolve(st["choice"], env)
+    elif op == "suspend":
+        a["on"] = st["on"]
+        for k in ("timeoutMs", "wakeAt", "correlationKey"):
+            if st.get(k):
+                a[k] = st[k]
+    elif op == "sleep":
+        a["ms"] = st["ms"]
+    elif op == "sleepUntil":
+        a["wakeAt"] = st["wakeAt"]
+    elif op in ("emit", "stream", "ui"):
+        a = {"eventType": st["eventType"], "payload": resolve(st.get("payload"), env)}
+    elif op == "continueAsNew":
+        a["input"] = resolve(st.get("input"), env)
+    elif op == "receive":
+        a["topic"] = st["topic"]
+    elif op == "select":
+        a["topics"] = st["topics"]
     else:
-        p["output"], want = flow.get("output"), "completed"
+        raise ScriptError(f"op {op!r} is outside this client's subset")
+    return a
+
+
+def syscall(c, exe, tok, branch, op, args):
+    p = {"executionId": exe, "driver": tok, "args": args}
+    if branch:
+        p["branch"] = branch
+    return c.rpc("syscall." + op, p)
+
+
+def run_parallel(c, exe, tok, st, env, where, branch):
+    """A parallel over the wire (I-WIRE-11): open, each branch in order then its end, join.
+    Returns the answer message of the join; raises Parked."""
+    n = len(st["branches"])
+    msg = syscall(c, exe, tok, branch, "parallel", {"branches": n})
+    if (msg.get("result") or {}).get("parked"):
+        raise Parked(where)
+    if "error" in msg:
+        raise KernelError(f"{where} syscall.parallel open = {json.dumps(msg['error'])}")
+    fails = []
+    for j, body in enumerate(st["branches"]):
+        bp = branch + [j]
+        kind, v = run_scope(c, exe, tok, body, None, env, f"{where}.branches[{j}]", bp)
+        fails.append(v if kind == "fail" else None)
+        end = {"error": {"message": v["message"]}} if kind == "fail" else {"output": v}
+        m = syscall(c, exe, tok, bp, "parallel", {"end": end})
+        if (m.get("result") or {}).get("parked"):
+            raise Parked(where)
+        if "error" in m:
+            raise KernelError(f"{where}.branches[{j}] syscall.parallel end = {json.dumps(m['error'])}")
+    msg = syscall(c, exe, tok, branch, "parallel", {"join": True})
+    err = msg.get("error")
+    if err and err.get("code") == CODE_STEP_FAILED and (err.get("data") or {}).get("kind") == "branch":
+        b = err["data"].get("branch")
+        cause = fails[b] if isinstance(b, int) and 0 <= b < len(fails) and fails[b] else {"kind": "syscall", "message": err.get("message", "")}
+        return {"failure": {"kind": "branch", "message": err.get("message", ""), "branch": b, "cause": cause}}
+    return msg
+
+
+def run_scope(c, exe, tok, body, ret, env, path, branch=()):
+    """Interprets a scope; returns ("done", output) or ("fail", failure); raises Parked."""
+    env, last, branch = dict(env), None, list(branch)
+    for i, st in enumerate(body):
+        where = f"{path}[{i}]"
+        attempt = 1
+        while True:
+            if st["op"] == "parallel":
+                msg = run_parallel(c, exe, tok, st, env, where, branch)
+                if "failure" in msg:
+                    if st.get("onError", "fail") != "continue":
+                        return "fail", msg["failure"]
+                    value = {"failed": msg["failure"]}
+                    break
+            else:
+                try:
+                    args = call_args(st, env)
+                except ScriptError as e:
+                    raise ScriptError(f"{where}: {e}") from e
+                msg = syscall(c, exe, tok, branch, st["op"], args)
+            if "error" in msg:
+                f = failure_of(msg["error"])
+                if f is None:
+                    raise KernelError(f"{where} syscall.{st['op']} = {json.dumps(msg['error'])}")
+                retryable = f["kind"] in ("untyped", "timeout", "cancelled")
+                if st["op"] in ("execute", "run") and retryable and attempt <= st.get("retry", 0):
+                    attempt += 1
+                    continue
+                if st.get("onError", "fail") != "continue":
+                    return "fail", f
+                value = {"failed": f}
+            else:
+                res = msg["result"]
+                if res.get("parked"):
+                    raise Parked(where)
+                value = res.get("value")
+            break
+        if st.get("bind"):
+            env[st["bind"]] = value
+        last = value
+    if ret is not None:
+        try:
+            return "done", resolve(ret, env)
+        except ScriptError as e:
+            raise ScriptError(f"{path} return: {e}") from e
+    return "done", last
+
+
+def complete(c, exe, tok, outcome):
+    kind, v = outcome
+    p = {"executionId": exe, "driver": tok}
+    if kind == "fail":
+        p["error"], want = {"message": v["message"]}, "failed"
+    else:
+        p["output"], want = v, "completed"
     st = c.ok("execution.complete", p)["status"]
     if st != want:
         raise KernelError(f"execution.complete {exe}: status {st}, want {want}")
 
 
-def syscall(c, exe, tok, call):
-    return c.rpc("syscall." + call["syscall"], {"executionId": exe, "driver": tok, "args": call.get("args")})
+def load(case_dir):
+    with open(os.path.join(case_dir, "flow.json"), encoding="utf-8") as f:
+        script = json.load(f)
+    with open(os.path.join(case_dir, "driver.json"), encoding="utf-8") as f:
+        driver = json.load(f)
+    if script.get("format") != FORMAT:
+        raise ScriptError(f"{case_dir}/flow.json: format {script.get('format')!r}, want {FORMAT!r}")
+    if script.get("features"):
+        raise ScriptError(f"{case_dir}/flow.json: features are outside this client's subset")
+    acts = driver.get("actions") or []
+    if not acts or acts[0].get("do") != "start" or any(a.get("do") != "resume" for a in acts[1:]):
+        raise ScriptError(f"{case_dir}/driver.json: this client drives a start and resumes only")
+    return script, acts
 
 
-def drive(c, flow, prefix):
-    fid = flow["id"]
-    exe = f"{prefix}-{fid}"
-    calls = flow["calls"]
-    tok = c.ok("execution.start", {"flowId": fid, "executionId": exe, "input": flow.get("input")})["driver"]
-    resumed, k = False, 0
-    while k < len(calls):
-        msg = syscall(c, exe, tok, calls[k])
-        expect(fid, k, calls[k], msg)
-        if (msg.get("result") or {}).get("parked"):
-            if resumed:
-                raise KernelError(f"flow {fid} call {k} parked a second time")
-            resumed = True
-            r = flow["resume"]
-            tok = c.ok("execution.resume", {"executionId": exe, "eventType": r["eventType"],
-                                            "payload": r.get("payload"), "attach": True})["driver"]
-            k = 0  # re-drive from the top
-            continue
-        k += 1
-    complete(c, flow, exe, tok)
+def drive(c, case_dir, prefix):
+    script, acts = load(case_dir)
+    name = os.path.basename(os.path.normpath(case_dir))
+    exe = f"{prefix}-{name}"
+    inp = acts[0].get("input")
+    top = lambda tok: run_scope(c, exe, tok, script["body"], script.get("return"), {"input": inp}, "body")
+    tok = c.ok("execution.start", {"flowId": script["id"], "executionId": exe, "input": inp})["driver"]
+    nxt = 1
+    while True:
+        try:
+            outcome = top(tok)
+            break
+        except Parked as p:
+            while True:
+                if nxt >= len(acts):
+                    raise KernelError(f"{name}: {p} parked the run and the driver has no resume left")
+                r = acts[nxt]
+                nxt += 1
+                msg = c.rpc("execution.resume", {"executionId": exe, "eventType": r["eventType"],
+                                                 "payload": r.get("payload"), "attach": True})
+                if "error" in msg and msg["error"].get("code") == CODE_REFUSED and nxt < len(acts):
+                    continue  # refused (recorded): the run stays parked
+                if "error" in msg:
+                    raise KernelError(f"{name}: actions[{nxt - 1}] execution.resume = {json.dumps(msg['error'])}")
+                tok = msg["result"]["driver"]
+                break  # re-drive from the top
+    complete(c, exe, tok, outcome)
+    if nxt < len(acts):
+        raise KernelError(f"{name}: the run ended before the driver's actions[{nxt}]")
     before = c.ok("execution.getState", {"executionId": exe, "includeLog": True})
 
     tok = c.ok("execution.attach", {"executionId": exe})["driver"]  # replay
-    for k, call in enumerate(calls):
-        msg = syscall(c, exe, tok, call)
-        expect(fid, f"replay {k}", call, msg)
-        if (msg.get("result") or {}).get("parked"):
-            raise KernelError(f"flow {fid} replay call {k} parked")
-    complete(c, flow, exe, tok)
+    try:
+        outcome = top(tok)
+    except Parked as p:
+        raise KernelError(f"{name}: replay: {p} parked a finished execution") from None
+    complete(c, exe, tok, outcome)
     after = c.ok("execution.getState", {"executionId": exe, "includeLog": True})
     if len(after["log"]) != len(before["log"]):
-        raise KernelError(f"flow {fid}: the replay appended")
-    return {"flow": fid, "executionId": after["executionId"], "canonical": after["canonical"], "log": after["log"]}
+        raise KernelError(f"{name}: the replay appended")
+    return {"flow": name, "executionId": after["executionId"], "canonical": after["canonical"], "log": after["log"]}
 
 
 def main(argv):
-    if len(argv) < 2:
-        print("usage: kernel.py URL [FLOWS_JSON]", file=sys.stderr)
+    if len(argv) < 3:
+        print("usage: kernel.py URL CASE_DIR...", file=sys.stderr)
         return 2
-    path = argv[2] if len(argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "flows.json")
-    with open(path, encoding="utf-8") as f:
-        flows = json.load(f)["flows"]
     c = Client(argv[1])
+    prefix = os.environ.get("LOOM_EXEC_PREFIX", "wire")
     try:
-        for flow in flows:
-            print(json.dumps(drive(c, flow, os.environ.get("LOOM_EXEC_PREFIX", "wire")), separators=(",", ":")))
-    except KernelError as e:
+        for case_dir in argv[2:]:
+            print(json.dumps(drive(c, case_dir, prefix), separators=(",", ":")), flush=True)
+    except ScriptError as e:
+        print(f"kernel.py: {e}", file=sys.stderr)
+        return 2
+    except (KernelError, OSError, ValueError) as e:
         print(f"kernel.py: {e}", file=sys.stderr)
         return 1
     return 0

@@ -1,19 +1,27 @@
 #!/bin/sh
 # kernel.sh — a wire kernel ABI client in POSIX shell, using only curl and jq (docs/wire.md).
 #
-#   kernel.sh URL [FLOWS_JSON]
+#   kernel.sh URL CASE_DIR...
 #
-# Drives every flow of FLOWS_JSON (default: flows.json beside this script) against the kernel at
-# URL: execution.start, the flow's syscalls in order; on a park, execution.resume with attach and
-# a re-drive from the top (the kernel serves what its log answers); execution.complete; then a
-# replay (execution.attach on the finished execution, the same calls, complete) that must append
-# nothing. Prints one JSON line per flow: {flow, executionId, canonical, log}, where canonical is
-# the folded state as the kernel holds it. Execution ids are $LOOM_EXEC_PREFIX-<flow id>
-# (default prefix "wire"). Exits 1 naming the flow and call on any unexpected answer.
+# Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1, docs/goldens.md) and its driver
+# (driver.json, loom-driver/1). For each, in order: execution.start with the start action's input;
+# the script's statements in order, each a syscall; on a park the driver's next resume
+# (execution.resume with attach; a refused resume moves to the next) and a re-drive from the top
+# (the kernel serves what its log answers); execution.complete with the script's output or its
+# failure's message; then a replay (execution.attach on the finished execution, the same calls,
+# complete) that must append nothing. Prints one JSON line per case: {flow, executionId,
+# canonical, log}, where canonical is the folded state the kernel holds. Execution ids are
+# $LOOM_EXEC_PREFIX-<case dir name> (default prefix "wire"). Exits 1 naming the case and statement
+# on any unexpected answer, 2 on a script outside the subset.
+#
+# The subset (docs/wire.md, "Driving a flow script"): a straight-line body of execute, run,
+# decide (id, choice), suspend, emit, stream and ui; bind, "return", {"$ref": "name/pointer"}
+# references and onError "continue"; no parallel, no retry, no features. A syscall's error answer
+# becomes the failure the in-process interpreter sees (I-WIRE-10).
 set -eu
 
-URL=${1:?usage: kernel.sh URL [FLOWS_JSON]}
-FLOWS=${2:-$(dirname "$0")/flows.json}
+URL=${1:?usage: kernel.sh URL CASE_DIR...}
+shift
 PREFIX=${LOOM_EXEC_PREFIX:-wire}
 
 die() {
@@ -38,71 +46,136 @@ ok() {
 	printf '%s' "$resp" | jq -c .result
 }
 
-# expect FLOW INDEX CALL RESPONSE — the answer matches the call's "expect" (or is a success)
-expect() {
-	want=$(printf '%s' "$3" | jq -r '.expect.code // empty')
-	got=$(printf '%s' "$4" | jq -r '.error.code // empty')
-	[ "$want" = "$got" ] || die "flow $1 call $2: error code '${got:-none}', want '${want:-none}': $(printf '%s' "$4" | jq -c .)"
-	wantch=$(printf '%s' "$3" | jq -r '.expect.channel // empty')
-	gotch=$(printf '%s' "$4" | jq -r '.error.data.channel // empty')
-	[ "$wantch" = "$gotch" ] || die "flow $1 call $2: channel '${gotch}', want '${wantch}'"
-}
+# jq definitions: references, a statement's syscall arguments, an error answer's failure
+JQDEFS='
+def deref($env):
+  .["$ref"] as $r | ($r | split("/")) as $t
+  | if ($env | has($t[0]) | not) then error("reference to unbound name \($t[0])") else . end
+  | reduce ($t[1:][] | gsub("~1"; "/") | gsub("~0"; "~")) as $k ($env[$t[0]];
+      if type == "array" then .[$k | tonumber] elif type == "object" and has($k) then .[$k]
+      else error("reference \($r): no member \($k)") end);
+def resolve($env): walk(if type == "object" and keys == ["$ref"] then deref($env) else . end);
+def args($env):
+  if .op == "execute" then
+    {task: ({id} + (if .kind then {kind} else {} end) + (if .tool then {toolId: .tool} else {} end))}
+    + (if has("input") then {input: (.input | resolve($env))} else {} end)
+  elif .op == "run" then {stepId: .id, toolId: .tool} + (if has("input") then {input: (.input | resolve($env))} else {} end)
+  elif .op == "decide" then {id} + (if has("choice") then {choice: (.choice | resolve($env))} else {} end)
+  elif .op == "suspend" then {on} + (if .timeoutMs then {timeoutMs} else {} end) + (if .wakeAt then {wakeAt} else {} end)
+    + (if .correlationKey then {correlationKey} else {} end)
+  else {eventType, payload: (.payload | resolve($env))} end;
+def failure:
+  (.data // {}) as $d
+  | if .code == -32021 then {kind: "typed", channel: $d.channel} + (if $d.payload != null then {payload: $d.payload} else {} end) + {message}
+  elif .code == -32022 then {kind: "quota", message}
+  elif .code == -32020 and $d.kind == "step-failed" then {kind: (if $d.timeout then "timeout" else "untyped" end), message: ($d.message // .message)}
+  elif .code == -32020 and $d.kind == "step-cancelled" then {kind: "cancelled", message: "step \($d.stepId) cancelled"}
+  elif .code == -32020 and $d.kind == "decider" then {kind: "decider", message}
+  else null end;
+'
 
-# complete FLOW_JSON EXEC TOKEN — execution.complete with the flow's output or error
-complete() {
-	p=$(printf '%s' "$1" | jq -c --arg e "$2" --arg d "$3" \
-		'{executionId: $e, driver: $d} + (if has("error") then {error: .error} else {output: .output} end)')
-	st=$(ok execution.complete "$p" | jq -r .status)
-	want=$(printf '%s' "$1" | jq -r 'if has("error") then "failed" else "completed" end')
-	[ "$st" = "$want" ] || die "execution.complete $2: status $st, want $want"
-}
-
-nflows=$(jq '.flows | length' "$FLOWS") || die "$FLOWS: not a flow set"
-i=0
-while [ "$i" -lt "$nflows" ]; do
-	flow=$(jq -c ".flows[$i]" "$FLOWS")
-	fid=$(printf '%s' "$flow" | jq -r .id)
-	exe="$PREFIX-$fid"
-	ncalls=$(printf '%s' "$flow" | jq '.calls | length')
-
-	# start, then drive; a park is answered by the flow's resume and a re-drive from the top
-	tok=$(ok execution.start "$(printf '%s' "$flow" | jq -c --arg e "$exe" '{flowId: .id, executionId: $e, input: .input}')" | jq -r .driver)
-	resumed=0
-	k=0
-	while [ "$k" -lt "$ncalls" ]; do
-		call=$(printf '%s' "$flow" | jq -c ".calls[$k]")
-		method="syscall.$(printf '%s' "$call" | jq -r .syscall)"
-		resp=$(rpc "$method" "$(printf '%s' "$call" | jq -c --arg e "$exe" --arg d "$tok" '{executionId: $e, driver: $d, args: .args}')")
-		expect "$fid" "$k" "$call" "$resp"
-		if [ "$(printf '%s' "$resp" | jq -r '.result.parked // false')" = true ]; then
-			[ "$resumed" = 0 ] || die "flow $fid call $k parked a second time"
-			resumed=1
-			tok=$(ok execution.resume "$(printf '%s' "$flow" | jq -c --arg e "$exe" \
-				'{executionId: $e, eventType: .resume.eventType, payload: .resume.payload, attach: true}')" | jq -r .driver)
-			k=0
-			continue
+# drive_body EXEC TOKEN — runs the script's body; sets OUTCOME to {done: output} or {fail: failure},
+# or PARKED=1 when a syscall parked the run
+drive_body() {
+	env=$(jq -cn --argjson i "$INPUT" '{input: $i}')
+	last=null
+	PARKED=0
+	OUTCOME=
+	j=0
+	while [ "$j" -lt "$NSTMT" ]; do
+		st=$(printf '%s' "$SCRIPT" | jq -c ".body[$j]")
+		op=$(printf '%s' "$st" | jq -r .op)
+		args=$(printf '%s' "$st" | jq -c --argjson env "$env" "$JQDEFS args(\$env)") ||
+			{ echo "kernel.sh: $NAME: body[$j]: a reference does not resolve" >&2; exit 2; }
+		resp=$(rpc "syscall.$op" "$(jq -cn --arg e "$1" --arg d "$2" --argjson a "$args" '{executionId: $e, driver: $d, args: $a}')")
+		if printf '%s' "$resp" | jq -e 'has("error")' >/dev/null; then
+			f=$(printf '%s' "$resp" | jq -c "$JQDEFS .error | failure")
+			[ "$f" != null ] || die "$NAME: body[$j] syscall.$op = $(printf '%s' "$resp" | jq -c .error)"
+			if [ "$(printf '%s' "$st" | jq -r '.onError // "fail"')" != continue ]; then
+				OUTCOME=$(jq -cn --argjson f "$f" '{fail: $f}')
+				return 0
+			fi
+			value=$(jq -cn --argjson f "$f" '{failed: $f}')
+		else
+			if [ "$(printf '%s' "$resp" | jq -r '.result.parked // false')" = true ]; then
+				PARKED=1
+				return 0
+			fi
+			value=$(printf '%s' "$resp" | jq -c '.result.value')
 		fi
-		k=$((k + 1))
+		bind=$(printf '%s' "$st" | jq -r '.bind // empty')
+		if [ -n "$bind" ]; then
+			env=$(printf '%s' "$env" | jq -c --arg b "$bind" --argjson v "$value" '. + {($b): $v}')
+		fi
+		last=$value
+		j=$((j + 1))
 	done
-	complete "$flow" "$exe" "$tok"
+	if printf '%s' "$SCRIPT" | jq -e 'has("return")' >/dev/null; then
+		out=$(printf '%s' "$SCRIPT" | jq -c --argjson env "$env" "$JQDEFS .return | resolve(\$env)") ||
+			{ echo "kernel.sh: $NAME: return: a reference does not resolve" >&2; exit 2; }
+	else
+		out=$last
+	fi
+	OUTCOME=$(jq -cn --argjson o "$out" '{done: $o}')
+}
+
+# complete EXEC TOKEN — execution.complete with OUTCOME
+complete() {
+	p=$(printf '%s' "$OUTCOME" | jq -c --arg e "$1" --arg d "$2" \
+		'{executionId: $e, driver: $d} + (if has("fail") then {error: {message: .fail.message}} else {output: .done} end)')
+	st=$(ok execution.complete "$p" | jq -r .status)
+	want=$(printf '%s' "$OUTCOME" | jq -r 'if has("fail") then "failed" else "completed" end')
+	[ "$st" = "$want" ] || die "execution.complete $1: status $st, want $want"
+}
+
+for dir in "$@"; do
+	NAME=$(basename "$dir")
+	SCRIPT=$(jq -c . "$dir/flow.json") || { echo "kernel.sh: $dir/flow.json: not JSON" >&2; exit 2; }
+	DRIVER=$(jq -c . "$dir/driver.json") || { echo "kernel.sh: $dir/driver.json: not JSON" >&2; exit 2; }
+	printf '%s' "$SCRIPT" | jq -e '.format == "loom-flowscript/1" and ((.features // []) | length == 0)
+		and all(.body[]; (.op | IN("execute", "run", "decide", "suspend", "emit", "stream", "ui"))
+		  and ((.retry // 0) == 0) and ((.timeoutMs // 0) == 0 or .op == "suspend") and (.atMostOnce | not)
+		  and (.errors == null) and (.fails | not) and (.context == null) and (.policy == null))' >/dev/null ||
+		{ echo "kernel.sh: $dir/flow.json: outside this client's subset" >&2; exit 2; }
+	printf '%s' "$DRIVER" | jq -e '(.actions[0].do == "start") and all(.actions[1:][]; .do == "resume")' >/dev/null ||
+		{ echo "kernel.sh: $dir/driver.json: this client drives a start and resumes only" >&2; exit 2; }
+	NSTMT=$(printf '%s' "$SCRIPT" | jq '.body | length')
+	NACT=$(printf '%s' "$DRIVER" | jq '.actions | length')
+	INPUT=$(printf '%s' "$DRIVER" | jq -c '.actions[0].input')
+	exe="$PREFIX-$NAME"
+
+	tok=$(ok execution.start "$(printf '%s' "$SCRIPT" | jq -c --arg e "$exe" --argjson i "$INPUT" '{flowId: .id, executionId: $e, input: $i}')" | jq -r .driver)
+	nxt=1
+	while :; do
+		drive_body "$exe" "$tok"
+		[ "$PARKED" = 1 ] || break
+		while :; do
+			[ "$nxt" -lt "$NACT" ] || die "$NAME: the run parked and the driver has no resume left"
+			r=$(printf '%s' "$DRIVER" | jq -c ".actions[$nxt]")
+			nxt=$((nxt + 1))
+			resp=$(rpc execution.resume "$(printf '%s' "$r" | jq -c --arg e "$exe" \
+				'{executionId: $e, eventType: .eventType, payload: .payload, attach: true}')")
+			if [ "$(printf '%s' "$resp" | jq -r '.error.code // empty')" = -32023 ] && [ "$nxt" -lt "$NACT" ]; then
+				continue # refused (recorded): the run stays parked
+			fi
+			printf '%s' "$resp" | jq -e 'has("error") | not' >/dev/null ||
+				die "$NAME: execution.resume = $(printf '%s' "$resp" | jq -c .error)"
+			tok=$(printf '%s' "$resp" | jq -r .result.driver)
+			break # re-drive from the top
+		done
+	done
+	complete "$exe" "$tok"
+	[ "$nxt" -ge "$NACT" ] || die "$NAME: the run ended before the driver's actions[$nxt]"
 	before=$(ok execution.getState "{\"executionId\":\"$exe\",\"includeLog\":true}")
 
 	# replay: attach to the finished execution and re-drive it; everything is served
 	tok=$(ok execution.attach "{\"executionId\":\"$exe\"}" | jq -r .driver)
-	k=0
-	while [ "$k" -lt "$ncalls" ]; do
-		call=$(printf '%s' "$flow" | jq -c ".calls[$k]")
-		method="syscall.$(printf '%s' "$call" | jq -r .syscall)"
-		resp=$(rpc "$method" "$(printf '%s' "$call" | jq -c --arg e "$exe" --arg d "$tok" '{executionId: $e, driver: $d, args: .args}')")
-		expect "$fid" "replay $k" "$call" "$resp"
-		[ "$(printf '%s' "$resp" | jq -r '.result.parked // false')" = false ] || die "flow $fid replay call $k parked"
-		k=$((k + 1))
-	done
-	complete "$flow" "$exe" "$tok"
+	drive_body "$exe" "$tok"
+	[ "$PARKED" = 0 ] || die "$NAME: replay: a syscall parked a finished execution"
+	complete "$exe" "$tok"
 	after=$(ok execution.getState "{\"executionId\":\"$exe\",\"includeLog\":true}")
 	[ "$(printf '%s' "$before" | jq '.log | length')" = "$(printf '%s' "$after" | jq '.log | length')" ] ||
-		die "flow $fid: the replay appended"
+		die "$NAME: the replay appended"
 
-	printf '%s' "$after" | jq -c --arg f "$fid" '{flow: $f, executionId: .executionId, canonical: .canonical, log: .log}'
-	i=$((i + 1))
+	printf '%s' "$after" | jq -c --arg f "$NAME" '{flow: $f, executionId: .executionId, canonical: .canonical, log: .log}'
 done
