@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -77,17 +75,7 @@ SIGINT or SIGTERM.`,
 			if err != nil {
 				return badInput("serve-kernel: %v", err)
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return badInput("serve-kernel: --listen %s: %v", listen, err)
-			}
-			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "listening http://%s/\n", ln.Addr()); err != nil {
-				return err
-			}
-			if err := bridge.Serve(ctx, ln, c); err != nil {
-				return fmt.Errorf("serve-kernel: %w", err)
-			}
-			return nil
+			return listenAndServe(ctx, cmd.OutOrStdout(), "serve-kernel", listen, c)
 		},
 	}
 	f := cmd.Flags()

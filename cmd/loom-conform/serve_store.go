@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -55,17 +57,7 @@ SIGINT or SIGTERM.`,
 			if err != nil {
 				return badInput("serve-store: %v", err)
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return badInput("serve-store: --listen %s: %v", listen, err)
-			}
-			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "listening http://%s/\n", ln.Addr()); err != nil {
-				return err
-			}
-			if err := bridge.Serve(ctx, ln, srv); err != nil {
-				return fmt.Errorf("serve-store: %w", err)
-			}
-			return nil
+			return listenAndServe(ctx, cmd.OutOrStdout(), "serve-store", listen, srv)
 		},
 	}
 	f := cmd.Flags()
@@ -80,4 +72,20 @@ SIGINT or SIGTERM.`,
 	_ = cmd.MarkFlagRequired("backend")
 	_ = cmd.RegisterFlagCompletionFunc("backend", fixedCompletion(certify.Backends()...))
 	return cmd
+}
+
+// listenAndServe listens on addr, prints "listening http://ADDR/" as the first line of stdout (how
+// callers that start this binary learn its address) and serves h until ctx ends.
+func listenAndServe(ctx context.Context, stdout io.Writer, verb, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return badInput("%s: --listen %s: %v", verb, addr, err)
+	}
+	if _, err := fmt.Fprintf(stdout, "listening http://%s/\n", ln.Addr()); err != nil {
+		return err
+	}
+	if err := bridge.Serve(ctx, ln, h); err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
+	return nil
 }
