@@ -56,15 +56,15 @@ func slowUnwiredHook(t *testing.T) kernel.Hooks {
 // on a loaded machine: unknown is allowed, a wrong verdict is not);
 // LOOM_CONFORM_G2_PROOF_RUNS=20 (make g2-proof) runs 20 of each and requires ≥ 19 right verdicts.
 func TestG2GateCatchesSlowUnwiredPath(t *testing.T) {
-	// The default run times 10ms batches (the gate's own default is 20ms): enough to judge a 10 %
-	// difference beyond the A/A noise, at half the cost in every CI run.
-	runs, minBatch := 2, 10*time.Millisecond
+	// The default run times 15 rounds of 10ms batches (the gate's own defaults are 21 rounds of 30ms):
+	// enough to judge a 10 % difference beyond the A/A noise, at a fifth of the cost in every CI run.
+	runs, minBatch, rounds := 2, 10*time.Millisecond, 15
 	if v := os.Getenv("LOOM_CONFORM_G2_PROOF_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			t.Fatalf("LOOM_CONFORM_G2_PROOF_RUNS=%q: want a positive count", v)
 		}
-		runs, minBatch = n, 0
+		runs, minBatch, rounds = n, 0, 0 // the gate's own defaults
 	}
 	var gate Gate
 	for _, g := range Gates() {
@@ -80,7 +80,7 @@ func TestG2GateCatchesSlowUnwiredPath(t *testing.T) {
 	count := func(o WorkloadOptions, n int, untilFail bool) map[Verdict]int {
 		got := map[Verdict]int{}
 		for range n {
-			r := Run(context.Background(), []Gate{gate}, Options{Workload: o, MinBatch: minBatch})[0]
+			r := Run(context.Background(), []Gate{gate}, Options{Workload: o, MinBatch: minBatch, Rounds: rounds})[0]
 			got[r.Verdict]++
 			t.Logf("%s: %s %s (%d attempts)", r.Verdict, r.Figure, r.Detail, r.Attempts)
 			if r.Verdict == Fail && rejection == "" {

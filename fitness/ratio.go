@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"syscall"
 	"time"
@@ -89,6 +90,9 @@ type Pair struct {
 // Measure runs rounds interleaved rounds of p and returns the per-round ratios. A batch is
 // calibrated once so that one A batch takes at least minBatch of CPU time.
 func Measure(p Pair, rounds int, minBatch time.Duration) (Samples, error) {
+	// No collection runs inside a timed batch: timeBatch collects before each one, so neither
+	// side pays for the other's garbage and a cycle's background work never lands at random.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	n, err := calibrate(p.A, minBatch)
 	if err != nil {
 		return Samples{}, err
