@@ -56,7 +56,7 @@ func slowUnwiredHook(t *testing.T) kernel.Hooks {
 // on a loaded machine: unknown is allowed, a wrong verdict is not);
 // LOOM_CONFORM_G2_PROOF_RUNS=20 (make g2-proof) runs 20 of each and requires ≥ 19 right verdicts.
 func TestG2GateCatchesSlowUnwiredPath(t *testing.T) {
-	// The default run times 15 rounds of 10ms batches (the gate's own defaults are 31 rounds of 50ms):
+	// The default run times 15 rounds of 10ms batches (the gate's own defaults are 21 rounds of 30ms):
 	// enough to judge a 10 % difference beyond the A/A noise, at a fifth of the cost in every CI run.
 	runs, minBatch, rounds := 2, 10*time.Millisecond, 15
 	if v := os.Getenv("LOOM_CONFORM_G2_PROOF_RUNS"); v != "" {

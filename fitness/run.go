@@ -26,11 +26,11 @@ type Options struct {
 	Root string
 	// Run selects gates by id (nil = all).
 	Run *regexp.Regexp
-	// Rounds is the number of interleaved rounds of a ratio gate. Default 31, at least 15.
+	// Rounds is the number of interleaved rounds of a ratio gate. Default 21, at least 15.
 	Rounds int
 	// Attempts bounds how often a ratio gate measures again while its verdict is unknown. Default 3.
 	Attempts int
-	// MinBatch is the least CPU time one timed batch of a ratio workload takes. Default 50ms.
+	// MinBatch is the least CPU time one timed batch of a ratio workload takes. Default 30ms.
 	MinBatch time.Duration
 	// Progress receives one line per gate as it finishes (nil = silent).
 	Progress io.Writer
@@ -56,7 +56,7 @@ func (o Options) withDefaults() Options {
 		o.Root = "."
 	}
 	if o.Rounds == 0 {
-		o.Rounds = 31
+		o.Rounds = 21
 	}
 	if o.Rounds < 15 {
 		o.Rounds = 15
@@ -65,7 +65,7 @@ func (o Options) withDefaults() Options {
 		o.Attempts = 3
 	}
 	if o.MinBatch <= 0 {
-		o.MinBatch = 50 * time.Millisecond
+		o.MinBatch = 30 * time.Millisecond
 	}
 	if o.GoTest == nil {
 		o.GoTest = execGoTest

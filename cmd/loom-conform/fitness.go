@@ -31,7 +31,7 @@ what it runs, a threshold and where CI enforces it (docs/fitness.md lists them a
 
 Gate kinds: "checks" runs catalog checks with go test (so run it from the module root, or name it
 with --root); "bench" runs a Go benchmark and judges a metric it reports over 5 runs; "ratio"
-measures an A/B pair interleaved in this process (31 rounds by default, at least 15) with an
+measures an A/B pair interleaved in this process (21 rounds by default, at least 15) with an
 A/A noise guard;
 "coverage" judges clause coverage against the reviewed ledger fitness/coverage-ledger.json;
 "mutants" judges the proof records of the last make test (--proofs DIR): every registered mutant
@@ -127,7 +127,7 @@ flags.`,
 	f.StringVar(&o.root, "root", ".", "the module root go test runs in")
 	f.StringVar(&o.proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/n of the gates (a stable partition by gate id); merge the JSON reports with report merge")
-	f.IntVar(&o.rounds, "rounds", 31, "interleaved rounds per ratio gate (at least 15)")
+	f.IntVar(&o.rounds, "rounds", 21, "interleaved rounds per ratio gate (at least 15)")
 	return cmd
 }
 
