@@ -237,7 +237,9 @@ func (w *worker) effect(tool string, fn kernel.Effect) kernel.Effect {
 	}
 }
 
-type hints struct {
+// Hints are what an ExecutionPackage's resume hints carry: the start input, a gate answer, or an
+// in-doubt verdict. The simulation's workers and the real fleet's read them alike.
+type Hints struct {
 	Input  json.RawMessage `json:"input"`
 	Resume *struct {
 		EventType string          `json:"eventType"`
@@ -246,12 +248,29 @@ type hints struct {
 	Verdict *ingress.Verdict `json:"verdict"`
 }
 
+// Drive does what an execution's state st and the hints call for on rt: start it, recover a
+// running one, or answer its park with the verdict or the resume. Anything else does nothing.
+func (h Hints) Drive(ctx context.Context, rt *kernel.Runtime, flowID, exec string, st fold.State) error {
+	var err error
+	switch {
+	case st.Sequence < 0:
+		_, err = rt.Start(ctx, flowID, exec, h.Input)
+	case st.Status == fold.StatusRunning:
+		_, err = rt.Recover(ctx, exec)
+	case st.Status == fold.StatusSuspended && h.Verdict != nil:
+		_, err = rt.ResumeWith(ctx, exec, ingress.VerdictRequest(*h.Verdict))
+	case st.Status == fold.StatusSuspended && h.Resume != nil:
+		_, err = rt.Resume(ctx, exec, h.Resume.EventType, h.Resume.Payload)
+	}
+	return err
+}
+
 // drive runs on the flow's side: it reads the execution from the shared store and does what its
 // state and the package's hints call for.
 func (w *worker) drive(ctx context.Context, l spi.Lease) {
 	s := w.s
 	exec := l.Package.ExecutionID
-	var h hints
+	var h Hints
 	_ = json.Unmarshal(l.Package.Hints, &h)
 	if s.cfg.Broken.AckWithoutDriving && l.Delivery > 1 {
 		return
@@ -275,16 +294,7 @@ func (w *worker) drive(ctx context.Context, l spi.Lease) {
 			return
 		}
 	}
-	switch {
-	case st.Sequence < 0:
-		_, err = w.rt.Start(ctx, l.Package.FlowID, exec, h.Input)
-	case st.Status == fold.StatusRunning:
-		_, err = w.rt.Recover(ctx, exec)
-	case st.Status == fold.StatusSuspended && h.Verdict != nil:
-		_, err = w.rt.ResumeWith(ctx, exec, ingress.VerdictRequest(*h.Verdict))
-	case st.Status == fold.StatusSuspended && h.Resume != nil:
-		_, err = w.rt.Resume(ctx, exec, h.Resume.EventType, h.Resume.Payload)
-	}
+	err = h.Drive(ctx, w.rt, l.Package.FlowID, exec, st)
 	// A run the store cut short (crash, lost connection, lost lease, fenced) is not acked: the
 	// lease expires and the package is delivered again. Anything else — a park, an end, a refusal
 	// by the ingress gate — settles the package.
@@ -298,7 +308,7 @@ func (w *worker) drive(ctx context.Context, l spi.Lease) {
 
 // migrate moves an execution recorded under older code onto this worker's code (resumeAs with a
 // state transform: EXECUTION_MIGRATED records the verdict, spec §6).
-func (w *worker) migrate(ctx context.Context, exec, flow string, st fold.State, h hints) {
+func (w *worker) migrate(ctx context.Context, exec, flow string, st fold.State, h Hints) {
 	req := kernel.ResumeAsRequest{FlowID: flow, Transform: func(in json.RawMessage) (json.RawMessage, error) {
 		return mustJSON(map[string]any{"migratedFrom": in, "code": w.code}), nil
 	}}

@@ -15,7 +15,6 @@ import (
 	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
-	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -166,20 +165,11 @@ func (w *worker) handle(ctx context.Context, l spi.Lease) {
 	}
 }
 
-type hints struct {
-	Input  json.RawMessage `json:"input"`
-	Resume *struct {
-		EventType string          `json:"eventType"`
-		Payload   json.RawMessage `json:"payload"`
-	} `json:"resume"`
-	Verdict *ingress.Verdict `json:"verdict"`
-}
-
 // drive does what the execution's state and the package's hints call for; it reports whether the
 // run ended cleanly.
 func (w *worker) drive(ctx context.Context, l spi.Lease) bool {
 	exec := l.Package.ExecutionID
-	var h hints
+	var h deploysim.Hints
 	_ = json.Unmarshal(l.Package.Hints, &h)
 	st, err := w.rt.State(ctx, exec)
 	if err != nil {
@@ -193,16 +183,7 @@ func (w *worker) drive(ctx context.Context, l spi.Lease) bool {
 			return false
 		}
 	}
-	switch {
-	case st.Sequence < 0:
-		_, err = w.rt.Start(ctx, l.Package.FlowID, exec, h.Input)
-	case st.Status == fold.StatusRunning:
-		_, err = w.rt.Recover(ctx, exec)
-	case st.Status == fold.StatusSuspended && h.Verdict != nil:
-		_, err = w.rt.ResumeWith(ctx, exec, ingress.VerdictRequest(*h.Verdict))
-	case st.Status == fold.StatusSuspended && h.Resume != nil:
-		_, err = w.rt.Resume(ctx, exec, h.Resume.EventType, h.Resume.Payload)
-	}
+	err = h.Drive(ctx, w.rt, l.Package.FlowID, exec, st)
 	var se *kernel.StoreError
 	var te *kernel.FlowTimeoutError
 	if errors.As(err, &se) || errors.As(err, &te) || errors.Is(err, errLeaseLost) || ctx.Err() != nil {
