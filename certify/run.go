@@ -315,6 +315,15 @@ func metas[T any](k kits.Kit[T], filter *regexp.Regexp, leftOut *[]spec.Level) [
 	return out
 }
 
+// kitPlan fills p with kit k's selected checks and, when the bridge serves the seam, the runner
+// that holds target() to them.
+func kitPlan[T any](p *plan, r *runner, k kits.Kit[T], target func() T) {
+	p.checks = metas(k, r.filter, &r.leftOut)
+	if p.served {
+		p.run = runner1(k, target())
+	}
+}
+
 func runner1[T any](k kits.Kit[T], target T) func(ctx context.Context, id string, opts kits.Options) ([]kits.Result, error) {
 	return func(ctx context.Context, id string, opts kits.Options) ([]kits.Result, error) {
 		opts.Run = "^" + regexp.QuoteMeta(id) + "$"
@@ -337,53 +346,21 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 		p.served = served
 		switch kind {
 		case "eventstore":
-			k := kits.EventStoreKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.EventStore](k, r.client.EventStore())
-			}
+			kitPlan(&p, r, kits.EventStoreKit(), func() spi.EventStore { return r.client.EventStore() })
 		case "snapshotstore":
-			k := kits.SnapshotStoreKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.SnapshotStore](k, r.client.SnapshotStore())
-			}
+			kitPlan(&p, r, kits.SnapshotStoreKit(), func() spi.SnapshotStore { return r.client.SnapshotStore() })
 		case "archivestore":
-			k := kits.ArchiveStoreKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.ArchiveStore](k, r.client.ArchiveStore())
-			}
+			kitPlan(&p, r, kits.ArchiveStoreKit(), func() spi.ArchiveStore { return r.client.ArchiveStore() })
 		case "branchregistry":
-			k := kits.BranchRegistryKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.BranchRegistry](k, r.client.BranchRegistry())
-			}
+			kitPlan(&p, r, kits.BranchRegistryKit(), func() spi.BranchRegistry { return r.client.BranchRegistry() })
 		case KindDispatcher:
-			k := kits.ExecutionDispatcherKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.ExecutionDispatcher](k, r.client.Dispatcher())
-			}
+			kitPlan(&p, r, kits.ExecutionDispatcherKit(), func() spi.ExecutionDispatcher { return r.client.Dispatcher() })
 		case "contentstore":
-			k := kits.ContentStoreKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.ContentStore](k, r.client.ContentStore())
-			}
+			kitPlan(&p, r, kits.ContentStoreKit(), func() spi.ContentStore { return r.client.ContentStore() })
 		case "durablestatestore":
-			k := kits.DurableStateStoreKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.DurableStateStore](k, r.client.DurableStateStore())
-			}
+			kitPlan(&p, r, kits.DurableStateStoreKit(), func() spi.DurableStateStore { return r.client.DurableStateStore() })
 		case "readmodelstore":
-			k := kits.ReadModelStoreKit()
-			p.checks = metas(k, r.filter, &r.leftOut)
-			if served {
-				p.run = runner1[spi.ReadModelStore](k, r.client.ReadModelStore())
-			}
+			kitPlan(&p, r, kits.ReadModelStoreKit(), func() spi.ReadModelStore { return r.client.ReadModelStore() })
 		}
 		if r.client != nil && !served {
 			p.skip = fmt.Sprintf("the bridge does not serve %s (its handshake lists no such seam)", seam)
