@@ -21,7 +21,7 @@ type ReadModelStoreCase = Case[spi.ReadModelStore]
 // ReadModelStoreKit is the ReadModelStore conformance kit (spec §7, plugin tier).
 func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 	type C = Check[spi.ReadModelStore]
-	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: []C{
+	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: append([]C{
 		{ID: "readmodelstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ReadModelStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamReadModelStore, c.Failf)
@@ -46,7 +46,7 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 			Doc: "paging while writers upsert new and existing ids lists every id present throughout exactly once, ascending", Run: rmConcurrent},
 		{ID: "readmodelstore/invalid", Clauses: []string{"I-PLUGIN-10"}, Level: spec.Must,
 			Doc: "an empty model or id, or a document that is not JSON, is an invalid argument and changes nothing", Run: rmInvalid},
-	}}
+	}, rmGapChecks()...)}
 }
 
 // CheckReadModelStore runs the ReadModelStore kit and returns errors.Join of every failure and unknown.
