@@ -24,6 +24,8 @@ func gapContentStores() []gap[spi.ContentStore] {
 			func() C { return ownersRekeyed{newCS(), func(s string) string { return strings.TrimRight(s, " ") }} }),
 		g("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
 			func() C { return jsonContentNormalised{newCS(), &sync.Mutex{}, map[string][]byte{}} }),
+		g("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},
+			func() C { return putRaceRefused{&sync.Mutex{}, map[string][]byte{}} }),
 		g("content-written-in-parts", "content is written under its digest in 64 KiB parts, one statement each; readers see it grow", "contentstore/readers-whole-content", []string{"I-PLUGIN-2", "I-PLUGIN-13"},
 			func() C { return contentInParts{&sync.Mutex{}, map[string][]byte{}} }),
 	}
@@ -125,6 +127,43 @@ func (s contentInParts) Get(ctx context.Context, digest string) ([]byte, error) 
 }
 
 func (s contentInParts) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
+	data, err := spi.ReadContent(ctx, r)
+	if err != nil {
+		return spi.ContentRef{}, err
+	}
+	return s.Put(ctx, data)
+}
+
+// --- put is a lookup, then an insert under a unique key: sequential re-puts find the content,
+// racing ones collide.
+type putRaceRefused struct {
+	mu      *sync.Mutex
+	content map[string][]byte
+}
+
+func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, error) {
+	ref := spi.RefOf(data)
+	s.mu.Lock()
+	_, ok := s.content[ref.Digest]
+	s.mu.Unlock()
+	if ok {
+		return ref, nil
+	}
+	yield()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.content[ref.Digest]; ok {
+		return spi.ContentRef{}, spi.ErrAlreadyExists
+	}
+	s.content[ref.Digest] = bytes.Clone(data)
+	return ref, nil
+}
+
+func (s putRaceRefused) Get(ctx context.Context, digest string) ([]byte, error) {
+	return contentInParts(s).Get(ctx, digest)
+}
+
+func (s putRaceRefused) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
 	data, err := spi.ReadContent(ctx, r)
 	if err != nil {
 		return spi.ContentRef{}, err
