@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -111,9 +110,9 @@ func csReadersWholeContent(ctx context.Context, c *ContentStoreCase) error {
 	for i := range contents {
 		contents[i] = unique(c, fmt.Sprintf("whole-%d", i), 256<<10, c.Rand)
 	}
-	var mu sync.Mutex
-	seenWhole := map[int]map[int]bool{} // reader -> contents it has read whole
-	return withReaders(ctx, c, 3, 20, func() error {
+	const readers = 3
+	seenWhole := make([][n]bool, readers) // per reader, the contents it has read whole
+	return withReaders(ctx, c, readers, 20, func() error {
 		for i, data := range contents {
 			if ctx.Err() != nil {
 				return nil
@@ -134,18 +133,11 @@ func csReadersWholeContent(ctx context.Context, c *ContentStoreCase) error {
 		for i, data := range contents {
 			dg := spi.DigestOf(data)
 			got, err := c.Store.Get(ctx, dg)
-			mu.Lock()
 			whole := seenWhole[r][i]
-			mu.Unlock()
 			switch {
 			case errors.Is(err, spi.ErrNotFound) && !whole:
 			case err == nil && bytes.Equal(got, data):
-				mu.Lock()
-				if seenWhole[r] == nil {
-					seenWhole[r] = map[int]bool{}
-				}
 				seenWhole[r][i] = true
-				mu.Unlock()
 			case err == nil:
 				return c.Failf("Get", fmt.Sprintf("%s) racing puts of %d bytes (", short(dg), len(data)), fmt.Sprintf("%d bytes (first difference at %d)", len(got), firstDiff(got, data)), "not found or the whole content")
 			case whole:

@@ -164,8 +164,9 @@ func dsReadersWholeSet(ctx context.Context, c *DurableStateStoreCase) error {
 	var mu sync.Mutex
 	versions := map[int]int64{0: v0}
 	var seen []dsSeen
-	last := make([]dsSeen, 3)
-	err = withReaders(ctx, c, 3, 20, func() error {
+	const readers = 3
+	last := make([]dsSeen, readers) // per reader, the last value it saw
+	err = withReaders(ctx, c, readers, 20, func() error {
 		for i := 1; i <= sets && ctx.Err() == nil; i++ {
 			v, err := dsSet(ctx, c, k, value(i), spi.Precondition{})
 			if err != nil {

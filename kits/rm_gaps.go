@@ -135,11 +135,12 @@ func rmReadersWholeUpsert(ctx context.Context, c *ReadModelStoreCase) error {
 			return err
 		}
 	}
-	last := make([]map[string]int, 3)
+	const readers = 3
+	last := make([]map[string]int, readers) // per reader, the gen it last saw of each id
 	for r := range last {
 		last[r] = map[string]int{}
 	}
-	return withReaders(ctx, c, 3, 20, func() error {
+	return withReaders(ctx, c, readers, 20, func() error {
 		for g := 1; g <= rounds && ctx.Err() == nil; g++ {
 			for _, id := range ids {
 				if err := rmUpsert(ctx, c, m, id, fmt.Sprintf(`{"gen":%d}`, g)); err != nil {

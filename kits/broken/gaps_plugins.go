@@ -159,6 +159,7 @@ func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, e
 	return ref, nil
 }
 
+// Get reads the table as contentInParts does (the two share its layout).
 func (s putRaceRefused) Get(ctx context.Context, digest string) ([]byte, error) {
 	return contentInParts(s).Get(ctx, digest)
 }
@@ -304,12 +305,12 @@ func (s setMergesObjects) Set(ctx context.Context, key string, v json.RawMessage
 	return s.ds.Set(ctx, key, v, pre)
 }
 
-// mergeObjects returns old || new as PostgreSQL's jsonb does: when both are objects, old's keys
-// with new's added or replacing them; otherwise new.
-func mergeObjects(old, new json.RawMessage) json.RawMessage {
+// mergeObjects returns old || next as PostgreSQL's jsonb does: when both are objects, old's keys
+// with next's added or replacing them; otherwise next.
+func mergeObjects(old, next json.RawMessage) json.RawMessage {
 	var a, b map[string]json.RawMessage
-	if json.Unmarshal(old, &a) != nil || json.Unmarshal(new, &b) != nil || a == nil || b == nil {
-		return new
+	if json.Unmarshal(old, &a) != nil || json.Unmarshal(next, &b) != nil || a == nil || b == nil {
+		return next
 	}
 	for k, v := range b {
 		a[k] = v
