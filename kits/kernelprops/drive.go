@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand"
-	"strings"
+		"strings"
 	"sync"
 	"time"
 
@@ -108,8 +107,8 @@ type Outcome struct {
 
 const maxRuns = 40
 
-// newRuntime builds the runtime a scenario runs on: deterministic clock and ids, the target's
-// modifications, flows "prog" and (with a code change) "prog2".
+// newRuntime builds the runtime a scenario runs on: deterministic clock and ids, the flow-script
+// fakes as its effects, the target's modifications, flows "prog" and (with a code change) "prog2".
 func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sched Schedule, incarnation int) (*kernel.Runtime, error) {
 	cfg := kernel.Config{
 		Store:      store,
@@ -117,6 +116,7 @@ func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sc
 		NewID:      kernel.SequentialIDs(fmt.Sprintf("k%d", incarnation)),
 		RunTimeout: 10 * time.Second,
 		Warn:       func(kernel.Warning) {},
+		Effects:    rec.fakes(),
 	}
 	if tg.Mod != nil {
 		tg.Mod(&cfg)
@@ -125,28 +125,23 @@ func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sc
 	if err != nil {
 		return nil, err
 	}
-	if err := rt.Register(kernel.FlowDef{ID: "prog", Fn: prog.flow(rec)}); err != nil {
+	if err := rt.Register(rec.def("prog", prog)); err != nil {
 		return nil, err
 	}
 	if sched.ChangeAt >= 0 {
-		if err := rt.Register(kernel.FlowDef{ID: "prog2", Fn: prog.Insert(sched.ChangeAt).flow(rec)}); err != nil {
+		if err := rt.Register(rec.def("prog2", prog.Insert(sched.ChangeAt))); err != nil {
 			return nil, err
 		}
 	}
 	return rt, nil
 }
 
-func newRecorder(seed int64) *recorder {
-	rng := rand.New(rand.NewSource(seed))
-	var mu sync.Mutex
-	return &recorder{effects: map[string]int{}, latency: func() time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		if rng.Intn(3) == 0 {
-			return 0
-		}
-		return time.Duration(rng.Intn(300)) * time.Microsecond
-	}}
+// newScenarioRecorder is the recorder of prog driven under sched (its code change included).
+func newScenarioRecorder(prog Program, sched Schedule) *recorder {
+	if sched.ChangeAt >= 0 {
+		return newRecorder(prog, prog.Insert(sched.ChangeAt))
+	}
+	return newRecorder(prog)
 }
 
 // drive runs prog to completion under sched: crashes are recovered, parks are resumed with
@@ -157,7 +152,7 @@ func drive(ctx context.Context, tg Target, prog Program, sched Schedule) (*Outco
 
 func driveWith(ctx context.Context, tg Target, prog Program, sched Schedule, snapshots bool) (*Outcome, error) {
 	store := &crashStore{EventStore: memory.NewEventStore()}
-	rec := newRecorder(sched.LatencySeed)
+	rec := newScenarioRecorder(prog, sched)
 	snaps := memory.NewSnapshotStore()
 	if snapshots {
 		inner := tg.Mod
@@ -212,7 +207,7 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			_, err = o.rt.Start(ctx, "prog", o.ExecID, nil)
 		case st.Status == fold.StatusSuspended && gateOf(st) == fold.GateInDoubt:
 			// K9.3: an operator's verdict; the schedule's seed says whether the effect applied
-			v := verdict(st, sched.LatencySeed+int64(i))
+			v := verdict(st, sched.Seed+int64(i))
 			r.Call = "verdict " + string(v)
 			_, err = o.rt.Resume(ctx, o.ExecID, fold.GateInDoubt, v)
 		case st.Status == fold.StatusSuspended:
@@ -262,16 +257,6 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 	}
 }
 
-func (r *recorder) snapshotEffects() map[string]int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string]int, len(r.effects))
-	for k, v := range r.effects {
-		out[k] = v
-	}
-	return out
-}
-
 // verdict answers an in-doubt park (I-KERNEL-52): applied with an output, or not applied, by the
 // parity of seed.
 func verdict(st fold.State, seed int64) json.RawMessage {
@@ -315,13 +300,13 @@ func NDJSON(evs []spi.Envelope) string {
 func (o *Outcome) describe() string {
 	var b strings.Builder
 	for i, r := range o.Runs {
-		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v program: %s\n", i, r.Call, r.From, r.To, r.Crashed, r.Program)
+		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v\n", i, r.Call, r.From, r.To, r.Crashed)
+	}
+	fmt.Fprintf(&b, "flow script %q (docs/goldens.md; with this log, input to loom-conform replay --script):\n%s\n", "prog", o.prog)
+	if o.sched.ChangeAt >= 0 {
+		fmt.Fprintf(&b, "flow script %q deployed by resumeAs:\n%s\n", "prog2", o.prog.Insert(o.sched.ChangeAt).Text("prog2"))
 	}
 	b.WriteString("log (NDJSON):\n")
 	b.WriteString(NDJSON(o.Log))
-	if s, err := o.prog.Script("prog"); err == nil {
-		js, _ := json.Marshal(s)
-		fmt.Fprintf(&b, "program as a flow script (docs/goldens.md):\n%s\n", js)
-	}
 	return b.String()
 }
