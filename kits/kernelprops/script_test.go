@@ -52,4 +52,3 @@ func history(evs []spi.Envelope) []string {
 	}
 	return out
 }
-
