@@ -302,9 +302,10 @@ func (o *Outcome) describe() string {
 	for i, r := range o.Runs {
 		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v\n", i, r.Call, r.From, r.To, r.Crashed)
 	}
-	fmt.Fprintf(&b, "flow script %q (docs/goldens.md; with this log, input to loom-conform replay --script):\n%s\n", "prog", o.prog)
-	if o.sched.ChangeAt >= 0 {
-		fmt.Fprintf(&b, "flow script %q deployed by resumeAs:\n%s\n", "prog2", o.prog.Insert(o.sched.ChangeAt).Text("prog2"))
+	if o.sched.ChangeAt < 0 {
+		fmt.Fprintf(&b, "flow script %q (docs/goldens.md; with this log saved as NDJSON, the input of loom-conform replay --script):\n%s\n", "prog", o.prog)
+	} else {
+		fmt.Fprintf(&b, "flow script %q (docs/goldens.md):\n%s\nflow script %q, deployed by resumeAs:\n%s\n", "prog", o.prog, "prog2", o.prog.Insert(o.sched.ChangeAt).Text("prog2"))
 	}
 	b.WriteString("log (NDJSON):\n")
 	b.WriteString(NDJSON(o.Log))

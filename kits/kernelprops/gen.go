@@ -1,6 +1,7 @@
 package kernelprops
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
@@ -21,7 +22,8 @@ const (
 // emits often reuse content of the segment, so branch copies meet each other and sequential
 // copies in one segment (spec §3 residual, I-KERNEL-18/19). Every effect but a timeout is given a
 // latency (the fakes' latencyUs, 0 to 300 µs, 0 a third of the time) that moves the interleaving
-// of branches; it shrinks to 0.
+// of branches. The latencies are drawn after the statements, as one list, so that shrinking
+// deletes statements as it would without them and drives each latency to 0 on its own.
 func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 	return rapid.Custom(func(t *rapid.T) Program {
 		n := rapid.IntRange(1, maxOps).Draw(t, "ops")
@@ -57,21 +59,18 @@ func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 		kinds = append(kinds, motifRepeat)
 		prefix := map[string]string{kStep: "s", kDecide: "d", kFail: "f", kTyped: "t", kTimeout: "o", kCancel: "x",
 			kDecideThrow: "dt", kEffectEmit: "fx", kAtMostOnce: "m", kSuspend: "g"}
-		latency := func() int64 { return int64(max(0, rapid.IntRange(-150, 300).Draw(t, "latencyUs"))) }
 		leaf := func(k string, repeat int) flowscript.Stmt {
 			switch k {
 			case kEmit, kEmitFact:
-				return stmt(k, "", emitContent(repeat), 0)
+				return stmt(k, "", emitContent(repeat))
 			case kEmitNaN:
-				return stmt(k, "", 0, 0)
+				return stmt(k, "", 0)
 			case kEffectEmit:
-				return stmt(k, next(prefix[k]), emitContent(0), latency())
-			case kStep, kFail, kTyped, kCancel, kAtMostOnce:
-				return stmt(k, next(prefix[k]), 0, latency())
+				return stmt(k, next(prefix[k]), emitContent(0))
 			}
-			return stmt(k, next(prefix[k]), 0, 0)
+			return stmt(k, next(prefix[k]), 0)
 		}
-		emit := func(c int) flowscript.Stmt { return stmt(kEmit, "", c, 0) }
+		emit := func(c int) flowscript.Stmt { return stmt(kEmit, "", c) }
 		for range n {
 			switch k := rapid.SampledFrom(kinds).Draw(t, "kind"); k {
 			case motifRepeat: // worked example 5's shape, then a park: emit c; step; emit c; suspend
@@ -107,8 +106,42 @@ func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 				p = append(p, leaf(k, 3))
 			}
 		}
+		lats := rapid.SliceOfN(rapid.IntRange(-150, 300), 0, len(p.latencySlots())).Draw(t, "latenciesUs")
+		for i, slot := range p.latencySlots()[:len(lats)] {
+			*slot = withLatency(*slot, int64(max(0, lats[i])))
+		}
 		return p
 	})
+}
+
+// latencySlots lists the program's steps that take a latency (all but timeouts), in order.
+func (p Program) latencySlots() []*flowscript.Stmt {
+	var out []*flowscript.Stmt
+	for i := range p {
+		if p[i].Op == "execute" && p[i].TimeoutMs == 0 {
+			out = append(out, &p[i])
+		}
+		for _, b := range p[i].Branches {
+			for j := range b {
+				if b[j].Op == "execute" && b[j].TimeoutMs == 0 {
+					out = append(out, &b[j])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// withLatency sets the step's latencyUs input member (0 = none).
+func withLatency(st flowscript.Stmt, us int64) flowscript.Stmt {
+	in := map[string]any{}
+	_ = json.Unmarshal(st.Input, &in)
+	delete(in, "latencyUs")
+	if us > 0 {
+		in["latencyUs"] = us
+	}
+	st.Input, _ = json.Marshal(in)
+	return st
 }
 
 // Schedule is how one execution of a program is driven: where the process crashes, the effect

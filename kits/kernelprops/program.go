@@ -39,14 +39,11 @@ const EmitType = "kit.emit"
 const factPrefix = "kit-"
 
 // stmt builds the statement of a leaf kind: id names the step, decision or gate, content the
-// emit's payload, latencyUs the effect's latency (the fakes' latencyUs input member). Every step
-// continues on failure, so the flow observes each outcome and goes on.
-func stmt(kind, id string, content int, latencyUs int64) flowscript.Stmt {
+// emit's payload. Every step continues on failure, so the flow observes each outcome and goes on.
+// A step's latency is set afterwards (withLatency).
+func stmt(kind, id string, content int) flowscript.Stmt {
 	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
 	ex := func(tool string, in map[string]any) flowscript.Stmt {
-		if latencyUs > 0 {
-			in["latencyUs"] = latencyUs
-		}
 		return flowscript.Stmt{Op: "execute", ID: id, Tool: tool, Input: raw(in), OnError: flowscript.OnErrorContinue}
 	}
 	switch kind {
@@ -60,8 +57,8 @@ func stmt(kind, id string, content int, latencyUs int64) flowscript.Stmt {
 		st := ex("fail-typed", map[string]any{"channel": "declined", "payload": map[string]any{"step": id}})
 		st.Errors = []string{"declined"}
 		return st
-	case kTimeout: // no latency: the effect outlives its deadline anyway
-		st := flowscript.Stmt{Op: "execute", ID: id, Tool: "slow", Input: raw(map[string]any{"ms": 600000}), OnError: flowscript.OnErrorContinue}
+	case kTimeout: // never given a latency: the effect outlives its deadline anyway
+		st := ex("slow", map[string]any{"ms": 600000})
 		st.TimeoutMs = 1
 		return st
 	case kCancel:
@@ -261,7 +258,7 @@ func (p Program) atMostOnceIDs() map[string]bool {
 func (p Program) Insert(at int) Program {
 	at = max(0, min(at, len(p)))
 	out := append(Program{}, p[:at]...)
-	out = append(out, stmt(kStep, "z", 0, 0))
+	out = append(out, stmt(kStep, "z", 0))
 	return append(out, p[at:]...)
 }
 

@@ -86,25 +86,25 @@ func (s Scenario) target(tg Target) Target {
 
 // examples are the worked examples of emit serving as scenarios (WORKED-EXAMPLES.md).
 func examples() []Scenario {
-	emit := func(c int) flowscript.Stmt { return stmt(kEmit, "", c, 0) }
-	step := func(id string) flowscript.Stmt { return stmt(kStep, id, 0, 0) }
-	gate := func(id string) flowscript.Stmt { return stmt(kSuspend, id, 0, 0) }
+	emit := func(c int) flowscript.Stmt { return stmt(kEmit, "", c) }
+	step := func(id string) flowscript.Stmt { return stmt(kStep, id, 0) }
+	gate := func(id string) flowscript.Stmt { return stmt(kSuspend, id, 0) }
 	type B = []flowscript.Stmt
-	f := Program{step("A"), emit(1), stmt(kDecide, "route", 0, 0), emit(2), gate("approve"), emit(1), step("B"), emit(3)}
+	f := Program{step("A"), emit(1), stmt(kDecide, "route", 0), emit(2), gate("approve"), emit(1), step("B"), emit(3)}
 	xsx := Program{emit(1), step("S"), emit(1), gate("g")}
 	par := Program{parallelOf(B{step("slow")}, B{emit(1)}), emit(2), gate("g")}
-	unserved := Program{stmt(kFail, "f", 0, 0), emit(1), gate("g"), emit(2)}
+	unserved := Program{stmt(kFail, "f", 0), emit(1), gate("g"), emit(2)}
 	none := Schedule{ChangeAt: -1}
 	// two branches and the sequential code after them emit the same content in one segment: on
 	// the re-run each branch counts its own emits, so both branch copies are served whichever runs
 	// first (I-KERNEL-18)
 	twins := Program{parallelOf(B{emit(1)}, B{emit(1)}), emit(1), gate("g")}
-	outcomes := Program{stmt(kTyped, "t", 0, 0), emit(1), stmt(kTimeout, "o", 0, 0), emit(2), gate("g"),
-		stmt(kCancel, "x", 0, 0), stmt(kDecideThrow, "dt", 0, 0), stmt(kEmitNaN, "", 0, 0), stmt(kEmitFact, "", 3, 0),
-		stmt(kEffectEmit, "fx", 4, 0), emit(2)}
+	outcomes := Program{stmt(kTyped, "t", 0), emit(1), stmt(kTimeout, "o", 0), emit(2), gate("g"),
+		stmt(kCancel, "x", 0), stmt(kDecideThrow, "dt", 0), stmt(kEmitNaN, "", 0), stmt(kEmitFact, "", 3),
+		stmt(kEffectEmit, "fx", 4), emit(2)}
 	// a crash at the at-most-once step's STEP_COMPLETED (the fifth append) parks it in doubt; the
 	// verdict is applied or not by the seed's parity
-	doubt := Program{step("A"), stmt(kAtMostOnce, "m", 0, 0), emit(1), gate("g"), emit(2)}
+	doubt := Program{step("A"), stmt(kAtMostOnce, "m", 0), emit(1), gate("g"), emit(2)}
 	return []Scenario{
 		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, Seed: 0}},
 		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, Seed: 1}},
