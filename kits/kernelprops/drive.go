@@ -82,7 +82,7 @@ type RunRecord struct {
 	To      int // log length when it ended
 	Trace   []Event
 	Crashed bool
-	Program Program
+	Flow    string // the flow the run ran: "prog", or "prog2" from the code change on
 }
 
 // Outcome is a driven execution.
@@ -174,7 +174,7 @@ func driveWith(ctx context.Context, tg Target, prog Program, sched Schedule, sna
 // continueDriving drives o.ExecID until it completes; crash i of sched applies to run i+crashBase.
 func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Schedule, crashBase int) error {
 	changed := false
-	cur := prog
+	cur := "prog"
 	for i := 0; ; i++ {
 		if i >= maxRuns {
 			return fmt.Errorf("execution did not complete within %d runs", maxRuns)
@@ -200,7 +200,7 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			return nil
 		}
 		mark := len(o.rec.trace())
-		r := RunRecord{From: len(log), Program: cur}
+		r := RunRecord{From: len(log), Flow: cur}
 		switch {
 		case len(log) == 0:
 			r.Call = "start"
@@ -214,7 +214,7 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			gate := gateOf(st)
 			if sched.ChangeAt >= 0 && !changed {
 				r.Call = "resumeAs " + gate
-				r.Program = prog.Insert(sched.ChangeAt)
+				r.Flow = "prog2"
 				_, err = o.rt.ResumeAs(ctx, o.ExecID, kernel.ResumeAsRequest{FlowID: "prog2", EventType: gate, Payload: answer(gate)})
 			} else {
 				r.Call = "resume " + gate
@@ -243,10 +243,10 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			}
 		}
 		if !r.Crashed && strings.HasPrefix(r.Call, "resumeAs") {
-			changed, cur = true, r.Program
+			changed, cur = true, r.Flow
 		}
 		if r.Crashed && strings.HasPrefix(r.Call, "resumeAs") && r.To > r.From {
-			changed, cur = true, r.Program // the migration was appended before the crash
+			changed, cur = true, r.Flow // the migration was appended before the crash
 		}
 		if r.Crashed { // the process died: restart on a fresh runtime over the same store
 			o.incarnation++
@@ -300,7 +300,7 @@ func NDJSON(evs []spi.Envelope) string {
 func (o *Outcome) describe() string {
 	var b strings.Builder
 	for i, r := range o.Runs {
-		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v\n", i, r.Call, r.From, r.To, r.Crashed)
+		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v flow %s\n", i, r.Call, r.From, r.To, r.Crashed, r.Flow)
 	}
 	if o.sched.ChangeAt < 0 {
 		fmt.Fprintf(&b, "flow script %q (docs/goldens.md; with this log saved as NDJSON, the input of loom-conform replay --script):\n%s\n", "prog", o.prog)
