@@ -14,10 +14,9 @@ const (
 	motifTwins  = "motif-twins"
 )
 
-// genProgram draws the body of a flow script of up to maxOps statements: steps (succeeding, failing untyped, failing
-// typed, timing out, cancelled, emitting through EffectContext.emit, at most once so that a crash
-// mid-step parks in doubt), decisions (some throwing),
-// emits (some repeating content of the same segment, some content of an earlier segment, some
+// genProgram draws the body of a flow script of up to maxOps statements: steps (succeeding,
+// failing untyped, failing typed, timing out, cancelled, emitting through EffectContext.emit, at
+// most once so that a crash mid-step parks in doubt), decisions (some throwing), emits (some repeating content of the same segment, some content of an earlier segment, some
 // unmatchable, some flow-level DECISION_RECORDED), parks, and parallels of leaf statements whose
 // emits often reuse content of the segment, so branch copies meet each other and sequential
 // copies in one segment (spec §3 residual, I-KERNEL-18/19). Every effect but a timeout is given a
@@ -106,8 +105,9 @@ func genProgram(maxOps int, parallel bool) *rapid.Generator[Program] {
 				p = append(p, leaf(k, 3))
 			}
 		}
-		lats := rapid.SliceOfN(rapid.IntRange(-150, 300), 0, len(p.latencySlots())).Draw(t, "latenciesUs")
-		for i, slot := range p.latencySlots()[:len(lats)] {
+		slots := p.latencySlots()
+		lats := rapid.SliceOfN(rapid.IntRange(-150, 300), 0, len(slots)).Draw(t, "latenciesUs")
+		for i, slot := range slots[:len(lats)] {
 			*slot = withLatency(*slot, int64(max(0, lats[i])))
 		}
 		return p
@@ -144,8 +144,8 @@ func withLatency(st flowscript.Stmt, us int64) flowscript.Stmt {
 	return st
 }
 
-// Schedule is how one execution of a program is driven: where the process crashes, the effect
-// latencies, and whether a code change (a new live step) is deployed at the first resume.
+// Schedule is how one execution of a program is driven: where the process crashes, how in-doubt
+// parks are answered, and whether a code change (a new live step) is deployed at the first resume.
 type Schedule struct {
 	// Crashes: before run i, crash at the Crashes[i]-th append of that run (0 = no crash).
 	Crashes []int
