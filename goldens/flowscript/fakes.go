@@ -87,7 +87,7 @@ const MaxLatency = time.Second
 
 // latency is the wait a fake makes before it behaves: input.latencyUs microseconds (format 2),
 // capped at MaxLatency, cut short when the step's deadline passes. It only moves the effect in
-// time (the interleaving of parallel branches), never changes its outcome.
+// time (the interleaving of parallel branches); a step whose timeoutMs it outlasts times out.
 func latency(ec *kernel.EffectContext, us int64) {
 	if us <= 0 {
 		return
