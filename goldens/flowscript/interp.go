@@ -141,7 +141,7 @@ func Call(c *kernel.Context, a Action) Answer {
 		choice, fails := args.Choice, st.Fails
 		return answerOf(c.Decide(st.ID, func(context.Context) (any, error) {
 			if fails {
-				return nil, errors.New("fake: decider throws")
+				return nil, errors.New(DeciderThrows)
 			}
 			return choice, nil
 		}, opts...))

@@ -15,7 +15,7 @@ import (
 var argFields = map[string][]string{
 	"execute":       {"task", "input"},
 	"run":           {"stepId", "toolId", "input"},
-	"decide":        {"id", "choice"},
+	"decide":        {"id", "choice", "error", "context", "policy"},
 	"parallel":      {"branches", "end", "join"},
 	"suspend":       {"on", "timeoutMs", "wakeAt", "correlationKey"},
 	"sleep":         {"ms"},
@@ -28,7 +28,7 @@ var argFields = map[string][]string{
 	"select":        {"topics"},
 }
 
-var taskFields = []string{"id", "kind", "toolId"}
+var taskFields = []string{"id", "kind", "toolId", "timeoutMs", "atMostOnce", "errors"}
 
 // checkArgs refuses arguments that are not an object or hold a member the syscall does not take.
 func checkArgs(syscall string, args json.RawMessage) error {

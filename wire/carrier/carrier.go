@@ -169,6 +169,8 @@ func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCEr
 		return c.attach(ctx, req.Params)
 	case MethodComplete:
 		return c.complete(ctx, req.Params)
+	case MethodResumeAs:
+		return c.resumeAs(ctx, req.Params)
 	}
 	if m.Syscall != "" {
 		return c.syscall(ctx, m, req.Params)
@@ -218,9 +220,13 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 		FlowID      string          `json:"flowId"`
 		ExecutionID string          `json:"executionId"`
 		Input       json.RawMessage `json:"input"`
+		Budget      kernel.Budget   `json:"budget"`
 	}
 	if err := decodeStrict(raw, &p); err != nil {
 		return nil, invalid(MethodStart, err)
+	}
+	if e := checkBudget(p.Budget); e != nil {
+		return nil, e
 	}
 	if p.FlowID == "" {
 		return nil, rpcErr(CodeInvalidParams, "params", "execution.start: params.flowId is required", "field", "flowId")
@@ -238,6 +244,9 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	s, e := c.newSession(p.ExecutionID, true, "live")
 	if e != nil {
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
+	}
+	if p.Budget != nil {
+		c.rt.SetExecutionBudget(p.ExecutionID, p.Budget)
 	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.Start(ctx, p.FlowID, p.ExecutionID, input)

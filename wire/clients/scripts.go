@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/manifest"
 )
 
 //go:embed scripts/*/flow.json scripts/*/driver.json
@@ -73,35 +74,47 @@ func loadCase(fsys fs.FS, dir string) (Case, error) {
 	return Case{Script: s, Driver: d}, nil
 }
 
-// Wire-drivable driver actions: start, then one resume per park (execution.resume with attach).
-var wireActions = []string{"start", "resume"}
+// WireActions are the driver actions a wire client sends after start (docs/wire.md, "Driving a
+// flow script"): a resume (execution.resume with attach), a cancel (execution.cancel) and a
+// resumeAs (execution.resumeAs with attach, its transform run by the client, I-WIRE-15).
+var WireActions = []string{"resume", "cancel", "resumeAs"}
 
 // Inexpressible says why the wire kernel ABI, served with the conformance profile, cannot run a
 // script and driver the way the in-process interpreter does ("" = it can). The reasons are the
 // first that applies, in a fixed order: the driver's runtime configuration (its virtual clock is
-// not one: timestamps are a kernel's own, masked when runs are compared), its actions, the
-// script's feature flags, then the first statement the wire has no arguments for.
+// not one: timestamps are a kernel's own, masked when runs are compared; its budget is
+// execution.start's, I-WIRE-17), the script's feature flags, its actions, then the first
+// statement the wire has no arguments for (I-WIRE-19 gives the reasons).
 func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 	switch {
 	case d.Profile != "":
-		return fmt.Sprintf("driver: profile %s: a wire kernel writes the current event schema", d.Profile)
-	case d.Budget != nil:
-		return "driver: a budget: a wire kernel is served with the conformance profile's budget"
+		return fmt.Sprintf("driver: profile %s: a kernel writes one event schema, the handshake's eventSchema %s; the wire has no per-execution profile (ADR 0026: the on-disk schema is unchanged by the wire)", d.Profile, manifest.EventSchemaVersion)
 	case d.Timers:
-		return "driver: timers: the conformance profile wires no timer store and the wire has no method to fire timers"
+		return "driver: timers: the conformance profile wires no timer store and the wire has no method to fire due timers; a wakeAt derived from a delay (sleep, a suspend timeout) is also the kernel's clock plus the delay, which no wire method sets to the driver's virtual time"
 	case d.Snapshots:
-		return "driver: snapshots: the wire has no snapshot method"
-	}
-	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
-		return "driver: the first action is not start"
-	}
-	for i, a := range d.Actions {
-		if !slices.Contains(wireActions, a.Do) || (i > 0 && a.Do == "start") {
-			return fmt.Sprintf("driver: actions[%d] %q: a wire client drives start and resumes only", i, a.Do)
-		}
+		return "driver: snapshots: a snapshot is the kernel's storage, invisible on the wire by design (getState folds the same state either way); a snapshot action would show a wire client nothing"
 	}
 	if len(s.Features) > 0 {
-		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature", s.Features)
+		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature (a certified kernel need not have them)", s.Features)
+	}
+	for i, a := range d.Actions {
+		if i == 0 && a.Do == "start" {
+			continue
+		}
+		if a.Do == "crash" {
+			return fmt.Sprintf("driver: actions[%d] crash at append %d: a fault inside the kernel's process (its store fails mid-run); a wire client sees the kernel, not its store, and the wire carries no fault injection", i, a.At)
+		}
+		if i == 0 {
+			return "driver: the first action is not start"
+		}
+		if !slices.Contains(WireActions, a.Do) {
+			return fmt.Sprintf("driver: actions[%d] %q: a wire client sends start, resume, cancel and resumeAs only", i, a.Do)
+		}
+		if a.Script != nil {
+			if why := inexpressibleBody(fmt.Sprintf("actions[%d].flow.body", i), a.Script.Body); why != "" {
+				return why
+			}
+		}
 	}
 	return inexpressibleBody("body", s.Body)
 }
@@ -111,21 +124,8 @@ func inexpressibleBody(p string, body []flowscript.Stmt) string {
 		at := fmt.Sprintf("%s[%d]", p, i)
 		switch st.Op {
 		case "execute":
-			switch {
-			case st.TimeoutMs > 0:
-				return at + ": execute timeoutMs: the wire's task takes id, kind and toolId only"
-			case st.AtMostOnce:
-				return at + ": execute atMostOnce: the wire's task takes id, kind and toolId only"
-			case len(st.Errors) > 0:
-				return at + ": execute errors: the wire's task takes id, kind and toolId only"
-			case st.Tool == "counter":
-				return at + ": the counter fake counts per runtime: on a shared kernel its answers depend on earlier runs"
-			case st.Tool == "slow":
+			if st.Tool == "slow" && st.TimeoutMs == 0 {
 				return at + ": the slow fake waits on the wall clock"
-			}
-		case "decide":
-			if st.Fails || st.Context != nil || st.Policy != nil {
-				return at + ": decide fails/context/policy: the wire's decide takes id and choice only"
 			}
 		case "sleep", "sleepUntil":
 			return at + ": " + st.Op + ": the conformance profile wires no timer store"

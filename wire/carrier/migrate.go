@@ -1,0 +1,70 @@
+package carrier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
+)
+
+// resumeAs answers execution.resumeAs (I-WIRE-15): the execution is migrated onto flowId, whose
+// code is the driver like every wire flow's, and re-run under the rules of spec §5 resumeAs (onto
+// a parked execution every resume rule, with eventType and payload the gate's answer). input, when
+// present, is the migrated input: the result of the caller's state transform (K11.5), recorded
+// as EXECUTION_MIGRATED.migratedInput. A transform is code, so it runs on the caller's side of
+// the wire; a transform that fails is never sent, and nothing is appended, as in process. With
+// attach the caller becomes the driver and re-drives the target flow from the top.
+func (c *Carrier) resumeAs(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+	var p struct {
+		ExecutionID string          `json:"executionId"`
+		FlowID      string          `json:"flowId"`
+		EventType   string          `json:"eventType"`
+		Payload     json.RawMessage `json:"payload"`
+		Input       json.RawMessage `json:"input"`
+		Attach      bool            `json:"attach"`
+	}
+	if err := decodeStrict(raw, &p); err != nil {
+		return nil, invalid(MethodResumeAs, err)
+	}
+	if p.ExecutionID == "" || p.FlowID == "" {
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.resumeAs: params.executionId and params.flowId are required", "field", "executionId/flowId")
+	}
+	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
+		return nil, e
+	}
+	if err := c.ensureFlow(p.FlowID); err != nil {
+		return nil, rpcErr(CodeInvalidParams, "params", err.Error(), "field", "flowId")
+	}
+	req := kernel.ResumeAsRequest{FlowID: p.FlowID, EventType: p.EventType, Payload: p.Payload}
+	if p.Input != nil {
+		migrated := p.Input
+		req.Transform = func(json.RawMessage) (json.RawMessage, error) { return migrated, nil }
+	}
+	s, e := c.newSession(p.ExecutionID, p.Attach, "live")
+	if e != nil {
+		return nil, e
+	}
+	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
+		return c.rt.ResumeAs(ctx, p.ExecutionID, req)
+	})
+}
+
+// checkBudget refuses a per-execution budget (execution.start's budget, I-WIRE-17) whose caps are
+// not finite and non-negative.
+func checkBudget(b kernel.Budget) *bridge.RPCError {
+	dims := make([]string, 0, len(b))
+	for d := range b {
+		dims = append(dims, d)
+	}
+	sort.Strings(dims)
+	for _, d := range dims {
+		if v := b[d]; math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || d == "" {
+			return rpcErr(CodeInvalidParams, "params", fmt.Sprintf("execution.start: params.budget.%s: want a finite, non-negative number, got %v", d, v), "field", "budget."+d)
+		}
+	}
+	return nil
+}
