@@ -48,6 +48,12 @@ type Hooks struct {
 	// DropResumeWithoutDriver answers a resume with no driver as accepted but records nothing
 	// (breaks A26.wire.kernel-authoritative: the resume is lost).
 	DropResumeWithoutDriver bool
+	// IgnoreExecutionBudget starts an execution under the kernel's budget whatever budget
+	// execution.start gives it (breaks I-WIRE-17).
+	IgnoreExecutionBudget bool
+	// DropMigratedInput migrates an execution with execution.resumeAs but drops the migrated input
+	// it was given (breaks I-WIRE-15: the migrated input is not recorded).
+	DropMigratedInput bool
 	// HandshakeLies advertises a hand list: every syscall as unary (breaks A26.wire.derived and
 	// A26.wire.partition).
 	HandshakeLies bool
@@ -245,7 +251,7 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	if e != nil {
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
-	if p.Budget != nil {
+	if p.Budget != nil && !c.opts.Hooks.IgnoreExecutionBudget {
 		c.rt.SetExecutionBudget(p.ExecutionID, p.Budget)
 	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {

@@ -40,7 +40,7 @@ func (c *Carrier) resumeAs(ctx context.Context, raw json.RawMessage) (any, *brid
 		return nil, rpcErr(CodeInvalidParams, "params", err.Error(), "field", "flowId")
 	}
 	req := kernel.ResumeAsRequest{FlowID: p.FlowID, EventType: p.EventType, Payload: p.Payload}
-	if p.Input != nil {
+	if p.Input != nil && !c.opts.Hooks.DropMigratedInput {
 		migrated := p.Input
 		req.Transform = func(json.RawMessage) (json.RawMessage, error) { return migrated, nil }
 	}
