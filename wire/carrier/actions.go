@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -74,6 +75,12 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 		}
 		w.dr.Token = at.Driver
 		return w.redrive(ctx)
+	case "fireTimers":
+		wakeAt, due, err := w.dueTimer(ctx, a.At)
+		if err != nil || !due {
+			return err
+		}
+		return w.act(ctx, timerFired(wakeAt))
 	case "cancel":
 		err := w.c.Call(ctx, MethodCancel, map[string]any{"executionId": id, "reason": a.Reason}, &at)
 		if refused(err) {
@@ -110,6 +117,42 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 		return w.redrive(ctx)
 	}
 	return fmt.Errorf("driver action %q is not a wire client's (clients.Inexpressible)", a.Do)
+}
+
+// timerFired is the resume that fires a timer due at wakeAt: TIMER_FIRED {wakeAt}, which the
+// ingress gate accepts only for a park that recorded that wakeAt (spec §5).
+func timerFired(wakeAt int64) flowscript.DriverAction {
+	return flowscript.DriverAction{Do: "resume", EventType: manifest.TimerFired, Payload: mustJSON(map[string]int64{"wakeAt": wakeAt})}
+}
+
+// dueWakeAt is the wakeAt of a park on the timer gate recorded in a folded state's
+// variables._suspendedOn, when it is due at virtual time at.
+func dueWakeAt(suspendedOn json.RawMessage, at int64) (int64, bool) {
+	var on struct {
+		On     string `json:"on"`
+		WakeAt int64  `json:"wakeAt"`
+	}
+	if json.Unmarshal(suspendedOn, &on) != nil || on.On != manifest.TimerFired || on.WakeAt <= 0 {
+		return 0, false
+	}
+	return on.WakeAt, on.WakeAt <= at
+}
+
+// dueTimer reads the execution's park: the wakeAt of its timer when it is due at virtual time at.
+// The client holds the driver's virtual clock, so firing a due timer is its resume (I-WIRE-18).
+func (w *wireRun) dueTimer(ctx context.Context, at int64) (int64, bool, error) {
+	var st stateResult
+	if err := w.c.Call(ctx, MethodGetState, map[string]any{"executionId": w.dr.ExecutionID}, &st); err != nil {
+		return 0, false, err
+	}
+	var s struct {
+		Variables map[string]json.RawMessage `json:"variables"`
+	}
+	if err := json.Unmarshal([]byte(st.Canonical), &s); err != nil {
+		return 0, false, fmt.Errorf("execution.getState: canonical state: %v", err)
+	}
+	wakeAt, due := dueWakeAt(s.Variables[fold.VarSuspendedOn], at)
+	return wakeAt, due && st.Status == fold.StatusSuspended, nil
 }
 
 // currentInput reads the execution's input as its folded state holds it (variables._input).
@@ -221,6 +264,17 @@ func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore,
 			r, err = rt.Resume(ctx, execID, a.EventType, payloadOr(a.Payload))
 		case "cancel":
 			r, err = rt.Cancel(ctx, execID, a.Reason)
+		case "fireTimers":
+			st, serr := rt.State(ctx, execID)
+			if serr != nil {
+				return Run{}, serr
+			}
+			wakeAt, due := dueWakeAt(st.Variables.Values[fold.VarSuspendedOn], a.At)
+			if !due || st.Status != fold.StatusSuspended {
+				continue
+			}
+			t := timerFired(wakeAt)
+			r, err = rt.Resume(ctx, execID, t.EventType, t.Payload)
 		case "resumeAs":
 			if err := register(rt, a.Script); err != nil {
 				return Run{}, err

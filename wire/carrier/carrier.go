@@ -252,7 +252,10 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
 	if p.Budget != nil && !c.opts.Hooks.IgnoreExecutionBudget {
-		c.rt.SetExecutionBudget(p.ExecutionID, p.Budget)
+		// an execution that exists keeps its budget: its start is refused below, -32004
+		if flowID, err := c.rt.FlowID(ctx, p.ExecutionID); err == nil && flowID == "" {
+			c.rt.SetExecutionBudget(p.ExecutionID, p.Budget)
+		}
 	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.Start(ctx, p.FlowID, p.ExecutionID, input)

@@ -76,8 +76,10 @@ func loadCase(fsys fs.FS, dir string) (Case, error) {
 
 // WireActions are the driver actions a wire client sends after start (docs/wire.md, "Driving a
 // flow script"): a resume (execution.resume with attach), a cancel (execution.cancel) and a
-// resumeAs (execution.resumeAs with attach, its transform run by the client, I-WIRE-15).
-var WireActions = []string{"resume", "cancel", "resumeAs"}
+// resumeAs (execution.resumeAs with attach, its transform run by the client, I-WIRE-15), and
+// fireTimers: the client holds the driver's virtual clock, so a park on the timer gate whose
+// recorded wakeAt is due is resumed with TIMER_FIRED {wakeAt} (I-WIRE-18).
+var WireActions = []string{"resume", "cancel", "resumeAs", "fireTimers"}
 
 // Inexpressible says why the wire kernel ABI, served with the conformance profile, cannot run a
 // script and driver the way the in-process interpreter does ("" = it can). The reasons are the
@@ -89,8 +91,6 @@ func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 	switch {
 	case d.Profile != "":
 		return fmt.Sprintf("driver: profile %s: a kernel writes one event schema, the handshake's eventSchema %s; the wire has no per-execution profile (ADR 0026: the on-disk schema is unchanged by the wire)", d.Profile, manifest.EventSchemaVersion)
-	case d.Timers:
-		return "driver: timers: the conformance profile wires no timer store and the wire has no method to fire due timers; a wakeAt derived from a delay (sleep, a suspend timeout) is also the kernel's clock plus the delay, which no wire method sets to the driver's virtual time"
 	case d.Snapshots:
 		return "driver: snapshots: a snapshot is the kernel's storage, invisible on the wire by design (getState folds the same state either way); a snapshot action would show a wire client nothing"
 	}
@@ -116,8 +116,32 @@ func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 			}
 		}
 	}
-	return inexpressibleBody("body", s.Body)
+	why := inexpressibleBody("body", s.Body)
+	if why == "" && d.Timers {
+		why = delayedTimer("body", s.Body)
+	}
+	return why
 }
+
+// delayedTimer names the first timer whose wakeAt a delay derives (a suspend's timeoutMs) in a
+// driver with timers.
+func delayedTimer(p string, body []flowscript.Stmt) string {
+	for i, st := range body {
+		at := fmt.Sprintf("%s[%d]", p, i)
+		if st.Op == "suspend" && st.TimeoutMs > 0 {
+			return at + ": suspend timeoutMs with timers: " + clockDerived
+		}
+		for j, b := range st.Branches {
+			if why := delayedTimer(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// clockDerived is why a timer set by a delay cannot be fired over the wire at the driver's times.
+const clockDerived = "its wakeAt is the kernel's clock plus the delay, and no wire method sets a kernel's clock to the driver's virtual time, so the driver's fireTimers times say nothing of when it is due"
 
 func inexpressibleBody(p string, body []flowscript.Stmt) string {
 	for i, st := range body {
@@ -127,8 +151,8 @@ func inexpressibleBody(p string, body []flowscript.Stmt) string {
 			if st.Tool == "slow" && st.TimeoutMs == 0 {
 				return at + ": the slow fake waits on the wall clock"
 			}
-		case "sleep", "sleepUntil":
-			return at + ": " + st.Op + ": the conformance profile wires no timer store"
+		case "sleep":
+			return at + ": sleep: " + clockDerived
 		case "parallel":
 			for j, b := range st.Branches {
 				if why := inexpressibleBody(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
