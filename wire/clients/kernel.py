@@ -9,7 +9,9 @@ Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1, docs/goldens.md
 syscall; at a park the driver's next action is sent — a resume (execution.resume with attach) or a
 resumeAs (execution.resumeAs with attach, the transform applied here to the input getState
 shows) re-drives the script from the top (the kernel serves what its log answers), a cancel
-(execution.cancel) ends the run; a refused action (-32023, -32025) leaves the run as it was. A run
+(execution.cancel) ends the run, and fireTimers resumes a park on the timer gate whose recorded
+wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
+clock); a refused action (-32023, -32025) leaves the run as it was. A run
 that ends completes (execution.complete) with the script's output, or its failure's message; a
 finished execution is then replayed (execution.attach, the same calls, complete), which must
 append nothing. Prints one JSON line per case: {flow, executionId, canonical, log}, where
@@ -283,16 +285,16 @@ def load(case_dir):
         raise ScriptError(f"{case_dir}/flow.json: format {script.get('format')!r}, want {FORMAT!r}")
     if script.get("features"):
         raise ScriptError(f"{case_dir}/flow.json: features are outside this client's subset")
-    for k in ("profile", "timers", "snapshots"):
+    for k in ("profile", "snapshots"):
         if driver.get(k):
             raise ScriptError(f"{case_dir}/driver.json: {k} is outside what the wire expresses")
     acts = driver.get("actions") or []
     if not acts or acts[0].get("do") != "start" or any(a.get("do") not in ACTIONS for a in acts[1:]):
-        raise ScriptError(f"{case_dir}/driver.json: this client drives a start, then resume, cancel and resumeAs only")
+        raise ScriptError(f"{case_dir}/driver.json: this client drives a start, then resume, cancel, resumeAs and fireTimers only")
     return script, driver, acts
 
 
-ACTIONS = ("resume", "cancel", "resumeAs")
+ACTIONS = ("resume", "cancel", "resumeAs", "fireTimers")
 
 
 def transform(t, cur):
@@ -330,6 +332,13 @@ class Run:
     def act(self, a, where):
         """One driver action after start; a refusal (-32023, -32025) leaves the run as it was."""
         do, c, exe = a["do"], self.c, self.exe
+        if do == "fireTimers":  # the client holds the virtual clock: a due timer park is resumed
+            st = c.ok("execution.getState", {"executionId": exe})
+            on = json.loads(st["canonical"])["variables"].get("_suspendedOn") or {}
+            w = on.get("wakeAt") if isinstance(on, dict) and on.get("on") == "TIMER_FIRED" else None
+            if st["status"] != "suspended" or not isinstance(w, int) or w <= 0 or w > a["at"]:
+                return
+            do, a = "resume", {"do": "resume", "eventType": "TIMER_FIRED", "payload": {"wakeAt": w}}
         if do == "resume":
             msg = c.rpc("execution.resume", {"executionId": exe, "eventType": a["eventType"],
                                              "payload": a.get("payload"), "attach": True})

@@ -9,7 +9,9 @@
 # the driver's next action: a resume (execution.resume with attach) or a resumeAs
 # (execution.resumeAs with attach, its transform applied here to the input getState shows)
 # re-drives the script from the top (the kernel serves what its log answers), a cancel
-# (execution.cancel) ends the run, and a refused action (-32023, -32025) leaves the run as it was.
+# (execution.cancel) ends the run, fireTimers resumes a park on the timer gate whose recorded
+# wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
+# clock), and a refused action (-32023, -32025) leaves the run as it was.
 # A run that ends completes (execution.complete) with the script's output or its failure's
 # message; a finished execution is then replayed (execution.attach, the same calls, complete),
 # which must append nothing. Prints one JSON line per case: {flow, executionId, canonical, log},
@@ -18,8 +20,8 @@
 # on any unexpected answer, 2 on a script outside the subset.
 #
 # The subset (docs/wire.md, "Driving a flow script"): straight-line bodies of execute, run,
-# decide, suspend, emit, stream and ui; bind, "return", {"$ref": "name/pointer"} references and
-# onError "continue"; no parallel, no retry, no features. A syscall's error answer becomes the
+# decide, suspend, sleepUntil, emit, stream and ui; bind, "return", {"$ref": "name/pointer"}
+# references and onError "continue"; no parallel, no retry, no features. A syscall's error answer becomes the
 # failure the in-process interpreter sees (I-WIRE-10).
 set -eu
 
@@ -69,10 +71,11 @@ def args($env):
     + with_entries(select(.key | IN("choice", "context", "policy")) | .value |= resolve($env))
   elif .op == "suspend" then {on} + (if .timeoutMs then {timeoutMs} else {} end) + (if .wakeAt then {wakeAt} else {} end)
     + (if .correlationKey then {correlationKey} else {} end)
+  elif .op == "sleepUntil" then {wakeAt}
   else {eventType, payload: (.payload | resolve($env))} end;
 def subset:
   .format == "loom-flowscript/1" and ((.features // []) | length == 0)
-  and all(.body[]; (.op | IN("execute", "run", "decide", "suspend", "emit", "stream", "ui")) and ((.retry // 0) == 0));
+  and all(.body[]; (.op | IN("execute", "run", "decide", "suspend", "sleepUntil", "emit", "stream", "ui")) and ((.retry // 0) == 0));
 def transform($cur):
   if .fail then null elif has("set") then .set
   elif has("merge") then (if ($cur | type) == "object" then $cur else {} end) + .merge else $cur end;
@@ -157,9 +160,9 @@ for dir in "$@"; do
 	DRIVER=$(jq -c . "$dir/driver.json") || { echo "kernel.sh: $dir/driver.json: not JSON" >&2; exit 2; }
 	printf '%s' "$SCRIPT" | jq -e "$JQDEFS subset" >/dev/null ||
 		{ echo "kernel.sh: $dir/flow.json: outside this client's subset" >&2; exit 2; }
-	printf '%s' "$DRIVER" | jq -e "$JQDEFS"' (.actions[0].do == "start") and ((.profile // .timers // .snapshots // null) == null)
-		and all(.actions[1:][]; (.do | IN("resume", "cancel", "resumeAs")) and (if .flow then .flow | subset else true end))' >/dev/null ||
-		{ echo "kernel.sh: $dir/driver.json: this client drives a start, then resume, cancel and resumeAs only" >&2; exit 2; }
+	printf '%s' "$DRIVER" | jq -e "$JQDEFS"' (.actions[0].do == "start") and ((.profile // .snapshots // null) == null)
+		and all(.actions[1:][]; (.do | IN("resume", "cancel", "resumeAs", "fireTimers")) and (if .flow then .flow | subset else true end))' >/dev/null ||
+		{ echo "kernel.sh: $dir/driver.json: this client drives a start, then resume, cancel, resumeAs and fireTimers only" >&2; exit 2; }
 	NSTMT=$(printf '%s' "$SCRIPT" | jq '.body | length')
 	NACT=$(printf '%s' "$DRIVER" | jq '.actions | length')
 	INPUT=$(printf '%s' "$DRIVER" | jq -c '.actions[0].input')
@@ -174,6 +177,16 @@ for dir in "$@"; do
 		i=$((i + 1))
 		act=$(printf '%s' "$a" | jq -r .do)
 		newin=$INPUT
+		if [ "$act" = fireTimers ]; then
+			# this client holds the driver's virtual clock: a due timer park is resumed
+			w=$(ok execution.getState "{\"executionId\":\"$exe\"}" | jq -c --argjson a "$a" \
+				'(.canonical | fromjson | .variables._suspendedOn) as $on
+				| if .status == "suspended" and ($on | type) == "object" and $on.on == "TIMER_FIRED"
+				  and (($on.wakeAt // 0) > 0) and $on.wakeAt <= $a.at then $on.wakeAt else null end')
+			[ "$w" != null ] || continue
+			act=resume
+			a=$(jq -cn --argjson w "$w" '{do: "resume", eventType: "TIMER_FIRED", payload: {wakeAt: $w}}')
+		fi
 		case $act in
 		resume)
 			resp=$(rpc execution.resume "$(printf '%s' "$a" | jq -c --arg e "$exe" \
