@@ -298,17 +298,18 @@ ACTIONS = ("resume", "cancel", "resumeAs", "fireTimers")
 
 
 def transform(t, cur):
-    """A resumeAs transform (loom-driver/1: merge, set or fail) applied to the current input, or
-    None when it fails: a transform is code, so it runs here, on the client's side of the wire."""
+    """A resumeAs transform (loom-driver/1: merge, set or fail) applied to the current input:
+    (True, migrated), or (False, None) when it fails. A transform is code, so it runs here, on the
+    client's side of the wire."""
     if t.get("fail"):
-        return None
+        return False, None
     if "set" in t:
-        return t["set"]
+        return True, t["set"]
     if "merge" in t:
         base = dict(cur) if isinstance(cur, dict) else {}
         base.update(t["merge"])
-        return base
-    return cur
+        return True, base
+    return True, cur
 
 
 class Run:
@@ -351,8 +352,8 @@ class Run:
             inp = self.inp
             if "transform" in a:
                 cur = json.loads(c.ok("execution.getState", {"executionId": exe})["canonical"])
-                inp = transform(a["transform"], cur["variables"].get("_input"))
-                if inp is None:
+                ok, inp = transform(a["transform"], cur["variables"].get("_input"))
+                if not ok:
                     return  # the transform failed: nothing is sent, nothing appended
                 p["input"] = inp
             msg = c.rpc("execution.resumeAs", p)

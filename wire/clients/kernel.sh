@@ -77,8 +77,9 @@ def subset:
   .format == "loom-flowscript/1" and ((.features // []) | length == 0)
   and all(.body[]; (.op | IN("execute", "run", "decide", "suspend", "sleepUntil", "emit", "stream", "ui")) and ((.retry // 0) == 0));
 def transform($cur):
-  if .fail then null elif has("set") then .set
-  elif has("merge") then (if ($cur | type) == "object" then $cur else {} end) + .merge else $cur end;
+  if .fail then {ok: false} elif has("set") then {ok: true, v: .set}
+  elif has("merge") then {ok: true, v: ((if ($cur | type) == "object" then $cur else {} end) + .merge)}
+  else {ok: true, v: $cur} end;
 def failure:
   (.data // {}) as $d
   | if .code == -32021 then {kind: "typed", channel: $d.channel} + (if $d.payload != null then {payload: $d.payload} else {} end) + {message}
@@ -198,9 +199,10 @@ for dir in "$@"; do
 				+ (if .eventType then {eventType, payload} else {} end)')
 			if printf '%s' "$a" | jq -e 'has("transform")' >/dev/null; then
 				cur=$(ok execution.getState "{\"executionId\":\"$exe\"}" | jq -c '.canonical | fromjson | .variables._input')
-				newin=$(printf '%s' "$a" | jq -c --argjson cur "$cur" "$JQDEFS .transform | transform(\$cur)")
-				# a failing transform runs here: nothing is sent, nothing appended
-				[ "$newin" != null ] || continue
+				tr=$(printf '%s' "$a" | jq -c --argjson cur "$cur" "$JQDEFS .transform | transform(\$cur)")
+				# a transform runs here: when it fails nothing is sent, nothing appended
+				[ "$(printf '%s' "$tr" | jq .ok)" = true ] || continue
+				newin=$(printf '%s' "$tr" | jq -c .v)
 				p=$(printf '%s' "$p" | jq -c --argjson in "$newin" '. + {input: $in}')
 			fi
 			resp=$(rpc execution.resumeAs "$p") ;;
