@@ -141,33 +141,33 @@ func dueWakeAt(suspendedOn json.RawMessage, at int64) (int64, bool) {
 // dueTimer reads the execution's park: the wakeAt of its timer when it is due at virtual time at.
 // The client holds the driver's virtual clock, so firing a due timer is its resume (I-WIRE-18).
 func (w *wireRun) dueTimer(ctx context.Context, at int64) (int64, bool, error) {
-	var st stateResult
-	if err := w.c.Call(ctx, MethodGetState, map[string]any{"executionId": w.dr.ExecutionID}, &st); err != nil {
+	status, on, err := variable(ctx, w.c, w.dr.ExecutionID, fold.VarSuspendedOn)
+	if err != nil {
 		return 0, false, err
 	}
-	var s struct {
-		Variables map[string]json.RawMessage `json:"variables"`
-	}
-	if err := json.Unmarshal([]byte(st.Canonical), &s); err != nil {
-		return 0, false, fmt.Errorf("execution.getState: canonical state: %v", err)
-	}
-	wakeAt, due := dueWakeAt(s.Variables[fold.VarSuspendedOn], at)
-	return wakeAt, due && st.Status == fold.StatusSuspended, nil
+	wakeAt, due := dueWakeAt(on, at)
+	return wakeAt, due && status == fold.StatusSuspended, nil
 }
 
 // currentInput reads the execution's input as its folded state holds it (variables._input).
 func currentInput(ctx context.Context, c *Client, id string) (json.RawMessage, error) {
+	_, in, err := variable(ctx, c, id, fold.VarInput)
+	return payloadOr(in), err
+}
+
+// variable reads the execution's status and one variable of its folded state (execution.getState).
+func variable(ctx context.Context, c *Client, id, name string) (string, json.RawMessage, error) {
 	var st stateResult
 	if err := c.Call(ctx, MethodGetState, map[string]any{"executionId": id}, &st); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	var s struct {
 		Variables map[string]json.RawMessage `json:"variables"`
 	}
 	if err := json.Unmarshal([]byte(st.Canonical), &s); err != nil {
-		return nil, fmt.Errorf("execution.getState: canonical state: %v", err)
+		return "", nil, fmt.Errorf("execution.getState: canonical state: %v", err)
 	}
-	return payloadOr(s.Variables[fold.VarInput]), nil
+	return st.Status, s.Variables[name], nil
 }
 
 // DriveWire drives flow script s with driver d as execution execID over the wire, the way
