@@ -90,7 +90,7 @@ func (c *Context) Call(name string, args json.RawMessage) (json.RawMessage, erro
 		if a.Policy != nil {
 			opts = append(opts, WithPolicy(a.Policy))
 		}
-		if a.Error != nil { // the caller's decider failed: nothing is recorded (spec §5 decide)
+		if a.Error != nil { // the caller's decider failed: nothing is recorded, as for any failing decider
 			msg := a.Error.Message
 			return c.Decide(a.ID, func(context.Context) (any, error) { return nil, errors.New(msg) }, opts...)
 		}

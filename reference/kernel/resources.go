@@ -89,7 +89,7 @@ func (c *Context) NegotiateBudget(dimension string, request float64) (Grant, err
 // SetExecutionBudget gives one execution its own budget in place of Config.Budget (spec §8: a
 // Budget MAY cap any dimension; the wire's per-execution setting, I-WIRE-17). It is held by this
 // runtime, not recorded: set it before the execution's first effect on every runtime that drives
-// it. A nil budget returns the execution to Config.Budget.
+// it; the runtime keeps it for its lifetime. A nil budget returns the execution to Config.Budget.
 func (rt *Runtime) SetExecutionBudget(executionID string, b Budget) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

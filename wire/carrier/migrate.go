@@ -3,9 +3,6 @@ package carrier
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"math"
-	"sort"
 
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
@@ -51,20 +48,4 @@ func (c *Carrier) resumeAs(ctx context.Context, raw json.RawMessage) (any, *brid
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.ResumeAs(ctx, p.ExecutionID, req)
 	})
-}
-
-// checkBudget refuses a per-execution budget (execution.start's budget, I-WIRE-17) whose caps are
-// not finite and non-negative.
-func checkBudget(b kernel.Budget) *bridge.RPCError {
-	dims := make([]string, 0, len(b))
-	for d := range b {
-		dims = append(dims, d)
-	}
-	sort.Strings(dims)
-	for _, d := range dims {
-		if v := b[d]; math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || d == "" {
-			return rpcErr(CodeInvalidParams, "params", fmt.Sprintf("execution.start: params.budget.%s: want a finite, non-negative number, got %v", d, v), "field", "budget."+d)
-		}
-	}
-	return nil
 }
