@@ -95,7 +95,7 @@ func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 		return "driver: snapshots: a snapshot is the kernel's storage, invisible on the wire by design (getState folds the same state either way); a snapshot action would show a wire client nothing"
 	}
 	if len(s.Features) > 0 {
-		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature (a certified kernel need not have them)", s.Features)
+		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature (a certified kernel need not have them), and the wire has no method for their driver actions (deliver a message, drive a continuation)", s.Features)
 	}
 	for i, a := range d.Actions {
 		if i == 0 && a.Do == "start" {
