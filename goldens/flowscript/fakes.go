@@ -35,7 +35,7 @@ func Fakes() []Fake {
 		{Name: "fail-untyped", Doc: `fails untyped with message input.message (default "fake: untyped failure")`},
 		{Name: "fail-until", Doc: `fails untyped while its attempt is below input.succeedOn (default 2), then returns input.value`},
 		{Name: "slow", Doc: "waits input.ms milliseconds (or until its step deadline passes) and returns input.value; with a step timeout far below input.ms it always times out"},
-		{Name: "counter", Doc: `returns {"key": input.key, "n": n}, n = 1 + the number of earlier invocations with that key in this runtime`},
+		{Name: "counter", Doc: `returns {"key": input.key, "n": n}, n = 1 + the number of earlier invocations with that key in this runtime (the wire conformance profile's counts per execution, docs/wire.md)`},
 		{Name: "emit-from-effect", Doc: `emits input.eventType (default "fx.emitted") with payload input.payload through the effect context (never stamped), then returns input.value`},
 		{Name: "meter", Doc: `meters input.tokens / input.costUsd (each optional) as RESOURCE_METERED, then returns input.value`},
 		{Name: "cancelled", Doc: "ends cancelled (STEP_CANCELLED)"},

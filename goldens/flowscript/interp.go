@@ -179,7 +179,7 @@ func call(c *kernel.Context, a Action, decided func()) Answer {
 				decided()
 			}
 			if fails {
-				return nil, errors.New("fake: decider throws")
+				return nil, errors.New(DeciderThrows)
 			}
 			return choice, nil
 		}, opts...))

@@ -20,6 +20,9 @@ func Formats() []string { return []string{Format1, Format} }
 // InputName is the name bound to the execution's input before the first statement.
 const InputName = "input"
 
+// DeciderThrows is the message of the failure a decide with fails: true throws from its decider.
+const DeciderThrows = "fake: decider throws"
+
 // Script is a flow as data: its id, the statements it runs in order and the value it returns.
 type Script struct {
 	// Format must be Format.
@@ -55,7 +58,7 @@ type Stmt struct {
 	Retry      int             `json:"retry,omitempty"`  // extra attempts after an untyped failure
 	OnError    string          `json:"onError,omitempty"`
 
-	// decide: the choice (literals and references), or Fails: the decider throws.
+	// decide: the choice (literals and references), or Fails: the decider throws (DeciderThrows).
 	Choice  json.RawMessage `json:"choice,omitempty"`
 	Fails   bool            `json:"fails,omitempty"`
 	Context json.RawMessage `json:"context,omitempty"`
