@@ -3,6 +3,7 @@ package carrier
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -97,18 +98,25 @@ func rpcErr(code int, kind, msg string, kv ...any) *bridge.RPCError {
 // request object gets the JSON-RPC error for it.
 func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 	t := bytes.TrimSpace(body)
-	if !json.Valid(t) {
-		return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
-	}
-	if len(t) > 0 && t[0] == '[' {
-		return Request{}, rpcErr(CodeInvalidRequest, "batch", "batch requests are not part of the wire ABI")
-	}
-	if len(t) == 0 || t[0] != '{' {
-		return Request{}, rpcErr(CodeInvalidRequest, "request", "a request is a JSON object")
-	}
 	var req Request
-	if err := json.Unmarshal(t, &req); err != nil {
-		return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+	if len(t) > 0 && t[0] == '{' {
+		// json.Unmarshal checks the whole text is JSON before it decodes: one pass tells both.
+		err := json.Unmarshal(t, &req)
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
+		}
+		if err != nil {
+			return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+		}
+	} else {
+		if !json.Valid(t) {
+			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
+		}
+		if len(t) > 0 && t[0] == '[' {
+			return Request{}, rpcErr(CodeInvalidRequest, "batch", "batch requests are not part of the wire ABI")
+		}
+		return Request{}, rpcErr(CodeInvalidRequest, "request", "a request is a JSON object")
 	}
 	id := bytes.TrimSpace(req.ID)
 	switch {
