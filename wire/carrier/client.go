@@ -78,7 +78,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	var r Response
-	if err := json.Unmarshal(resp, &r); err != nil {
+	if err := unmarshalResponse(resp, &r); err != nil {
 		return fmt.Errorf("%s: response is not a JSON-RPC response: %v", method, err)
 	}
 	if r.JSONRPC != "2.0" || string(r.ID) != strconv.FormatInt(id, 10) {
@@ -151,4 +151,27 @@ func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]b
 		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, bytes.TrimSpace(b))
 	}
 	return b, nil
+}
+
+// unmarshalResponse is json.Unmarshal of a response object: valid JSON whose members are a result
+// response's, each plain, is walked; anything else (an error response included) is json.Unmarshal's.
+func unmarshalResponse(b []byte, r *Response) error {
+	if json.Valid(b) && eachMember(b, func(k, v []byte) bool {
+		ok := true
+		switch string(k) {
+		case "jsonrpc":
+			r.JSONRPC, ok = plainString(v)
+		case "id":
+			r.ID = append(json.RawMessage(nil), v...)
+		case "result":
+			r.Result = append(json.RawMessage(nil), v...)
+		default:
+			ok = false
+		}
+		return ok
+	}) {
+		return nil
+	}
+	*r = Response{}
+	return json.Unmarshal(b, r)
 }

@@ -251,3 +251,31 @@ func FuzzDecodeRequestIsTheModel(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) { sameRequest(t, body) })
 }
+
+var responseCorpus = []string{
+	`{"jsonrpc":"2.0","id":1,"result":{"value":1}}`, `{"jsonrpc":"2.0","id":"a","result":null}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}`, `{"jsonrpc":"2.0","ID":1,"result":1}`,
+	`{"jsonrpc":2,"id":1,"result":1}`, `{"jsonrpc":null,"id":1}`, `{"result":1,"result":2}`, `{}`, `[]`, `{"a":`, `nul`,
+}
+
+func sameResponse(t *testing.T, body string) {
+	t.Helper()
+	var got, want Response
+	gerr, werr := unmarshalResponse([]byte(body), &got), json.Unmarshal([]byte(body), &want)
+	if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(got, want) {
+		t.Errorf("unmarshalResponse(%s) = %+v, %v, want %+v, %v", body, got, gerr, want, werr)
+	}
+}
+
+func TestUnmarshalResponseIsUnmarshal(t *testing.T) {
+	for _, body := range responseCorpus {
+		sameResponse(t, body)
+	}
+}
+
+func FuzzUnmarshalResponse(f *testing.F) {
+	for _, body := range responseCorpus {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) { sameResponse(t, body) })
+}

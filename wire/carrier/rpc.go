@@ -101,7 +101,7 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 	var req Request
 	if len(t) > 0 && t[0] == '{' {
 		// json.Unmarshal checks the whole text is JSON before it decodes: one pass tells both.
-		err := json.Unmarshal(t, &req)
+		err := unmarshalRequest(t, &req)
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
 			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
@@ -128,4 +128,29 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 		return req, rpcErr(CodeInvalidRequest, "request", `"id" must be a string or a number`, "field", "id")
 	}
 	return req, nil
+}
+
+// unmarshalRequest is json.Unmarshal of a request object: valid JSON whose members are the four a
+// request has, each plain, is walked; anything else is json.Unmarshal's (its error included).
+func unmarshalRequest(t []byte, req *Request) error {
+	if json.Valid(t) && eachMember(t, func(k, v []byte) bool {
+		ok := true
+		switch string(k) {
+		case "jsonrpc":
+			req.JSONRPC, ok = plainString(v)
+		case "method":
+			req.Method, ok = plainString(v)
+		case "id":
+			req.ID = append(json.RawMessage(nil), v...)
+		case "params":
+			req.Params = append(json.RawMessage(nil), v...)
+		default:
+			ok = false
+		}
+		return ok
+	}) {
+		return nil
+	}
+	*req = Request{}
+	return json.Unmarshal(t, req)
 }
