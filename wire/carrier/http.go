@@ -40,8 +40,8 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, c.HandleBytes(r.Context(), b))
 }
 
-// readBody reads a request body: in one buffer of its declared length when it has one, so a
-// small request costs one allocation.
+// readBody reads a request or response body: in one buffer of its declared length when it has
+// one (up to 1 MiB; beyond, and without one, as it comes), so a small body costs one allocation.
 func readBody(body io.Reader, length int64) ([]byte, error) {
 	if length <= 0 || length > 1<<20 {
 		return io.ReadAll(body)

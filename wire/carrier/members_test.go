@@ -1,11 +1,11 @@
 package carrier
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -70,15 +70,12 @@ func FuzzDecodeSyscallParams(f *testing.F) {
 
 // checkArgsModel is the map-decoding check the walk replaced.
 func checkArgsModel(syscall string, args json.RawMessage) error {
-	t := []byte(string(args))
-	for len(t) > 0 && (t[0] == ' ' || t[0] == '\t' || t[0] == '\n' || t[0] == '\r') {
-		t = t[1:]
-	}
+	t := bytes.TrimSpace(args)
 	if len(t) == 0 || string(t) == "null" {
 		return nil
 	}
 	var m map[string]json.RawMessage
-	if t[0] != '{' || json.Unmarshal(args, &m) != nil {
+	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
 		return fmt.Errorf("params.args must be an object")
 	}
 	allowed, known := argFields[syscall]
@@ -192,7 +189,7 @@ func TestAppendResultIsMarshal(t *testing.T) {
 
 // decodeRequestModel is DecodeRequest as it was: json.Valid, then the shape, then json.Unmarshal.
 func decodeRequestModel(body []byte) (Request, string) {
-	t := []byte(strings.TrimSpace(string(body)))
+	t := bytes.TrimSpace(body)
 	if !json.Valid(t) {
 		return Request{}, "parse"
 	}

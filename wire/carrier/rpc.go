@@ -100,7 +100,7 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 	t := bytes.TrimSpace(body)
 	var req Request
 	if len(t) > 0 && t[0] == '{' {
-		// json.Unmarshal checks the whole text is JSON before it decodes: one pass tells both.
+		// one pass tells text that is not JSON (a syntax error) from a request of the wrong shape
 		err := unmarshalRequest(t, &req)
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
