@@ -110,6 +110,21 @@ func brokenFolders() map[string]Folder {
 		ev["metadata"] = md
 		return true
 	})
+	out["fold/vectors/ignores-snapshot-profile"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		req.SnapshotProfile = "" // every snapshot read as if the vector's profile wrote it
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/trusts-unstamped-quarantine"] = rewriteEvents(func(ev map[string]any) bool {
+		if t := ev["eventType"]; t == "INBOX_QUARANTINED" || t == "INBOX_RELEASED" {
+			md, _ := ev["metadata"].(map[string]any)
+			if md == nil {
+				md = map[string]any{}
+			}
+			md["kernel"] = true
+			ev["metadata"] = md
+		}
+		return true
+	})
 	out["fold/vectors/skips-sealed"] = rewriteEvents(func(ev map[string]any) bool {
 		md, _ := ev["metadata"].(map[string]any)
 		_, sealed := md["seal"]
