@@ -85,34 +85,11 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 		}
 	}
 	p.Killed = len(killed)
-	linkedTo := map[string]map[string]bool{} // clause -> checks linked to it
-	for _, r := range cov.Rows {
-		linkedTo[r.Clause.ID] = map[string]bool{}
-		for _, ch := range r.Checks {
-			linkedTo[r.Clause.ID][ch] = true
-		}
-	}
-	backed := map[string]bool{} // "mutant × clause" backed by a kill by a check linked to the clause
-	for _, k := range kills {
-		for c := range violating[k.Mutant] {
-			if linkedTo[c][k.Check] {
-				backed[k.Mutant+" × "+c] = true
-			}
-		}
-	}
 	for _, m := range mutants {
-		p.Pairs += len(m.Clauses)
 		if !killed[m.ID] {
 			p.Survived = append(p.Survived, m.ID)
-			continue
-		}
-		for _, c := range m.Clauses {
-			if !backed[m.ID+" × "+c] {
-				p.UnprovenPairs = append(p.UnprovenPairs, m.ID+" × "+c)
-			}
 		}
 	}
-	sort.Strings(p.UnprovenPairs)
 	for id := range unknown {
 		p.Unknown = append(p.Unknown, id)
 	}
@@ -171,6 +148,21 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 			}
 		}
 	}
+	backed := map[string]bool{} // "mutant × clause": a row's ProvenBy is its backed pairs
+	for _, r := range cov.Rows {
+		for _, pair := range r.ProvenBy {
+			backed[pair[:strings.Index(pair, " by ")]+" × "+r.Clause.ID] = true
+		}
+	}
+	for _, m := range mutants {
+		p.Pairs += len(m.Clauses)
+		for _, c := range m.Clauses {
+			if killed[m.ID] && !backed[m.ID+" × "+c] {
+				p.UnprovenPairs = append(p.UnprovenPairs, m.ID+" × "+c)
+			}
+		}
+	}
+	sort.Strings(p.UnprovenPairs)
 	cov.Proof = p
 }
 
