@@ -17,11 +17,11 @@ import (
 func newServeKernelCmd() *cobra.Command {
 	var (
 		listen, storeArg, dsn, broken string
-		deterministic                 bool
+		deterministic, wave2          bool
 		opts                          carrier.Options
 	)
 	cmd := &cobra.Command{
-		Use:   "serve-kernel [--listen ADDR] [--store memory|sqlite:FILE] [--dsn DSN] [--deterministic]",
+		Use:   "serve-kernel [--listen ADDR] [--store memory|sqlite:FILE] [--dsn DSN] [--deterministic] [--wave2]",
 		Short: "Serve the reference kernel over the wire kernel ABI (docs/wire.md)",
 		Long: `serve-kernel answers the wire kernel ABI (ADR 0026: JSON-RPC 2.0 over HTTP, docs/wire.md) for the
 reference kernel, so a client in any language can start, drive, suspend, resume and replay
@@ -33,7 +33,9 @@ fetch, shape and forbidden, under the authorize, meter, validate and egress ring
 
 The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise.
 --deterministic uses a fixed clock and sequential ids, so the same calls write byte-identical
-logs (the acceptance clients compare against an in-process run this way). --broken NAME serves
+logs (the acceptance clients compare against an in-process run this way). --wave2 turns on the
+Wave 2 feature flags (continueAsNew, receive and select, with execution.deliver): the handshake
+advertises them and ` + "`certify kernel`" + ` then drives the Wave 2 goldens too. --broken NAME serves
 one of the deliberately broken kernels certify rejects (` + strings.Join(carrier.BrokenNames(), ", ") + `).
 It listens on loopback unless --listen (or LOOM_KERNEL_LISTEN) says otherwise, and stops on
 SIGINT or SIGTERM.`,
@@ -64,6 +66,9 @@ SIGINT or SIGTERM.`,
 				return badInput("serve-kernel: %v", err)
 			}
 			defer closeStores()
+			if wave2 {
+				opts.Features = carrier.Wave2()
+			}
 			opts.Implementation = carrier.Implementation{Name: "loom-conform reference kernel", Version: toolVersion}
 			var c *carrier.Carrier
 			if broken != "" {
@@ -83,6 +88,7 @@ SIGINT or SIGTERM.`,
 	f.StringVar(&storeArg, "store", "memory", "event log: memory, or sqlite:FILE")
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN for the event log (instead of --store)")
 	f.BoolVar(&deterministic, "deterministic", false, "fixed clock and sequential ids: the same calls write byte-identical logs")
+	f.BoolVar(&wave2, "wave2", false, "turn on the Wave 2 feature flags: continueAsNew, receive and select (with execution.deliver)")
 	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify self-test): "+strings.Join(carrier.BrokenNames(), ", "))
 	f.DurationVar(&opts.Lease, "lease", 30*time.Second, "how long a silent driver keeps its execution before another may take it over")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")

@@ -9,27 +9,41 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/clients"
 )
 
-// wireEqualsInProcess drives every case over the wire on one deterministic kernel and holds each
-// run byte-identical (log and folded state) to the in-process run of the same script.
+// wireEqualsInProcess drives every case over the wire on one deterministic kernel (Wave 2 on) and
+// holds each run byte-identical (log and folded state, and those of the executions its drive
+// actions drove) to the in-process run of the same script.
 func wireEqualsInProcess(t *testing.T, prefix string, cases []clients.Case) {
 	t.Helper()
 	want := inProcess(t, prefix, cases)
-	cl, _, _, _ := served(t, Options{})
+	cl, _, _, _ := served(t, Options{Features: Wave2()})
 	for _, k := range cases {
 		got, err := DriveWire(testCtx(t), cl, prefix+k.Name, k.Script, k.Driver)
 		if err != nil {
 			t.Errorf("wire/acceptance [A26.acceptance]: DriveWire(%s) = %v, want the script driven and replayed", k.Name, err)
 			continue
 		}
-		if got.State != want[k.Name].State {
-			t.Errorf("wire/acceptance [A26.acceptance]: state(%s) differs (-want +got):\n%s", k.Name, cmp.Diff(want[k.Name].State, got.State))
+		w := want[k.Name]
+		if len(got.Driven) != len(w.Driven) {
+			t.Errorf("wire/acceptance [A26.acceptance, I-WIRE-21]: DriveWire(%s) drove %d executions, want %d", k.Name, len(got.Driven), len(w.Driven))
+			continue
 		}
-		gl, _ := json.Marshal(got.Log)
-		wl, _ := json.Marshal(want[k.Name].Log)
-		if string(gl) != string(wl) {
-			d := goldens.DiffRuns(want[k.Name].Log, got.Log, nil, nil, goldens.DiffOptions{Strict: true})
-			t.Errorf("wire/acceptance [A26.acceptance]: log(%s) differs: %v", k.Name, d)
+		for i, wr := range append([]Run{w}, w.Driven...) {
+			sameRun(t, k.Name, wr, append([]Run{got}, got.Driven...)[i])
 		}
+	}
+}
+
+// sameRun holds one execution of a wire run byte-identical to the in-process one.
+func sameRun(t *testing.T, name string, want, got Run) {
+	t.Helper()
+	if got.State != want.State {
+		t.Errorf("wire/acceptance [A26.acceptance]: state(%s %s) differs (-want +got):\n%s", name, got.ExecutionID, cmp.Diff(want.State, got.State))
+	}
+	gl, _ := json.Marshal(got.Log)
+	wl, _ := json.Marshal(want.Log)
+	if string(gl) != string(wl) {
+		d := goldens.DiffRuns(want.Log, got.Log, nil, nil, goldens.DiffOptions{Strict: true})
+		t.Errorf("wire/acceptance [A26.acceptance]: log(%s %s) differs: %v", name, got.ExecutionID, d)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -29,6 +30,27 @@ type wireRun struct {
 	script *flowscript.Script
 	input  json.RawMessage
 	status string // after the last drive or action: running (a driver holds it), suspended, or ended
+	exec   func(driverID string) string
+}
+
+// execOf is the wire execution of a driver's execution id (the driver's own, or one continueAsNew
+// derived from it, such as "e1.next").
+func (w *wireRun) execOf(id string) string {
+	if id == "" {
+		return w.dr.ExecutionID
+	}
+	return w.exec(id)
+}
+
+// ExecOf maps a driver's execution ids onto execID: the driver's execution (d.Execution) is
+// execID, and an id derived from it (continueAsNew's "e1.next") keeps its suffix.
+func ExecOf(d *flowscript.Driver, execID string) func(string) string {
+	return func(id string) string {
+		if rest, ok := strings.CutPrefix(id, d.Execution); ok {
+			return execID + rest
+		}
+		return id
+	}
 }
 
 // redrive drives the script from the top: to a park, or to its end (execution.complete).
@@ -36,6 +58,9 @@ func (w *wireRun) redrive(ctx context.Context) error {
 	out, fail, err := driveScope(ctx, w.dr, flowscript.TopScope(w.script, w.input), nil)
 	if errors.Is(err, errParked) {
 		w.status = fold.StatusSuspended
+		if w.dr.Ended == fold.StatusContinued {
+			w.status = fold.StatusContinued
+		}
 		return nil
 	}
 	if err != nil {
@@ -115,6 +140,29 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 		}
 		w.dr.Token, w.script, w.input = at.Driver, a.Script, input
 		return w.redrive(ctx)
+	case "deliver":
+		err := w.c.Call(ctx, MethodDeliver, map[string]any{"executionId": id, "topic": a.Topic, "messageId": a.MessageID, "message": payloadOr(a.Message), "attach": true}, &at)
+		if refused(err) {
+			return nil // no open wait on the topic: nothing appended
+		}
+		if err != nil {
+			return err
+		}
+		w.dr.Token = at.Driver
+		return w.redrive(ctx)
+	case "drive":
+		// drive the execution continueAsNew started: attach and drive the script from the top
+		// with the input it was started with (I-WIRE-21)
+		next := w.execOf(a.Execution)
+		if err := w.c.Call(ctx, MethodAttach, map[string]any{"executionId": next}, &at); err != nil {
+			return err
+		}
+		in, err := currentInput(ctx, w.c, next)
+		if err != nil {
+			return err
+		}
+		nw := &wireRun{c: w.c, dr: &Driver{C: w.c, ExecutionID: next, Token: at.Driver}, script: w.script, input: in, exec: w.exec}
+		return nw.redrive(ctx)
 	}
 	return fmt.Errorf("driver action %q is not a wire client's (clients.Inexpressible)", a.Do)
 }
@@ -179,10 +227,18 @@ func variable(ctx context.Context, c *Client, id, name string) (string, json.Raw
 // re-drive, complete: nothing may be appended). It returns the log and folded state the kernel
 // holds.
 func DriveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
+	run, err := driveWire(ctx, c, execID, s, d)
+	if err != nil {
+		return Run{}, err
+	}
+	return withDriven(run, d, func(id string) (Run, error) { return State(ctx, c, id) })
+}
+
+func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
 	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
 		return Run{}, errors.New("driver: the first action must be start")
 	}
-	w := &wireRun{c: c, script: s, input: StartInput(d)}
+	w := &wireRun{c: c, script: s, input: StartInput(d), exec: ExecOf(d, execID)}
 	p := map[string]any{"flowId": s.ID, "executionId": execID, "input": w.input}
 	if d.Budget != nil {
 		p["budget"] = d.Budget
@@ -231,6 +287,21 @@ func DriveWire(ctx context.Context, c *Client, execID string, s *flowscript.Scri
 	return after, nil
 }
 
+// withDriven adds to run the runs of the executions d's drive actions drove, read by state.
+func withDriven(run Run, d *flowscript.Driver, state func(id string) (Run, error)) (Run, error) {
+	for _, a := range d.Actions {
+		if a.Do != "drive" || a.Execution == "" {
+			continue
+		}
+		r, err := state(ExecOf(d, run.ExecutionID)(a.Execution))
+		if err != nil {
+			return Run{}, err
+		}
+		run.Driven = append(run.Driven, r)
+	}
+	return run, nil
+}
+
 // register registers a flow script on rt as a wire flow: no code hash (its code is its driver).
 func register(rt *kernel.Runtime, s *flowscript.Script) error {
 	def := flowscript.Def(s, flowscript.Options{SerialBranches: true})
@@ -275,6 +346,17 @@ func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore,
 			}
 			t := timerFired(wakeAt)
 			r, err = rt.Resume(ctx, execID, t.EventType, t.Payload)
+		case "deliver":
+			r, err = rt.Deliver(ctx, execID, a.Topic, a.MessageID, payloadOr(a.Message))
+		case "drive":
+			id := execID
+			if a.Execution != "" {
+				id = ExecOf(d, execID)(a.Execution)
+			}
+			if _, err := rt.Drive(ctx, id); err != nil {
+				return Run{}, fmt.Errorf("actions[%d] drive: %w", i+1, err)
+			}
+			continue
 		case "resumeAs":
 			if err := register(rt, a.Script); err != nil {
 				return Run{}, err
@@ -302,14 +384,21 @@ func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore,
 			return Run{}, fmt.Errorf("replay: %w", err)
 		}
 	}
-	st, err := rt.State(ctx, execID)
+	state := func(id string) (Run, error) {
+		st, err := rt.State(ctx, id)
+		if err != nil {
+			return Run{}, err
+		}
+		canon, err := fold.CanonicalState(st)
+		if err != nil {
+			return Run{}, err
+		}
+		log, err := store.Read(ctx, id)
+		return Run{ExecutionID: id, Log: log, State: string(canon)}, err
+	}
+	run, err := state(execID)
 	if err != nil {
 		return Run{}, err
 	}
-	canon, err := fold.CanonicalState(st)
-	if err != nil {
-		return Run{}, err
-	}
-	log, err := store.Read(ctx, execID)
-	return Run{ExecutionID: execID, Log: log, State: string(canon)}, err
+	return withDriven(run, d, state)
 }

@@ -35,6 +35,9 @@ type Options struct {
 	Tokens func() string
 	// Hooks deliberately break the carrier (broken kernels for certify's self-test only).
 	Hooks Hooks
+	// Features are the Wave 2 feature flags of the runtime NewProfile builds (serve-kernel
+	// --wave2); a carrier mounted on a runtime of its own serves that runtime's flags.
+	Features kernel.Features
 }
 
 // Hooks are carrier-level defects; each one breaks one rule a certified kernel must keep.
@@ -177,6 +180,8 @@ func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCEr
 		return c.complete(ctx, req.Params)
 	case MethodResumeAs:
 		return c.resumeAs(ctx, req.Params)
+	case MethodDeliver:
+		return c.deliver(ctx, req.Params)
 	}
 	if m.Syscall != "" {
 		return c.syscall(ctx, m, req.Params)

@@ -238,6 +238,7 @@ func TestBadInputTyped(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"ghost","driver":"x","args":{}}}`, CodeFenced, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"nope"}}}}`, CodeSyscallError, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.receive","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"topic":"t"}}}`, CodeMethodNotFound, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.deliver","params":{"executionId":"e","topic":"t","messageId":"m"}}`, CodeMethodNotFound, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"execution.complete","params":{"executionId":"e","driver":"` + a.Driver + `","error":{"message":""}}}`, CodeInvalidParams, "error.message"},
 		{`{"jsonrpc":"2.0","id":1,"method":"wire.handshake","params":{"__proto__":{}}}`, CodeInvalidParams, "__proto__"},
 		{`{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":"f","budget":{"tokens":-1}}}`, CodeInvalidParams, "budget.tokens"},

@@ -17,6 +17,9 @@ type Run struct {
 	ExecutionID string
 	Log         []spi.Envelope
 	State       string
+	// Driven are the runs of the executions the driver's drive actions drove (those continueAsNew
+	// started), in action order.
+	Driven []Run
 }
 
 // Driver is a wire client's view of one execution it drives (the A3 contract from the client side).
@@ -24,6 +27,9 @@ type Driver struct {
 	C           *Client
 	ExecutionID string
 	Token       string
+	// Ended is the status the run ended in on the driver's last parked syscall: suspended, or
+	// continued (continueAsNew).
+	Ended string
 }
 
 // Syscall makes one syscall; parked reports that the run parked on it.
@@ -42,6 +48,9 @@ func (d *Driver) SyscallAt(ctx context.Context, path []int, name string, args js
 	}{args, path, d.Token, d.ExecutionID}
 	var res syscallResult
 	err = d.C.Call(ctx, "syscall."+name, p, &res)
+	if res.Parked {
+		d.Ended = res.Status
+	}
 	return res.Value, res.Parked, err
 }
 

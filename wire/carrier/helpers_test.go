@@ -51,11 +51,14 @@ func script(t testing.TB, name string) clients.Case {
 }
 
 // inProcess runs every case in process, in order, on one fresh deterministic runtime of the
-// profile (the order the wire run takes, so the fixed clock and sequential ids line up).
+// profile with Wave 2 on (the order the wire run takes, so the fixed clock and sequential ids line
+// up).
 func inProcess(t testing.TB, prefix string, cases []clients.Case) map[string]Run {
 	t.Helper()
 	store := memory.NewEventStore()
-	rt, err := kernel.New(ProfileConfig(store, true, ProfileRings(), kernel.Hooks{}))
+	cfg := ProfileConfig(store, true, ProfileRings(), kernel.Hooks{})
+	cfg.Features = Wave2()
+	rt, err := kernel.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/goldens"
@@ -34,8 +35,8 @@ func KernelKit() kits.Kit[*Client] {
 			Doc: "wire.handshake states the wire, kernel ABI and event schema versions, a syscall table from the manifest's, and exactly the methods derived from it", Run: kkHandshake},
 		{ID: "kernel/acceptance", Clauses: []string{"A26.acceptance", "A26.carrier.methods", "I-WIRE-2", "I-WIRE-8", "I-WIRE-17"}, Level: spec.Must,
 			Doc: "each of the wire's own flow scripts (wire/clients/scripts), driven over the wire (start with a budget of its own, suspend, resume, re-drive, complete, replay), leaves the log and folded state of its in-process run", Run: kkAcceptance},
-		{ID: "kernel/goldens", Clauses: []string{"A26.acceptance", "A26.wire.kernel-authoritative", "I-WIRE-10", "I-WIRE-11", "I-WIRE-15", "I-WIRE-16", "I-WIRE-18", "I-WIRE-19"}, Level: spec.Must,
-			Doc: "every golden flow script the wire can express (WireGoldens: starts, resumes, cancels, resumeAs, budgets, the full execute and decide arguments), driven over the wire, leaves the log and folded state of its in-process run; a difference is reported as the first divergence", Run: kkGoldens},
+		{ID: "kernel/goldens", Clauses: []string{"A26.acceptance", "A26.wire.kernel-authoritative", "I-WIRE-10", "I-WIRE-11", "I-WIRE-15", "I-WIRE-16", "I-WIRE-18", "I-WIRE-19", "I-WIRE-20", "I-WIRE-21"}, Level: spec.Must,
+			Doc: "every golden flow script the wire can express (WireGoldens: starts, resumes, cancels, resumeAs, budgets, the full execute and decide arguments; the Wave 2 ones — deliver, continueAsNew and drive — when the handshake advertises their features), driven over the wire, leaves the log and folded state of its in-process run; a difference is reported as the first divergence", Run: kkGoldens},
 		{ID: "kernel/served-not-rerun", Clauses: []string{"A26.wire.kernel-authoritative", "S2.execute.served-not-rerun"}, Level: spec.Must,
 			Doc: "re-driving after a resume and replaying a finished execution serve every completed step from the log: each step starts once", Run: kkServedNotRerun},
 		{ID: "kernel/no-forged-facts", Clauses: []string{"A26.wire.no-new-facts", "A26.wire.rings-kernel-side", "S5.emit.userspace-kernel-refused"}, Level: spec.MustNot,
@@ -102,7 +103,9 @@ func containsSyscall(t []manifest.Syscall, name string) bool {
 // conformance profile.
 func reference(ctx context.Context, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
 	store := memory.NewEventStore()
-	rt, err := kernel.New(ProfileConfig(store, true, ProfileRings(), kernel.Hooks{}))
+	cfg := ProfileConfig(store, true, ProfileRings(), kernel.Hooks{})
+	cfg.Features = Wave2() // a script lists the features it uses; the others stay unused
+	rt, err := kernel.New(cfg)
 	if err != nil {
 		return Run{}, err
 	}
@@ -150,19 +153,51 @@ func driveCases(ctx context.Context, c *KernelCase, prefix string, cases []clien
 		if err != nil {
 			return c.Failf("drive", k.Name, err, "the flow script driven to its end and replayed")
 		}
-		ws, err := normState(want.State)
-		if err != nil {
-			return c.Unknown("reference run of %s: %v", k.Name, err)
+		if len(got.Driven) != len(want.Driven) {
+			return c.Failf("drive", k.Name, fmt.Sprintf("%d executions driven", 1+len(got.Driven)), fmt.Sprintf("%d", 1+len(want.Driven)))
 		}
-		gs, err := normState(got.State)
-		if err != nil {
-			return c.Failf("execution.getState", k.Name, err, "a folded state")
-		}
-		if d := goldens.DiffRuns(want.Log, got.Log, ws, gs, goldens.DiffOptions{}); d != nil {
-			return c.Failf("drive", k.Name, "first divergence from the in-process run: "+d.String(), "the in-process run's log and folded state")
+		for i, w := range append([]Run{want}, want.Driven...) {
+			g := append([]Run{got}, got.Driven...)[i]
+			if err := diffRun(c, k.Name, w, g); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// diffRun compares one execution of a wire run with the in-process one: the first divergence
+// fails the check.
+func diffRun(c *KernelCase, name string, want, got Run) error {
+	ws, err := normState(want.State)
+	if err != nil {
+		return c.Unknown("reference run of %s: %v", name, err)
+	}
+	gs, err := normState(got.State)
+	if err != nil {
+		return c.Failf("execution.getState", name, err, "a folded state")
+	}
+	if d := goldens.DiffRuns(want.Log, got.Log, ws, gs, goldens.DiffOptions{}); d != nil {
+		return c.Failf("drive", name+" "+got.ExecutionID, "first divergence from the in-process run: "+d.String(), "the in-process run's log and folded state")
+	}
+	return nil
+}
+
+// Advertised keeps the cases whose Wave 2 features the handshake advertises (a syscall of the
+// feature in its table): a kernel need not have them, and one that has them is held to them
+// (I-WIRE-21).
+func Advertised(cases []clients.Case, hs Handshake) []clients.Case {
+	on := map[string]bool{}
+	for _, s := range hs.Syscalls {
+		on[s.Feature] = true
+	}
+	var out []clients.Case
+	for _, k := range cases {
+		if !slices.ContainsFunc(clients.Features(k.Script, k.Driver), func(f string) bool { return !on[f] }) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // normState clears what a kernel's clock chooses (startedAt, updatedAt) from a canonical state.
@@ -194,10 +229,15 @@ func WireGoldens() (drivable []clients.Case, not map[string]string, err error) {
 }
 
 func kkGoldens(ctx context.Context, c *KernelCase) error {
-	cases, _, err := WireGoldens()
+	all, _, err := WireGoldens()
 	if err != nil {
 		return c.Unknown("the golden corpus: %v", err)
 	}
+	var hs Handshake
+	if err := c.Store.Call(ctx, MethodHandshake, map[string]any{}, &hs); err != nil {
+		return c.Failf("wire.handshake", "", err, "a handshake")
+	}
+	cases := Advertised(all, hs)
 	if len(cases) == 0 {
 		return c.Unknown("no golden flow script is drivable over the wire")
 	}

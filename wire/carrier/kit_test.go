@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/wire/clients"
 )
 
 func runKit(t *testing.T, c *Carrier) map[string]kits.Result {
@@ -29,19 +31,51 @@ func runKit(t *testing.T, c *Carrier) map[string]kits.Result {
 	return out
 }
 
-// The reference kernel behind the carrier passes every check of the kernel kit.
+// The reference kernel behind the carrier passes every check of the kernel kit, with its Wave 2
+// features off and on (on, kernel/goldens also drives the Wave 2 goldens, I-WIRE-21).
 func TestReferenceKernelPassesKit(t *testing.T) {
-	c, _, err := NewProfile(memory.NewEventStore(), true, Options{})
+	for name, f := range map[string]kernel.Features{"wave1": {}, "wave2": Wave2()} {
+		t.Run(name, func(t *testing.T) {
+			c, _, err := NewProfile(memory.NewEventStore(), true, Options{Features: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runKit(t, c)
+			if len(res) != len(KernelKit().Checks) {
+				t.Fatalf("ran %d checks, want %d", len(res), len(KernelKit().Checks))
+			}
+			for id, r := range res {
+				if r.Verdict != kits.Pass {
+					t.Errorf("%s: %s %s", id, r.Verdict, r.Message)
+				}
+			}
+		})
+	}
+}
+
+// With Wave 2 on, kernel/goldens drives the continueAsNew, receive and select goldens; off, it
+// leaves them out (I-WIRE-21).
+func TestWave2GoldensAdvertised(t *testing.T) {
+	all, _, err := WireGoldens()
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runKit(t, c)
-	if len(res) != len(KernelKit().Checks) {
-		t.Fatalf("ran %d checks, want %d", len(res), len(KernelKit().Checks))
-	}
-	for id, r := range res {
-		if r.Verdict != kits.Pass {
-			t.Errorf("%s: %s %s", id, r.Verdict, r.Message)
+	for _, tc := range []struct {
+		f    kernel.Features
+		want int
+	}{{kernel.Features{}, 0}, {Wave2(), 3}} {
+		c, _, err := NewProfile(memory.NewEventStore(), true, Options{Features: tc.f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, k := range Advertised(all, c.Handshake()) {
+			if len(clients.Features(k.Script, k.Driver)) > 0 {
+				n++
+			}
+		}
+		if n != tc.want {
+			t.Errorf("wire/wave2-goldens [I-WIRE-21]: Advertised(goldens, features %+v) = %d Wave 2 goldens, want %d", tc.f, n, tc.want)
 		}
 	}
 }

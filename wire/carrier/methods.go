@@ -6,7 +6,8 @@ import (
 
 // Method names of the carrier itself (the execution-level methods are in
 // manifest.CarrierMethods; attach and complete are the driver's, I-WIRE-2; resumeAs migrates an
-// execution onto another flow, I-WIRE-15).
+// execution onto another flow, I-WIRE-15; deliver hands a message to a receive or select wait,
+// I-WIRE-20).
 const (
 	MethodHandshake = "wire.handshake"
 	MethodStart     = "execution.start"
@@ -16,6 +17,7 @@ const (
 	MethodAttach    = "execution.attach"
 	MethodComplete  = "execution.complete"
 	MethodResumeAs  = "execution.resumeAs"
+	MethodDeliver   = "execution.deliver"
 )
 
 // Method is one method of the wire ABI: a carrier method, or the projection of a syscall.
@@ -27,14 +29,23 @@ type Method struct {
 }
 
 // DeriveMethods builds the method table from a syscall table: the carrier methods, then one
-// "syscall.<name>" per syscall with its unary/channel kind and feature flag (ADR 0026 A2). It is
-// the only place methods come from: nothing lists them by hand.
+// "syscall.<name>" per syscall with its unary/channel kind and feature flag (ADR 0026 A2), and
+// execution.deliver, the ingress of the waits, when the table has receive or select (I-WIRE-20;
+// its feature is the first such syscall's). It is the only place methods come from: nothing lists
+// them by hand.
 func DeriveMethods(table []manifest.Syscall) []Method {
 	out := []Method{{Name: MethodHandshake}}
 	for _, m := range manifest.CarrierMethods() {
 		out = append(out, Method{Name: m})
 	}
 	out = append(out, Method{Name: MethodAttach}, Method{Name: MethodComplete}, Method{Name: MethodResumeAs})
+	deliver := ""
+	for _, s := range table {
+		if (s.Name == "receive" || s.Name == "select") && deliver == "" {
+			deliver = s.Feature
+			out = append(out, Method{Name: MethodDeliver, Feature: deliver})
+		}
+	}
 	for _, s := range table {
 		out = append(out, Method{Name: "syscall." + s.Name, Syscall: s.Name, Kind: s.Kind, Feature: s.Feature})
 	}

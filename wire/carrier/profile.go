@@ -114,9 +114,17 @@ func ProfileConfig(store spi.EventStore, deterministic bool, rings Rings, hooks 
 	return cfg
 }
 
-// NewProfile builds a runtime of the conformance profile over store and mounts a carrier on it.
+// Wave2 enables every Wave 2 feature: continueAsNew, receive and select (I-WIRE-21).
+func Wave2() kernel.Features {
+	return kernel.Features{ContinueAsNew: true, Receive: true, Select: true}
+}
+
+// NewProfile builds a runtime of the conformance profile over store, with opts.Features, and
+// mounts a carrier on it.
 func NewProfile(store spi.EventStore, deterministic bool, opts Options) (*Carrier, *kernel.Runtime, error) {
-	rt, err := kernel.New(ProfileConfig(store, deterministic, ProfileRings(), kernel.Hooks{}))
+	cfg := ProfileConfig(store, deterministic, ProfileRings(), kernel.Hooks{})
+	cfg.Features = opts.Features
+	rt, err := kernel.New(cfg)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -415,6 +415,9 @@ func toRPC(err error) *bridge.RPCError {
 		ft   *kernel.FlowTimeoutError
 		stor *kernel.StoreError
 	)
+	if e, ok := deliveryRefused(err); ok {
+		return e
+	}
 	switch {
 	case errors.As(err, new(*kernel.BranchError)):
 		e, _ := branchRPC(err)

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -78,24 +79,37 @@ func loadCase(fsys fs.FS, dir string) (Case, error) {
 // flow script"): a resume (execution.resume with attach), a cancel (execution.cancel) and a
 // resumeAs (execution.resumeAs with attach, its transform run by the client, I-WIRE-15), and
 // fireTimers: the client holds the driver's virtual clock, so a park on the timer gate whose
-// recorded wakeAt is due is resumed with TIMER_FIRED {wakeAt} (I-WIRE-18).
-var WireActions = []string{"resume", "cancel", "resumeAs", "fireTimers"}
+// recorded wakeAt is due is resumed with TIMER_FIRED {wakeAt} (I-WIRE-18); deliver
+// (execution.deliver with attach) and drive (execution.attach to the execution continueAsNew
+// started, re-driven with its input), which need the script's Wave 2 features (I-WIRE-21).
+var WireActions = []string{"resume", "cancel", "resumeAs", "fireTimers", "deliver", "drive"}
+
+// Features returns the Wave 2 features a case needs: its script's and every resumeAs target's,
+// sorted. A kernel drives the case only when its handshake advertises each of them (I-WIRE-21).
+func Features(s *flowscript.Script, d *flowscript.Driver) []string {
+	out := slices.Clone(s.Features)
+	for _, a := range d.Actions {
+		if a.Script != nil {
+			out = append(out, a.Script.Features...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // Inexpressible says why the wire kernel ABI, served with the conformance profile, cannot run a
 // script and driver the way the in-process interpreter does ("" = it can). The reasons are the
 // first that applies, in a fixed order: the driver's runtime configuration (its virtual clock is
 // not one: timestamps are a kernel's own, masked when runs are compared; its budget is
-// execution.start's, I-WIRE-17), the script's feature flags, its actions, then the first
-// statement the wire has no arguments for (I-WIRE-19 gives the reasons).
+// execution.start's, I-WIRE-17), its actions, then the first statement the wire has no arguments
+// for (I-WIRE-19 gives the reasons). A script's Wave 2 features are not a reason: a kernel whose
+// handshake advertises them drives it (Features, I-WIRE-21).
 func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 	switch {
 	case d.Profile != "":
 		return fmt.Sprintf("driver: profile %s: a kernel writes one event schema, the handshake's eventSchema %s; the wire has no per-execution profile (ADR 0026: the on-disk schema is unchanged by the wire)", d.Profile, manifest.EventSchemaVersion)
 	case d.Snapshots:
 		return "driver: snapshots: a snapshot is the kernel's storage, invisible on the wire by design (getState folds the same state either way); a snapshot action would show a wire client nothing"
-	}
-	if len(s.Features) > 0 {
-		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature (a certified kernel need not have them), and the wire has no method for their driver actions (deliver a message, drive a continuation)", s.Features)
 	}
 	for i, a := range d.Actions {
 		if i == 0 && a.Do == "start" {
@@ -108,7 +122,7 @@ func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 			return "driver: the first action is not start"
 		}
 		if !slices.Contains(WireActions, a.Do) {
-			return fmt.Sprintf("driver: actions[%d] %q: a wire client sends start, resume, cancel and resumeAs only", i, a.Do)
+			return fmt.Sprintf("driver: actions[%d] %q: a wire client sends start, then %s only", i, a.Do, strings.Join(WireActions, ", "))
 		}
 		if a.Script != nil {
 			if why := inexpressibleBody(fmt.Sprintf("actions[%d].flow.body", i), a.Script.Body); why != "" {
