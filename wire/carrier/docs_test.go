@@ -49,12 +49,25 @@ func record(t *testing.T) []exchange {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the Wave 2 exchanges run on a kernel with the features on (serve-kernel --wave2)
+	store2 := memory.NewEventStore()
+	cfg2 := ProfileConfig(store2, true, ProfileRings(), kernel.Hooks{})
+	cfg2.Features = Wave2()
+	rt2, err := kernel.New(cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := New(rt2, store2, Options{Tools: ToolIDs(ProfileTools()), Tokens: kernel.SequentialIDs("w2-driver")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := c
 	var out []exchange
 	id := 0
 	call := func(title, method, params string) Response {
 		id++
 		req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
-		resp := c.HandleBytes(context.Background(), []byte(req))
+		resp := cur.HandleBytes(context.Background(), []byte(req))
 		b, _ := json.Marshal(resp)
 		out = append(out, exchange{title: title, request: req, response: string(b)})
 		return resp
@@ -114,6 +127,21 @@ func record(t *testing.T) []exchange {
 	tok = token(call("execution.resumeAs onto another flow, with the migrated input", "execution.resumeAs", `{"executionId":"doc-5","flowId":"move-v2","eventType":"go","payload":true,"input":{"v":2},"attach":true}`))
 	call("re-drive of the target flow: syscall.suspend answered by the resumeAs", "syscall.suspend", d5(`{"on":"go"}`))
 	call("execution.complete", "execution.complete", `{"executionId":"doc-5","driver":"`+tok+`","output":{"moved":true}}`)
+	cur = c2
+	tok = token(call("execution.start (Wave 2 on: serve-kernel --wave2)", "execution.start", `{"flowId":"inbox","executionId":"doc-6","input":null}`))
+	d6 := func(args string) string { return `{"executionId":"doc-6","driver":"` + tok + `","args":` + args + `}` }
+	call("syscall.receive (parks on the message gate)", "syscall.receive", d6(`{"topic":"orders"}`))
+	call("execution.deliver on a topic with no open wait (refused, nothing appended)", "execution.deliver", `{"executionId":"doc-6","topic":"other","messageId":"m0","message":0,"attach":true}`)
+	tok = token(call("execution.deliver", "execution.deliver", `{"executionId":"doc-6","topic":"orders","messageId":"m1","message":{"id":1},"attach":true}`))
+	call("re-drive: syscall.receive answered by the delivered message", "syscall.receive", d6(`{"topic":"orders"}`))
+	call("execution.complete", "execution.complete", `{"executionId":"doc-6","driver":"`+tok+`","output":{"id":1}}`)
+	tok = token(call("execution.start (Wave 2 on)", "execution.start", `{"flowId":"looper","executionId":"doc-7","input":{"k":1}}`))
+	call("syscall.select (parks on the message gate)", "syscall.select", `{"executionId":"doc-7","driver":"`+tok+`","args":{"topics":["a","b"]}}`)
+	tok = token(call("execution.deliver", "execution.deliver", `{"executionId":"doc-7","topic":"b","messageId":"m2","message":"hello","attach":true}`))
+	call("re-drive: syscall.select answered with the topic's index", "syscall.select", `{"executionId":"doc-7","driver":"`+tok+`","args":{"topics":["a","b"]}}`)
+	call("syscall.continueAsNew (the run ends continued)", "syscall.continueAsNew", `{"executionId":"doc-7","driver":"`+tok+`","args":{"input":{"k":2}}}`)
+	call("execution.attach to the continued execution (drive it from the top)", "execution.attach", `{"executionId":"doc-7.next"}`)
+	cur = c
 	call("an unknown method", "syscall.teleport", `{}`)
 	call("ill-typed params", "execution.getState", `{"executionId":7}`)
 	return out
@@ -166,7 +194,7 @@ func TestDocExchanges(t *testing.T) {
 		seen[req.Method] = true
 	}
 	for _, m := range DeriveMethods(manifest.Syscalls()) {
-		if !seen[m.Name] && m.Feature == "" {
+		if !seen[m.Name] {
 			t.Errorf("wire/doc-exchanges [A26.carrier.methods]: docs/wire.md records no exchange for %s", m.Name)
 		}
 	}

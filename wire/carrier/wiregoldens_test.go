@@ -18,7 +18,7 @@ const wireGoldensFile = "../clients/goldens.json"
 
 // wireGoldensDoc is the JSON shape of wire/clients/goldens.json.
 type wireGoldensDoc struct {
-	About  string            `json:"about"`
+	About  string              `json:"about"`
 	Wire   []string            `json:"wire"`
 	Needs  map[string][]string `json:"needsFeatures"`
 	NotWhy map[string]string   `json:"notOverTheWire"`

@@ -40,14 +40,15 @@ type line struct {
 	ExecutionID string         `json:"executionId"`
 	Canonical   string         `json:"canonical"`
 	Log         []spi.Envelope `json:"log"`
+	Driven      []line         `json:"driven"` // kernel.py: the executions its drive actions drove
 }
 
-// runClient serves the reference kernel (deterministic) and runs the client command against it
+// runClient serves the reference kernel (deterministic, Wave 2 on) and runs the client command against it
 // on the case directories.
 func runClient(t *testing.T, name string, dirs []string, args ...string) []line {
 	t.Helper()
 	store := memory.NewEventStore()
-	c, _, err := carrier.NewProfile(store, true, carrier.Options{})
+	c, _, err := carrier.NewProfile(store, true, carrier.Options{Features: carrier.Wave2()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,9 @@ func compare(t *testing.T, client string, cs []clients.Case, got []line) {
 		t.Fatalf("wire/clients [A26.acceptance]: %s drove %d flow scripts, want %d", client, len(got), len(cs))
 	}
 	store := memory.NewEventStore()
-	rt, err := kernel.New(carrier.ProfileConfig(store, true, carrier.ProfileRings(), kernel.Hooks{}))
+	cfg := carrier.ProfileConfig(store, true, carrier.ProfileRings(), kernel.Hooks{})
+	cfg.Features = carrier.Wave2()
+	rt, err := kernel.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,13 +123,25 @@ func compare(t *testing.T, client string, cs []clients.Case, got []line) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := got[i]
-		if g.Canonical != want.State {
-			t.Errorf("wire/clients [A26.acceptance]: %s script %s: folded state differs from the in-process run (-want +got):\n%s", client, k.Name, cmp.Diff(want.State, g.Canonical))
+		sameRun(t, client, k.Name, want, got[i])
+		if client == "kernel.py" && len(got[i].Driven) != len(want.Driven) {
+			t.Errorf("wire/clients [A26.acceptance, I-WIRE-21]: %s script %s: drove %d executions, want %d", client, k.Name, len(got[i].Driven), len(want.Driven))
+			continue
 		}
-		if d := cmp.Diff(norm(want.Log), norm(g.Log)); d != "" {
-			t.Errorf("wire/clients [A26.acceptance]: %s script %s: log differs from the in-process run (-want +got):\n%s", client, k.Name, d)
+		for j := range got[i].Driven {
+			sameRun(t, client, k.Name, want.Driven[j], got[i].Driven[j])
 		}
+	}
+}
+
+// sameRun holds one execution a client drove identical to the in-process one.
+func sameRun(t *testing.T, client, name string, want carrier.Run, g line) {
+	t.Helper()
+	if g.Canonical != want.State {
+		t.Errorf("wire/clients [A26.acceptance]: %s script %s %s: folded state differs from the in-process run (-want +got):\n%s", client, name, g.ExecutionID, cmp.Diff(want.State, g.Canonical))
+	}
+	if d := cmp.Diff(norm(want.Log), norm(g.Log)); d != "" {
+		t.Errorf("wire/clients [A26.acceptance]: %s script %s %s: log differs from the in-process run (-want +got):\n%s", client, name, g.ExecutionID, d)
 	}
 }
 

@@ -3,7 +3,7 @@
 
     kernel.py URL CASE_DIR...
 
-Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1, docs/goldens.md) and its driver
+Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1 or /2, docs/goldens.md) and its driver
 (driver.json, loom-driver/1). For each, in order: execution.start with the start action's input
 (and the driver's budget, if any), then the script is interpreted and each of its calls made as a
 syscall; at a park the driver's next action is sent — a resume (execution.resume with attach) or a
@@ -11,15 +11,24 @@ resumeAs (execution.resumeAs with attach, the transform applied here to the inpu
 shows) re-drives the script from the top (the kernel serves what its log answers), a cancel
 (execution.cancel) ends the run, and fireTimers resumes a park on the timer gate whose recorded
 wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
-clock); a refused action (-32023, -32025) leaves the run as it was. A run
+clock); deliver (execution.deliver with attach) re-drives after a message answers a receive or
+select, and drive attaches to the execution a continueAsNew started (e1.next is this case's
+execution id + ".next") and drives the script from the top with the input it was started with (a
+script needing Wave 2 features runs only when the handshake advertises them, I-WIRE-21); a
+refused action (-32023, -32025) leaves the run as it was. A run
 that ends completes (execution.complete) with the script's output, or its failure's message; a
 finished execution is then replayed (execution.attach, the same calls, complete), which must
-append nothing. Prints one JSON line per case: {flow, executionId, canonical, log}, where
-canonical is the folded state the kernel holds.
+append nothing. Prints one JSON line per case: {flow, executionId, canonical, log, driven}, where
+canonical is the folded state the kernel holds and driven lists {executionId, canonical, log} of
+each execution a drive action drove.
 Execution ids are $LOOM_EXEC_PREFIX-<case dir name> (default prefix "wire"). Exits 1 naming the
 case and statement on any unexpected answer, 2 on a script outside the subset below.
 
-The loom-flowscript/1 subset interpreted here (docs/wire.md, "Driving a flow script"): every op
+A version 2 script is read as version 1 is; a {"$float": ...} marker in an emit, stream or ui
+payload (a number JSON cannot hold) has no form in a JSON-RPC body, so such a script is outside
+what the wire carries (I-WIRE-22, exit 2).
+
+The loom-flowscript subset interpreted here (docs/wire.md, "Driving a flow script"): every op
 (parallel as I-WIRE-11 says: branches opened, driven in branch order, ended and joined; a decide
 whose decider fails sends {"error": {"message"}}, I-WIRE-16); bind; "return";
 {"$ref": "name/json/pointer"} references; retry (extra attempts
@@ -34,7 +43,7 @@ import os
 import sys
 import urllib.parse
 
-FORMAT = "loom-flowscript/1"
+FORMATS = ("loom-flowscript/1", "loom-flowscript/2")
 CODE_STEP_FAILED, CODE_TYPED, CODE_QUOTA, CODE_REFUSED, CODE_NOT_RUNNABLE = -32020, -32021, -32022, -32023, -32025
 DECIDER_THROWS = "fake: decider throws"  # the message of a decide with fails: true (flowscript.DeciderThrows)
 
@@ -48,7 +57,11 @@ class ScriptError(Exception):
 
 
 class Parked(Exception):
-    pass
+    """The run parked on a syscall (status suspended) or ended continued (continueAsNew)."""
+
+    def __init__(self, where, status="suspended"):
+        super().__init__(where)
+        self.status = status
 
 
 class Client:
@@ -250,7 +263,7 @@ def run_scope(c, exe, tok, body, ret, env, path, branch=()):
             else:
                 res = msg["result"]
                 if res.get("parked"):
-                    raise Parked(where)
+                    raise Parked(where, res.get("status", "suspended"))
                 value = res.get("value")
             break
         if st.get("bind"):
@@ -281,20 +294,52 @@ def load(case_dir):
         script = json.load(f)
     with open(os.path.join(case_dir, "driver.json"), encoding="utf-8") as f:
         driver = json.load(f)
-    if script.get("format") != FORMAT:
-        raise ScriptError(f"{case_dir}/flow.json: format {script.get('format')!r}, want {FORMAT!r}")
-    if script.get("features"):
-        raise ScriptError(f"{case_dir}/flow.json: features are outside this client's subset")
+    if script.get("format") not in FORMATS:
+        raise ScriptError(f"{case_dir}/flow.json: format {script.get('format')!r}, want one of {FORMATS}")
+    where = float_payload(script.get("body") or [], "body")
+    for i, a in enumerate(driver.get("actions") or []):
+        where = where or float_payload((a.get("flow") or {}).get("body") or [], f"actions[{i}].flow.body")
+    if where:
+        raise ScriptError(f'{case_dir}/flow.json: {where}: a {{"$float": ...}} payload has no form in a JSON-RPC body (I-WIRE-22)')
     for k in ("profile", "snapshots"):
         if driver.get(k):
             raise ScriptError(f"{case_dir}/driver.json: {k} is outside what the wire expresses")
     acts = driver.get("actions") or []
     if not acts or acts[0].get("do") != "start" or any(a.get("do") not in ACTIONS for a in acts[1:]):
-        raise ScriptError(f"{case_dir}/driver.json: this client drives a start, then resume, cancel, resumeAs and fireTimers only")
+        raise ScriptError(f"{case_dir}/driver.json: this client drives a start, then {', '.join(ACTIONS)} only")
     return script, driver, acts
 
 
-ACTIONS = ("resume", "cancel", "resumeAs", "fireTimers")
+ACTIONS = ("resume", "cancel", "resumeAs", "fireTimers", "deliver", "drive")
+
+
+def has_float(v):
+    """Whether v holds a {"$float": ...} marker (flowscript.FloatKey)."""
+    if isinstance(v, list):
+        return any(has_float(e) for e in v)
+    if isinstance(v, dict):
+        return (len(v) == 1 and "$float" in v) or any(has_float(e) for e in v.values())
+    return False
+
+
+def float_payload(body, path):
+    """The path of the first emit, stream or ui whose payload holds a $float marker, or None."""
+    for i, st in enumerate(body):
+        if st.get("op") in ("emit", "stream", "ui") and has_float(st.get("payload")):
+            return f"{path}[{i}]"
+        for j, b in enumerate(st.get("branches") or []):
+            w = float_payload(b, f"{path}[{i}].branches[{j}]")
+            if w:
+                return w
+    return None
+
+
+def features_of(script, acts):
+    """The Wave 2 features a case needs: its script's and every resumeAs target's."""
+    out = set(script.get("features") or [])
+    for a in acts:
+        out |= set((a.get("flow") or {}).get("features") or [])
+    return out
 
 
 def transform(t, cur):
@@ -318,14 +363,15 @@ class Run:
 
     def __init__(self, c, exe, script, inp):
         self.c, self.exe, self.script, self.inp, self.tok, self.status = c, exe, script, inp, None, None
+        self.driven, self.exec_of = [], lambda x: x
 
     def redrive(self):
         """Drives the script from the top: to a park, or to its end (execution.complete)."""
         try:
             outcome = run_scope(self.c, self.exe, self.tok, self.script["body"], self.script.get("return"),
                                 {"input": self.inp}, "body")
-        except Parked:
-            self.status = "suspended"
+        except Parked as p:
+            self.status = p.status
             return
         complete(self.c, self.exe, self.tok, outcome)
         self.status = "failed" if outcome[0] == "fail" else "completed"
@@ -345,6 +391,18 @@ class Run:
                                              "payload": a.get("payload"), "attach": True})
         elif do == "cancel":
             msg = c.rpc("execution.cancel", {"executionId": exe, "reason": a.get("reason", "")})
+        elif do == "deliver":
+            msg = c.rpc("execution.deliver", {"executionId": exe, "topic": a["topic"], "messageId": a["messageId"],
+                                              "message": a.get("message"), "attach": True})
+        elif do == "drive":  # the execution a continueAsNew started: attach, drive it with its input
+            nxt = self.exec_of(a.get("execution"))
+            tok = c.ok("execution.attach", {"executionId": nxt})["driver"]
+            st = json.loads(c.ok("execution.getState", {"executionId": nxt})["canonical"])
+            run = Run(c, nxt, self.script, st["variables"].get("_input"))
+            run.tok, run.exec_of = tok, self.exec_of
+            run.redrive()
+            self.driven.append(nxt)
+            return
         else:  # resumeAs
             p = {"executionId": exe, "flowId": a["flow"]["id"], "attach": True}
             if a.get("eventType"):
@@ -376,7 +434,14 @@ def drive(c, case_dir, prefix):
     script, driver, acts = load(case_dir)
     name = os.path.basename(os.path.normpath(case_dir))
     exe = f"{prefix}-{name}"
+    need = features_of(script, acts)
+    if need:
+        have = {s.get("feature") for s in c.ok("wire.handshake", {})["syscalls"]}
+        if not need <= have:
+            raise ScriptError(f"{name}: needs Wave 2 features {sorted(need - have)} the kernel's handshake does not advertise")
+    start_id = driver.get("execution") or "e1"
     run = Run(c, exe, script, acts[0].get("input"))
+    run.exec_of = lambda x: exe + x[len(start_id):] if x and x.startswith(start_id) else (x or exe)
     p = {"flowId": script["id"], "executionId": exe, "input": run.inp}
     if driver.get("budget") is not None:
         p["budget"] = driver["budget"]
@@ -396,7 +461,11 @@ def drive(c, case_dir, prefix):
         if len(after["log"]) != len(state["log"]) or after["canonical"] != state["canonical"]:
             raise KernelError(f"{name}: the replay appended")
         state = after
-    return {"flow": name, "executionId": state["executionId"], "canonical": state["canonical"], "log": state["log"]}
+    driven = []
+    for d in run.driven:
+        st = c.ok("execution.getState", {"executionId": d, "includeLog": True})
+        driven.append({"executionId": d, "canonical": st["canonical"], "log": st["log"]})
+    return {"flow": name, "executionId": state["executionId"], "canonical": state["canonical"], "log": state["log"], "driven": driven}
 
 
 def main(argv):

@@ -167,6 +167,10 @@ func inexpressibleBody(p string, body []flowscript.Stmt) string {
 			}
 		case "sleep":
 			return at + ": sleep: " + clockDerived
+		case "emit", "stream", "ui":
+			if _, found, _ := flowscript.NonJSON(st.Payload); found {
+				return at + `: a {"$float": ...} payload: a number JSON cannot hold has no form in a JSON-RPC body, so the wire cannot carry the unmatchable emit`
+			}
 		case "parallel":
 			for j, b := range st.Branches {
 				if why := inexpressibleBody(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
