@@ -90,7 +90,11 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 		r.unserved = true
 		return nil, &DeciderError{ID: id, Err: fmt.Errorf("choice has no JSON form: %w", err)}
 	}
-	r.mustAppend(newEvent{eventType: manifest.DecisionRecorded, payload: obj("id", id, "choice", choice, "context", ctxRaw, "policy", polRaw)})
+	payload := obj("id", id, "choice", choice, "context", ctxRaw, "policy", polRaw)
+	if r.rt.cfg.Hooks.DecisionSeqInPayload && r.rt.cfg.Profile.AtLeast(24) {
+		payload = obj("id", id, "choice", choice, "context", ctxRaw, "policy", polRaw, "seq", r.next)
+	}
+	r.mustAppend(newEvent{eventType: manifest.DecisionRecorded, payload: payload})
 	r.decisions[id] = choice
 	return choice, nil
 }
