@@ -43,7 +43,7 @@ func decodeReader(r io.Reader, opt DecodeOptions, skipID bool, fn func(int, *spi
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
-	d := &logReader{r: bufio.NewReaderSize(r, 64<<10), max: opt.MaxEnvelopeBytes}
+	d := &logReader{r: bufio.NewReaderSize(r, readBufferBytes), max: opt.MaxEnvelopeBytes}
 	dec := decoder{skipID: skipID}
 	var e spi.Envelope // reused: fn must not keep the pointer
 	c, err := d.nextNonSpace()
@@ -65,17 +65,20 @@ func decodeReader(r io.Reader, opt DecodeOptions, skipID bool, fn func(int, *spi
 		}
 	}
 	for i := 0; ; i++ {
-		raw, err := d.element(i)
-		if err != nil {
-			return err
-		}
-		var end int
-		e, end, err = dec.envelope(i, raw, 0)
-		if err != nil {
-			return err
-		}
-		if skipSpace(raw, end) != len(raw) {
-			return inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
+		var ok bool
+		if e, ok = d.buffered(i, &dec); !ok {
+			raw, err := d.element(i)
+			if err != nil {
+				return err
+			}
+			var end int
+			e, end, err = dec.envelope(i, raw, 0)
+			if err != nil {
+				return err
+			}
+			if skipSpace(raw, end) != len(raw) {
+				return inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
+			}
 		}
 		if err := fn(i, &e); err != nil {
 			return err
@@ -184,6 +187,10 @@ func decodeBytes(b []byte, skipID bool, fn func(int, *spi.Envelope) error) error
 	}
 }
 
+// readBufferBytes is the stream decoder's read buffer: an envelope that lies whole in it is
+// decoded where it lies (see buffered), one scan per byte.
+const readBufferBytes = 1 << 20
+
 type logReader struct {
 	r       *bufio.Reader
 	max     int
@@ -197,6 +204,31 @@ func (d *logReader) keep(b []byte) []byte {
 	out := make([]byte, len(b))
 	copy(out, b)
 	return out
+}
+
+// buffered decodes the envelope at the head of the read buffer where it lies, with the
+// validating decoder's single scan, and consumes it; ok is false, and nothing is consumed, when
+// the envelope is not whole in the bytes already read (once per buffer fill), larger than the
+// bound or bad in any way. The caller then reads it through element and envelope, which frame it
+// across reads and word every error: this path only accepts what that one accepts (the
+// decoder's depth bound is the stricter of the two, and the size bound is checked here), so both
+// give the same envelope. It never reads: read errors stay element's to report.
+func (d *logReader) buffered(i int, dec *decoder) (spi.Envelope, bool) {
+	buf, _ := d.r.Peek(d.r.Buffered())
+	if len(buf) == 0 || buf[0] != '{' {
+		return spi.Envelope{}, false
+	}
+	e, end, err := dec.envelope(i, buf, 0)
+	if err != nil || end > d.max {
+		return spi.Envelope{}, false
+	}
+	own := d.keep(buf[:end])
+	e.Payload = own[dec.payloadAt : dec.payloadAt+len(e.Payload) : dec.payloadAt+len(e.Payload)]
+	if e.Metadata != nil {
+		e.Metadata = own[dec.metadataAt : dec.metadataAt+len(e.Metadata) : dec.metadataAt+len(e.Metadata)]
+	}
+	d.r.Discard(end) //nolint:errcheck // peeked
+	return e, true
 }
 
 func (d *logReader) eofErr(i int, err error, msg string) error {
@@ -394,6 +426,9 @@ type decoder struct {
 	workflowID, executionID string
 	types                   map[string]string
 	skipID                  bool
+	// payloadAt and metadataAt are the offsets in the decoded text of the last envelope's
+	// payload and metadata values.
+	payloadAt, metadataAt int
 }
 
 func (d *decoder) intern(prev *string, b []byte) string {
@@ -498,12 +533,14 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 				e.Timestamp, seen[5] = n, true
 			case "payload":
 				e.Payload, seen[6] = v[:len(v):len(v)], true
+				d.payloadAt = vs
 			case "metadata":
 				switch {
 				case isNull(v):
 					e.Metadata = nil
 				case isObject(v):
 					e.Metadata = v[:len(v):len(v)]
+					d.metadataAt = vs
 				default:
 					return fail("metadata", "want an object, got %s", describe(v))
 				}
