@@ -17,6 +17,10 @@ const MaxEnvelopeBytes = 16 << 20
 // DecodeOptions bounds DecodeLog. Zero fields take the defaults.
 type DecodeOptions struct {
 	MaxEnvelopeBytes int // default MaxEnvelopeBytes
+	// SizeHint is the log's length in bytes when the caller knows it (a file's size), 0 if not:
+	// FoldReader sizes the state's frame table for a log that long (up to maxFramesHint frames),
+	// so it does not grow by rehashing. It changes no result.
+	SizeHint int64
 }
 
 // DecodeLog reads envelopes (DESIGN §3.1) from r: either one JSON array of envelopes or a stream
