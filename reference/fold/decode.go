@@ -41,14 +41,16 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 	return out, nil
 }
 
-// decodeReader calls fn with each envelope of the stream, in order.
-// skipID leaves Envelope.ID empty (still checked to be a string): the fold never reads it.
-func decodeReader(r io.Reader, opt DecodeOptions, skipID bool, fn func(int, *spi.Envelope) error) error {
+// decodeReader calls fn with each envelope of the stream, in order. folding is set for the fold:
+// it leaves Envelope.ID empty (still checked to be a string), which the fold never reads, and an
+// envelope of a type without a handler may lie in the read buffer instead of an allocation of
+// its own (valid only during fn), as the fold keeps nothing of it.
+func decodeReader(r io.Reader, opt DecodeOptions, folding bool, fn func(int, *spi.Envelope) error) error {
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
-	d := &logReader{r: bufio.NewReaderSize(r, readBufferBytes), max: opt.MaxEnvelopeBytes}
-	dec := decoder{skipID: skipID}
+	d := &logReader{r: bufio.NewReaderSize(r, readBufferBytes), max: opt.MaxEnvelopeBytes, borrowInert: folding}
+	dec := decoder{skipID: folding}
 	var e spi.Envelope // reused: fn must not keep the pointer
 	c, err := d.nextNonSpace()
 	if err == io.EOF {
@@ -196,9 +198,10 @@ func decodeBytes(b []byte, skipID bool, fn func(int, *spi.Envelope) error) error
 const readBufferBytes = 1 << 20
 
 type logReader struct {
-	r       *bufio.Reader
-	max     int
-	scratch []byte // the element being read
+	r           *bufio.Reader
+	max         int
+	scratch     []byte // the element being read
+	borrowInert bool   // an envelope of a type without a handler stays in the read buffer
 }
 
 // keep copies an element into memory of its own: the state may keep sub-slices of an envelope
@@ -225,6 +228,10 @@ func (d *logReader) buffered(i int, dec *decoder) (spi.Envelope, bool) {
 	e, end, err := dec.envelope(i, buf, 0)
 	if err != nil || end > d.max {
 		return spi.Envelope{}, false
+	}
+	if d.borrowInert && handlers[e.EventType] == nil {
+		d.r.Discard(end) //nolint:errcheck // peeked; the buffer is not read again before fn returns
+		return e, true
 	}
 	own := d.keep(buf[:end])
 	e.Payload = own[dec.payloadAt : dec.payloadAt+len(e.Payload) : dec.payloadAt+len(e.Payload)]
@@ -470,7 +477,7 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			if i >= len(b) || b[i] != '"' {
 				return syntax(syntaxErr(i, "want an object key"))
 			}
-			ke, err := skipString(b, i)
+			ke, keySpecial, err := skipStringSpecial(b, i)
 			if err != nil {
 				return syntax(err)
 			}
@@ -481,11 +488,17 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			}
 			i = skipSpace(b, i+1)
 			vs := i
-			if i, err = skipValue(b, i, 1); err != nil {
+			valSpecial := true // a string value holding an escape or a non-ASCII byte
+			if i < len(b) && b[i] == '"' {
+				i, valSpecial, err = skipStringSpecial(b, i)
+			} else {
+				i, err = skipValue(b, i, 1)
+			}
+			if err != nil {
 				return syntax(err)
 			}
 			v := b[vs:i]
-			if hasEscape(key) {
+			if keySpecial && hasEscape(key) {
 				key = appendUnescaped(nil, key)
 			}
 			switch string(key) {
@@ -502,7 +515,7 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 					return fail(string(key), "want a string, got %s", describe(v))
 				}
 				body := v[1 : len(v)-1]
-				if hasEscape(body) {
+				if valSpecial && hasEscape(body) {
 					body = appendUnescaped(nil, body)
 				}
 				switch string(key) {
