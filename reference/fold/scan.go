@@ -587,14 +587,11 @@ func skipStringTrusted(b []byte, i int) int {
 }
 
 func skipStringTrustedEsc(b []byte, i int) (int, bool) {
-	const ones = 0x0101010101010101
 	special := false
 	for j := i + 1; j < len(b); j++ {
 		for j+8 <= len(b) { // eight bytes at a time while none is '"', '\\' or above 0x7F
 			w := binary.LittleEndian.Uint64(b[j:])
-			q := w ^ (ones * '"')
-			s := w ^ (ones * '\\')
-			if ((q-ones)&^q|(s-ones)&^s|w)&highBits != 0 {
+			if !plainWord(w) || w&highBits != 0 {
 				break
 			}
 			j += 8
