@@ -19,7 +19,7 @@ type DurableStateStoreCase = Case[spi.DurableStateStore]
 // DurableStateStoreKit is the DurableStateStore conformance kit (spec §7, plugin tier).
 func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 	type C = Check[spi.DurableStateStore]
-	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: []C{
+	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: append([]C{
 		{ID: "durablestatestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DurableStateStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamDurableStateStore, c.Failf)
@@ -34,7 +34,7 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "a set on a stale version, or create-only on a present key, is a conflict and changes nothing; on the current version it lands", Run: dsConditionalSet},
 		{ID: "durablestatestore/no-lost-update", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "racing read-modify-write increments under compare-and-set lose no update", Run: dsNoLostUpdate},
-		{ID: "durablestatestore/delete", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-6"}, Level: spec.Must,
+		{ID: "durablestatestore/delete", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-6", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "delete removes the key; a conditional delete on a stale version is a conflict and keeps it; deleting an absent key is a no-op", Run: dsDelete},
 		{ID: "durablestatestore/versions-not-reused", Clauses: []string{"I-PLUGIN-6", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "after delete and re-create the version is above every earlier one, so a version read before the delete never matches", Run: dsVersionsNotReused},
@@ -42,7 +42,7 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "keys that extend one another or differ only by case, trailing space or normal form are different keys", Run: dsKeys},
 		{ID: "durablestatestore/invalid", Clauses: []string{"I-PLUGIN-5", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "an empty key, a value that is not JSON and a negative expected version are invalid arguments and change nothing", Run: dsInvalid},
-	}}
+	}, dsGapChecks()...)}
 }
 
 // CheckDurableStateStore runs the DurableStateStore kit and returns errors.Join of every failure and unknown.
