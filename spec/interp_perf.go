@@ -1,0 +1,15 @@
+package spec
+
+// perfInterpretations lists the interpretation clauses of the relative-ratio bench gates (ids
+// I-PERF-n): how a ratio is measured on a shared, loaded machine and what it takes to judge it.
+func perfInterpretations() []Clause {
+	const s10 = "§10"
+	return []Clause{
+		interp("I-PERF-1", s10, Must, "a relative-ratio gate measures A (the baseline), B and a control A' (A again) in one process, interleaved in rounds that run each twice in mirrored positions, rotating sides through the positions from round to round; a round is timed in process CPU time with one scheduler P and no collection inside it, after the workload drops what earlier rounds accumulated; the figure is the Hodges–Lehmann estimate of the per-round B/A (B against A and A' together) with its 95 % interval, and A'/A estimated the same way is the measurement's own bias",
+			"Spec §10 names a relative-ratio bench gate (G2: with every option configured but unwired the kernel runs as fast as without) but not how to measure it where CI runs: on shared runners whose other load comes and goes. Interleaving in small batches puts a busy phase on both sides; mirrored positions cancel a drift within a round; CPU time leaves out what other processes take; one P stops the scheduler's idle spinning — CPU time that depends on the machine's load, not on A or B — from entering; a reset keeps every round on the same small heap. A per-round ratio then has a spread of 7-10 % on a loaded 2-core machine, and the Hodges–Lehmann interval of many rounds is robust to the few rounds a burst disturbs."),
+		interp("I-PERF-2", s10, Must, "a ratio gate passes only when the whole 95 % interval of B/A, widened on both sides by |A'/A − 1|, lies on the allowed side of its limit, fails only when the whole widened interval lies beyond it, and otherwise measures more rounds of the same run (21 at a time, at most 210) before its verdict is unknown; it is unknown at once while the A'/A interval is wider than ±10 %; unknown is never a pass",
+			"A fixed number of rounds either judges a clear ratio on a quiet machine or guesses on a busy one. Deciding on an interval turns noise into more measurement instead of a verdict: a clean kernel (B/A ≈ 1.0) and a limit of 1.05 are told apart once the interval is narrower than the gap, however many rounds that takes, and an extended measurement keeps every round it already paid for where a re-measurement from scratch would not."),
+		interp("I-PERF-3", s10, Must, "a ratio gate is trusted only with its proof on the machine it runs on: the G2 gate fails a kernel whose unwired path does 10 % more work (priced in plain executions by the gate's own meter) in at least 19 of 20 runs, and passes the unmodified kernel in at least 19 of 20 runs, an unknown counting as a miss on both sides (`make g2-proof`)",
+			"Spec §10 asks for the gate, not for its power. A gate that never fails is useless and one that fails a clean kernel is ignored; 19 of 20 both ways is the standard that makes its verdict worth a red build. The slowed path is priced by the meter itself so that 10 % means 10 % of what the gate measures."),
+	}
+}
