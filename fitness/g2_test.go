@@ -26,25 +26,35 @@ func spin(n int) {
 }
 
 // slowUnwiredHook returns a kernel mutant whose unwired path does about 10 % more work than a
-// plain run: each of the workload's ten live steps spins for 1 % of one plain execution. The
-// spin is priced where it runs, by the gate's own meter: with a heavy spin in the hook, B/A is
-// 1 + 10 × spin/execution (the unwired kernel's own ≈ 1 is noise against it), so "10 %" holds
-// under the conditions the gate measures in.
+// plain run: each of the workload's ten live steps spins for 1 % of one execution. The spin is
+// priced where it runs, by the gate's own meter, against a workload like the gate's: the unwired
+// kernel with a trial spin in its hook (B) against the same kernel without (A), so B/A is
+// 1 + 10 × trial/execution, and the trial is scaled to 1 %.
 func slowUnwiredHook(t *testing.T) kernel.Hooks {
 	t.Helper()
-	const heavy = 50_000
-	pair, err := g2Unwired(WorkloadOptions{Hooks: kernel.Hooks{UnwiredWork: func() { spin(heavy) }}})
+	const trial = 5_000 // a few % of an execution per step: B/A well above the noise
+	var pairs [2]Pair
+	for i, h := range []kernel.Hooks{{}, {UnwiredWork: func() { spin(trial) }}} {
+		p, err := g2Unwired(WorkloadOptions{Hooks: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		pairs[i] = p
+	}
+	reset := func() error {
+		if err := pairs[0].Reset(); err != nil {
+			return err
+		}
+		return pairs[1].Reset()
+	}
+	s, err := Measure(Pair{A: pairs[0].B, B: pairs[1].B, Reset: reset}, 31, 4*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pair.Close()
-	s, err := Measure(pair, 15, 4*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perExec := (math.Exp(hodgesLehmann(logs(s.AB)).Est) - 1) / 10 // spin(heavy) per plain execution
-	iters := max(1, int(heavy*0.01/perExec+0.5))
-	t.Logf("spin(%d) in a step costs %.3f plain executions; the hook spins %d per step", heavy, perExec, iters)
+	perExec := (math.Exp(hodgesLehmann(logs(s.AB)).Est) - 1) / 10 // spin(trial) per execution
+	iters := max(1, int(trial*0.01/perExec+0.5))
+	t.Logf("spin(%d) in a step costs %.4f executions; the hook spins %d per step", trial, perExec, iters)
 	return kernel.Hooks{UnwiredWork: func() { spin(iters) }}
 }
 

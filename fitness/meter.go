@@ -119,8 +119,8 @@ func (m *meter) calibrate(minBatch time.Duration) error {
 	return nil
 }
 
-// fresh resets the pair, collects, and calls each side once untimed, so a round starts on a clean
-// heap with nothing first-use left in it.
+// fresh starts a round: it resets the pair, collects, and — after a reset — calls each side once
+// untimed, so that a round starts on a clean heap with nothing first-use left in it.
 func (m *meter) fresh() error {
 	if m.p.Reset != nil {
 		if err := m.p.Reset(); err != nil {
@@ -128,6 +128,9 @@ func (m *meter) fresh() error {
 		}
 	}
 	runtime.GC()
+	if m.p.Reset == nil {
+		return nil
+	}
 	if err := m.p.A(); err != nil {
 		return err
 	}

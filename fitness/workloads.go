@@ -123,7 +123,12 @@ func g2Unwired(o WorkloadOptions) (Pair, error) {
 		A:     func() error { return a() },
 		B:     func() error { return b() },
 		Reset: fresh,
-		Close: func() error { return mounted.Close() },
+		Close: func() error {
+			if mounted == nil { // a failed Reset closed it already
+				return nil
+			}
+			return mounted.Close()
+		},
 	}, nil
 }
 
