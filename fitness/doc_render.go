@@ -22,11 +22,12 @@ func WriteDoc(w io.Writer, gates []Gate) error {
 	b.WriteString("the three twice in mirrored positions (e.g. A B A' A' B A), rotated from round to round, in batches of about\n")
 	b.WriteString("4 ms of process CPU time, with one scheduler P, no collection inside a round and the workload reset between\n")
 	b.WriteString("rounds. The figure is the Hodges–Lehmann estimate of the per-round B/A (B against A and A' together) with its\n")
-	b.WriteString("95 % interval, widened on both sides by the bias |A'/A − 1| the same run shows. A gate passes only when the\n")
-	b.WriteString("widened interval lies wholly on the allowed side of its limit, fails only when it lies wholly beyond it, and\n")
-	b.WriteString("otherwise measures 21 more rounds, up to 210, before it says unknown (at once while the A'/A interval is wider\n")
-	b.WriteString("than ±10 %): noise makes a measurement longer, not a verdict. `make g2-proof` shows the G2 gate failing a\n")
-	b.WriteString("kernel whose unwired path does 10 % more work, and passing the unmodified kernel, in ≥ 19 of 20 runs each.\n\n")
+	b.WriteString("95 % interval, widened on both sides by the A'/A bias of the same run (how far the A'/A interval lies off 1).\n")
+	b.WriteString("A gate passes only when the widened interval lies wholly on the allowed side of its limit, fails only when it\n")
+	b.WriteString("lies wholly beyond it, and otherwise measures 21 more rounds, up to 210, before it says unknown (at once while\n")
+	b.WriteString("the A'/A interval is wider than ±10 %): noise makes a measurement longer, not a verdict. `make g2-proof` shows\n")
+	b.WriteString("the G2 gate failing a kernel whose unwired path does 10 % more work, and passing the unmodified kernel, in\n")
+	b.WriteString("≥ 19 of 20 runs each.\n\n")
 	b.WriteString("| gate | guarantee | runs | threshold | clauses | status |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, g := range gates {
 		status := "active"
