@@ -27,7 +27,7 @@ func Checks() []spec.Check {
 func Mutants() []spec.Mutant {
 	return []spec.Mutant{{
 		ID: "kernel-hook/g2/unwired-work", Kind: "kernel-hook",
-		Defect:   "a kernel whose configured-but-unwired options add ~10 % work to every live step (kernel.Hooks.UnwiredWork)",
+		Defect:   "a kernel whose configured-but-unwired options add 10 % work: one plain execution every hundredth live step (kernel.Hooks.UnwiredWork)",
 		Clauses:  []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
 		CaughtBy: []string{"fitness/g2-gate-proof"},
 		Where:    "fitness:TestG2GateCatchesSlowUnwiredPath",
