@@ -20,7 +20,7 @@ type ContentStoreCase = Case[spi.ContentStore]
 // ContentStoreKit is the ContentStore conformance kit (spec §7, plugin tier).
 func ContentStoreKit() Kit[spi.ContentStore] {
 	type C = Check[spi.ContentStore]
-	return Kit[spi.ContentStore]{Name: "contentstore", Seam: manifest.SeamContentStore, Checks: []C{
+	return Kit[spi.ContentStore]{Name: "contentstore", Seam: manifest.SeamContentStore, Checks: append([]C{
 		{ID: "contentstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ContentStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamContentStore, c.Failf)
@@ -41,7 +41,7 @@ func ContentStoreKit() Kit[spi.ContentStore] {
 			Requires: []string{spi.MethodOwner}, Doc: "content put for one owner (put and putStream) is not readable through another owner's access or without one", Run: csOwnerIsolation},
 		{ID: "contentstore/seals-content", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-4"}, Level: spec.Must,
 			Requires: []string{spi.MethodSealsContent}, Doc: "sealsContent answers the same on every call, and a store that seals takes the owner argument", Run: csSeals},
-	}}
+	}, csGapChecks()...)}
 }
 
 // CheckContentStore runs the ContentStore kit and returns errors.Join of every failure and unknown.

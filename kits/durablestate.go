@@ -19,7 +19,7 @@ type DurableStateStoreCase = Case[spi.DurableStateStore]
 // DurableStateStoreKit is the DurableStateStore conformance kit (spec §7, plugin tier).
 func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 	type C = Check[spi.DurableStateStore]
-	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: []C{
+	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: append([]C{
 		{ID: "durablestatestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DurableStateStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamDurableStateStore, c.Failf)
@@ -42,7 +42,7 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "keys that extend one another or differ only by case, trailing space or normal form are different keys", Run: dsKeys},
 		{ID: "durablestatestore/invalid", Clauses: []string{"I-PLUGIN-5", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "an empty key, a value that is not JSON and a negative expected version are invalid arguments and change nothing", Run: dsInvalid},
-	}}
+	}, dsGapChecks()...)}
 }
 
 // CheckDurableStateStore runs the DurableStateStore kit and returns errors.Join of every failure and unknown.

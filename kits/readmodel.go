@@ -21,7 +21,7 @@ type ReadModelStoreCase = Case[spi.ReadModelStore]
 // ReadModelStoreKit is the ReadModelStore conformance kit (spec §7, plugin tier).
 func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 	type C = Check[spi.ReadModelStore]
-	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: []C{
+	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: append([]C{
 		{ID: "readmodelstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ReadModelStoreCase) error {
 				return versionClaim(c.Store, manifest.SeamReadModelStore, c.Failf)
@@ -43,10 +43,10 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 		{ID: "readmodelstore/cursor-stale-resumes", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-9"}, Level: spec.Must,
 			Doc: "a cursor kept while documents are upserted before and after it resumes right after its page: no id present throughout is skipped or repeated", Run: rmCursorStale},
 		{ID: "readmodelstore/pagination-concurrent", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-9"}, Level: spec.Must,
-			Doc: "paging while writers upsert new and existing ids lists every id present throughout exactly once, ascending", Run: rmConcurrent},
+			Doc: "paging while writers upsert new and existing ids (two upserts land before each page) lists every id present throughout exactly once, ascending", Run: rmConcurrent},
 		{ID: "readmodelstore/invalid", Clauses: []string{"I-PLUGIN-10"}, Level: spec.Must,
 			Doc: "an empty model or id, or a document that is not JSON, is an invalid argument and changes nothing", Run: rmInvalid},
-	}}
+	}, rmGapChecks()...)}
 }
 
 // CheckReadModelStore runs the ReadModelStore kit and returns errors.Join of every failure and unknown.
@@ -67,9 +67,17 @@ func rmUpsert(ctx context.Context, c *ReadModelStoreCase, model, id, doc string)
 
 // rmAll pages through model with limit and returns every document, failing on a bad page.
 func rmAll(ctx context.Context, c *ReadModelStoreCase, model string, limit int) ([]spi.ReadModelDoc, error) {
+	return rmAllPaced(ctx, c, model, limit, nil)
+}
+
+// rmAllPaced is rmAll calling between (when set) before every page after the first.
+func rmAllPaced(ctx context.Context, c *ReadModelStoreCase, model string, limit int, between func()) ([]spi.ReadModelDoc, error) {
 	var out []spi.ReadModelDoc
 	cursor := ""
 	for pages := 0; ; pages++ {
+		if pages > 0 && between != nil {
+			between()
+		}
 		if pages > 10000 {
 			return nil, c.Failf("Query", fmt.Sprintf("%q, limit %d", model, limit), "more than 10 000 pages", "an end")
 		}
@@ -350,6 +358,11 @@ func rmConcurrent(ctx context.Context, c *ReadModelStoreCase) error {
 		var wg sync.WaitGroup
 		var werr error
 		var mu sync.Mutex
+		// Writers report each upsert; the pager waits for two before each page (or for the writers
+		// to finish), so upserts land between pages on every schedule, not only when the
+		// scheduler happens to interleave them.
+		progress := make(chan struct{}, 1024)
+		writersDone := make(chan struct{})
 		for w := 0; w < 2; w++ {
 			wg.Add(1)
 			go func(w int) {
@@ -372,10 +385,25 @@ func rmConcurrent(ctx context.Context, c *ReadModelStoreCase) error {
 						mu.Unlock()
 						return
 					}
+					select {
+					case progress <- struct{}{}:
+					default:
+					}
 				}
 			}(w)
 		}
-		got, err := rmAll(ctx, c, m, 3)
+		go func() { wg.Wait(); close(writersDone) }()
+		got, err := rmAllPaced(ctx, c, m, 3, func() {
+			for i := 0; i < 2; i++ {
+				select {
+				case <-progress:
+				case <-writersDone:
+					return
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
 		close(stop)
 		wg.Wait()
 		if werr != nil {

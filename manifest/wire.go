@@ -1,7 +1,8 @@
 package manifest
 
-// WireAbiVersion is the version of the JSON-RPC projection of the syscall ABI (ADR 0026).
-const WireAbiVersion = "1.0.0"
+// WireAbiVersion is the version of the JSON-RPC projection of the syscall ABI (ADR 0026). 1.1.0
+// added execution.resumeAs, execution.start's budget and the full execute and decide arguments.
+const WireAbiVersion = "1.1.0"
 
 // WireMethod is one method of the wire ABI.
 type WireMethod struct {

@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		wireInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(),
+		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
 	} {
 		out = append(out, part...)

@@ -13,5 +13,8 @@ func Checks() []spec.Check {
 		t("DecodeRefusesBadScripts", "S2.syscalls.wave2-flagged", "I-GOLDEN-1"),
 		t("DecodeDriverRefusesBadDrivers", "I-GOLDEN-1"),
 		t("SchemasMatchDecoder", "I-GOLDEN-1"),
+		t("NonJSONNumbers", "S3.emit.unmatchable-unstamped", "I-GOLDEN-9"),
+		t("FakeLatencyKeepsOutcome", "I-GOLDEN-10"),
+		t("ObserveReportsWhatFlowSees", "I-GOLDEN-1"),
 	}
 }

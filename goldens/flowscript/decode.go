@@ -50,8 +50,8 @@ func Decode(file string, data []byte) (*Script, error) {
 	if raw, ok := top["return"]; ok {
 		s.Return = raw
 	}
-	if s.Format != Format {
-		return nil, &Error{File: file, Field: "format", Reason: fmt.Sprintf("got %q, want %q", s.Format, Format)}
+	if !slices.Contains(Formats(), s.Format) {
+		return nil, &Error{File: file, Field: "format", Reason: fmt.Sprintf("got %q, want one of %s", s.Format, strings.Join(Formats(), ", "))}
 	}
 	if s.ID == "" {
 		return nil, &Error{File: file, Field: "id", Reason: "missing flow id"}

@@ -13,9 +13,14 @@
 //     to the syscalls made so far it returns the next Action: a syscall to make (its name and its
 //     JSON arguments, in the shape kernel.Context.Call takes), a parallel to fork, or the end. A
 //     client that re-drives flow logic remotely needs only this.
-//   - Flow / Def: the in-process interpreter that turns a script into a reference/kernel flow, and
-//     Effects: the named deterministic effect fakes (echo, fail-typed, fail-untyped, slow, counter,
+//   - Flow / Def: the in-process interpreter that turns a script into a reference/kernel flow
+//     (Options.Observe is told what the flow code sees: a property kit's trace), and Effects: the
+//     named deterministic effect fakes (echo, fail-typed, fail-untyped, slow, counter,
 //     emit-from-effect, ...) that every implementation of the format provides.
+//
+// Format 2 (loom-flowscript/2) adds two things to format 1, which is still read: an emit, stream
+// or ui payload may hold {"$float": "NaN"} (a number JSON cannot hold, nonjson.go), and every fake
+// waits input.latencyUs microseconds before it behaves (fakes.go).
 //
 // Example:
 //

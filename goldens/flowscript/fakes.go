@@ -15,7 +15,8 @@ import (
 // Fake describes one named deterministic effect: its toolId, whether the effect is registered
 // at-most-once, the typed failure channels it declares, and its behaviour as a function of its
 // input and attempt. Any implementation of the format provides the same fakes under the same
-// names (docs/goldens.md lists them).
+// names (docs/goldens.md lists them). Every fake first waits input.latencyUs microseconds when its
+// input is an object with that member (format 2; see latency).
 type Fake struct {
 	Name       string
 	AtMostOnce bool
@@ -34,7 +35,7 @@ func Fakes() []Fake {
 		{Name: "fail-untyped", Doc: `fails untyped with message input.message (default "fake: untyped failure")`},
 		{Name: "fail-until", Doc: `fails untyped while its attempt is below input.succeedOn (default 2), then returns input.value`},
 		{Name: "slow", Doc: "waits input.ms milliseconds (or until its step deadline passes) and returns input.value; with a step timeout far below input.ms it always times out"},
-		{Name: "counter", Doc: `returns {"key": input.key, "n": n}, n = 1 + the number of earlier invocations with that key in this runtime`},
+		{Name: "counter", Doc: `returns {"key": input.key, "n": n}, n = 1 + the number of earlier invocations with that key in this runtime (the wire conformance profile's counts per execution, docs/wire.md)`},
 		{Name: "emit-from-effect", Doc: `emits input.eventType (default "fx.emitted") with payload input.payload through the effect context (never stamped), then returns input.value`},
 		{Name: "meter", Doc: `meters input.tokens / input.costUsd (each optional) as RESOURCE_METERED, then returns input.value`},
 		{Name: "cancelled", Doc: "ends cancelled (STEP_CANCELLED)"},
@@ -78,6 +79,25 @@ type fakeInput struct {
 	EventType string          `json:"eventType"`
 	Tokens    *float64        `json:"tokens"`
 	CostUSD   *float64        `json:"costUsd"`
+	LatencyUs int64           `json:"latencyUs"`
+}
+
+// MaxLatency caps the latencyUs wait of a fake.
+const MaxLatency = time.Second
+
+// latency is the wait a fake makes before it behaves: input.latencyUs microseconds (format 2),
+// capped at MaxLatency, cut short when the step's deadline passes. It only moves the effect in
+// time (the interleaving of parallel branches); a step whose timeoutMs it outlasts times out.
+func latency(ec *kernel.EffectContext, us int64) {
+	if us <= 0 {
+		return
+	}
+	t := time.NewTimer(min(time.Duration(us)*time.Microsecond, MaxLatency))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ec.Context().Done():
+	}
 }
 
 func valueOr(v json.RawMessage) json.RawMessage {
@@ -191,7 +211,11 @@ func Effects() map[string]kernel.EffectDef {
 	schemas := map[string]kernel.PayloadSchema{"invalid": whySchema}
 	out := make(map[string]kernel.EffectDef, len(fns))
 	for _, f := range Fakes() {
-		def := kernel.EffectDef{Fn: fns[f.Name], AtMostOnce: f.AtMostOnce}
+		fn := fns[f.Name]
+		def := kernel.EffectDef{AtMostOnce: f.AtMostOnce, Fn: func(ec *kernel.EffectContext, in json.RawMessage) (any, error) {
+			latency(ec, parse(in).LatencyUs)
+			return fn(ec, in)
+		}}
 		if len(f.Channels) > 0 {
 			def.Errors = map[string]kernel.PayloadSchema{}
 			for _, ch := range f.Channels {

@@ -273,6 +273,18 @@ func TestSchemasMatchDecoder(t *testing.T) {
 	if diff := cmp.Diff(FakeNames(), tool.Enum); diff != "" {
 		t.Errorf("flowscript/schema: fakes (-decoder +schema):\n%s", diff)
 	}
+	b, _ := os.ReadFile("flowscript.schema.json")
+	var top struct {
+		Properties struct {
+			Format struct {
+				Enum []string `json:"enum"`
+			} `json:"format"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(b, &top)
+	if diff := cmp.Diff(Formats(), top.Properties.Format.Enum); diff != "" {
+		t.Errorf("flowscript/schema: formats (-decoder +schema):\n%s", diff)
+	}
 }
 
 func TestRunDriverRecordsRefusals(t *testing.T) {

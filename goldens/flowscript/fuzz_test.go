@@ -12,6 +12,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(allSyscalls))
 	f.Add([]byte(`{"format":"loom-flowscript/1","id":"f","body":[{"op":"parallel","branches":[[{"op":"emit","eventType":"e","payload":{"$ref":"input/a/0"}}]]}]}`))
 	f.Add([]byte(`{"format":"loom-flowscript/1","id":"f","body":[{"op":"execute","id":"a","tool":"echo","bind":"x"}],"return":{"$ref":"x/~1"}}`))
+	f.Add([]byte(`{"format":"loom-flowscript/2","id":"f","body":[{"op":"execute","id":"a","tool":"echo","input":{"latencyUs":5}},{"op":"emit","eventType":"e","payload":[{"$float":"NaN"},{"$float":"-Infinity"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Decode("fuzz.json", data)
 		if err != nil {

@@ -16,6 +16,29 @@ type Options struct {
 	// still in its own branch Context, so the kernel treats them as parallel), which makes the log
 	// a function of the script alone. Goldens are recorded and checked this way.
 	SerialBranches bool
+	// Observe, when set, is told what the flow code sees as it sees it (a property kit's trace):
+	// each answered call, each decider that runs live, and the start and end of each parallel.
+	// It is called from the goroutine of the scope concerned, so branches call it concurrently.
+	Observe func(Observation)
+}
+
+// Observation kinds.
+const (
+	ObsAnswer        = "answer"         // a call was answered (Answer)
+	ObsDecider       = "decider"        // a decide statement's decider ran (the log did not answer it)
+	ObsParallelBegin = "parallel-begin" // a parallel is about to fork
+	ObsParallelEnd   = "parallel-end"   // a parallel joined (Answer)
+)
+
+// Observation is one thing flow code saw: Kind, the statement and its path, Branch (the 1-based
+// index of the innermost parallel branch the statement runs in, 0 outside any) and, for
+// ObsAnswer and ObsParallelEnd, the answer.
+type Observation struct {
+	Kind   string
+	Path   string
+	Stmt   *Stmt
+	Branch int
+	Answer Answer
 }
 
 // Def returns the script as a kernel flow definition (ID, Fn, CodeHash).
@@ -27,7 +50,7 @@ func Def(s *Script, opts Options) kernel.FlowDef {
 // Context. A scope that ends in ActFail fails the flow with the failure's message.
 func Flow(s *Script, opts Options) kernel.Flow {
 	return func(c *kernel.Context, input json.RawMessage) (any, error) {
-		out, f, err := runScope(c, TopScope(s, input), opts)
+		out, f, err := runScope(c, TopScope(s, input), opts, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -38,9 +61,15 @@ func Flow(s *Script, opts Options) kernel.Flow {
 	}
 }
 
-// runScope runs a scope to its end. A non-nil error is a script bug (an unresolvable reference).
-func runScope(c *kernel.Context, sc Scope, opts Options) (json.RawMessage, *Failure, error) {
+// runScope runs a scope to its end (branch: see Observation). A non-nil error is a script bug
+// (an unresolvable reference).
+func runScope(c *kernel.Context, sc Scope, opts Options, branch int) (json.RawMessage, *Failure, error) {
 	m := NewMachine(sc)
+	observe := func(kind string, a Action, ans Answer) {
+		if opts.Observe != nil {
+			opts.Observe(Observation{Kind: kind, Path: a.Path, Stmt: a.Stmt, Branch: branch, Answer: ans})
+		}
+	}
 	for {
 		a, err := m.Action()
 		if err != nil {
@@ -53,9 +82,12 @@ func runScope(c *kernel.Context, sc Scope, opts Options) (json.RawMessage, *Fail
 		case ActFail:
 			return nil, a.Failure, nil
 		case ActParallel:
+			observe(ObsParallelBegin, a, Answer{})
 			ans = parallel(c, a, opts)
+			observe(ObsParallelEnd, a, ans)
 		case ActCall:
-			ans = Call(c, a)
+			ans = call(c, a, func() { observe(ObsDecider, a, Answer{}) })
+			observe(ObsAnswer, a, ans)
 		}
 		if err := m.Answer(ans); err != nil {
 			return nil, nil, err
@@ -77,7 +109,7 @@ func parallel(c *kernel.Context, a Action, opts Options) Answer {
 			if opts.SerialBranches && i > 0 {
 				<-done[i-1]
 			}
-			out, f, err := runScope(bc, sc, opts)
+			out, f, err := runScope(bc, sc, opts, i+1)
 			if err != nil {
 				return nil, err
 			}
@@ -106,7 +138,10 @@ func parallel(c *kernel.Context, a Action, opts Options) Answer {
 
 // Call makes one ActCall through the Context and returns the kernel's answer. Parks, aborts and
 // continueAsNew unwind the calling goroutine (kernel panics) and never return here.
-func Call(c *kernel.Context, a Action) Answer {
+func Call(c *kernel.Context, a Action) Answer { return call(c, a, nil) }
+
+// call is Call, telling decided (when not nil) that a decider runs.
+func call(c *kernel.Context, a Action, decided func()) Answer {
 	st := a.Stmt
 	var args struct {
 		Input   json.RawMessage `json:"input"`
@@ -140,13 +175,42 @@ func Call(c *kernel.Context, a Action) Answer {
 		}
 		choice, fails := args.Choice, st.Fails
 		return answerOf(c.Decide(st.ID, func(context.Context) (any, error) {
+			if decided != nil {
+				decided()
+			}
 			if fails {
-				return nil, errors.New("fake: decider throws")
+				return nil, errors.New(DeciderThrows)
 			}
 			return choice, nil
 		}, opts...))
+	case "emit", "stream", "ui":
+		if ans, ok := nonJSONEmit(c, st, a.Args); ok {
+			return ans
+		}
 	}
 	return answerOf(c.Call(st.Op, a.Args))
+}
+
+// nonJSONEmit makes an emit, stream or ui call whose payload literal holds a {"$float": ...}
+// number through the Go API, with the number in place (ok = false: the payload is plain JSON).
+// Only a marker written in the statement counts, not one a reference brings in.
+func nonJSONEmit(c *kernel.Context, st *Stmt, args json.RawMessage) (Answer, bool) {
+	if _, found, _ := NonJSON(st.Payload); !found {
+		return Answer{}, false
+	}
+	var a struct {
+		EventType string          `json:"eventType"`
+		Payload   json.RawMessage `json:"payload"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Payload == nil {
+		return Answer{}, false
+	}
+	v, found, err := NonJSON(a.Payload)
+	if !found || err != nil {
+		return Answer{}, false
+	}
+	emit := map[string]func(string, any) error{"emit": c.Emit, "stream": c.Stream, "ui": c.UI}[st.Op]
+	return answerOf(nil, emit(a.EventType, v)), true
 }
 
 func answerOf(v json.RawMessage, err error) Answer {

@@ -5,11 +5,23 @@ import (
 	"fmt"
 )
 
-// Format is the version tag every flow script carries in its "format" field.
-const Format = "loom-flowscript/1"
+// Format is the version tag of the current flow-script format, the one new scripts are written in.
+// Version 2 adds, to version 1, non-JSON numbers in emit payloads ({"$float": "NaN"}, nonjson.go)
+// and the latencyUs input member every fake honours (fakes.go).
+const Format = "loom-flowscript/2"
+
+// Format1 is the first version; a script that says it is decoded and run unchanged, and may use
+// neither addition of version 2.
+const Format1 = "loom-flowscript/1"
+
+// Formats lists the versions Decode reads, oldest first.
+func Formats() []string { return []string{Format1, Format} }
 
 // InputName is the name bound to the execution's input before the first statement.
 const InputName = "input"
+
+// DeciderThrows is the message of the failure a decide with fails: true throws from its decider.
+const DeciderThrows = "fake: decider throws"
 
 // Script is a flow as data: its id, the statements it runs in order and the value it returns.
 type Script struct {
@@ -46,7 +58,7 @@ type Stmt struct {
 	Retry      int             `json:"retry,omitempty"`  // extra attempts after an untyped failure
 	OnError    string          `json:"onError,omitempty"`
 
-	// decide: the choice (literals and references), or Fails: the decider throws.
+	// decide: the choice (literals and references), or Fails: the decider throws (DeciderThrows).
 	Choice  json.RawMessage `json:"choice,omitempty"`
 	Fails   bool            `json:"fails,omitempty"`
 	Context json.RawMessage `json:"context,omitempty"`

@@ -26,6 +26,9 @@ func Validate(file string, s *Script) error {
 		if err := checkRefs(s.Return, bound); err != nil {
 			return &Error{File: file, Field: "return", Reason: err.Error()}
 		}
+		if err := checkFloats(s.Return, false, s.Format); err != nil {
+			return &Error{File: file, Field: "return", Reason: err.Error()}
+		}
 	}
 	return nil
 }
@@ -73,6 +76,10 @@ func validateStmt(file, p string, s *Script, st *Stmt, bound map[string]bool) er
 			continue
 		}
 		if err := checkRefs(v, bound); err != nil {
+			return bad(field, "%v", err)
+		}
+		payload := field == "payload" && (st.Op == "emit" || st.Op == "stream" || st.Op == "ui")
+		if err := checkFloats(v, payload, s.Format); err != nil {
 			return bad(field, "%v", err)
 		}
 	}

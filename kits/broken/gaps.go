@@ -149,6 +149,9 @@ func GapMutants() []spec.Mutant {
 	out = append(out, gapMutants("snapshotstore", "kits/broken:TestGapSnapshotStoresRejected", gapSnapshotStores())...)
 	out = append(out, gapMutants("archivestore", "kits/broken:TestGapArchiveStoresRejected", gapArchiveStores())...)
 	out = append(out, gapMutants("branchregistry", "kits/broken:TestGapBranchRegistriesRejected", gapBranchRegistries())...)
+	out = append(out, gapMutants("contentstore", "kits/broken:TestGapContentStoresRejected", gapContentStores())...)
+	out = append(out, gapMutants("durablestatestore", "kits/broken:TestGapDurableStateStoresRejected", gapDurableStateStores())...)
+	out = append(out, gapMutants("readmodelstore", "kits/broken:TestGapReadModelStoresRejected", gapReadModelStores())...)
 	return out
 }
 
@@ -163,5 +166,11 @@ func gapChecks() []spec.Check {
 			Where: "kits/broken:TestGapArchiveStoresRejected"},
 		{ID: "kits/broken/gap-branchregistries-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-28", "I-STORE-29"},
 			Where: "kits/broken:TestGapBranchRegistriesRejected"},
+		{ID: "kits/broken/gap-contentstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-12", "I-PLUGIN-13", "I-PLUGIN-14"},
+			Where: "kits/broken:TestGapContentStoresRejected"},
+		{ID: "kits/broken/gap-durablestatestores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-14", "I-PLUGIN-15"},
+			Where: "kits/broken:TestGapDurableStateStoresRejected"},
+		{ID: "kits/broken/gap-readmodelstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-14", "I-PLUGIN-15"},
+			Where: "kits/broken:TestGapReadModelStoresRejected"},
 	}
 }

@@ -24,6 +24,18 @@ func TestGapBranchRegistriesRejected(t *testing.T) {
 	rejectedBy(t, "branchregistry", kits.BranchRegistryKit(), broken.GapBranchRegistries())
 }
 
+func TestGapContentStoresRejected(t *testing.T) {
+	rejectedBy(t, "contentstore", kits.ContentStoreKit(), broken.GapContentStores())
+}
+
+func TestGapDurableStateStoresRejected(t *testing.T) {
+	rejectedBy(t, "durablestatestore", kits.DurableStateStoreKit(), broken.GapDurableStateStores())
+}
+
+func TestGapReadModelStoresRejected(t *testing.T) {
+	rejectedBy(t, "readmodelstore", kits.ReadModelStoreKit(), broken.GapReadModelStores())
+}
+
 // Every gap mutant is valid, names a check its seam's kit has, and that check links every clause
 // the mutant violates (so the rejection proves those clauses).
 func TestGapMutantsValid(t *testing.T) {

@@ -54,6 +54,21 @@ func (t rmTable) sorted(model string) []spi.ReadModelDoc {
 	return out
 }
 
+// Query pages the table as the reference does (keyset, exclusive, signed cursors), for broken
+// stores whose defect is elsewhere.
+func (t rmTable) Query(ctx context.Context, model string, q spi.ReadModelQuery) (spi.ReadModelPage, error) {
+	after, err := spi.ValidateQuery(model, q)
+	if err != nil {
+		return spi.ReadModelPage{}, err
+	}
+	docs, more := t.keyset(model, after, q.Limit, false)
+	page := spi.ReadModelPage{Docs: append([]spi.ReadModelDoc{}, docs...)}
+	if more {
+		page.NextCursor = spi.EncodeCursor(model, docs[len(docs)-1].ID)
+	}
+	return page, nil
+}
+
 // --- offset cursors: a cursor is the number of documents already returned.
 type offsetReadCursor struct{ rmTable }
 

@@ -24,7 +24,7 @@ func Checks() []spec.Check {
 			Clauses: []string{"I-COV-3"},
 			Where:   dir + "TestGeneratorReachesInterestingPaths"},
 		spec.Check{ID: "kernelprops/flow-script", Kind: spec.KindTest,
-			Clauses: []string{"S3.determinism.enforced", "I-GOLDEN-1"},
+			Clauses: []string{"S3.determinism.enforced", "I-GOLDEN-1", "I-GOLDEN-9", "I-GOLDEN-10"},
 			Where:   dir + "TestProgramsAsFlowScripts"},
 	)
 }

@@ -1,10 +1,11 @@
 // Package kernelprops is the property kit of the reference kernel runtime (spec §1, §2, §3): random
-// flows — steps (succeeding, failing untyped or typed, timing out, cancelled, emitting through
+// flows, drawn as flow scripts (loom-flowscript/2, goldens/flowscript: the one representation of a
+// flow as data) and run by the flow-script interpreter on the fakes — steps (succeeding, failing untyped or typed, timing out, cancelled, emitting through
 // EffectContext.emit, or at most once and parked in doubt by a crash, then given a verdict),
 // decisions (some throwing), emits (repeating content in a segment, reusing an earlier segment's
 // content, unmatchable, flow-level DECISION_RECORDED), parks and parallel branches whose emits
 // meet each other and the code after the join — are driven to completion through random crash
-// points, restarts, resumes, random effect latencies and, optionally, a code change deployed by
+// points, restarts, resumes, random effect latencies (the fakes' latencyUs, drawn per step) and, optionally, a code change deployed by
 // resumeAs. Emit payloads carry only their content, so identical content in two segments or
 // inside and outside a parallel is the same payload. Each property names its clauses:
 //
@@ -24,8 +25,8 @@
 //     interleaves starts, right and wrong resumes, recoveries, crashes and restarts.
 //
 // The worked examples run first as fixed cases; rapid then draws random ones (-rapid.checks,
-// default 100). A failure prints rapid's seed, the shrunk program and schedule, the runs and the
-// log as NDJSON. Deliberately broken kernels (kernel.Hooks) prove each property bites, and a
+// default 100). A failure prints rapid's seed, the shrunk program as a flow script and the
+// schedule, the runs and the log as NDJSON (with the script, the input of loom-conform replay). Deliberately broken kernels (kernel.Hooks) prove each property bites, and a
 // frequency test over a fixed seed set keeps every path of the emit rule reached.
 //
 //	func TestMyKernel(t *testing.T) { kernelprops.Run(t, kernelprops.Reference()) }

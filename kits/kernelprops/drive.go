@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +82,7 @@ type RunRecord struct {
 	To      int // log length when it ended
 	Trace   []Event
 	Crashed bool
-	Program Program
+	Flow    string // the flow the run ran: "prog", or "prog2" from the code change on
 }
 
 // Outcome is a driven execution.
@@ -108,8 +107,8 @@ type Outcome struct {
 
 const maxRuns = 40
 
-// newRuntime builds the runtime a scenario runs on: deterministic clock and ids, the target's
-// modifications, flows "prog" and (with a code change) "prog2".
+// newRuntime builds the runtime a scenario runs on: deterministic clock and ids, the flow-script
+// fakes as its effects, the target's modifications, flows "prog" and (with a code change) "prog2".
 func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sched Schedule, incarnation int) (*kernel.Runtime, error) {
 	cfg := kernel.Config{
 		Store:      store,
@@ -117,6 +116,7 @@ func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sc
 		NewID:      kernel.SequentialIDs(fmt.Sprintf("k%d", incarnation)),
 		RunTimeout: 10 * time.Second,
 		Warn:       func(kernel.Warning) {},
+		Effects:    rec.fakes(),
 	}
 	if tg.Mod != nil {
 		tg.Mod(&cfg)
@@ -125,28 +125,23 @@ func newRuntime(tg Target, store spi.EventStore, rec *recorder, prog Program, sc
 	if err != nil {
 		return nil, err
 	}
-	if err := rt.Register(kernel.FlowDef{ID: "prog", Fn: prog.flow(rec)}); err != nil {
+	if err := rt.Register(rec.def("prog", prog)); err != nil {
 		return nil, err
 	}
 	if sched.ChangeAt >= 0 {
-		if err := rt.Register(kernel.FlowDef{ID: "prog2", Fn: prog.Insert(sched.ChangeAt).flow(rec)}); err != nil {
+		if err := rt.Register(rec.def("prog2", prog.Insert(sched.ChangeAt))); err != nil {
 			return nil, err
 		}
 	}
 	return rt, nil
 }
 
-func newRecorder(seed int64) *recorder {
-	rng := rand.New(rand.NewSource(seed))
-	var mu sync.Mutex
-	return &recorder{effects: map[string]int{}, latency: func() time.Duration {
-		mu.Lock()
-		defer mu.Unlock()
-		if rng.Intn(3) == 0 {
-			return 0
-		}
-		return time.Duration(rng.Intn(300)) * time.Microsecond
-	}}
+// newScenarioRecorder is the recorder of prog driven under sched (its code change included).
+func newScenarioRecorder(prog Program, sched Schedule) *recorder {
+	if sched.ChangeAt >= 0 {
+		return newRecorder(prog, prog.Insert(sched.ChangeAt))
+	}
+	return newRecorder(prog)
 }
 
 // drive runs prog to completion under sched: crashes are recovered, parks are resumed with
@@ -157,7 +152,7 @@ func drive(ctx context.Context, tg Target, prog Program, sched Schedule) (*Outco
 
 func driveWith(ctx context.Context, tg Target, prog Program, sched Schedule, snapshots bool) (*Outcome, error) {
 	store := &crashStore{EventStore: memory.NewEventStore()}
-	rec := newRecorder(sched.LatencySeed)
+	rec := newScenarioRecorder(prog, sched)
 	snaps := memory.NewSnapshotStore()
 	if snapshots {
 		inner := tg.Mod
@@ -179,7 +174,7 @@ func driveWith(ctx context.Context, tg Target, prog Program, sched Schedule, sna
 // continueDriving drives o.ExecID until it completes; crash i of sched applies to run i+crashBase.
 func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Schedule, crashBase int) error {
 	changed := false
-	cur := prog
+	cur := "prog"
 	for i := 0; ; i++ {
 		if i >= maxRuns {
 			return fmt.Errorf("execution did not complete within %d runs", maxRuns)
@@ -205,21 +200,21 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			return nil
 		}
 		mark := len(o.rec.trace())
-		r := RunRecord{From: len(log), Program: cur}
+		r := RunRecord{From: len(log), Flow: cur}
 		switch {
 		case len(log) == 0:
 			r.Call = "start"
 			_, err = o.rt.Start(ctx, "prog", o.ExecID, nil)
 		case st.Status == fold.StatusSuspended && gateOf(st) == fold.GateInDoubt:
 			// K9.3: an operator's verdict; the schedule's seed says whether the effect applied
-			v := verdict(st, sched.LatencySeed+int64(i))
+			v := verdict(st, sched.Seed+int64(i))
 			r.Call = "verdict " + string(v)
 			_, err = o.rt.Resume(ctx, o.ExecID, fold.GateInDoubt, v)
 		case st.Status == fold.StatusSuspended:
 			gate := gateOf(st)
 			if sched.ChangeAt >= 0 && !changed {
 				r.Call = "resumeAs " + gate
-				r.Program = prog.Insert(sched.ChangeAt)
+				r.Flow = "prog2"
 				_, err = o.rt.ResumeAs(ctx, o.ExecID, kernel.ResumeAsRequest{FlowID: "prog2", EventType: gate, Payload: answer(gate)})
 			} else {
 				r.Call = "resume " + gate
@@ -248,10 +243,10 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			}
 		}
 		if !r.Crashed && strings.HasPrefix(r.Call, "resumeAs") {
-			changed, cur = true, r.Program
+			changed, cur = true, r.Flow
 		}
 		if r.Crashed && strings.HasPrefix(r.Call, "resumeAs") && r.To > r.From {
-			changed, cur = true, r.Program // the migration was appended before the crash
+			changed, cur = true, r.Flow // the migration was appended before the crash
 		}
 		if r.Crashed { // the process died: restart on a fresh runtime over the same store
 			o.incarnation++
@@ -260,16 +255,6 @@ func (o *Outcome) continueDriving(ctx context.Context, prog Program, sched Sched
 			}
 		}
 	}
-}
-
-func (r *recorder) snapshotEffects() map[string]int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string]int, len(r.effects))
-	for k, v := range r.effects {
-		out[k] = v
-	}
-	return out
 }
 
 // verdict answers an in-doubt park (I-KERNEL-52): applied with an output, or not applied, by the
@@ -315,13 +300,14 @@ func NDJSON(evs []spi.Envelope) string {
 func (o *Outcome) describe() string {
 	var b strings.Builder
 	for i, r := range o.Runs {
-		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v program: %s\n", i, r.Call, r.From, r.To, r.Crashed, r.Program)
+		fmt.Fprintf(&b, "run %d: %s [log %d..%d) crashed=%v flow %s\n", i, r.Call, r.From, r.To, r.Crashed, r.Flow)
+	}
+	if o.sched.ChangeAt < 0 {
+		fmt.Fprintf(&b, "flow script %q (docs/goldens.md; with this log saved as NDJSON, the input of loom-conform replay --script):\n%s\n", "prog", o.prog)
+	} else {
+		fmt.Fprintf(&b, "flow script %q (docs/goldens.md):\n%s\nflow script %q, deployed by resumeAs:\n%s\n", "prog", o.prog, "prog2", o.prog.Insert(o.sched.ChangeAt).Text("prog2"))
 	}
 	b.WriteString("log (NDJSON):\n")
 	b.WriteString(NDJSON(o.Log))
-	if s, err := o.prog.Script("prog"); err == nil {
-		js, _ := json.Marshal(s)
-		fmt.Fprintf(&b, "program as a flow script (docs/goldens.md):\n%s\n", js)
-	}
 	return b.String()
 }

@@ -62,10 +62,10 @@ func pathCases(t *testing.T) (map[string]int, Tally) {
 // against, so a reached path is also a checked one.
 func TestGeneratorReachesInterestingPaths(t *testing.T) {
 	cases, total := pathCases(t)
-	// measured over this seed set: served 40, served-in-branch 12, appended-because-live 9,
+	// measured over this seed set: served 39, served-in-branch 12, appended-because-live 8,
 	// stamped 57, unstamped-in-flight 25, unstamped-unserved 15, unstamped-kernel-fact 11,
 	// unmatchable 12, effect-emit 16, typed-failure 10, untyped-failure 10, timeout 10,
-	// cancelled 9, decider-threw 10, branch-copies-meet 19, in-doubt-park 7 (percent of cases)
+	// cancelled 9, decider-threw 10, branch-copies-meet 19, in-doubt-park 8 (percent of cases)
 	floors := map[string]int{
 		"served": 20, "served-in-branch": 5, "appended-because-live": 3, "stamped": 30, "unstamped-in-flight": 13,
 		"unstamped-unserved": 7, "unstamped-kernel-fact": 6, "unmatchable": 6, "effect-emit": 9, "typed-failure": 5,

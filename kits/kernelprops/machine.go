@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -22,17 +24,17 @@ type machine struct {
 	store *crashStore
 	rt    *kernel.Runtime
 	execs []*machineExec
+	rec   *recorder // of every execution: their step ids carry the execution's id
 }
 
 type machineExec struct {
 	id   string
 	prog Program
-	rec  *recorder
 }
 
 func (m *machine) newRuntime() error {
 	cfg := kernel.Config{Store: m.store, Now: kernel.FixedClock(1_000, 1), NewID: kernel.SequentialIDs(fmt.Sprintf("m%d", len(m.execs))),
-		RunTimeout: 10 * time.Second, Warn: func(kernel.Warning) {}}
+		RunTimeout: 10 * time.Second, Warn: func(kernel.Warning) {}, Effects: m.rec.fakes()}
 	if m.tg.Mod != nil {
 		m.tg.Mod(&cfg)
 	}
@@ -41,7 +43,7 @@ func (m *machine) newRuntime() error {
 		return err
 	}
 	for _, e := range m.execs {
-		if err := rt.Register(kernel.FlowDef{ID: "flow-" + e.id, Fn: e.prog.flow(e.rec)}); err != nil {
+		if err := rt.Register(m.rec.def("flow-"+e.id, e.prog)); err != nil {
 			return err
 		}
 	}
@@ -79,9 +81,11 @@ func (m *machine) actions(ctx context.Context) map[string]func(*rapid.T) {
 			if len(m.execs) >= 4 {
 				t.Skip("enough executions")
 			}
-			e := &machineExec{id: fmt.Sprintf("e%d", len(m.execs)), prog: genProgram(6, true).Draw(t, "program"), rec: newRecorder(int64(len(m.execs)))}
+			id := fmt.Sprintf("e%d", len(m.execs))
+			e := &machineExec{id: id, prog: genProgram(6, true).Draw(t, "program").withStepPrefix(id + ".")}
 			m.execs = append(m.execs, e)
-			if err := m.rt.Register(kernel.FlowDef{ID: "flow-" + e.id, Fn: e.prog.flow(e.rec)}); err != nil {
+			m.rec.index(e.prog)
+			if err := m.rt.Register(m.rec.def("flow-"+e.id, e.prog)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := m.rt.Start(ctx, "flow-"+e.id, e.id, nil); isErr(err) {
@@ -150,7 +154,9 @@ func (m *machine) check(t *rapid.T, ctx context.Context) {
 		if err := checkOnce(e.prog, log, func(int) int { return 1 }); err != nil {
 			t.Fatalf("%s (%s): %v\n%s", e.id, e.prog, err, NDJSON(log))
 		}
-		if err := checkEffectsPerStart(log, e.rec.snapshotEffects()); err != nil {
+		effects := m.rec.snapshotEffects()
+		maps.DeleteFunc(effects, func(id string, _ int) bool { return !strings.HasPrefix(id, e.id+".") })
+		if err := checkEffectsPerStart(log, effects); err != nil {
 			t.Fatalf("%s (%s): %v\n%s", e.id, e.prog, err, NDJSON(log))
 		}
 	}
@@ -160,7 +166,7 @@ func (m *machine) check(t *rapid.T, ctx context.Context) {
 func runMachine(rt *rapid.T, tg Target) {
 	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
 	defer cancel()
-	m := &machine{tg: tg, store: &crashStore{EventStore: memory.NewEventStore()}}
+	m := &machine{tg: tg, store: &crashStore{EventStore: memory.NewEventStore()}, rec: newRecorder()}
 	if err := m.newRuntime(); err != nil {
 		rt.Fatal(err)
 	}

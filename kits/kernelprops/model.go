@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -342,37 +343,36 @@ func expectedEmits(p Program, mult func(segment int) int) (want, atLeast map[emi
 		want[k] += mult(seg)
 		exact[k] = exact[k] && exactOne
 	}
-	var leaf func(op Op, branch bool)
-	leaf = func(op Op, branch bool) {
-		switch op.Kind {
-		case OpEmit:
-			note(emitKey{"emit", op.Content}, !branch && !tainted)
-		case OpEmitNaN:
+	leaf := func(st flowscript.Stmt, branch bool) {
+		switch kindOf(st) {
+		case kEmit:
+			note(emitKey{"emit", contentOf(st)}, !branch && !tainted)
+		case kEmitNaN:
 			note(emitKey{"null", 0}, false)
-		case OpEmitFact:
-			note(emitKey{"fact", op.Content}, false)
-		case OpEffectEmit:
-			note(emitKey{"fx", op.Content}, false)
+		case kEmitFact:
+			note(emitKey{"fact", contentOf(st)}, false)
+		case kEffectEmit:
+			note(emitKey{"fx", contentOf(st)}, false)
 		}
 	}
-	for _, op := range p {
-		switch op.Kind {
-		case OpSuspend:
+	for _, st := range p {
+		switch st.Op {
+		case "suspend":
 			seg++
-		case OpParallel:
-			for _, b := range op.Branches {
+		case "parallel":
+			for _, b := range st.Branches {
 				for _, l := range b {
 					leaf(l, true)
 				}
 			}
-			for _, b := range op.Branches {
+			for _, b := range st.Branches {
 				for _, l := range b {
-					tainted = tainted || l.taints()
+					tainted = tainted || taints(l)
 				}
 			}
 		default:
-			leaf(op, false)
-			tainted = tainted || op.taints()
+			leaf(st, false)
+			tainted = tainted || taints(st)
 		}
 	}
 	return want, atLeast, exact

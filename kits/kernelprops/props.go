@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
@@ -30,7 +32,7 @@ type Scenario struct {
 
 // GoString prints the case as rapid reports it.
 func (s Scenario) GoString() string {
-	return fmt.Sprintf("program: %s\nschedule: %+v\nprofile: %q", s.Program, s.Schedule, s.Profile)
+	return fmt.Sprintf("program (a flow script, docs/goldens.md):\n%s\nschedule: %+v\nprofile: %q", s.Program, s.Schedule, s.Profile)
 }
 
 // Property is one check of the kit: an id, the clauses it enforces, its generator and the check
@@ -84,26 +86,28 @@ func (s Scenario) target(tg Target) Target {
 
 // examples are the worked examples of emit serving as scenarios (WORKED-EXAMPLES.md).
 func examples() []Scenario {
-	emit := func(c int) Op { return Op{Kind: OpEmit, Content: c} }
-	step := func(id string) Op { return Op{Kind: OpStep, ID: id} }
-	f := Program{step("A"), emit(1), {Kind: OpDecide, ID: "route"}, emit(2), {Kind: OpSuspend, ID: "approve"}, emit(1), step("B"), emit(3)}
-	xsx := Program{emit(1), step("S"), emit(1), {Kind: OpSuspend, ID: "g"}}
-	par := Program{{Kind: OpParallel, Branches: [][]Op{{step("slow")}, {emit(1)}}}, emit(2), {Kind: OpSuspend, ID: "g"}}
-	unserved := Program{{Kind: OpFail, ID: "f"}, emit(1), {Kind: OpSuspend, ID: "g"}, emit(2)}
+	emit := func(c int) flowscript.Stmt { return stmt(kEmit, "", c) }
+	step := func(id string) flowscript.Stmt { return stmt(kStep, id, 0) }
+	gate := func(id string) flowscript.Stmt { return stmt(kSuspend, id, 0) }
+	type B = []flowscript.Stmt
+	f := Program{step("A"), emit(1), stmt(kDecide, "route", 0), emit(2), gate("approve"), emit(1), step("B"), emit(3)}
+	xsx := Program{emit(1), step("S"), emit(1), gate("g")}
+	par := Program{parallelOf(B{step("slow")}, B{emit(1)}), emit(2), gate("g")}
+	unserved := Program{stmt(kFail, "f", 0), emit(1), gate("g"), emit(2)}
 	none := Schedule{ChangeAt: -1}
 	// two branches and the sequential code after them emit the same content in one segment: on
 	// the re-run each branch counts its own emits, so both branch copies are served whichever runs
 	// first (I-KERNEL-18)
-	twins := Program{{Kind: OpParallel, Branches: [][]Op{{emit(1)}, {emit(1)}}}, emit(1), {Kind: OpSuspend, ID: "g"}}
-	outcomes := Program{{Kind: OpTyped, ID: "t"}, emit(1), {Kind: OpTimeout, ID: "o"}, emit(2), {Kind: OpSuspend, ID: "g"},
-		{Kind: OpCancel, ID: "x"}, {Kind: OpDecideThrow, ID: "dt"}, {Kind: OpEmitNaN}, {Kind: OpEmitFact, Content: 3},
-		{Kind: OpEffectEmit, ID: "fx", Content: 4}, emit(2)}
+	twins := Program{parallelOf(B{emit(1)}, B{emit(1)}), emit(1), gate("g")}
+	outcomes := Program{stmt(kTyped, "t", 0), emit(1), stmt(kTimeout, "o", 0), emit(2), gate("g"),
+		stmt(kCancel, "x", 0), stmt(kDecideThrow, "dt", 0), stmt(kEmitNaN, "", 0), stmt(kEmitFact, "", 3),
+		stmt(kEffectEmit, "fx", 4), emit(2)}
 	// a crash at the at-most-once step's STEP_COMPLETED (the fifth append) parks it in doubt; the
 	// verdict is applied or not by the seed's parity
-	doubt := Program{step("A"), {Kind: OpAtMostOnce, ID: "m"}, emit(1), {Kind: OpSuspend, ID: "g"}, emit(2)}
+	doubt := Program{step("A"), stmt(kAtMostOnce, "m", 0), emit(1), gate("g"), emit(2)}
 	return []Scenario{
-		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, LatencySeed: 0}},
-		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, LatencySeed: 1}},
+		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, Seed: 0}},
+		{Program: doubt, Schedule: Schedule{Crashes: []int{5}, ChangeAt: -1, Seed: 1}},
 		{Program: twins, Schedule: none},
 		{Program: outcomes, Schedule: none},
 		{Program: outcomes, Schedule: Schedule{Crashes: []int{4, 2}, ChangeAt: -1}},
@@ -285,10 +289,8 @@ func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
 	if len(gates) == 0 {
 		return nil
 	}
-	cut := indexOfGate(s.Program, gates[0])
-	prefix := s.Program[:cut+1] // up to and including the first park
 	store := &crashStore{EventStore: memory.NewEventStore()}
-	rec := newRecorder(s.Schedule.LatencySeed)
+	rec := newRecorder(s.Program)
 	rt, err := newRuntime(tg, store, rec, s.Program, Schedule{ChangeAt: -1}, 0)
 	if err != nil {
 		return err
@@ -313,7 +315,6 @@ func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
 		return fmt.Errorf("driving the legacy copy: %w\n%s", err, describeStore(ctx, o))
 	}
 	preSegments := 1 // segment 0 ran before the park
-	_ = prefix
 	if err := checkOnce(s.Program, o.Log, func(segment int) int {
 		if segment < preSegments {
 			return 2
@@ -323,15 +324,6 @@ func checkLegacy(ctx context.Context, tg Target, s Scenario) error {
 		return fmt.Errorf("legacy log [S3.emit.legacy-log]: %w\n%s", err, o.describe())
 	}
 	return nil
-}
-
-func indexOfGate(p Program, gate string) int {
-	for i, op := range p {
-		if op.Kind == OpSuspend && op.ID == gate {
-			return i
-		}
-	}
-	return len(p) - 1
 }
 
 // checkReplay: re-running the finished execution over its log appends nothing and invokes no
@@ -377,7 +369,6 @@ func checkG2(ctx context.Context, tg Target, s Scenario) error {
 	if len(s.Program) == 0 {
 		return nil
 	}
-	s.Schedule.LatencySeed = 0
 	plain, err := driveOrErr(ctx, tg, s)
 	if err != nil {
 		return err
@@ -388,7 +379,9 @@ func checkG2(ctx context.Context, tg Target, s Scenario) error {
 		}
 		c.Snapshots = memory.NewSnapshotStore()
 		c.Budget = kernel.Budget{}
-		c.Effects = map[string]kernel.EffectDef{}
+		// the fakes the steps name, and one effect no step names
+		c.Effects = maps.Clone(c.Effects)
+		c.Effects["unwired"] = kernel.EffectDef{Fn: func(*kernel.EffectContext, json.RawMessage) (any, error) { return nil, nil }}
 		c.Ingress = kernel.IngressOptions{}
 		c.Features = kernel.Features{}
 		c.Trace = func(string, kernel.EmitDecision) {}

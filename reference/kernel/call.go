@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,9 +14,10 @@ import (
 // A name that is not in manifest.Syscalls() is an *UnknownSyscallError and a syscall whose feature
 // flag is off a *SyscallDisabledError; nothing is appended for either. Arguments:
 //
-//	execute       {"task": {"id", "kind"?, "toolId"}, "input"?}
+//	execute       {"task": {"id", "kind"?, "toolId", "timeoutMs"?, "atMostOnce"?, "errors"?: [channel]}, "input"?}
 //	run           {"stepId", "toolId", "input"?}
-//	decide        {"id", "choice"}              (the client decided; the kernel records and serves it)
+//	decide        {"id", "choice" | "error": {"message"}, "context"?, "policy"?}
+//	              (the client decided, or its decider failed; the kernel records and serves a choice)
 //	suspend       {"on", "timeoutMs"?, "wakeAt"?, "correlationKey"?}
 //	sleep         {"ms"}
 //	sleepUntil    {"wakeAt"}
@@ -35,15 +37,23 @@ func (c *Context) Call(name string, args json.RawMessage) (json.RawMessage, erro
 	}
 	var a struct {
 		Task *struct {
-			ID     string `json:"id"`
-			Kind   string `json:"kind"`
-			ToolID string `json:"toolId"`
+			ID         string   `json:"id"`
+			Kind       string   `json:"kind"`
+			ToolID     string   `json:"toolId"`
+			TimeoutMs  int64    `json:"timeoutMs"`
+			AtMostOnce bool     `json:"atMostOnce"`
+			Errors     []string `json:"errors"`
 		} `json:"task"`
-		StepID         string          `json:"stepId"`
-		ToolID         string          `json:"toolId"`
-		Input          json.RawMessage `json:"input"`
-		ID             string          `json:"id"`
-		Choice         json.RawMessage `json:"choice"`
+		StepID  string          `json:"stepId"`
+		ToolID  string          `json:"toolId"`
+		Input   json.RawMessage `json:"input"`
+		ID      string          `json:"id"`
+		Choice  json.RawMessage `json:"choice"`
+		Context json.RawMessage `json:"context"`
+		Policy  json.RawMessage `json:"policy"`
+		Error   *struct {
+			Message string `json:"message"`
+		} `json:"error"`
 		On             string          `json:"on"`
 		TimeoutMs      int64           `json:"timeoutMs"`
 		WakeAt         int64           `json:"wakeAt"`
@@ -69,14 +79,25 @@ func (c *Context) Call(name string, args json.RawMessage) (json.RawMessage, erro
 		if a.Task == nil {
 			return nil, &SyscallError{Syscall: name, Reason: "missing task"}
 		}
-		return c.Execute(Task{ID: a.Task.ID, Kind: a.Task.Kind, ToolID: a.Task.ToolID}, input)
+		return c.Execute(callTask(a.Task.ID, a.Task.Kind, a.Task.ToolID, a.Task.TimeoutMs, a.Task.AtMostOnce, a.Task.Errors), input)
 	case "run":
 		return c.execute("run", Task{ID: a.StepID, ToolID: a.ToolID}, input)
 	case "decide":
+		var opts []DecideOption
+		if a.Context != nil {
+			opts = append(opts, WithContext(a.Context))
+		}
+		if a.Policy != nil {
+			opts = append(opts, WithPolicy(a.Policy))
+		}
+		if a.Error != nil { // the caller's decider failed: nothing is recorded, as for any failing decider
+			msg := a.Error.Message
+			return c.Decide(a.ID, func(context.Context) (any, error) { return nil, errors.New(msg) }, opts...)
+		}
 		if a.Choice == nil {
 			return nil, &SyscallError{Syscall: name, Reason: "missing choice"}
 		}
-		return c.Decide(a.ID, func(context.Context) (any, error) { return a.Choice, nil })
+		return c.Decide(a.ID, func(context.Context) (any, error) { return a.Choice, nil }, opts...)
 	case "suspend":
 		return c.Suspend(SuspendConfig{On: a.On, Timeout: time.Duration(a.TimeoutMs) * time.Millisecond, WakeAt: a.WakeAt, CorrelationKey: a.CorrelationKey})
 	case "sleep":
@@ -103,4 +124,17 @@ func (c *Context) Call(name string, args json.RawMessage) (json.RawMessage, erro
 		return nil, &SyscallError{Syscall: name, Reason: "parallel takes Go branches; use Context.Parallel"}
 	}
 	return nil, fmt.Errorf("kernel: syscall %q is in the table but has no dispatcher", name)
+}
+
+// callTask is the Task an execute call's arguments describe: a step-level typed-failure map lists
+// channels only (their payloads are not shape-checked: a schema does not cross Call).
+func callTask(id, kind, toolID string, timeoutMs int64, atMostOnce bool, errs []string) Task {
+	t := Task{ID: id, Kind: kind, ToolID: toolID, AtMostOnce: atMostOnce, Timeout: time.Duration(timeoutMs) * time.Millisecond}
+	if len(errs) > 0 {
+		t.Errors = map[string]PayloadSchema{}
+		for _, ch := range errs {
+			t.Errors[ch] = AnyPayload
+		}
+	}
+	return t
 }

@@ -23,6 +23,9 @@ type EffectContext struct {
 // Context returns the effect's context.
 func (ec *EffectContext) Context() context.Context { return ec.ctx }
 
+// ExecutionID returns the execution the effect runs for.
+func (ec *EffectContext) ExecutionID() string { return ec.r.execID }
+
 // StepID returns the step the effect runs for.
 func (ec *EffectContext) StepID() string { return ec.stepID }
 

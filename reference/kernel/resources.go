@@ -23,7 +23,7 @@ func validMeter(v float64) bool {
 // admission is admission control (spec §8): before a live effect runs, a spent budget refuses it.
 // Dimensions are checked in a fixed order so the refusal is deterministic. r.mu is held.
 func (r *run) admission(stepID string) *QuotaExceededError {
-	b := r.rt.cfg.Budget
+	b := r.rt.budgetOf(r.execID)
 	if len(b) == 0 || r.rt.cfg.Hooks.AdmissionIgnored {
 		return nil
 	}
@@ -58,7 +58,7 @@ func (c *Context) NegotiateBudget(dimension string, request float64) (Grant, err
 	r.mu.Lock()
 	k := r.budgetIdx[dimension]
 	r.budgetIdx[dimension] = k + 1
-	limit, capped := r.rt.cfg.Budget[dimension]
+	limit, capped := r.rt.budgetOf(r.execID)[dimension]
 	used := r.resources[dimension]
 	r.mu.Unlock()
 	if r.rt.cfg.Hooks.NegotiateRecomputed {
@@ -84,4 +84,28 @@ func (c *Context) NegotiateBudget(dimension string, request float64) (Grant, err
 		return Grant{}, &SyscallError{Syscall: "negotiateBudget", Reason: "recorded grant is not a grant: " + err.Error()}
 	}
 	return g, nil
+}
+
+// SetExecutionBudget gives one execution its own budget in place of Config.Budget (spec §8: a
+// Budget MAY cap any dimension; the wire's per-execution setting, I-WIRE-17). It is held by this
+// runtime, not recorded: set it before the execution's first effect on every runtime that drives
+// it; the runtime keeps it for its lifetime. A nil budget returns the execution to Config.Budget.
+func (rt *Runtime) SetExecutionBudget(executionID string, b Budget) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if b == nil {
+		delete(rt.budgets, executionID)
+		return
+	}
+	rt.budgets[executionID] = b
+}
+
+// budgetOf is the budget admission control applies to an execution.
+func (rt *Runtime) budgetOf(executionID string) Budget {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	if b, ok := rt.budgets[executionID]; ok {
+		return b
+	}
+	return rt.cfg.Budget
 }

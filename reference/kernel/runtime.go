@@ -17,8 +17,9 @@ import (
 type Runtime struct {
 	cfg Config
 
-	mu    sync.RWMutex
-	flows map[string]FlowDef
+	mu      sync.RWMutex
+	flows   map[string]FlowDef
+	budgets map[string]Budget // per-execution budgets (SetExecutionBudget)
 }
 
 // New returns a Runtime; cfg.Store is required, every other field has a default.
@@ -31,7 +32,7 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("kernel: Config.SnapshotsWrittenBy %s with Profile %s: a snapshot of another profile can be read only at the current profile %s (I-KERNEL-24)",
 			w, p, fold.Current().Version())
 	}
-	return &Runtime{cfg: cfg, flows: map[string]FlowDef{}}, nil
+	return &Runtime{cfg: cfg, flows: map[string]FlowDef{}, budgets: map[string]Budget{}}, nil
 }
 
 // Register adds a flow. Registering an id twice replaces the code (a deploy).

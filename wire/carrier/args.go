@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
 // argFields are the argument members each syscall takes over the wire (kernel.Context.Call's
@@ -15,7 +19,7 @@ import (
 var argFields = map[string][]string{
 	"execute":       {"task", "input"},
 	"run":           {"stepId", "toolId", "input"},
-	"decide":        {"id", "choice"},
+	"decide":        {"id", "choice", "error", "context", "policy"},
 	"parallel":      {"branches", "end", "join"},
 	"suspend":       {"on", "timeoutMs", "wakeAt", "correlationKey"},
 	"sleep":         {"ms"},
@@ -28,7 +32,7 @@ var argFields = map[string][]string{
 	"select":        {"topics"},
 }
 
-var taskFields = []string{"id", "kind", "toolId"}
+var taskFields = []string{"id", "kind", "toolId", "timeoutMs", "atMostOnce", "errors"}
 
 // checkArgs refuses arguments that are not an object or hold a member the syscall does not take.
 func checkArgs(syscall string, args json.RawMessage) error {
@@ -73,6 +77,22 @@ func onlyFields(where string, m map[string]json.RawMessage, allowed []string) er
 	if len(bad) > 0 {
 		sort.Strings(bad)
 		return fmt.Errorf("%s: unknown field %q (this syscall takes %v)", where, bad[0], allowed)
+	}
+	return nil
+}
+
+// checkBudget refuses a per-execution budget (execution.start's budget, I-WIRE-17) whose caps are
+// not finite and non-negative.
+func checkBudget(b kernel.Budget) *bridge.RPCError {
+	dims := make([]string, 0, len(b))
+	for d := range b {
+		dims = append(dims, d)
+	}
+	sort.Strings(dims)
+	for _, d := range dims {
+		if v := b[d]; math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || d == "" {
+			return rpcErr(CodeInvalidParams, "params", fmt.Sprintf("execution.start: params.budget.%s: want a finite, non-negative number, got %v", d, v), "field", "budget."+d)
+		}
 	}
 	return nil
 }

@@ -48,6 +48,12 @@ type Hooks struct {
 	// DropResumeWithoutDriver answers a resume with no driver as accepted but records nothing
 	// (breaks A26.wire.kernel-authoritative: the resume is lost).
 	DropResumeWithoutDriver bool
+	// IgnoreExecutionBudget starts an execution under the kernel's budget whatever budget
+	// execution.start gives it (breaks I-WIRE-17).
+	IgnoreExecutionBudget bool
+	// DropMigratedInput migrates an execution with execution.resumeAs but drops the migrated input
+	// it was given (breaks I-WIRE-15: the migrated input is not recorded).
+	DropMigratedInput bool
 	// HandshakeLies advertises a hand list: every syscall as unary (breaks A26.wire.derived and
 	// A26.wire.partition).
 	HandshakeLies bool
@@ -169,6 +175,8 @@ func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCEr
 		return c.attach(ctx, req.Params)
 	case MethodComplete:
 		return c.complete(ctx, req.Params)
+	case MethodResumeAs:
+		return c.resumeAs(ctx, req.Params)
 	}
 	if m.Syscall != "" {
 		return c.syscall(ctx, m, req.Params)
@@ -218,9 +226,13 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 		FlowID      string          `json:"flowId"`
 		ExecutionID string          `json:"executionId"`
 		Input       json.RawMessage `json:"input"`
+		Budget      kernel.Budget   `json:"budget"`
 	}
 	if err := decodeStrict(raw, &p); err != nil {
 		return nil, invalid(MethodStart, err)
+	}
+	if e := checkBudget(p.Budget); e != nil {
+		return nil, e
 	}
 	if p.FlowID == "" {
 		return nil, rpcErr(CodeInvalidParams, "params", "execution.start: params.flowId is required", "field", "flowId")
@@ -238,6 +250,12 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	s, e := c.newSession(p.ExecutionID, true, "live")
 	if e != nil {
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
+	}
+	if p.Budget != nil && !c.opts.Hooks.IgnoreExecutionBudget {
+		// an execution that exists keeps its budget: its start is refused below, -32004
+		if flowID, err := c.rt.FlowID(ctx, p.ExecutionID); err == nil && flowID == "" {
+			c.rt.SetExecutionBudget(p.ExecutionID, p.Budget)
+		}
 	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.Start(ctx, p.FlowID, p.ExecutionID, input)

@@ -240,6 +240,15 @@ func TestBadInputTyped(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.receive","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"topic":"t"}}}`, CodeMethodNotFound, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"execution.complete","params":{"executionId":"e","driver":"` + a.Driver + `","error":{"message":""}}}`, CodeInvalidParams, "error.message"},
 		{`{"jsonrpc":"2.0","id":1,"method":"wire.handshake","params":{"__proto__":{}}}`, CodeInvalidParams, "__proto__"},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":"f","budget":{"tokens":-1}}}`, CodeInvalidParams, "budget.tokens"},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":"f","budget":[5]}}`, CodeInvalidParams, "budget"},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":"f","executionId":"e","budget":{"tokens":1}}}`, CodeAlreadyExists, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.resumeAs","params":{"executionId":"e"}}`, CodeInvalidParams, "flowId"},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.resumeAs","params":{"executionId":"ghost","flowId":"f2"}}`, CodeNotFound, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.resumeAs","params":{"executionId":"e","flowId":"f2","transform":{}}}`, CodeInvalidParams, "transform"},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.resumeAs","params":{"executionId":"e","flowId":"f2"}}`, CodeFenced, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.decide","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"id":"d","fails":true}}}`, CodeInvalidParams, "fails"},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"echo","timeoutMs":"soon"}}}}`, CodeSyscallError, ""},
 	}
 	before, _ := store.Read(ctx, "e")
 	for _, k := range cases {

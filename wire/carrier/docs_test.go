@@ -70,7 +70,7 @@ func record(t *testing.T) []exchange {
 	}
 	tok := ""
 	drv := func(args string) string { return `{"executionId":"doc-1","driver":"` + tok + `","args":` + args + `}` }
-	call("wire.handshake", "wire.handshake", `{"client":"doc","wire":"1.0.0"}`)
+	call("wire.handshake", "wire.handshake", `{"client":"doc","wire":"1.1.0"}`)
 	tok = token(call("execution.start", "execution.start", `{"flowId":"greet","executionId":"doc-1","input":{"name":"ada"}}`))
 	call("syscall.execute", "syscall.execute", drv(`{"task":{"id":"lookup","kind":"tool","toolId":"echo"},"input":{"name":"ada"}}`))
 	call("syscall.execute refused by a ring (authorize)", "syscall.execute", drv(`{"task":{"id":"deny","toolId":"forbidden"},"input":1}`))
@@ -105,6 +105,15 @@ func record(t *testing.T) []exchange {
 	call("syscall.sleep (parks until its wakeAt)", "syscall.sleep", `{"executionId":"doc-3","driver":"`+tok+`","args":{"ms":60000}}`)
 	tok = token(call("execution.start (a fourth execution)", "execution.start", `{"flowId":"nap","executionId":"doc-4","input":null}`))
 	call("syscall.sleepUntil (parks)", "syscall.sleepUntil", `{"executionId":"doc-4","driver":"`+tok+`","args":{"wakeAt":1800000000000}}`)
+	tok = token(call("execution.start with a budget of its own", "execution.start", `{"flowId":"move","executionId":"doc-5","input":{"v":1},"budget":{"tokens":5}}`))
+	d5 := func(args string) string { return `{"executionId":"doc-5","driver":"` + tok + `","args":` + args + `}` }
+	call("syscall.execute with a timeout and a step-level typed-failure map", "syscall.execute", d5(`{"task":{"id":"pay","toolId":"fail-typed","timeoutMs":5000,"errors":["declined"]},"input":{"channel":"declined","payload":{"why":"card"}}}`))
+	call("syscall.decide with context and policy", "syscall.decide", d5(`{"id":"route","choice":"left","context":{"seen":1},"policy":{"name":"p1","propensity":0.5}}`))
+	call("syscall.decide whose decider failed (nothing recorded)", "syscall.decide", d5(`{"id":"guess","error":{"message":"no model"}}`))
+	call("syscall.suspend (parks)", "syscall.suspend", d5(`{"on":"go"}`))
+	tok = token(call("execution.resumeAs onto another flow, with the migrated input", "execution.resumeAs", `{"executionId":"doc-5","flowId":"move-v2","eventType":"go","payload":true,"input":{"v":2},"attach":true}`))
+	call("re-drive of the target flow: syscall.suspend answered by the resumeAs", "syscall.suspend", d5(`{"on":"go"}`))
+	call("execution.complete", "execution.complete", `{"executionId":"doc-5","driver":"`+tok+`","output":{"moved":true}}`)
 	call("an unknown method", "syscall.teleport", `{}`)
 	call("ill-typed params", "execution.getState", `{"executionId":7}`)
 	return out

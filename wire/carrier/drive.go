@@ -8,8 +8,6 @@ import (
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/reference/fold"
-	"github.com/loom-kernel/loom-conform/reference/kernel"
-	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
@@ -82,6 +80,21 @@ func FailureOfRPC(e bridge.RPCError) *flowscript.Failure {
 	return &flowscript.Failure{Kind: "syscall", Message: e.Message}
 }
 
+// WireArgs are the wire arguments of a flow script's call: the interpreter's, except that a decide
+// whose decider throws (fails: true) says so as the wire does, {"error": {"message"}} (I-WIRE-16).
+func WireArgs(syscall string, args json.RawMessage) json.RawMessage {
+	if syscall != "decide" {
+		return args
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil || m["fails"] == nil {
+		return args
+	}
+	delete(m, "fails")
+	m["error"] = mustJSON(map[string]string{"message": flowscript.DeciderThrows})
+	return mustJSON(m)
+}
+
 // isFailure reports whether an error answer is a syscall's outcome the flow sees (a failure it may
 // bind) rather than a refusal of the driver or a kernel fault (which ends the drive).
 func isFailure(e bridge.RPCError) bool {
@@ -117,7 +130,7 @@ func driveScope(ctx context.Context, d *Driver, sc flowscript.Scope, path []int)
 				return nil, nil, err
 			}
 		case flowscript.ActCall:
-			v, parked, err := d.SyscallAt(ctx, path, a.Syscall, a.Args)
+			v, parked, err := d.SyscallAt(ctx, path, a.Syscall, WireArgs(a.Syscall, a.Args))
 			var ce *CallError
 			switch {
 			case parked:
@@ -192,96 +205,6 @@ func driveParallel(ctx context.Context, d *Driver, a flowscript.Action, path []i
 	return flowscript.Answer{Value: v}, nil
 }
 
-// StartInput is the input of a driver's start action (null when it has none).
-func StartInput(d *flowscript.Driver) json.RawMessage {
-	if len(d.Actions) > 0 && d.Actions[0].Input != nil {
-		return d.Actions[0].Input
-	}
-	return json.RawMessage("null")
-}
-
-// DriveWire drives flow script s with driver d as execution execID over the wire, the way
-// docs/wire.md tells a client to: start with the start action's input, step the script's machine
-// making each call a syscall; on a park, take the driver's next action (a resume), resume with
-// attach and re-drive from the top (the kernel serves what the log answers); complete with the
-// script's output or failure. Then it replays the execution read-only (attach, re-drive, complete:
-// nothing may be appended). It returns the log and folded state the kernel holds.
-func DriveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
-	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
-		return Run{}, errors.New("driver: the first action must be start")
-	}
-	input := StartInput(d)
-	var a Attached
-	if err := c.Call(ctx, MethodStart, map[string]any{"flowId": s.ID, "executionId": execID, "input": input}, &a); err != nil {
-		return Run{}, err
-	}
-	dr := &Driver{C: c, ExecutionID: execID, Token: a.Driver}
-	next := 1
-	for {
-		out, fail, err := driveScope(ctx, dr, flowscript.TopScope(s, input), nil)
-		if errors.Is(err, errParked) {
-			if next >= len(d.Actions) || d.Actions[next].Do != "resume" {
-				return Run{}, fmt.Errorf("the run parked and the driver has no resume left (actions[%d])", next)
-			}
-			r := d.Actions[next]
-			next++
-			var ra Attached
-			for {
-				err := c.Call(ctx, MethodResume, map[string]any{"executionId": execID, "eventType": r.EventType, "payload": payloadOr(r.Payload), "attach": true}, &ra)
-				var ce *CallError
-				if errors.As(err, &ce) && ce.RPC.Code == CodeRefused && next < len(d.Actions) && d.Actions[next].Do == "resume" {
-					r = d.Actions[next] // refused (recorded as RESUME_REFUSED): the run stays parked
-					next++
-					continue
-				}
-				if err != nil {
-					return Run{}, fmt.Errorf("actions[%d] resume: %w", next-1, err)
-				}
-				break
-			}
-			dr.Token = ra.Driver
-			continue // re-drive from the top
-		}
-		if err != nil {
-			return Run{}, err
-		}
-		if err := complete(ctx, dr, out, fail); err != nil {
-			return Run{}, err
-		}
-		break
-	}
-	if next < len(d.Actions) {
-		return Run{}, fmt.Errorf("the run ended before the driver's actions[%d] (%s)", next, d.Actions[next].Do)
-	}
-	before, err := State(ctx, c, execID)
-	if err != nil {
-		return Run{}, err
-	}
-	// replay: attach to the ended execution and re-drive it; the kernel serves every answer.
-	if err := c.Call(ctx, MethodAttach, map[string]any{"executionId": execID}, &a); err != nil {
-		return Run{}, fmt.Errorf("replay: %w", err)
-	}
-	dr.Token = a.Driver
-	out, fail, err := driveScope(ctx, dr, flowscript.TopScope(s, input), nil)
-	if errors.Is(err, errParked) {
-		return Run{}, errors.New("replay: a syscall parked a finished execution")
-	}
-	if err != nil {
-		return Run{}, fmt.Errorf("replay: %w", err)
-	}
-	if err := complete(ctx, dr, out, fail); err != nil {
-		return Run{}, fmt.Errorf("replay: %w", err)
-	}
-	after, err := State(ctx, c, execID)
-	if err != nil {
-		return Run{}, err
-	}
-	if len(after.Log) != len(before.Log) || after.State != before.State {
-		return Run{}, fmt.Errorf("replay appended: the log went from %d to %d envelopes", len(before.Log), len(after.Log))
-	}
-	return after, nil
-}
-
 func payloadOr(p json.RawMessage) json.RawMessage {
 	if p == nil {
 		return json.RawMessage("null")
@@ -316,56 +239,4 @@ func State(ctx context.Context, c *Client, execID string) (Run, error) {
 		return Run{}, err
 	}
 	return Run{ExecutionID: execID, Log: st.Log, State: st.Canonical}, nil
-}
-
-// RunInProcess runs flow script s with driver d as execution execID on rt in process (the
-// flow-script interpreter, branches serial): started, resumed by the driver's resumes while it
-// parks, then replayed read-only. It is the reference a wire run is compared with.
-func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
-	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
-		return Run{}, errors.New("driver: the first action must be start")
-	}
-	def := flowscript.Def(s, flowscript.Options{SerialBranches: true})
-	def.CodeHash = "" // a wire flow's code is its driver: execution.start records no code hash
-	if err := rt.Register(def); err != nil {
-		return Run{}, err
-	}
-	res, err := rt.Start(ctx, s.ID, execID, StartInput(d))
-	if err != nil {
-		return Run{}, err
-	}
-	next := 1
-	for res.Status == fold.StatusSuspended && next < len(d.Actions) && d.Actions[next].Do == "resume" {
-		r := d.Actions[next]
-		next++
-		rr, err := rt.Resume(ctx, execID, r.EventType, payloadOr(r.Payload))
-		var refused *ingress.ResumeRefusedError
-		var invalid *ingress.ResumePayloadValidationError
-		if errors.As(err, &refused) || errors.As(err, &invalid) {
-			continue // recorded as RESUME_REFUSED: the run stays parked
-		}
-		if err != nil {
-			return Run{}, fmt.Errorf("actions[%d] resume: %w", next-1, err)
-		}
-		res = rr
-	}
-	if res.Status == fold.StatusSuspended {
-		return Run{}, fmt.Errorf("the run parked and the driver has no resume left (actions[%d])", next)
-	}
-	if next < len(d.Actions) {
-		return Run{}, fmt.Errorf("the run ended before the driver's actions[%d] (%s)", next, d.Actions[next].Do)
-	}
-	if _, err := rt.Drive(ctx, execID); err != nil {
-		return Run{}, fmt.Errorf("replay: %w", err)
-	}
-	st, err := rt.State(ctx, execID)
-	if err != nil {
-		return Run{}, err
-	}
-	canon, err := fold.CanonicalState(st)
-	if err != nil {
-		return Run{}, err
-	}
-	log, err := store.Read(ctx, execID)
-	return Run{ExecutionID: execID, Log: log, State: string(canon)}, err
 }

@@ -5,7 +5,8 @@ import (
 )
 
 // Method names of the carrier itself (the execution-level methods are in
-// manifest.CarrierMethods; attach and complete are the driver's, I-WIRE-2).
+// manifest.CarrierMethods; attach and complete are the driver's, I-WIRE-2; resumeAs migrates an
+// execution onto another flow, I-WIRE-15).
 const (
 	MethodHandshake = "wire.handshake"
 	MethodStart     = "execution.start"
@@ -14,6 +15,7 @@ const (
 	MethodCancel    = "execution.cancel"
 	MethodAttach    = "execution.attach"
 	MethodComplete  = "execution.complete"
+	MethodResumeAs  = "execution.resumeAs"
 )
 
 // Method is one method of the wire ABI: a carrier method, or the projection of a syscall.
@@ -32,7 +34,7 @@ func DeriveMethods(table []manifest.Syscall) []Method {
 	for _, m := range manifest.CarrierMethods() {
 		out = append(out, Method{Name: m})
 	}
-	out = append(out, Method{Name: MethodAttach}, Method{Name: MethodComplete})
+	out = append(out, Method{Name: MethodAttach}, Method{Name: MethodComplete}, Method{Name: MethodResumeAs})
 	for _, s := range table {
 		out = append(out, Method{Name: "syscall." + s.Name, Syscall: s.Name, Kind: s.Kind, Feature: s.Feature})
 	}

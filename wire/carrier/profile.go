@@ -3,6 +3,7 @@ package carrier
 import (
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
@@ -21,6 +22,7 @@ const (
 	ToolFetch     = "fetch"        // reaches input.host (egress ring), returns {host, status: 200}
 	ToolShape     = "shape"        // returns input; its output must be an object with a boolean "ok"
 	ToolForbidden = "forbidden"    // never authorized
+	ToolCounter   = "counter"      // counts its invocations per execution and input.key
 	HostAllowed   = "allowed.example"
 	BudgetTokens  = 10.0
 )
@@ -48,7 +50,29 @@ func ProfileTools() map[string]Tool {
 		return nil
 	}
 	out[ToolShape] = shape
+	counter := out[ToolCounter]
+	counter.Fn = perExecutionCounter()
+	out[ToolCounter] = counter
 	return out
+}
+
+// perExecutionCounter is the profile's counter fake: n counts the earlier invocations with the
+// key in the same execution, so one kernel serving many executions answers each as a kernel
+// serving it alone would (a golden's runtime runs one execution: its answers are the fake's).
+func perExecutionCounter() kernel.Effect {
+	var mu sync.Mutex
+	counts := map[[2]string]int{}
+	return func(ec *kernel.EffectContext, in json.RawMessage) (any, error) {
+		var p struct {
+			Key string `json:"key"`
+		}
+		_ = json.Unmarshal(in, &p)
+		mu.Lock()
+		defer mu.Unlock()
+		k := [2]string{ec.ExecutionID(), p.Key}
+		counts[k]++
+		return map[string]any{"key": p.Key, "n": counts[k]}, nil
+	}
 }
 
 func hostOf(in json.RawMessage) string {

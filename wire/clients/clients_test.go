@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -157,17 +158,29 @@ func TestPythonClient(t *testing.T) {
 }
 
 // shellGoldens are the scripts the shell test drives: the wire's own and a few goldens covering a
-// gate, references, channel output and a failing flow (each statement costs several jq and curl
-// processes, so the shell test keeps to these; the Python test drives every expressible script).
+// gate, references, channel output, a failing flow, a cancel, a resumeAs with its transform, a
+// budget, the execute and decide arguments, a timer fired (each statement costs several jq and curl processes,
+// so the shell test keeps to these; the Python test drives every expressible script).
 var shellGoldens = map[string]bool{"approve": true, "failing": true, "rings": true,
-	"suspend-resume": true, "names-and-pointers": true, "emit-stream-ui": true, "untyped-fails-flow": true}
+	"suspend-resume": true, "names-and-pointers": true, "emit-stream-ui": true, "untyped-fails-flow": true,
+	"cancel-parked": true, "resumeas-transform": true, "budget-exceeded": true, "decide-throws": true,
+	"decide-context-policy": true, "typed-step-level-wins": true, "timers-sleep-until": true}
 
 // shellSubset is the subset of loom-flowscript/1 kernel.sh drives (docs/wire.md): straight-line
-// bodies of execute, run, decide, suspend, emit, stream and ui, with no retry.
+// bodies of execute, run, decide, suspend, sleepUntil, emit, stream and ui, with no retry, in the script and
+// in every resumeAs target.
 func shellSubset(k clients.Case) bool {
-	for _, st := range k.Script.Body {
-		if !slices.Contains([]string{"execute", "run", "decide", "suspend", "emit", "stream", "ui"}, st.Op) || st.Retry > 0 {
-			return false
+	bodies := [][]flowscript.Stmt{k.Script.Body}
+	for _, a := range k.Driver.Actions {
+		if a.Script != nil {
+			bodies = append(bodies, a.Script.Body)
+		}
+	}
+	for _, body := range bodies {
+		for _, st := range body {
+			if !slices.Contains([]string{"execute", "run", "decide", "suspend", "sleepUntil", "emit", "stream", "ui"}, st.Op) || st.Retry > 0 {
+				return false
+			}
 		}
 	}
 	return true

@@ -4,18 +4,25 @@
     kernel.py URL CASE_DIR...
 
 Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1, docs/goldens.md) and its driver
-(driver.json, loom-driver/1). For each, in order: execution.start with the start action's input,
-then the script is interpreted and each of its calls made as a syscall; on a park the driver's
-next resume is sent (execution.resume with attach; a refused resume moves to the next one) and
-the script re-driven from the top (the kernel serves what its log answers); execution.complete
-with the script's output, or its failure's message; then a replay (execution.attach on the
-finished execution, the same calls, complete) that must append nothing. Prints one JSON line per
-case: {flow, executionId, canonical, log}, where canonical is the folded state the kernel holds.
+(driver.json, loom-driver/1). For each, in order: execution.start with the start action's input
+(and the driver's budget, if any), then the script is interpreted and each of its calls made as a
+syscall; at a park the driver's next action is sent — a resume (execution.resume with attach) or a
+resumeAs (execution.resumeAs with attach, the transform applied here to the input getState
+shows) re-drives the script from the top (the kernel serves what its log answers), a cancel
+(execution.cancel) ends the run, and fireTimers resumes a park on the timer gate whose recorded
+wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
+clock); a refused action (-32023, -32025) leaves the run as it was. A run
+that ends completes (execution.complete) with the script's output, or its failure's message; a
+finished execution is then replayed (execution.attach, the same calls, complete), which must
+append nothing. Prints one JSON line per case: {flow, executionId, canonical, log}, where
+canonical is the folded state the kernel holds.
 Execution ids are $LOOM_EXEC_PREFIX-<case dir name> (default prefix "wire"). Exits 1 naming the
 case and statement on any unexpected answer, 2 on a script outside the subset below.
 
 The loom-flowscript/1 subset interpreted here (docs/wire.md, "Driving a flow script"): every op
-(parallel as I-WIRE-11 says: branches opened, driven in branch order, ended and joined); bind; "return"; {"$ref": "name/json/pointer"} references; retry (extra attempts
+(parallel as I-WIRE-11 says: branches opened, driven in branch order, ended and joined; a decide
+whose decider fails sends {"error": {"message"}}, I-WIRE-16); bind; "return";
+{"$ref": "name/json/pointer"} references; retry (extra attempts
 after an untyped, timed-out or cancelled failure); onError "fail" or "continue" (the failure bound
 as {"failed": failure}). A syscall's error answer becomes the failure the in-process interpreter
 sees (I-WIRE-10): -32021 typed, -32022 quota, -32020 untyped/timeout (data.message),
@@ -28,7 +35,8 @@ import sys
 import urllib.parse
 
 FORMAT = "loom-flowscript/1"
-CODE_STEP_FAILED, CODE_TYPED, CODE_QUOTA, CODE_REFUSED = -32020, -32021, -32022, -32023
+CODE_STEP_FAILED, CODE_TYPED, CODE_QUOTA, CODE_REFUSED, CODE_NOT_RUNNABLE = -32020, -32021, -32022, -32023, -32025
+DECIDER_THROWS = "fake: decider throws"  # the message of a decide with fails: true (flowscript.DeciderThrows)
 
 
 class KernelError(Exception):
@@ -135,7 +143,7 @@ def call_args(st, env):
                 task[w] = st[k]
         for k in ("timeoutMs", "atMostOnce", "errors"):
             if st.get(k):
-                raise ScriptError(f"execute {k}: the wire's task takes id, kind and toolId only")
+                task[k] = st[k]
         a["task"] = task
         if "input" in st:
             a["input"] = resolve(st["input"], env)
@@ -144,12 +152,12 @@ def call_args(st, env):
         if "input" in st:
             a["input"] = resolve(st["input"], env)
     elif op == "decide":
-        for k in ("fails", "context", "policy"):
-            if k in st:
-                raise ScriptError(f"decide {k}: the wire's decide takes id and choice only")
         a["id"] = st["id"]
-        if "choice" in st:
-            a["choice"] = resolve(st["choice"], env)
+        if st.get("fails"):  # the script's decider throws: say so (I-WIRE-16)
+            a["error"] = {"message": DECIDER_THROWS}
+        for k in ("choice", "context", "policy"):
+            if k in st:
+                a[k] = resolve(st[k], env)
     elif op == "suspend":
         a["on"] = st["on"]
         for k in ("timeoutMs", "wakeAt", "correlationKey"):
@@ -277,53 +285,118 @@ def load(case_dir):
         raise ScriptError(f"{case_dir}/flow.json: format {script.get('format')!r}, want {FORMAT!r}")
     if script.get("features"):
         raise ScriptError(f"{case_dir}/flow.json: features are outside this client's subset")
+    for k in ("profile", "snapshots"):
+        if driver.get(k):
+            raise ScriptError(f"{case_dir}/driver.json: {k} is outside what the wire expresses")
     acts = driver.get("actions") or []
-    if not acts or acts[0].get("do") != "start" or any(a.get("do") != "resume" for a in acts[1:]):
-        raise ScriptError(f"{case_dir}/driver.json: this client drives a start and resumes only")
-    return script, acts
+    if not acts or acts[0].get("do") != "start" or any(a.get("do") not in ACTIONS for a in acts[1:]):
+        raise ScriptError(f"{case_dir}/driver.json: this client drives a start, then resume, cancel, resumeAs and fireTimers only")
+    return script, driver, acts
+
+
+ACTIONS = ("resume", "cancel", "resumeAs", "fireTimers")
+
+
+def transform(t, cur):
+    """A resumeAs transform (loom-driver/1: merge, set or fail) applied to the current input:
+    (True, migrated), or (False, None) when it fails. A transform is code, so it runs here, on the
+    client's side of the wire."""
+    if t.get("fail"):
+        return False, None
+    if "set" in t:
+        return True, t["set"]
+    if "merge" in t:
+        base = dict(cur) if isinstance(cur, dict) else {}
+        base.update(t["merge"])
+        return True, base
+    return True, cur
+
+
+class Run:
+    """One execution driven over the wire: the script re-driven (the last resumeAs's target), the
+    flow's input, the driver's token and the run's status after the last drive or action."""
+
+    def __init__(self, c, exe, script, inp):
+        self.c, self.exe, self.script, self.inp, self.tok, self.status = c, exe, script, inp, None, None
+
+    def redrive(self):
+        """Drives the script from the top: to a park, or to its end (execution.complete)."""
+        try:
+            outcome = run_scope(self.c, self.exe, self.tok, self.script["body"], self.script.get("return"),
+                                {"input": self.inp}, "body")
+        except Parked:
+            self.status = "suspended"
+            return
+        complete(self.c, self.exe, self.tok, outcome)
+        self.status = "failed" if outcome[0] == "fail" else "completed"
+
+    def act(self, a, where):
+        """One driver action after start; a refusal (-32023, -32025) leaves the run as it was."""
+        do, c, exe = a["do"], self.c, self.exe
+        if do == "fireTimers":  # the client holds the virtual clock: a due timer park is resumed
+            st = c.ok("execution.getState", {"executionId": exe})
+            on = json.loads(st["canonical"])["variables"].get("_suspendedOn") or {}
+            w = on.get("wakeAt") if isinstance(on, dict) and on.get("on") == "TIMER_FIRED" else None
+            if st["status"] != "suspended" or not isinstance(w, int) or w <= 0 or w > a["at"]:
+                return
+            do, a = "resume", {"do": "resume", "eventType": "TIMER_FIRED", "payload": {"wakeAt": w}}
+        if do == "resume":
+            msg = c.rpc("execution.resume", {"executionId": exe, "eventType": a["eventType"],
+                                             "payload": a.get("payload"), "attach": True})
+        elif do == "cancel":
+            msg = c.rpc("execution.cancel", {"executionId": exe, "reason": a.get("reason", "")})
+        else:  # resumeAs
+            p = {"executionId": exe, "flowId": a["flow"]["id"], "attach": True}
+            if a.get("eventType"):
+                p["eventType"], p["payload"] = a["eventType"], a.get("payload")
+            inp = self.inp
+            if "transform" in a:
+                cur = json.loads(c.ok("execution.getState", {"executionId": exe})["canonical"])
+                ok, inp = transform(a["transform"], cur["variables"].get("_input"))
+                if not ok:
+                    return  # the transform failed: nothing is sent, nothing appended
+                p["input"] = inp
+            msg = c.rpc("execution.resumeAs", p)
+        err = msg.get("error")
+        if err and err.get("code") in (CODE_REFUSED, CODE_NOT_RUNNABLE):
+            return
+        if err:
+            raise KernelError(f"{where} {do} = {json.dumps(err)}")
+        res = msg["result"]
+        if do == "cancel":
+            self.status = res["status"]
+            return
+        if do == "resumeAs":
+            self.script, self.inp = a["flow"], inp
+        self.tok = res["driver"]
+        self.redrive()
 
 
 def drive(c, case_dir, prefix):
-    script, acts = load(case_dir)
+    script, driver, acts = load(case_dir)
     name = os.path.basename(os.path.normpath(case_dir))
     exe = f"{prefix}-{name}"
-    inp = acts[0].get("input")
-    top = lambda tok: run_scope(c, exe, tok, script["body"], script.get("return"), {"input": inp}, "body")
-    tok = c.ok("execution.start", {"flowId": script["id"], "executionId": exe, "input": inp})["driver"]
-    nxt = 1
-    while True:
-        try:
-            outcome = top(tok)
-            break
-        except Parked as p:
-            while True:
-                if nxt >= len(acts):
-                    raise KernelError(f"{name}: {p} parked the run and the driver has no resume left")
-                r = acts[nxt]
-                nxt += 1
-                msg = c.rpc("execution.resume", {"executionId": exe, "eventType": r["eventType"],
-                                                 "payload": r.get("payload"), "attach": True})
-                if "error" in msg and msg["error"].get("code") == CODE_REFUSED and nxt < len(acts):
-                    continue  # refused (recorded): the run stays parked
-                if "error" in msg:
-                    raise KernelError(f"{name}: actions[{nxt - 1}] execution.resume = {json.dumps(msg['error'])}")
-                tok = msg["result"]["driver"]
-                break  # re-drive from the top
-    complete(c, exe, tok, outcome)
-    if nxt < len(acts):
-        raise KernelError(f"{name}: the run ended before the driver's actions[{nxt}]")
-    before = c.ok("execution.getState", {"executionId": exe, "includeLog": True})
-
-    tok = c.ok("execution.attach", {"executionId": exe})["driver"]  # replay
-    try:
-        outcome = top(tok)
-    except Parked as p:
-        raise KernelError(f"{name}: replay: {p} parked a finished execution") from None
-    complete(c, exe, tok, outcome)
-    after = c.ok("execution.getState", {"executionId": exe, "includeLog": True})
-    if len(after["log"]) != len(before["log"]):
-        raise KernelError(f"{name}: the replay appended")
-    return {"flow": name, "executionId": after["executionId"], "canonical": after["canonical"], "log": after["log"]}
+    run = Run(c, exe, script, acts[0].get("input"))
+    p = {"flowId": script["id"], "executionId": exe, "input": run.inp}
+    if driver.get("budget") is not None:
+        p["budget"] = driver["budget"]
+    run.tok = c.ok("execution.start", p)["driver"]
+    run.redrive()
+    for i, a in enumerate(acts[1:], 1):
+        run.act(a, f"{name}: actions[{i}]")
+    if run.status == "suspended":
+        raise KernelError(f"{name}: the run parked and the driver has no action left")
+    state = c.ok("execution.getState", {"executionId": exe, "includeLog": True})
+    if run.status in ("completed", "failed"):  # replay the finished execution: nothing appended
+        run.tok = c.ok("execution.attach", {"executionId": exe})["driver"]
+        run.redrive()
+        if run.status == "suspended":
+            raise KernelError(f"{name}: replay: a syscall parked a finished execution")
+        after = c.ok("execution.getState", {"executionId": exe, "includeLog": True})
+        if len(after["log"]) != len(state["log"]) or after["canonical"] != state["canonical"]:
+            raise KernelError(f"{name}: the replay appended")
+        state = after
+    return {"flow": name, "executionId": state["executionId"], "canonical": state["canonical"], "log": state["log"]}
 
 
 def main(argv):

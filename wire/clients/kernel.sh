@@ -4,20 +4,25 @@
 #   kernel.sh URL CASE_DIR...
 #
 # Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1, docs/goldens.md) and its driver
-# (driver.json, loom-driver/1). For each, in order: execution.start with the start action's input;
-# the script's statements in order, each a syscall; on a park the driver's next resume
-# (execution.resume with attach; a refused resume moves to the next) and a re-drive from the top
-# (the kernel serves what its log answers); execution.complete with the script's output or its
-# failure's message; then a replay (execution.attach on the finished execution, the same calls,
-# complete) that must append nothing. Prints one JSON line per case: {flow, executionId,
-# canonical, log}, where canonical is the folded state the kernel holds. Execution ids are
+# (driver.json, loom-driver/1). For each, in order: execution.start with the start action's input
+# (and the driver's budget, if any); the script's statements in order, each a syscall; at a park
+# the driver's next action: a resume (execution.resume with attach) or a resumeAs
+# (execution.resumeAs with attach, its transform applied here to the input getState shows)
+# re-drives the script from the top (the kernel serves what its log answers), a cancel
+# (execution.cancel) ends the run, fireTimers resumes a park on the timer gate whose recorded
+# wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
+# clock), and a refused action (-32023, -32025) leaves the run as it was.
+# A run that ends completes (execution.complete) with the script's output or its failure's
+# message; a finished execution is then replayed (execution.attach, the same calls, complete),
+# which must append nothing. Prints one JSON line per case: {flow, executionId, canonical, log},
+# where canonical is the folded state the kernel holds. Execution ids are
 # $LOOM_EXEC_PREFIX-<case dir name> (default prefix "wire"). Exits 1 naming the case and statement
 # on any unexpected answer, 2 on a script outside the subset.
 #
-# The subset (docs/wire.md, "Driving a flow script"): a straight-line body of execute, run,
-# decide (id, choice), suspend, emit, stream and ui; bind, "return", {"$ref": "name/pointer"}
-# references and onError "continue"; no parallel, no retry, no features. A syscall's error answer
-# becomes the failure the in-process interpreter sees (I-WIRE-10).
+# The subset (docs/wire.md, "Driving a flow script"): straight-line bodies of execute, run,
+# decide, suspend, sleepUntil, emit, stream and ui; bind, "return", {"$ref": "name/pointer"}
+# references and onError "continue"; no parallel, no retry, no features. A syscall's error answer becomes the
+# failure the in-process interpreter sees (I-WIRE-10).
 set -eu
 
 URL=${1:?usage: kernel.sh URL CASE_DIR...}
@@ -57,13 +62,24 @@ def deref($env):
 def resolve($env): walk(if type == "object" and keys == ["$ref"] then deref($env) else . end);
 def args($env):
   if .op == "execute" then
-    {task: ({id} + (if .kind then {kind} else {} end) + (if .tool then {toolId: .tool} else {} end))}
+    {task: ({id} + (if .kind then {kind} else {} end) + (if .tool then {toolId: .tool} else {} end)
+      + (if .timeoutMs then {timeoutMs} else {} end) + (if .atMostOnce then {atMostOnce} else {} end)
+      + (if .errors then {errors} else {} end))}
     + (if has("input") then {input: (.input | resolve($env))} else {} end)
   elif .op == "run" then {stepId: .id, toolId: .tool} + (if has("input") then {input: (.input | resolve($env))} else {} end)
-  elif .op == "decide" then {id} + (if has("choice") then {choice: (.choice | resolve($env))} else {} end)
+  elif .op == "decide" then {id} + (if .fails then {error: {message: "fake: decider throws"}} else {} end)
+    + with_entries(select(.key | IN("choice", "context", "policy")) | .value |= resolve($env))
   elif .op == "suspend" then {on} + (if .timeoutMs then {timeoutMs} else {} end) + (if .wakeAt then {wakeAt} else {} end)
     + (if .correlationKey then {correlationKey} else {} end)
+  elif .op == "sleepUntil" then {wakeAt}
   else {eventType, payload: (.payload | resolve($env))} end;
+def subset:
+  .format == "loom-flowscript/1" and ((.features // []) | length == 0)
+  and all(.body[]; (.op | IN("execute", "run", "decide", "suspend", "sleepUntil", "emit", "stream", "ui")) and ((.retry // 0) == 0));
+def transform($cur):
+  if .fail then {ok: false} elif has("set") then {ok: true, v: .set}
+  elif has("merge") then {ok: true, v: ((if ($cur | type) == "object" then $cur else {} end) + .merge)}
+  else {ok: true, v: $cur} end;
 def failure:
   (.data // {}) as $d
   | if .code == -32021 then {kind: "typed", channel: $d.channel} + (if $d.payload != null then {payload: $d.payload} else {} end) + {message}
@@ -128,54 +144,99 @@ complete() {
 	[ "$st" = "$want" ] || die "execution.complete $1: status $st, want $want"
 }
 
+# redrive — drives the script from the top: STATUS=suspended at a park, else the run completes
+redrive() {
+	drive_body "$exe" "$tok"
+	if [ "$PARKED" = 1 ]; then
+		STATUS=suspended
+		return 0
+	fi
+	complete "$exe" "$tok"
+	STATUS=$(printf '%s' "$OUTCOME" | jq -r 'if has("fail") then "failed" else "completed" end')
+}
+
 for dir in "$@"; do
 	NAME=$(basename "$dir")
 	SCRIPT=$(jq -c . "$dir/flow.json") || { echo "kernel.sh: $dir/flow.json: not JSON" >&2; exit 2; }
 	DRIVER=$(jq -c . "$dir/driver.json") || { echo "kernel.sh: $dir/driver.json: not JSON" >&2; exit 2; }
-	printf '%s' "$SCRIPT" | jq -e '.format == "loom-flowscript/1" and ((.features // []) | length == 0)
-		and all(.body[]; (.op | IN("execute", "run", "decide", "suspend", "emit", "stream", "ui"))
-		  and ((.retry // 0) == 0) and ((.timeoutMs // 0) == 0 or .op == "suspend") and (.atMostOnce | not)
-		  and (.errors == null) and (.fails | not) and (.context == null) and (.policy == null))' >/dev/null ||
+	printf '%s' "$SCRIPT" | jq -e "$JQDEFS subset" >/dev/null ||
 		{ echo "kernel.sh: $dir/flow.json: outside this client's subset" >&2; exit 2; }
-	printf '%s' "$DRIVER" | jq -e '(.actions[0].do == "start") and all(.actions[1:][]; .do == "resume")' >/dev/null ||
-		{ echo "kernel.sh: $dir/driver.json: this client drives a start and resumes only" >&2; exit 2; }
+	printf '%s' "$DRIVER" | jq -e "$JQDEFS"' (.actions[0].do == "start") and ((.profile // .snapshots // null) == null)
+		and all(.actions[1:][]; (.do | IN("resume", "cancel", "resumeAs", "fireTimers")) and (if .flow then .flow | subset else true end))' >/dev/null ||
+		{ echo "kernel.sh: $dir/driver.json: this client drives a start, then resume, cancel, resumeAs and fireTimers only" >&2; exit 2; }
 	NSTMT=$(printf '%s' "$SCRIPT" | jq '.body | length')
 	NACT=$(printf '%s' "$DRIVER" | jq '.actions | length')
 	INPUT=$(printf '%s' "$DRIVER" | jq -c '.actions[0].input')
 	exe="$PREFIX-$NAME"
 
-	tok=$(ok execution.start "$(printf '%s' "$SCRIPT" | jq -c --arg e "$exe" --argjson i "$INPUT" '{flowId: .id, executionId: $e, input: $i}')" | jq -r .driver)
-	nxt=1
-	while :; do
-		drive_body "$exe" "$tok"
-		[ "$PARKED" = 1 ] || break
-		while :; do
-			[ "$nxt" -lt "$NACT" ] || die "$NAME: the run parked and the driver has no resume left"
-			r=$(printf '%s' "$DRIVER" | jq -c ".actions[$nxt]")
-			nxt=$((nxt + 1))
-			resp=$(rpc execution.resume "$(printf '%s' "$r" | jq -c --arg e "$exe" \
-				'{executionId: $e, eventType: .eventType, payload: .payload, attach: true}')")
-			if [ "$(printf '%s' "$resp" | jq -r '.error.code // empty')" = -32023 ] && [ "$nxt" -lt "$NACT" ]; then
-				continue # refused (recorded): the run stays parked
+	tok=$(ok execution.start "$(jq -cn --argjson s "$SCRIPT" --argjson d "$DRIVER" --arg e "$exe" --argjson i "$INPUT" \
+		'{flowId: $s.id, executionId: $e, input: $i} + (if $d.budget then {budget: $d.budget} else {} end)')" | jq -r .driver)
+	redrive
+	i=1
+	while [ "$i" -lt "$NACT" ]; do
+		a=$(printf '%s' "$DRIVER" | jq -c ".actions[$i]")
+		i=$((i + 1))
+		act=$(printf '%s' "$a" | jq -r .do)
+		newin=$INPUT
+		if [ "$act" = fireTimers ]; then
+			# this client holds the driver's virtual clock: a due timer park is resumed
+			w=$(ok execution.getState "{\"executionId\":\"$exe\"}" | jq -c --argjson a "$a" \
+				'(.canonical | fromjson | .variables._suspendedOn) as $on
+				| if .status == "suspended" and ($on | type) == "object" and $on.on == "TIMER_FIRED"
+				  and (($on.wakeAt // 0) > 0) and $on.wakeAt <= $a.at then $on.wakeAt else null end')
+			[ "$w" != null ] || continue
+			act=resume
+			a=$(jq -cn --argjson w "$w" '{do: "resume", eventType: "TIMER_FIRED", payload: {wakeAt: $w}}')
+		fi
+		case $act in
+		resume)
+			resp=$(rpc execution.resume "$(printf '%s' "$a" | jq -c --arg e "$exe" \
+				'{executionId: $e, eventType: .eventType, payload: .payload, attach: true}')") ;;
+		cancel)
+			resp=$(rpc execution.cancel "$(printf '%s' "$a" | jq -c --arg e "$exe" '{executionId: $e, reason: (.reason // "")}')") ;;
+		resumeAs)
+			p=$(printf '%s' "$a" | jq -c --arg e "$exe" '{executionId: $e, flowId: .flow.id, attach: true}
+				+ (if .eventType then {eventType, payload} else {} end)')
+			if printf '%s' "$a" | jq -e 'has("transform")' >/dev/null; then
+				cur=$(ok execution.getState "{\"executionId\":\"$exe\"}" | jq -c '.canonical | fromjson | .variables._input')
+				tr=$(printf '%s' "$a" | jq -c --argjson cur "$cur" "$JQDEFS .transform | transform(\$cur)")
+				# a transform runs here: when it fails nothing is sent, nothing appended
+				[ "$(printf '%s' "$tr" | jq .ok)" = true ] || continue
+				newin=$(printf '%s' "$tr" | jq -c .v)
+				p=$(printf '%s' "$p" | jq -c --argjson in "$newin" '. + {input: $in}')
 			fi
-			printf '%s' "$resp" | jq -e 'has("error") | not' >/dev/null ||
-				die "$NAME: execution.resume = $(printf '%s' "$resp" | jq -c .error)"
-			tok=$(printf '%s' "$resp" | jq -r .result.driver)
-			break # re-drive from the top
-		done
+			resp=$(rpc execution.resumeAs "$p") ;;
+		esac
+		case $(printf '%s' "$resp" | jq -r '.error.code // empty') in
+		-32023 | -32025) continue ;; # refused: the run stays as it was
+		"") ;;
+		*) die "$NAME: actions[$((i - 1))] $act = $(printf '%s' "$resp" | jq -c .error)" ;;
+		esac
+		if [ "$act" = cancel ]; then
+			STATUS=$(printf '%s' "$resp" | jq -r .result.status)
+			continue
+		fi
+		if [ "$act" = resumeAs ]; then
+			SCRIPT=$(printf '%s' "$a" | jq -c .flow)
+			NSTMT=$(printf '%s' "$SCRIPT" | jq '.body | length')
+			INPUT=$newin
+		fi
+		tok=$(printf '%s' "$resp" | jq -r .result.driver)
+		redrive
 	done
-	complete "$exe" "$tok"
-	[ "$nxt" -ge "$NACT" ] || die "$NAME: the run ended before the driver's actions[$nxt]"
-	before=$(ok execution.getState "{\"executionId\":\"$exe\",\"includeLog\":true}")
+	[ "$STATUS" != suspended ] || die "$NAME: the run parked and the driver has no action left"
+	state=$(ok execution.getState "{\"executionId\":\"$exe\",\"includeLog\":true}")
 
-	# replay: attach to the finished execution and re-drive it; everything is served
-	tok=$(ok execution.attach "{\"executionId\":\"$exe\"}" | jq -r .driver)
-	drive_body "$exe" "$tok"
-	[ "$PARKED" = 0 ] || die "$NAME: replay: a syscall parked a finished execution"
-	complete "$exe" "$tok"
-	after=$(ok execution.getState "{\"executionId\":\"$exe\",\"includeLog\":true}")
-	[ "$(printf '%s' "$before" | jq '.log | length')" = "$(printf '%s' "$after" | jq '.log | length')" ] ||
-		die "$NAME: the replay appended"
+	if [ "$STATUS" = completed ] || [ "$STATUS" = failed ]; then
+		# replay: attach to the finished execution and re-drive it; everything is served
+		tok=$(ok execution.attach "{\"executionId\":\"$exe\"}" | jq -r .driver)
+		redrive
+		[ "$STATUS" != suspended ] || die "$NAME: replay: a syscall parked a finished execution"
+		after=$(ok execution.getState "{\"executionId\":\"$exe\",\"includeLog\":true}")
+		[ "$(printf '%s' "$state" | jq -c '[(.log | length), .canonical]')" = "$(printf '%s' "$after" | jq -c '[(.log | length), .canonical]')" ] ||
+			die "$NAME: the replay appended"
+		state=$after
+	fi
 
-	printf '%s' "$after" | jq -c --arg f "$NAME" '{flow: $f, executionId: .executionId, canonical: .canonical, log: .log}'
+	printf '%s' "$state" | jq -c --arg f "$NAME" '{flow: $f, executionId: .executionId, canonical: .canonical, log: .log}'
 done

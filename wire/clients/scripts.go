@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/manifest"
 )
 
 //go:embed scripts/*/flow.json scripts/*/driver.json
@@ -73,62 +74,85 @@ func loadCase(fsys fs.FS, dir string) (Case, error) {
 	return Case{Script: s, Driver: d}, nil
 }
 
-// Wire-drivable driver actions: start, then one resume per park (execution.resume with attach).
-var wireActions = []string{"start", "resume"}
+// WireActions are the driver actions a wire client sends after start (docs/wire.md, "Driving a
+// flow script"): a resume (execution.resume with attach), a cancel (execution.cancel) and a
+// resumeAs (execution.resumeAs with attach, its transform run by the client, I-WIRE-15), and
+// fireTimers: the client holds the driver's virtual clock, so a park on the timer gate whose
+// recorded wakeAt is due is resumed with TIMER_FIRED {wakeAt} (I-WIRE-18).
+var WireActions = []string{"resume", "cancel", "resumeAs", "fireTimers"}
 
 // Inexpressible says why the wire kernel ABI, served with the conformance profile, cannot run a
 // script and driver the way the in-process interpreter does ("" = it can). The reasons are the
 // first that applies, in a fixed order: the driver's runtime configuration (its virtual clock is
-// not one: timestamps are a kernel's own, masked when runs are compared), its actions, the
-// script's feature flags, then the first statement the wire has no arguments for.
+// not one: timestamps are a kernel's own, masked when runs are compared; its budget is
+// execution.start's, I-WIRE-17), the script's feature flags, its actions, then the first
+// statement the wire has no arguments for (I-WIRE-19 gives the reasons).
 func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
 	switch {
 	case d.Profile != "":
-		return fmt.Sprintf("driver: profile %s: a wire kernel writes the current event schema", d.Profile)
-	case d.Budget != nil:
-		return "driver: a budget: a wire kernel is served with the conformance profile's budget"
-	case d.Timers:
-		return "driver: timers: the conformance profile wires no timer store and the wire has no method to fire timers"
+		return fmt.Sprintf("driver: profile %s: a kernel writes one event schema, the handshake's eventSchema %s; the wire has no per-execution profile (ADR 0026: the on-disk schema is unchanged by the wire)", d.Profile, manifest.EventSchemaVersion)
 	case d.Snapshots:
-		return "driver: snapshots: the wire has no snapshot method"
-	}
-	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
-		return "driver: the first action is not start"
-	}
-	for i, a := range d.Actions {
-		if !slices.Contains(wireActions, a.Do) || (i > 0 && a.Do == "start") {
-			return fmt.Sprintf("driver: actions[%d] %q: a wire client drives start and resumes only", i, a.Do)
-		}
+		return "driver: snapshots: a snapshot is the kernel's storage, invisible on the wire by design (getState folds the same state either way); a snapshot action would show a wire client nothing"
 	}
 	if len(s.Features) > 0 {
-		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature", s.Features)
+		return fmt.Sprintf("script: features %v: the conformance profile enables no Wave 2 feature (a certified kernel need not have them), and the wire has no method for their driver actions (deliver a message, drive a continuation)", s.Features)
 	}
-	return inexpressibleBody("body", s.Body)
+	for i, a := range d.Actions {
+		if i == 0 && a.Do == "start" {
+			continue
+		}
+		if a.Do == "crash" {
+			return fmt.Sprintf("driver: actions[%d] crash at append %d: a fault inside the kernel's process (its store fails mid-run); a wire client sees the kernel, not its store, and the wire carries no fault injection", i, a.At)
+		}
+		if i == 0 {
+			return "driver: the first action is not start"
+		}
+		if !slices.Contains(WireActions, a.Do) {
+			return fmt.Sprintf("driver: actions[%d] %q: a wire client sends start, resume, cancel and resumeAs only", i, a.Do)
+		}
+		if a.Script != nil {
+			if why := inexpressibleBody(fmt.Sprintf("actions[%d].flow.body", i), a.Script.Body); why != "" {
+				return why
+			}
+		}
+	}
+	why := inexpressibleBody("body", s.Body)
+	if why == "" && d.Timers {
+		why = delayedTimer("body", s.Body)
+	}
+	return why
 }
+
+// delayedTimer names the first timer whose wakeAt a delay derives (a suspend's timeoutMs) in a
+// driver with timers.
+func delayedTimer(p string, body []flowscript.Stmt) string {
+	for i, st := range body {
+		at := fmt.Sprintf("%s[%d]", p, i)
+		if st.Op == "suspend" && st.TimeoutMs > 0 {
+			return at + ": suspend timeoutMs with timers: " + clockDerived
+		}
+		for j, b := range st.Branches {
+			if why := delayedTimer(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// clockDerived is why a timer set by a delay cannot be fired over the wire at the driver's times.
+const clockDerived = "its wakeAt is the kernel's clock plus the delay, and no wire method sets a kernel's clock to the driver's virtual time, so the driver's fireTimers times say nothing of when it is due"
 
 func inexpressibleBody(p string, body []flowscript.Stmt) string {
 	for i, st := range body {
 		at := fmt.Sprintf("%s[%d]", p, i)
 		switch st.Op {
 		case "execute":
-			switch {
-			case st.TimeoutMs > 0:
-				return at + ": execute timeoutMs: the wire's task takes id, kind and toolId only"
-			case st.AtMostOnce:
-				return at + ": execute atMostOnce: the wire's task takes id, kind and toolId only"
-			case len(st.Errors) > 0:
-				return at + ": execute errors: the wire's task takes id, kind and toolId only"
-			case st.Tool == "counter":
-				return at + ": the counter fake counts per runtime: on a shared kernel its answers depend on earlier runs"
-			case st.Tool == "slow":
+			if st.Tool == "slow" && st.TimeoutMs == 0 {
 				return at + ": the slow fake waits on the wall clock"
 			}
-		case "decide":
-			if st.Fails || st.Context != nil || st.Policy != nil {
-				return at + ": decide fails/context/policy: the wire's decide takes id and choice only"
-			}
-		case "sleep", "sleepUntil":
-			return at + ": " + st.Op + ": the conformance profile wires no timer store"
+		case "sleep":
+			return at + ": sleep: " + clockDerived
 		case "parallel":
 			for j, b := range st.Branches {
 				if why := inexpressibleBody(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {

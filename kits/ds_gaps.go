@@ -1,0 +1,208 @@
+package kits
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// dsGapChecks apply the cross-seam rules to the DurableStateStore: keys on every method, sets
+// never skipped as unchanged, sets that replace the whole value, and sets seen whole by
+// concurrent readers.
+func dsGapChecks() []Check[spi.DurableStateStore] {
+	type C = Check[spi.DurableStateStore]
+	return []C{
+		{ID: "durablestatestore/keys-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-7", "I-PLUGIN-5", "I-STORE-4"}, Level: spec.Must,
+			Doc: "set (create-only and on a version), get and delete (conditional and not) keep keys apart that differ only by case, trailing space or normal form, or extend one another; get of the empty key returns no value", Run: dsKeysEveryMethod},
+		{ID: "durablestatestore/set-never-skipped", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-6", "I-PLUGIN-7"}, Level: spec.Must,
+			Doc: "setting the value already stored, byte for byte or in another JSON spelling, still raises the version and reads back as that value; a value differing only in a number a double cannot tell apart is stored", Run: dsSetNeverSkipped},
+		{ID: "durablestatestore/set-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-7"}, Level: spec.Must,
+			Doc: "a set replaces the whole value: keys the new object lacks are gone, nested objects are not merged, also on a conditional set", Run: dsSetReplacesWhole},
+		{ID: "durablestatestore/readers-whole-set", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-6"}, Level: spec.Must,
+			Doc: "readers racing sets of a key that exists throughout always find it, with the value and version of one set, versions never going back (sees a torn set visible for at least one scheduling slice of a reader)", Run: dsReadersWholeSet},
+	}
+}
+
+func dsKeysEveryMethod(ctx context.Context, c *DurableStateStoreCase) error {
+	for _, p := range idPairs(c.ExecID("keys")) {
+		a, b := p[0], p[1]
+		va, err := dsSet(ctx, c, a, `{"of":"a"}`, spi.IfVersion(0))
+		if err != nil {
+			return err
+		}
+		vb, err := c.Store.Set(ctx, b, json.RawMessage(`{"of":"b"}`), spi.IfVersion(0))
+		if err != nil {
+			return c.Failf("Set", fmt.Sprintf("%q, ifVersion 0) create-only next to (%q", b, a), err, "nil (another key)")
+		}
+		if va, err = c.Store.Set(ctx, a, json.RawMessage(`{"of":"a","n":2}`), spi.IfVersion(va)); err != nil {
+			return c.Failf("Set", fmt.Sprintf("%q, ifVersion of its own last set) next to (%q", a, b), err, "nil")
+		}
+		if err := dsExpect(ctx, c, b, `{"of":"b"}`, vb, fmt.Sprintf("sets of %q", a)); err != nil {
+			return err
+		}
+		if err := c.Store.Delete(ctx, a, spi.IfVersion(va)); err != nil {
+			return c.Failf("Delete", fmt.Sprintf("%q, ifVersion %d) next to (%q", a, va, b), err, "nil")
+		}
+		if err := dsAbsent(ctx, c, a, "its Delete"); err != nil {
+			return err
+		}
+		if err := dsExpect(ctx, c, b, `{"of":"b"}`, vb, fmt.Sprintf("Delete of %q", a)); err != nil {
+			return err
+		}
+		if err := c.Store.Delete(ctx, a, spi.Precondition{}); err != nil {
+			return c.Failf("Delete", fmt.Sprintf("%q) absent, next to (%q", a, b), err, "nil (a no-op)")
+		}
+		if err := dsExpect(ctx, c, b, `{"of":"b"}`, vb, fmt.Sprintf("an unconditional Delete of the absent %q", a)); err != nil {
+			return err
+		}
+		if _, err := c.Store.Set(ctx, a, json.RawMessage(`{"of":"a","gen":2}`), spi.IfVersion(0)); err != nil {
+			return c.Failf("Set", fmt.Sprintf("%q, ifVersion 0) re-created next to (%q", a, b), err, "nil (another key)")
+		}
+		if err := c.Store.Delete(ctx, b, spi.Precondition{}); err != nil {
+			return c.Failf("Delete", fmt.Sprintf("%q", b), err, "nil")
+		}
+		got, err := c.Store.Get(ctx, a)
+		if err != nil || !spi.SameJSON(got.Value, json.RawMessage(`{"of":"a","gen":2}`)) {
+			return c.Failf("Get", fmt.Sprintf("%q) after (Delete of %q", a, b), entryOrErr(got, err), `{"of":"a","gen":2}`)
+		}
+	}
+	got, err := c.Store.Get(ctx, "")
+	if err == nil {
+		return c.Failf("Get", `""`, entryOrErr(got, err), "not found or an invalid-argument error")
+	}
+	return nil
+}
+
+// bigValue is a value with a number a double cannot hold; bigValueNext differs from it only there.
+const (
+	bigValue     = `{"n":12345678901234567890,"s":"x","o":{"k":[1,2]}}`
+	bigValueNext = `{"n":12345678901234567891,"s":"x","o":{"k":[1,2]}}`
+)
+
+func dsSetNeverSkipped(ctx context.Context, c *DurableStateStoreCase) error {
+	k := c.ExecID("again")
+	last, err := dsSet(ctx, c, k, bigValue, spi.Precondition{})
+	if err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		how, value  string
+		conditional bool
+	}{
+		{"the same bytes again", bigValue, false},
+		{"the same value respelled", string(respell(json.RawMessage(bigValue))), false},
+		{"the same value on its current version", bigValue, true},
+		{"a value differing only in a number beyond 2^64", bigValueNext, false},
+	} {
+		pre := spi.Precondition{}
+		if w.conditional {
+			pre = spi.IfVersion(last)
+		}
+		v, err := c.Store.Set(ctx, k, json.RawMessage(w.value), pre)
+		if err != nil {
+			return c.Failf("Set", fmt.Sprintf("%q, %s%s) %s (", k, clipS(w.value), preArg(pre), w.how), err, "nil")
+		}
+		if v <= last {
+			return c.Failf("Set", fmt.Sprintf("%q, %s%s) %s, after version %d (", k, clipS(w.value), preArg(pre), w.how, last), v, fmt.Sprintf("a version > %d", last))
+		}
+		last = v
+		if err := dsExpect(ctx, c, k, w.value, v, "Set of "+w.how); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dsSetReplacesWhole(ctx context.Context, c *DurableStateStoreCase) error {
+	k := c.ExecID("whole")
+	v, err := dsSet(ctx, c, k, `{"a":1,"b":{"x":1,"y":2},"c":[1,2],"flag":true}`, spi.Precondition{})
+	if err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		how, value  string
+		conditional bool
+	}{
+		{"an object lacking keys of the stored one", `{"b":{"x":3},"d":null}`, false},
+		{"an object lacking keys, on the current version", `{"d":{"e":1}}`, true},
+		{"an empty object", `{}`, false},
+	} {
+		pre := spi.Precondition{}
+		if w.conditional {
+			pre = spi.IfVersion(v)
+		}
+		if v, err = dsSet(ctx, c, k, w.value, pre); err != nil {
+			return err
+		}
+		if err := dsExpect(ctx, c, k, w.value, v, "Set of "+w.how); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dsSeen is one value a reader saw: the set number in it and the version it came with.
+type dsSeen struct {
+	i       int
+	version int64
+}
+
+func dsReadersWholeSet(ctx context.Context, c *DurableStateStoreCase) error {
+	k := c.ExecID("readers-set")
+	const sets = 30
+	pad := strings.Repeat("p", 2000)
+	value := func(i int) string { return fmt.Sprintf(`{"i":%d,"pad":%q}`, i, pad) }
+	v0, err := dsSet(ctx, c, k, value(0), spi.IfVersion(0))
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	versions := map[int]int64{0: v0}
+	var seen []dsSeen
+	const readers = 3
+	last := make([]dsSeen, readers) // per reader, the last value it saw
+	err = withReaders(ctx, c, readers, 20, func() error {
+		for i := 1; i <= sets && ctx.Err() == nil; i++ {
+			v, err := dsSet(ctx, c, k, value(i), spi.Precondition{})
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			versions[i] = v
+			mu.Unlock()
+		}
+		return nil
+	}, func(r int) error {
+		got, err := c.Store.Get(ctx, k)
+		if err != nil {
+			return c.Failf("Get", fmt.Sprintf("%q) racing sets of a key that exists throughout (", k), err, "the value of one set")
+		}
+		var x struct{ I int }
+		if json.Unmarshal(got.Value, &x) != nil {
+			return c.Failf("Get", fmt.Sprintf("%q) racing sets (", k), clipS(string(got.Value)), "the value of one set")
+		}
+		s := dsSeen{x.I, got.Version}
+		if s.version < last[r].version || s.i < last[r].i {
+			return c.Failf("Get", fmt.Sprintf("%q) racing sets, after this reader saw set %d at version %d (", k, last[r].i, last[r].version), fmt.Sprintf("set %d at version %d", s.i, s.version), "no older set, no lower version")
+		}
+		last[r] = s
+		mu.Lock()
+		seen = append(seen, s)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range seen {
+		if want, ok := versions[s.i]; !ok || s.version != want {
+			return c.Failf("Get", fmt.Sprintf("%q) racing sets (", k), fmt.Sprintf("the value of set %d at version %d", s.i, s.version), fmt.Sprintf("the version set %d returned, %d", s.i, want))
+		}
+	}
+	return nil
+}

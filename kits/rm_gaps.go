@@ -1,0 +1,176 @@
+package kits
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+// rmGapChecks apply the cross-seam rules to the ReadModelStore: models and ids on every method,
+// listings in byte order, upserts that replace the whole document, and upserts seen whole by
+// concurrent readers.
+func rmGapChecks() []Check[spi.ReadModelStore] {
+	type C = Check[spi.ReadModelStore]
+	return []C{
+		{ID: "readmodelstore/ids-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9", "I-STORE-4"}, Level: spec.Must,
+			Doc: "upsert, query and cursors keep ids, and models, apart that differ only by case, trailing space or normal form, or extend one another", Run: rmIDsEveryMethod},
+		{ID: "readmodelstore/query-byte-order", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-28"}, Level: spec.Must,
+			Doc: "query lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case), on one page and paged at limits 1 and 3", Run: rmQueryByteOrder},
+		{ID: "readmodelstore/upsert-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-10", "I-PLUGIN-7"}, Level: spec.Must,
+			Doc: "an upsert replaces the whole document: keys the new object lacks are gone, nested objects are not merged, and a document differing only in a number a double cannot tell apart is stored", Run: rmUpsertReplacesWhole},
+		{ID: "readmodelstore/readers-whole-upsert", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-10"}, Level: spec.Must,
+			Doc: "readers querying while documents are upserted again always list every id present throughout, each document no older than one they saw (sees a replace visible half-done for at least one scheduling slice of a reader)", Run: rmReadersWholeUpsert},
+	}
+}
+
+func rmIDsEveryMethod(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("ids")
+	var ids []string
+	for _, p := range idPairs("id") {
+		for _, id := range p {
+			if err := rmUpsert(ctx, c, m, id, fmt.Sprintf(`{"id":%q}`, id)); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+	}
+	asc := append([]string(nil), ids...)
+	sort.Strings(asc) // byte order
+	got, err := rmAll(ctx, c, m, 1000)
+	if err != nil {
+		return err
+	}
+	want := docsCmpWant(asc, func(id string) string { return fmt.Sprintf(`{"id":%q}`, id) })
+	if err := c.Diff("Query", fmt.Sprintf("%q) after upserts of ids differing only by case, trailing space or normal form, or extending one another (", m), want, nonNilDocs(got), envCmp); err != nil {
+		return err
+	}
+	for _, p := range idPairs(c.ExecID("model")) {
+		for i, model := range p {
+			for _, id := range []string{"x", "y", fmt.Sprintf("only-%d", i)} {
+				if err := rmUpsert(ctx, c, model, id, fmt.Sprintf(`{"model":%d}`, i)); err != nil {
+					return err
+				}
+			}
+		}
+		for i, model := range p {
+			got, err := rmAll(ctx, c, model, 1000)
+			if err != nil {
+				return err
+			}
+			want := docsCmpWant([]string{fmt.Sprintf("only-%d", i), "x", "y"}, func(string) string { return fmt.Sprintf(`{"model":%d}`, i) })
+			if err := c.Diff("Query", fmt.Sprintf("%q) next to (%q", model, p[1-i]), want, nonNilDocs(got), envCmp); err != nil {
+				return err
+			}
+		}
+		first, err := c.Store.Query(ctx, p[0], spi.ReadModelQuery{Limit: 1})
+		if err != nil || first.NextCursor == "" {
+			return c.Failf("Query", fmt.Sprintf("%q, limit 1) of 3 documents (", p[0]), pageOrErr(first, err), "a next cursor")
+		}
+		page, err := c.Store.Query(ctx, p[1], spi.ReadModelQuery{Limit: 1, Cursor: first.NextCursor})
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Query", fmt.Sprintf("%q) with a cursor issued for (%q", p[1], p[0]), pageOrErr(page, err), "an invalid-argument error")
+		}
+	}
+	return nil
+}
+
+func rmQueryByteOrder(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("order")
+	ids, asc := byteOrderIDs("")
+	for _, id := range ids {
+		if err := rmUpsert(ctx, c, m, id, `{}`); err != nil {
+			return err
+		}
+	}
+	for _, limit := range []int{1000, 1, 3} {
+		got, err := rmAll(ctx, c, m, limit)
+		if err != nil {
+			return err
+		}
+		names := make([]string, len(got))
+		for i, d := range got {
+			names[i] = d.ID
+		}
+		if err := c.Diff("Query", fmt.Sprintf("%q, limit %d) ids only, paged to the end, ids differing by case, trailing space and normal form (", m, limit), asc, names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rmUpsertReplacesWhole(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("whole")
+	for _, w := range []struct{ how, doc string }{
+		{"a first document", `{"a":1,"b":{"x":1,"y":2},"c":[1,2],"flag":true}`},
+		{"an object lacking keys of the stored one", `{"b":{"x":3},"d":null}`},
+		{"an empty object", `{}`},
+		{"a document with a number beyond 2^64", bigValue},
+		{"a document differing from it only in that number", bigValueNext},
+	} {
+		if err := rmUpsert(ctx, c, m, "doc", w.doc); err != nil {
+			return err
+		}
+		got, err := rmAll(ctx, c, m, 10)
+		if err != nil {
+			return err
+		}
+		if err := c.Diff("Query", fmt.Sprintf("%q) after (an upsert of %s", m, w.how), docsCmpWant([]string{"doc"}, func(string) string { return w.doc }), nonNilDocs(got), envCmp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rmReadersWholeUpsert(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("readers-upsert")
+	const n, rounds = 20, 10
+	ids := rmIDs(n)
+	for _, id := range ids {
+		if err := rmUpsert(ctx, c, m, id, `{"gen":0}`); err != nil {
+			return err
+		}
+	}
+	const readers = 3
+	last := make([]map[string]int, readers) // per reader, the gen it last saw of each id
+	for r := range last {
+		last[r] = map[string]int{}
+	}
+	return withReaders(ctx, c, readers, 20, func() error {
+		for g := 1; g <= rounds && ctx.Err() == nil; g++ {
+			for _, id := range ids {
+				if err := rmUpsert(ctx, c, m, id, fmt.Sprintf(`{"gen":%d}`, g)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}, func(r int) error {
+		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 1000})
+		if err != nil {
+			return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts (", m), err, "nil")
+		}
+		seen := map[string]bool{}
+		for _, d := range p.Docs {
+			var x struct{ Gen *int }
+			if json.Unmarshal(d.Doc, &x) != nil || x.Gen == nil {
+				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts (", m), fmt.Sprintf("%q: %s", d.ID, clipS(string(d.Doc))), `{"gen":<n>}`)
+			}
+			if *x.Gen < last[r][d.ID] {
+				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts, after this reader saw %q at gen %d (", m, d.ID, last[r][d.ID]), fmt.Sprintf("gen %d", *x.Gen), "no older document")
+			}
+			last[r][d.ID] = *x.Gen
+			seen[d.ID] = true
+		}
+		for _, id := range ids {
+			if !seen[id] {
+				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts of ids present throughout (", m), fmt.Sprintf("%d documents, %q missing", len(p.Docs), id), fmt.Sprintf("all %d", n))
+			}
+		}
+		return nil
+	})
+}
