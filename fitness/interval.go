@@ -15,8 +15,8 @@ const z95 = 1.959964
 
 // hodgesLehmann returns the Hodges–Lehmann estimate of the centre of xs (the median of the
 // n(n+1)/2 pairwise means, i ≤ j) and the 95 % confidence interval that inverts the Wilcoxon
-// signed-rank test (normal approximation, fine from 15 values on). It is robust — a sixth of the
-// values may be wild before it moves far — and nearly as efficient as the mean on clean data,
+// signed-rank test (normal approximation, fine from 15 values on). It is robust — up to 29 % of the
+// values may be wild before it breaks down — and nearly as efficient as the mean on clean data,
 // which the plain median is not.
 func hodgesLehmann(xs []float64) Interval {
 	n := len(xs)
