@@ -7,8 +7,9 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
-// Every mutant names known clauses and catching checks the catalog knows, ids are unique, and
-// its proving test exists (testFuncs is shared with TestCheckedTestsExist).
+// Every mutant names known clauses and catching checks the catalog knows, ids are unique, its
+// proving test exists (testFuncs is shared with TestCheckedTestsExist), and every clause it names
+// is linked to at least one of the checks that catch it (I-COV-4).
 func TestMutantsValid(t *testing.T) {
 	ms := Mutants()
 	if err := spec.ValidateMutants(ms); err != nil {
@@ -26,7 +27,7 @@ func TestMutantsValid(t *testing.T) {
 		if !funcs[m.Where] {
 			t.Errorf("mutant %s: Where %q names no test function", m.ID, m.Where)
 		}
-		linked := false
+		linkedTo := map[string]bool{} // clauses some catching check is linked to
 		for _, id := range m.CaughtBy {
 			c, ok := checks[id]
 			if !ok {
@@ -34,13 +35,13 @@ func TestMutantsValid(t *testing.T) {
 				continue
 			}
 			for _, cl := range c.Clauses {
-				for _, v := range m.Clauses {
-					linked = linked || cl == v
-				}
+				linkedTo[cl] = true
 			}
 		}
-		if !linked {
-			t.Errorf("mutant %s: no check that catches it (%v) is linked to a clause it violates (%v), so its kill proves nothing", m.ID, m.CaughtBy, m.Clauses)
+		for _, v := range m.Clauses {
+			if !linkedTo[v] {
+				t.Errorf("mutant %s: clause %s is linked to no check that catches it (%v), so its kill proves nothing about %s (I-COV-4)", m.ID, v, m.CaughtBy, v)
+			}
 		}
 	}
 }

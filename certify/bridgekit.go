@@ -25,7 +25,7 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 	return kits.Kit[*bridge.Client]{Name: "bridge", Checks: []C{
 		{ID: "bridge/handshake", Clauses: []string{"I-BRIDGE-1", "S7.spi.semver", "I-STORE-21"}, Level: spec.Must,
 			Doc: "the handshake names the implementation, a semver SPI claim per seam this harness can hold it to, and only known methods, the required ones included", Run: bkHandshake},
-		{ID: "bridge/declared-methods-answer", Clauses: []string{"I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-12"}, Level: spec.Must,
+		{ID: "bridge/declared-methods-answer", Clauses: []string{"I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-12", "I-STORE-24"}, Level: spec.Must,
 			Doc: "every method the handshake declares answers a harmless call with a well-formed result or error, never method-not-found", Run: bkDeclared},
 		{ID: "bridge/error-codes", Clauses: []string{"I-BRIDGE-3"}, Level: spec.Must,
 			Doc: "conflict, invalid argument, fenced, not found and already exists arrive as their documented codes", Run: bkErrorCodes},

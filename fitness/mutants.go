@@ -9,7 +9,8 @@ import (
 )
 
 // runMutants judges the proof records of a test run: every registered mutant must have been
-// rejected by a check in that run, and no record may name a mutant nobody registered.
+// rejected by a check in that run, each clause it names by a check linked to that clause (I-COV-4),
+// and no record may name a mutant nobody registered.
 func runMutants(o Options) Result {
 	if o.ProofsDir == "" {
 		v := Unknown
@@ -32,6 +33,9 @@ func runMutants(o Options) Result {
 	}
 	if len(p.Unknown) > 0 {
 		problems = append(problems, "kills of unregistered mutants: "+strings.Join(p.Unknown, ", "))
+	}
+	if len(p.UnprovenPairs) > 0 {
+		problems = append(problems, "(mutant, clause) pairs no kill by a check linked to the clause backs: "+strings.Join(p.UnprovenPairs, ", "))
 	}
 	if len(problems) > 0 {
 		return Result{Verdict: Fail, Figure: figure, Detail: strings.Join(problems, "; ")}

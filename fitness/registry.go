@@ -118,7 +118,7 @@ func Gates() []Gate {
 			ID: "mutants/killed", Kind: KindMutants,
 			Guarantee: "every registered mutant (broken store, fold, kernel, gate, bridge, fleet) is rejected by the check meant for it",
 			Clauses:   []string{"S10.fitness.gated"},
-			Threshold: "every registered mutant has a recorded kill in the proof records of the last make test", Enforced: enforcedCI,
+			Threshold: "every registered mutant has a recorded kill in the proof records of the last make test, each of its clauses by a check linked to that clause", Enforced: enforcedCI,
 		},
 	}
 }

@@ -34,7 +34,7 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "a set on a stale version, or create-only on a present key, is a conflict and changes nothing; on the current version it lands", Run: dsConditionalSet},
 		{ID: "durablestatestore/no-lost-update", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "racing read-modify-write increments under compare-and-set lose no update", Run: dsNoLostUpdate},
-		{ID: "durablestatestore/delete", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-6"}, Level: spec.Must,
+		{ID: "durablestatestore/delete", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-6", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "delete removes the key; a conditional delete on a stale version is a conflict and keeps it; deleting an absent key is a no-op", Run: dsDelete},
 		{ID: "durablestatestore/versions-not-reused", Clauses: []string{"I-PLUGIN-6", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "after delete and re-create the version is above every earlier one, so a version read before the delete never matches", Run: dsVersionsNotReused},

@@ -87,6 +87,8 @@ func eventStoreChecks() []Check[spi.EventStore] {
 			Requires: []string{spi.MethodListExecutionsPage}, Doc: "paging lists every execution exactly once, ascending, at most limit per page", Run: esListPages},
 		{ID: "eventstore/list-executions-concurrent", Clauses: []string{"S7.es.list-executions-page", "I-STORE-13"}, Level: spec.Must,
 			Requires: []string{spi.MethodListExecutionsPage}, Doc: "executions inserted while paging never make a page skip or repeat an id", Run: esListConcurrent},
+		{ID: "eventstore/declared-methods-work", Clauses: []string{"I-STORE-24"}, Level: spec.Must,
+			Doc: "every method the store declares, a fenced append included, answers a harmless call without unsupported", Run: esDeclaredMethodsWork},
 	}
 }
 

@@ -48,8 +48,8 @@ func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 			Requires: []string{spi.MethodPruneSnapshots}, Doc: "pruneSnapshots deletes exactly the inclusive range and says which", Run: ssPrune},
 		{ID: "snapshotstore/list-sequences", Clauses: []string{"S7.ss.list-sequences"}, Level: spec.Must,
 			Requires: []string{spi.MethodListSequences}, Doc: "listSequences is ascending, one per snapshot", Run: ssListSequences},
-		{ID: "snapshotstore/prune-dry-run", Clauses: []string{"S7.ss.list-sequences", "S7.ss.prune-range"}, Level: spec.Must,
-			Requires: []string{spi.MethodListSequences, spi.MethodPruneSnapshots}, Doc: "the dry run from listSequences predicts exactly what pruneSnapshots deletes", Run: ssPruneDryRun},
+		{ID: "snapshotstore/prune-dry-run", Clauses: []string{"S7.ss.list-sequences", "S7.ss.prune-range", "I-STORE-65"}, Level: spec.Must,
+			Requires: []string{spi.MethodListSequences, spi.MethodPruneSnapshots}, Doc: "the dry run from listSequences predicts exactly what pruneSnapshots deletes, also after sequences were saved again", Run: ssPruneDryRun},
 	}, ssGapChecks()...)}
 }
 
@@ -384,6 +384,11 @@ func ssPruneDryRun(ctx context.Context, c *SnapshotStoreCase) error {
 			return err
 		}
 	}
+	for _, s := range []int64{6, 9, 18} { // saved again: still one snapshot each (I-STORE-65)
+		if err := save(ctx, c, snap(x, s, stateAt(s, "e"))); err != nil {
+			return err
+		}
+	}
 	r := spi.SeqRange{From: 4, Through: 13}
 	all, err := listSeqs(ctx, c, x)
 	if err != nil {
@@ -402,5 +407,5 @@ func ssPruneDryRun(ctx context.Context, c *SnapshotStoreCase) error {
 	if got == nil {
 		got = []int64{}
 	}
-	return c.Diff("PruneSnapshots", fmt.Sprintf("%q, [4, 13]) vs dry run (", x), predicted, got)
+	return c.Diff("PruneSnapshots", fmt.Sprintf("%q, [4, 13]) after saves at 0, 3, .., 18 and again at 6, 9, 18, vs the dry run from ListSequences (", x), predicted, got)
 }

@@ -22,7 +22,14 @@ type Syscall struct {
 // Syscalls returns the syscall table in ABI order. The eight K1 syscalls arrived in 1.0.0;
 // sleep and sleepUntil (T1) and the Wave 2 trio are dated in docs/interpretations.md (I-MANIFEST-1).
 func Syscalls() []Syscall {
-	return []Syscall{
+	t := syscallTable()
+	return t[:]
+}
+
+// syscallTable is the table as a value: LookupSyscall reads it without allocating (it runs on
+// every syscall).
+func syscallTable() [13]Syscall {
+	return [...]Syscall{
 		{Name: "execute", Since: "1.0.0", Kind: Unary},
 		{Name: "run", Since: "1.0.0", Kind: Unary},
 		{Name: "decide", Since: "1.0.0", Kind: Unary},
@@ -41,7 +48,7 @@ func Syscalls() []Syscall {
 
 // LookupSyscall returns the syscall named name.
 func LookupSyscall(name string) (Syscall, bool) {
-	for _, s := range Syscalls() {
+	for _, s := range syscallTable() {
 		if s.Name == name {
 			return s, true
 		}

@@ -24,14 +24,19 @@ type Tally struct {
 
 // Proof is the proven half of the coverage report, present only when proof records were given.
 type Proof struct {
-	Mutants  int              `json:"mutants"`            // registered mutants
-	Killed   int              `json:"killed"`             // registered mutants with at least one recorded kill
-	Records  int              `json:"records"`            // kills read
-	Unknown  []string         `json:"unknown,omitempty"`  // kills naming a mutant no Mutants() registers
-	Survived []string         `json:"survived,omitempty"` // registered mutants with no recorded kill
-	ByLevel  map[Level]Tally  `json:"byLevel"`
-	BySource map[Source]Tally `json:"bySource"`
-	ByForm   map[Form]Tally   `json:"byForm"`
+	Mutants  int      `json:"mutants"`            // registered mutants
+	Killed   int      `json:"killed"`             // registered mutants with at least one recorded kill
+	Records  int      `json:"records"`            // kills read
+	Unknown  []string `json:"unknown,omitempty"`  // kills naming a mutant no Mutants() registers
+	Survived []string `json:"survived,omitempty"` // registered mutants with no recorded kill
+	// Pairs counts the registered (mutant, clause) pairs; UnprovenPairs lists "<mutant> × <clause>"
+	// for each pair of a killed mutant that no recorded kill by a check linked to the clause backs
+	// (I-COV-4): the mutant was caught, but not by a check about that clause.
+	Pairs         int              `json:"pairs"`
+	UnprovenPairs []string         `json:"unprovenPairs,omitempty"`
+	ByLevel       map[Level]Tally  `json:"byLevel"`
+	BySource      map[Source]Tally `json:"bySource"`
+	ByForm        map[Form]Tally   `json:"byForm"`
 	// SpecMust is the spec-sourced MUST and MUST NOT clauses; SpecMustUnproven lists those not
 	// proven, each with why (no mutant registered for it, or its mutants' kills were not by a
 	// check linked to it).
@@ -48,7 +53,9 @@ func (t Tally) Percent() float64 {
 }
 
 // Prove marks each row proven when some registered mutant violating its clause was rejected, in
-// the recorded run, by a check linked to that clause; ProvenBy names "<mutant> by <check>".
+// the recorded run, by a check linked to that clause; ProvenBy names "<mutant> by <check>". A kill
+// credits only the clauses of the mutant its check is linked to, never the mutant's other clauses
+// (I-COV-4); the pairs it leaves unbacked are listed in Proof.UnprovenPairs.
 // Kills naming an unregistered mutant prove nothing and are listed in Proof.Unknown. Without a
 // call to Prove, Coverage.Proof is nil and the report says "proven: not measured".
 func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
@@ -141,6 +148,21 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 			}
 		}
 	}
+	backed := map[string]bool{} // "mutant × clause": a row's ProvenBy is its backed pairs
+	for _, r := range cov.Rows {
+		for _, pair := range r.ProvenBy {
+			backed[pair[:strings.Index(pair, " by ")]+" × "+r.Clause.ID] = true
+		}
+	}
+	for _, m := range mutants {
+		p.Pairs += len(m.Clauses)
+		for _, c := range m.Clauses {
+			if killed[m.ID] && !backed[m.ID+" × "+c] {
+				p.UnprovenPairs = append(p.UnprovenPairs, m.ID+" × "+c)
+			}
+		}
+	}
+	sort.Strings(p.UnprovenPairs)
 	cov.Proof = p
 }
 
@@ -156,6 +178,10 @@ func (cov Coverage) RenderProof(w io.Writer) error {
 	fmt.Fprintf(tw, "mutants: %d registered, %d killed in the recorded run (%d proof records)\n", p.Mutants, p.Killed, p.Records)
 	if len(p.Survived) > 0 {
 		fmt.Fprintf(tw, "registered mutants with no recorded kill (%d): %s\n", len(p.Survived), strings.Join(p.Survived, ", "))
+	}
+	fmt.Fprintf(tw, "(mutant, clause) pairs: %d registered, %d of killed mutants not backed by a kill by a check linked to the clause\n", p.Pairs, len(p.UnprovenPairs))
+	if len(p.UnprovenPairs) > 0 {
+		fmt.Fprintf(tw, "unbacked pairs: %s\n", strings.Join(p.UnprovenPairs, ", "))
 	}
 	if len(p.Unknown) > 0 {
 		fmt.Fprintf(tw, "records naming unregistered mutants (ignored): %s\n", strings.Join(p.Unknown, ", "))

@@ -2,12 +2,14 @@ package spec
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// Prove counts a clause proven only for a kill of a mutant violating it by a check linked to it;
-// without records the report says not measured.
+// Prove counts a clause proven only for a kill of a mutant violating it by a check linked to it —
+// a kill credits none of the mutant's other clauses (I-COV-4); without records the report says
+// not measured.
 func TestProveCountsOnlyLinkedKills(t *testing.T) {
 	checks := []Check{
 		{ID: "c/linked", Kind: KindTest, Clauses: []string{"S3.emit.once"}, Where: "x:T"},
@@ -16,6 +18,7 @@ func TestProveCountsOnlyLinkedKills(t *testing.T) {
 	mutants := []Mutant{
 		{ID: "m/a/once", Kind: "m", Clauses: []string{"S3.emit.once"}, CaughtBy: []string{"c/linked"}, Where: "x:T"},
 		{ID: "m/a/identity", Kind: "m", Clauses: []string{"S3.emit.identity"}, CaughtBy: []string{"c/linked"}, Where: "x:T"},
+		{ID: "m/a/both", Kind: "m", Clauses: []string{"S3.emit.once", "S3.emit.segment"}, CaughtBy: []string{"c/linked"}, Where: "x:T"},
 		{ID: "m/a/never", Kind: "m", Clauses: []string{"S3.emit.segment"}, CaughtBy: []string{"c/other"}, Where: "x:U"},
 	}
 	cov := ComputeCoverage(checks)
@@ -31,6 +34,7 @@ func TestProveCountsOnlyLinkedKills(t *testing.T) {
 	cov.Prove(mutants, []Kill{
 		{Mutant: "m/a/once", Check: "c/linked"},     // proves S3.emit.once
 		{Mutant: "m/a/identity", Check: "c/linked"}, // c/linked is not linked to S3.emit.identity: proves nothing
+		{Mutant: "m/a/both", Check: "c/linked"},     // proves S3.emit.once, not S3.emit.segment
 		{Mutant: "m/unregistered", Check: "c/linked"},
 	})
 	got := map[string]bool{}
@@ -44,8 +48,11 @@ func TestProveCountsOnlyLinkedKills(t *testing.T) {
 		t.Errorf("proven once/identity/segment = %v/%v/%v, want true/false/false", got["S3.emit.once"], got["S3.emit.identity"], got["S3.emit.segment"])
 	}
 	p := cov.Proof
-	if p.Killed != 2 || len(p.Survived) != 1 || p.Survived[0] != "m/a/never" || len(p.Unknown) != 1 {
-		t.Errorf("Proof killed %d, survived %v, unknown %v; want 2, [m/a/never], [m/unregistered]", p.Killed, p.Survived, p.Unknown)
+	if p.Killed != 3 || len(p.Survived) != 1 || p.Survived[0] != "m/a/never" || len(p.Unknown) != 1 {
+		t.Errorf("Proof killed %d, survived %v, unknown %v; want 3, [m/a/never], [m/unregistered]", p.Killed, p.Survived, p.Unknown)
+	}
+	if want := "[m/a/both × S3.emit.segment m/a/identity × S3.emit.identity]"; p.Pairs != 5 || fmt.Sprint(p.UnprovenPairs) != want {
+		t.Errorf("Proof pairs %d, unproven pairs %v; want 5, %s", p.Pairs, p.UnprovenPairs, want)
 	}
 	if p.SpecMust.Proven != 1 || p.SpecMust.Clauses == 0 || p.SpecMust.Linked != 2 {
 		t.Errorf("SpecMust = %+v, want 1 proven of the spec MUST clauses, 2 linked", p.SpecMust)

@@ -9,7 +9,6 @@ var reviewedUnproven = map[string]string{
 	"S4.v1_23.divergence-fail-mode":     "a runtime rule the reference runtime does not implement (it refuses a diverging replay, I-KERNEL-1); fold vectors see only the folded shape",
 	"S4.v1_24.evidence-order":           "evidence ordering happens outside the fold (reference/fold TestEvidenceOrder); there is no seam to inject a broken orderer",
 	"S4.v1_24.wire-unchanged":           "descriptive: 1.24.0 changed no bytes and no wire version; nothing to run until a wire carrier exists to compare against",
-	"S4.v1_25.quarantine-kernel-only":   "the vectors naming it fold to the same state whether unstamped quarantine facts are trusted or not (held then released leaves no queue), so a trusting fold passes them; a sharper vector is needed",
 	"S5.resume.by-execution-id":         "the reference runtime addresses an execution by id with no routing table to break; its test shows another execution stays parked, but no broken router is registered",
 	"S5.ingress.refusal-fold-identical": "a property of every legitimate log; the ingress sweep checks a delivered event is inert, but no gate mutant makes a refused event fold",
 	"S5.schema.absent-unchanged":        "with no schema the answer is recorded as sent; no mutant re-encodes an unschema'd answer yet",

@@ -101,13 +101,26 @@ func brokenFolders() map[string]Folder {
 	for minor := 20; minor <= 25; minor++ {
 		out[fmt.Sprintf("fold/vectors/stops-at-1.%d", minor)] = stopsAt(minor)
 	}
-	out["fold/vectors/trusts-unstamped"] = rewriteEvents(func(ev map[string]any) bool {
+	stamp := func(ev map[string]any) {
 		md, _ := ev["metadata"].(map[string]any)
 		if md == nil {
 			md = map[string]any{}
 		}
 		md["kernel"] = true
 		ev["metadata"] = md
+	}
+	out["fold/vectors/trusts-unstamped"] = rewriteEvents(func(ev map[string]any) bool {
+		stamp(ev)
+		return true
+	})
+	out["fold/vectors/ignores-snapshot-profile"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		req.SnapshotProfile = "" // every snapshot read as if the vector's profile wrote it
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/trusts-unstamped-quarantine"] = rewriteEvents(func(ev map[string]any) bool {
+		if t := ev["eventType"]; t == "INBOX_QUARANTINED" || t == "INBOX_RELEASED" {
+			stamp(ev)
+		}
 		return true
 	})
 	out["fold/vectors/skips-sealed"] = rewriteEvents(func(ev map[string]any) bool {

@@ -31,8 +31,9 @@ directory (make test does this); --proofs DIR (default: $LOOM_CONFORM_PROOFS) re
 adds the proven column and tallies by level, source (spec, adr, interpretation) and form
 (RFC 2119 keyword, declarative sentence, our decision), the proven share of spec-sourced MUST
 clauses and the unproven ones with why. Without records the report says "proven: not measured".
---strict (with --proofs) exits 1 when a registered mutant has no recorded kill or fewer than
-90 % of spec-sourced MUST clauses are proven.
+--strict (with --proofs) exits 1 when a registered mutant has no recorded kill, when a killed
+mutant has a clause no kill by a check linked to that clause backs, or when fewer than 90 % of
+spec-sourced MUST clauses are proven.
 --interpretations prints docs/interpretations.md (generated from the registry).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -58,7 +59,7 @@ clauses and the unproven ones with why. Without records the report says "proven:
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "print the clause × check coverage matrix")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&proofs, "proofs", os.Getenv(proof.Env), "directory of proof records written by a test run with "+proof.Env+" set")
-	cmd.Flags().BoolVar(&strict, "strict", false, "with --proofs: exit 1 when a registered mutant has no recorded kill or spec MUST proven is below 90 %")
+	cmd.Flags().BoolVar(&strict, "strict", false, "with --proofs: exit 1 when a registered mutant has no recorded kill, a (mutant, clause) pair has no kill by a check linked to the clause, or spec MUST proven is below 90 %")
 	cmd.Flags().BoolVar(&interpretations, "interpretations", false, "print the interpretations document (Markdown)")
 	return cmd
 }
@@ -94,6 +95,8 @@ func runCoverage(out io.Writer, proofs string, asJSON, strict bool) error {
 		switch p := cov.Proof; {
 		case len(p.Survived) > 0:
 			return verdict("%d registered mutant(s) have no recorded kill: %v", len(p.Survived), p.Survived)
+		case len(p.UnprovenPairs) > 0:
+			return verdict("%d (mutant, clause) pair(s) were not killed by a check linked to the clause: %v", len(p.UnprovenPairs), p.UnprovenPairs)
 		case p.SpecMust.Percent() < 90:
 			return verdict("spec-sourced MUST proven %.1f %% (%d of %d), want at least 90 %%", p.SpecMust.Percent(), p.SpecMust.Proven, p.SpecMust.Clauses)
 		}

@@ -96,6 +96,44 @@ func (s pruneHalfOpen) PruneSnapshots(ctx context.Context, id string, r spi.SeqR
 	return s.ss.PruneSnapshots(ctx, id, spi.SeqRange{From: r.From, Through: r.Through - 1})
 }
 
+// --- every save of a sequence is its own row: listSequences lists the sequence once, prune
+// deletes and reports it once per save, so the dry run it backs under-reports.
+type pruneCountsSaves struct {
+	ss
+	mu    *sync.Mutex
+	saves map[string]map[int64]int
+}
+
+func (s pruneCountsSaves) Save(ctx context.Context, sn spi.Snapshot) error {
+	if err := s.ss.Save(ctx, sn); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.saves[sn.ExecutionID] == nil {
+		s.saves[sn.ExecutionID] = map[int64]int{}
+	}
+	s.saves[sn.ExecutionID][sn.Sequence]++
+	return nil
+}
+
+func (s pruneCountsSaves) PruneSnapshots(ctx context.Context, id string, r spi.SeqRange) ([]int64, error) {
+	got, err := s.ss.PruneSnapshots(ctx, id, r)
+	if err != nil {
+		return got, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []int64{}
+	for _, q := range got {
+		for i := 0; i < max(1, s.saves[id][q]); i++ {
+			out = append(out, q)
+		}
+		delete(s.saves[id], q)
+	}
+	return out, nil
+}
+
 // --- listSequences descending.
 type sequencesDescending struct{ ss }
 
@@ -138,6 +176,9 @@ func SnapshotStores() []Store[spi.SnapshotStore] {
 		{"sealed-ignored", "loadLatestSealed returns unsealed snapshots", "snapshotstore/load-latest-sealed", func() spi.SnapshotStore { return sealedIgnored{newSS()} }},
 		{"prune-wrong-range", "pruneSnapshots keeps the snapshot at through", "snapshotstore/prune-range", func() spi.SnapshotStore { return pruneHalfOpen{newSS()} }},
 		{"sequences-descending", "listSequences is descending", "snapshotstore/list-sequences", func() spi.SnapshotStore { return sequencesDescending{newSS()} }},
+		{"prune-counts-saves", "pruneSnapshots reports a sequence once per save while listSequences lists it once, so its dry run under-reports", "snapshotstore/prune-dry-run", func() spi.SnapshotStore {
+			return pruneCountsSaves{newSS(), &sync.Mutex{}, map[string]map[int64]int{}}
+		}},
 		{"delete-all-snapshots", "deleteExecution removes every execution's snapshots", "snapshotstore/delete-execution", func() spi.SnapshotStore {
 			return deleteAllSnapshots{newSS(), &sync.Mutex{}, map[string]bool{}}
 		}},

@@ -9,7 +9,9 @@ type hookMutant struct {
 }
 
 // hookMutants lists every Hooks mutant. One line each; Where names the test that proves the
-// rejection (the property kit for the §3 rules, other tests for the rest).
+// rejection (the property kit for the §3 rules, other tests for the rest). A mutant caught only by
+// the golden replay names the replay clause alone: the goldens see changed bytes, not which rule
+// the change breaks (I-COV-4).
 func hookMutants() []hookMutant {
 	const props = "kits/kernelprops:TestKitRejectsMutants"
 	const own = "reference/kernel:TestHookMutantsFailTheirTests"
@@ -30,7 +32,7 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.RerunCompletedSteps = true }, by("kernelprops/effects-per-start", "kernelprops/replay-appends-nothing"),
 			"S2.execute.served-not-rerun", "S3.resume.rerun-served"),
 		h("never-stamps", "appends every emit unstamped", props,
-			func(h *Hooks) { h.NeverStamp = true }, by("kernelprops/emit-once", "kernelprops/legacy-log"), "S3.emit.once", "S3.emit.stamp", "S3.emit.legacy-log"),
+			func(h *Hooks) { h.NeverStamp = true }, by("kernelprops/emit-once", "kernelprops/legacy-log", "kernelprops/emit-serving-model"), "S3.emit.once", "S3.emit.stamp", "S3.emit.legacy-log"),
 		h("lossy-snapshot", "saves snapshots without _resumePayloads", props,
 			func(h *Hooks) { h.LossySnapshot = true }, by("kernelprops/snapshot-equivalence"), "S3.snapshot.equivalence", "S4.snapshot.every-k", "S1.G1.preserve-p2-p9"),
 		h("budget-present-writes", "a present but empty Budget records RESOURCE_METERED before every live step", props,
@@ -64,7 +66,7 @@ func hookMutants() []hookMutant {
 		h("admission-ignored", "a spent budget never refuses a live effect", own,
 			func(h *Hooks) { h.AdmissionIgnored = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.budget.quota-exceeded"),
 		h("negotiate-recomputed", "negotiateBudget recomputes its grant on every run instead of recording it", own,
-			func(h *Hooks) { h.NegotiateRecomputed = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.budget.negotiate", "S1.P9.decision-logged"),
+			func(h *Hooks) { h.NegotiateRecomputed = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.budget.negotiate"),
 		h("wakeat-not-logged", "a timed park's wakeAt goes to the TimerStore only, not into the log", own,
 			func(h *Hooks) { h.WakeAtNotLogged = true }, by("kernel/TimersFireAfterRestart"), "S5.timer.time-in-log", "S5.timer.durable-wakeat"),
 		h("wakeat-relative", "a derived wakeAt is the timeout alone, not now + timeout", own,
@@ -116,19 +118,19 @@ func hookMutants() []hookMutant {
 		h("legacy-entries-skipped", "a pre-ingress log is not replayed as written: entries that answered no suspend point are skipped", own,
 			func(h *Hooks) { h.LegacyEntriesSkipped = true }, by("kernel/LegacyResumeEntryReplayedAndWarned"), "S5.ingress.legacy-as-written"),
 		h("resumeas-runs-source", "resumeAs records the migration but re-runs the source flow", own,
-			func(h *Hooks) { h.ResumeAsRunsSource = true }, by("kernel/ResumeAsTransformRecorded"), "I-KERNEL-15", "S5.resumeas.parked-all-rules"),
+			func(h *Hooks) { h.ResumeAsRunsSource = true }, by("kernel/ResumeAsTransformRecorded"), "I-KERNEL-15"),
 		h("authorizer-skips-resumeas", "the execution authorizer is not consulted on a resumeAs", own,
 			func(h *Hooks) { h.AuthorizerSkipsAs = true }, by("kernel/AuthorizerSeesResumeAs"), "I-KERNEL-51", "S5.resumeas.parked-all-rules"),
 		h("resources-run-only", "EffectContext.resources shows only this run's metering, not the execution's totals", own,
 			func(h *Hooks) { h.ResourcesRunOnly = true }, by("kernel/EffectReadsExecutionResources"), "S8.resources.metered-per-effect"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
-		h("drops-code-hash", "omits EXECUTION_STARTED codeHash", golden, func(h *Hooks) { h.DropCodeHash = true }, goldens, replay, "S4.v1_23.started-fields"),
+		h("drops-code-hash", "omits EXECUTION_STARTED codeHash", golden, func(h *Hooks) { h.DropCodeHash = true }, goldens, replay),
 		h("reverses-parallel-results", "returns a parallel's branch results in reverse order", golden, func(h *Hooks) { h.ReverseParallelResults = true }, goldens, replay, "S3.determinism.enforced"),
-		h("drops-decision-context", "records DECISION_RECORDED without its context", golden, func(h *Hooks) { h.DropDecisionContext = true }, goldens, replay, "S1.P9.decision-logged"),
-		h("forgets-resumes-on-resumeas", "re-runs a resumeAs without the recorded _resumePayloads", golden, func(h *Hooks) { h.ForgetResumesOnResumeAs = true }, goldens, replay, "S5.replay.gates-in-order"),
-		h("emit-segment-skew", "digests flow emits one segment ahead", golden, func(h *Hooks) { h.EmitSegmentSkew = true }, goldens, replay, "S3.emit.segment"),
-		h("retry-same-attempt", "records a re-run of a failed step with its previous attempt number", golden, func(h *Hooks) { h.RetrySameAttempt = true }, goldens, replay, "S41.typed.untyped-at-least-once"),
+		h("drops-decision-context", "records DECISION_RECORDED without its context", golden, func(h *Hooks) { h.DropDecisionContext = true }, goldens, replay),
+		h("forgets-resumes-on-resumeas", "re-runs a resumeAs without the recorded _resumePayloads", golden, func(h *Hooks) { h.ForgetResumesOnResumeAs = true }, goldens, replay),
+		h("emit-segment-skew", "digests flow emits one segment ahead", golden, func(h *Hooks) { h.EmitSegmentSkew = true }, goldens, replay),
+		h("retry-same-attempt", "records a re-run of a failed step with its previous attempt number", golden, func(h *Hooks) { h.RetrySameAttempt = true }, goldens, replay),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/loom-kernel/loom-conform/reference/kernel"
@@ -40,45 +41,50 @@ func checkArgs(syscall string, args json.RawMessage) error {
 	if len(t) == 0 || string(t) == "null" {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
+	allowed, known := argFields[syscall]
+	bad, task, hasTask, ok := strays(t, allowed, "task")
+	if !ok {
 		return fmt.Errorf("params.args must be an object")
 	}
-	allowed, known := argFields[syscall]
 	if !known {
 		return nil
 	}
-	if err := onlyFields("params.args", m, allowed); err != nil {
+	if err := unknownField("params.args", bad, allowed); err != nil {
 		return err
 	}
-	if task, ok := m["task"]; ok {
-		var tm map[string]json.RawMessage
-		if json.Unmarshal(task, &tm) != nil {
-			return fmt.Errorf("params.args.task must be an object")
-		}
-		if err := onlyFields("params.args.task", tm, taskFields); err != nil {
-			return err
-		}
+	if !hasTask || string(task) == "null" {
+		return nil
 	}
-	return nil
+	bad, _, _, ok = strays(task, taskFields, "")
+	if !ok {
+		return fmt.Errorf("params.args.task must be an object")
+	}
+	return unknownField("params.args.task", bad, taskFields)
 }
 
-func onlyFields(where string, m map[string]json.RawMessage, allowed []string) error {
-	ok := map[string]bool{}
-	for _, f := range allowed {
-		ok[f] = true
-	}
-	var bad []string
-	for k := range m {
-		if !ok[k] {
-			bad = append(bad, k)
+// strays walks the object obj: the names of its members outside allowed, and the value of its
+// last member named want (the one a decoder keeps). ok is false when obj is not an object.
+func strays(obj []byte, allowed []string, want string) (bad []string, wanted []byte, found, ok bool) {
+	ok = eachMember(obj, func(k, v []byte) bool {
+		name := memberName(k)
+		if !slices.Contains(allowed, name) {
+			bad = append(bad, name)
 		}
+		if want != "" && name == want {
+			wanted, found = v, true
+		}
+		return true
+	})
+	return bad, wanted, found, ok
+}
+
+// unknownField names the first (in sorted order) of the members outside allowed.
+func unknownField(where string, bad, allowed []string) error {
+	if len(bad) == 0 {
+		return nil
 	}
-	if len(bad) > 0 {
-		sort.Strings(bad)
-		return fmt.Errorf("%s: unknown field %q (this syscall takes %v)", where, bad[0], allowed)
-	}
-	return nil
+	sort.Strings(bad)
+	return fmt.Errorf("%s: unknown field %q (this syscall takes %v)", where, bad[0], allowed)
 }
 
 // checkBudget refuses a per-execution budget (execution.start's budget, I-WIRE-17) whose caps are

@@ -17,9 +17,10 @@ import (
 // Client is a minimal Go client of the wire ABI (tests, `certify kernel`). Calls travel over one
 // keep-alive HTTP connection pool.
 type Client struct {
-	url    string
-	hc     *http.Client
-	nextID atomic.Int64
+	url     string
+	hc      *http.Client
+	timeout time.Duration
+	nextID  atomic.Int64
 	// Observe, when set, sees every exchange (the request and response bodies).
 	Observe func(method string, request, response []byte)
 }
@@ -29,7 +30,10 @@ func NewClient(url string, timeout time.Duration) *Client {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return &Client{url: url, hc: &http.Client{Timeout: timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
+	// The timeout bounds each call through its context: http.Client.Timeout would start a timer
+	// goroutine per request. Responses are small JSON: no compression to negotiate.
+	tr := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}
+	return &Client{url: url, hc: &http.Client{Transport: tr}, timeout: timeout}
 }
 
 // URL returns the kernel's URL.
@@ -65,7 +69,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return fmt.Errorf("%s: encoding params: %w", method, err)
 	}
 	id := c.nextID.Add(1)
-	body, _ := json.Marshal(Request{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: raw})
+	body := appendRequest(make([]byte, 0, len(raw)+len(method)+48), id, method, raw)
 	resp, err := c.post(ctx, "application/json", body)
 	if c.Observe != nil {
 		c.Observe(method, body, resp)
@@ -74,7 +78,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	var r Response
-	if err := json.Unmarshal(resp, &r); err != nil {
+	if err := unmarshalResponse(resp, &r); err != nil {
 		return fmt.Errorf("%s: response is not a JSON-RPC response: %v", method, err)
 	}
 	if r.JSONRPC != "2.0" || string(r.ID) != strconv.FormatInt(id, 10) {
@@ -97,7 +101,38 @@ func (c *Client) Post(ctx context.Context, contentType string, body []byte) ([]b
 	return c.post(ctx, contentType, body)
 }
 
+// appendRequest appends the request frame of a call whose params are raw (json.Marshal's output:
+// compact and escaped), byte for byte what json.Marshal makes of the Request.
+func appendRequest(b []byte, id int64, method string, raw json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	if plainName(method) {
+		b = append(append(append(b, '"'), method...), '"')
+	} else {
+		m, _ := json.Marshal(method)
+		b = append(b, m...)
+	}
+	if len(raw) > 0 {
+		b = append(append(b, `,"params":`...), raw...)
+	}
+	return append(b, '}')
+}
+
+// plainName reports whether a method name is JSON text as it stands: letters, digits, '.', '_', '-'.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -108,7 +143,7 @@ func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]b
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes))
+	b, err := readBody(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes), min(resp.ContentLength, bridge.DefaultMaxResponseBytes))
 	if err != nil {
 		return nil, err
 	}
@@ -116,4 +151,27 @@ func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]b
 		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, bytes.TrimSpace(b))
 	}
 	return b, nil
+}
+
+// unmarshalResponse is json.Unmarshal of a response object: valid JSON whose members are a result
+// response's, each plain, is walked; anything else (an error response included) is json.Unmarshal's.
+func unmarshalResponse(b []byte, r *Response) error {
+	if json.Valid(b) && eachMember(b, func(k, v []byte) bool {
+		ok := true
+		switch string(k) {
+		case "jsonrpc":
+			r.JSONRPC, ok = plainString(v)
+		case "id":
+			r.ID = append(json.RawMessage(nil), v...)
+		case "result":
+			r.Result = append(json.RawMessage(nil), v...)
+		default:
+			ok = false
+		}
+		return ok
+	}) {
+		return nil
+	}
+	*r = Response{}
+	return json.Unmarshal(b, r)
 }

@@ -33,10 +33,13 @@ func (d *Driver) Syscall(ctx context.Context, name string, args json.RawMessage)
 
 // SyscallAt makes one syscall in the parallel branch at path (nil = the flow's top, I-WIRE-11).
 func (d *Driver) SyscallAt(ctx context.Context, path []int, name string, args json.RawMessage) (value json.RawMessage, parked bool, err error) {
-	p := map[string]any{"executionId": d.ExecutionID, "driver": d.Token, "args": args}
-	if len(path) > 0 {
-		p["branch"] = path
-	}
+	// members in the order json.Marshal gives a map of them
+	p := struct {
+		Args        json.RawMessage `json:"args"`
+		Branch      []int           `json:"branch,omitempty"`
+		Driver      string          `json:"driver"`
+		ExecutionID string          `json:"executionId"`
+	}{args, path, d.Token, d.ExecutionID}
 	var res syscallResult
 	err = d.C.Call(ctx, "syscall."+name, p, &res)
 	return res.Value, res.Parked, err

@@ -32,12 +32,25 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.serveStream(w, r, body)
 		return
 	}
-	b, err := io.ReadAll(body)
+	b, err := readBody(body, r.ContentLength)
 	if err != nil {
 		writeJSON(w, Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: readError(err, c.opts.MaxRequestBytes)})
 		return
 	}
 	writeJSON(w, c.HandleBytes(r.Context(), b))
+}
+
+// readBody reads a request or response body: in one buffer of its declared length when it has
+// one (up to 1 MiB; beyond, and without one, as it comes), so a small body costs one allocation.
+func readBody(body io.Reader, length int64) ([]byte, error) {
+	if length <= 0 || length > 1<<20 {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, length)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // HandleBytes decodes one request body and answers it: DecodeRequest, then HandleRPC.
@@ -62,9 +75,27 @@ func readError(err error, limit int64) *bridge.RPCError {
 }
 
 func writeJSON(w http.ResponseWriter, resp Response) {
-	out, _ := json.Marshal(resp)
+	out, ok := appendResult(make([]byte, 0, len(resp.ID)+len(resp.Result)+32), resp)
+	if !ok {
+		out, _ = json.Marshal(resp)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+// appendResult appends the frame of a result response whose id is JSON text as it stands (a
+// number, or a string with no character json.Marshal escapes for HTML) — byte for byte what
+// json.Marshal makes of it, the result being json.Marshal's output (compact, escaped) already.
+// It reports false for any other response.
+func appendResult(b []byte, resp Response) ([]byte, bool) {
+	if resp.Error != nil || len(resp.Result) == 0 || resp.JSONRPC != "2.0" || len(resp.ID) == 0 || bytes.ContainsAny(resp.ID, "<>&\u2028\u2029 \t\r\n") {
+		return b, false
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, resp.ID...)
+	b = append(b, `,"result":`...)
+	b = append(b, resp.Result...)
+	return append(b, '}'), true
 }
 
 // Ack is one line of a streaming answer: chunk i was appended (or refused, with the error).
@@ -84,8 +115,8 @@ func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (js
 		resp.Error = rpcErr(CodeMethodNotFound, "method", fmt.Sprintf("method %q has no streaming form: only channel syscalls stream", req.Method), "method", req.Method)
 		return resp
 	}
-	var p syscallParams
-	if err := decodeStrict(req.Params, &p); err != nil {
+	p, err := decodeSyscallParams(req.Params)
+	if err != nil {
 		resp.Error = invalid(req.Method, err)
 		return resp
 	}

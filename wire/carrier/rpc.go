@@ -3,6 +3,7 @@ package carrier
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -97,18 +98,25 @@ func rpcErr(code int, kind, msg string, kv ...any) *bridge.RPCError {
 // request object gets the JSON-RPC error for it.
 func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 	t := bytes.TrimSpace(body)
-	if !json.Valid(t) {
-		return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
-	}
-	if len(t) > 0 && t[0] == '[' {
-		return Request{}, rpcErr(CodeInvalidRequest, "batch", "batch requests are not part of the wire ABI")
-	}
-	if len(t) == 0 || t[0] != '{' {
-		return Request{}, rpcErr(CodeInvalidRequest, "request", "a request is a JSON object")
-	}
 	var req Request
-	if err := json.Unmarshal(t, &req); err != nil {
-		return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+	if len(t) > 0 && t[0] == '{' {
+		// one pass tells text that is not JSON (a syntax error) from a request of the wrong shape
+		err := unmarshalRequest(t, &req)
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
+		}
+		if err != nil {
+			return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+		}
+	} else {
+		if !json.Valid(t) {
+			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
+		}
+		if len(t) > 0 && t[0] == '[' {
+			return Request{}, rpcErr(CodeInvalidRequest, "batch", "batch requests are not part of the wire ABI")
+		}
+		return Request{}, rpcErr(CodeInvalidRequest, "request", "a request is a JSON object")
 	}
 	id := bytes.TrimSpace(req.ID)
 	switch {
@@ -120,4 +128,29 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 		return req, rpcErr(CodeInvalidRequest, "request", `"id" must be a string or a number`, "field", "id")
 	}
 	return req, nil
+}
+
+// unmarshalRequest is json.Unmarshal of a request object: valid JSON whose members are the four a
+// request has, each plain, is walked; anything else is json.Unmarshal's (its error included).
+func unmarshalRequest(t []byte, req *Request) error {
+	if json.Valid(t) && eachMember(t, func(k, v []byte) bool {
+		ok := true
+		switch string(k) {
+		case "jsonrpc":
+			req.JSONRPC, ok = plainString(v)
+		case "method":
+			req.Method, ok = plainString(v)
+		case "id":
+			req.ID = append(json.RawMessage(nil), v...)
+		case "params":
+			req.Params = append(json.RawMessage(nil), v...)
+		default:
+			ok = false
+		}
+		return ok
+	}) {
+		return nil
+	}
+	*req = Request{}
+	return json.Unmarshal(t, req)
 }

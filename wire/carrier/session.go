@@ -215,9 +215,35 @@ type syscallParams struct {
 	Branch      []int           `json:"branch"`
 }
 
-func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any, *bridge.RPCError) {
+// decodeSyscallParams decodes a syscall's params: a walk of the members when they are the plain
+// ones a driver sends, else the strict decoder (whose error names the field).
+func decodeSyscallParams(raw json.RawMessage) (syscallParams, error) {
 	var p syscallParams
-	if err := decodeStrict(raw, &p); err != nil {
+	plain := eachMember(raw, func(k, v []byte) bool {
+		ok := true
+		switch string(k) {
+		case "executionId":
+			p.ExecutionID, ok = plainString(v)
+		case "driver":
+			p.Driver, ok = plainString(v)
+		case "args":
+			p.Args = append(json.RawMessage(nil), v...)
+		default: // branch, or anything the strict decoder must judge
+			ok = false
+		}
+		return ok
+	})
+	if plain {
+		return p, nil
+	}
+	p = syscallParams{}
+	err := decodeStrict(raw, &p)
+	return p, err
+}
+
+func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any, *bridge.RPCError) {
+	p, err := decodeSyscallParams(raw)
+	if err != nil {
 		return nil, invalid(m.Name, err)
 	}
 	s, e := c.driven(p.ExecutionID, p.Driver)

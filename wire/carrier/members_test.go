@@ -1,0 +1,278 @@
+package carrier
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+// The hot path of a syscall walks its params and args instead of decoding them; these tests hold
+// it to the decoders it replaced, which stay the reference (differential: the walk against the
+// simple model, on hand-picked inputs and under the fuzzer).
+
+var paramsCorpus = []string{
+	`{"executionId":"e","driver":"t","args":{"task":{"id":"s1","toolId":"echo"},"input":1}}`,
+	`{"args":{"task":{"id":"s1","toolId":"echo"},"input":1},"driver":"t","executionId":"e"}`,
+	` { "executionId" : "e" , "driver" : "t" , "args" : { "a" : [1, {"b": "}"}] } } `,
+	`{"executionId":"e","driver":"t","args":null}`,
+	`{"executionId":"e","driver":"t"}`,
+	`{}`, `null`, ``, `[]`, `"x"`, `1`,
+	`{"executionId":"e","executionId":"f"}`,
+	`{"executionId":"\u0065","driver":"t"}`,
+	`{"executionId":"é","driver":"t"}`,
+	`{"ExecutionID":"e","driver":"t"}`,
+	`{"executionId":1,"driver":"t"}`,
+	`{"executionId":null,"driver":"t"}`,
+	`{"executionId":"e","driver":"t","branch":[0,1]}`,
+	`{"executionId":"e","driver":"t","branch":null}`,
+	`{"executionId":"e","driver":"t","extra":true}`,
+	`{"executionId":"e","driver":"t","args":{"x":"\"}"}}`,
+	`{"executionId":"e"} {}`,
+	`{"executionId":"e",}`,
+	`{"executionId" "e"}`,
+	`{"executionId":"e"`,
+}
+
+// strictParams is the reference: the strict decoder alone.
+func strictParams(raw string) (syscallParams, error) {
+	var p syscallParams
+	err := decodeStrict(json.RawMessage(raw), &p)
+	return p, err
+}
+
+func sameParams(t *testing.T, raw string) {
+	t.Helper()
+	if !json.Valid([]byte(raw)) && raw != "" {
+		return // params reach the walk only from a request body that decoded
+	}
+	got, gerr := decodeSyscallParams(json.RawMessage(raw))
+	want, werr := strictParams(raw)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
+		t.Errorf("decodeSyscallParams(%s) = %+v, %v, want %+v, %v", raw, got, gerr, want, werr)
+	}
+}
+
+func TestDecodeSyscallParamsIsTheStrictDecoder(t *testing.T) {
+	for _, raw := range paramsCorpus {
+		sameParams(t, raw)
+	}
+}
+
+func FuzzDecodeSyscallParams(f *testing.F) {
+	for _, raw := range paramsCorpus {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) { sameParams(t, raw) })
+}
+
+// checkArgsModel is the map-decoding check the walk replaced.
+func checkArgsModel(syscall string, args json.RawMessage) error {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
+		return fmt.Errorf("params.args must be an object")
+	}
+	allowed, known := argFields[syscall]
+	if !known {
+		return nil
+	}
+	only := func(where string, m map[string]json.RawMessage, allowed []string) error {
+		var bad []string
+		for k := range m {
+			ok := false
+			for _, a := range allowed {
+				ok = ok || a == k
+			}
+			if !ok {
+				bad = append(bad, k)
+			}
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return fmt.Errorf("%s: unknown field %q (this syscall takes %v)", where, bad[0], allowed)
+		}
+		return nil
+	}
+	if err := only("params.args", m, allowed); err != nil {
+		return err
+	}
+	if task, ok := m["task"]; ok {
+		var tm map[string]json.RawMessage
+		if json.Unmarshal(task, &tm) != nil {
+			return fmt.Errorf("params.args.task must be an object")
+		}
+		return only("params.args.task", tm, taskFields)
+	}
+	return nil
+}
+
+var argsCorpus = []string{
+	`{"task":{"id":"s1","toolId":"echo"},"input":1}`,
+	`{"task":{"id":"s1","kind":"tool","toolId":"echo","fn":1},"input":1}`,
+	`{"task":null}`, `{"task":"x"}`, `{"task":[1]}`, `{"task":{}}`,
+	`{"task":{"id":"a"},"task":{"sequence":1}}`,
+	`{"task":{"sequence":1},"task":{"id":"a"}}`,
+	`{"input":1,"metadata":{},"sequence":2}`,
+	`{"t\u0061sk":{"id":"a"}}`, `{"tâsk":1}`,
+	`{}`, `null`, ``, ` `, `[]`, `"x"`, `1`,
+}
+
+func TestCheckArgsIsTheMapCheck(t *testing.T) {
+	for _, syscall := range []string{"execute", "emit", "parallel", "unknown"} {
+		for _, raw := range argsCorpus {
+			sameArgs(t, syscall, raw)
+		}
+	}
+}
+
+func sameArgs(t *testing.T, syscall, raw string) {
+	t.Helper()
+	if !json.Valid([]byte(raw)) && raw != "" && raw != " " {
+		return
+	}
+	got, want := checkArgs(syscall, json.RawMessage(raw)), checkArgsModel(syscall, json.RawMessage(raw))
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("checkArgs(%s, %s) = %v, want %v", syscall, raw, got, want)
+	}
+}
+
+func FuzzCheckArgs(f *testing.F) {
+	for _, raw := range argsCorpus {
+		f.Add("execute", raw)
+	}
+	f.Fuzz(func(t *testing.T, syscall, raw string) { sameArgs(t, syscall, raw) })
+}
+
+func TestEachMemberRefusesWhatIsNotOneObject(t *testing.T) {
+	for _, raw := range []string{``, `[]`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1} x`, `{"a":1}{}`, `{"a":"}`, `{1:2}`} {
+		if eachMember([]byte(raw), func(k, v []byte) bool { return true }) {
+			t.Errorf("eachMember(%s) = true, want false", raw)
+		}
+	}
+}
+
+func TestAppendRequestIsMarshal(t *testing.T) {
+	for _, method := range []string{"syscall.execute", "wire.handshake", "x<y>", "é", `a"b`} {
+		for _, params := range []any{nil, map[string]any{"a": "<&>"}, json.RawMessage(` { "a" : 1 } `)} {
+			raw, _ := json.Marshal(params)
+			want, _ := json.Marshal(Request{JSONRPC: "2.0", ID: json.RawMessage("7"), Method: method, Params: raw})
+			if got := appendRequest(nil, 7, method, raw); string(got) != string(want) {
+				t.Errorf("appendRequest(7, %q, %s) = %s, want %s", method, raw, got, want)
+			}
+		}
+	}
+}
+
+func TestAppendResultIsMarshal(t *testing.T) {
+	result, _ := json.Marshal(syscallResult{Value: json.RawMessage(`{"a" : "<b>"}`)})
+	for _, id := range []string{`1`, `-2.5e3`, `"a"`, `"a b"`, `"<x>"`, `"\u2028"`, "\"\u2028\"", `"\"q\""`} {
+		resp := Response{JSONRPC: "2.0", ID: json.RawMessage(id), Result: result}
+		want, _ := json.Marshal(resp)
+		got, ok := appendResult(nil, resp)
+		if !ok {
+			got, _ = json.Marshal(resp)
+		}
+		if string(got) != string(want) {
+			t.Errorf("appendResult(id %s) = %s, want %s", id, got, want)
+		}
+	}
+	if _, ok := appendResult(nil, Response{JSONRPC: "2.0", ID: json.RawMessage(`1`), Error: rpcErr(CodeInternalError, "internal", "x")}); ok {
+		t.Error("appendResult(an error response) = ok, want false (json.Marshal writes errors)")
+	}
+}
+
+// decodeRequestModel is DecodeRequest as it was: json.Valid, then the shape, then json.Unmarshal.
+func decodeRequestModel(body []byte) (Request, string) {
+	t := bytes.TrimSpace(body)
+	if !json.Valid(t) {
+		return Request{}, "parse"
+	}
+	if len(t) > 0 && t[0] == '[' {
+		return Request{}, "batch"
+	}
+	if len(t) == 0 || t[0] != '{' {
+		return Request{}, "request: object"
+	}
+	var req Request
+	if err := json.Unmarshal(t, &req); err != nil {
+		return Request{}, "request: " + err.Error()
+	}
+	return req, ""
+}
+
+var requestCorpus = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`, `{"jsonrpc":"2.0","id":1,"method":5}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m"`, `{"jsonrpc":"2.0"} x`, `[{"jsonrpc":"2.0"}]`, `[`, `"x"`, `1`,
+	``, `   `, `{}`, ` {"id":"a"} `, `{"jsonrpc":2}`, `nul`,
+}
+
+func TestDecodeRequestIsTheModel(t *testing.T) {
+	for _, body := range requestCorpus {
+		sameRequest(t, body)
+	}
+}
+
+func sameRequest(t *testing.T, body string) {
+	t.Helper()
+	got, e := DecodeRequest([]byte(body))
+	want, werr := decodeRequestModel([]byte(body))
+	if werr != "" {
+		if e == nil {
+			t.Errorf("DecodeRequest(%q) = ok, want the error of %s", body, werr)
+		}
+		kind := map[string]string{"parse": "parse", "batch": "batch"}[werr]
+		if kind == "" {
+			kind = "request"
+		}
+		var d struct{ Kind string }
+		_ = json.Unmarshal(e.Data, &d)
+		if d.Kind != kind {
+			t.Errorf("DecodeRequest(%q) = kind %q, want %q (%s)", body, d.Kind, kind, werr)
+		}
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DecodeRequest(%q) = %+v, want %+v", body, got, want)
+	}
+}
+
+func FuzzDecodeRequestIsTheModel(f *testing.F) {
+	for _, body := range requestCorpus {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) { sameRequest(t, body) })
+}
+
+var responseCorpus = []string{
+	`{"jsonrpc":"2.0","id":1,"result":{"value":1}}`, `{"jsonrpc":"2.0","id":"a","result":null}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}`, `{"jsonrpc":"2.0","ID":1,"result":1}`,
+	`{"jsonrpc":2,"id":1,"result":1}`, `{"jsonrpc":null,"id":1}`, `{"result":1,"result":2}`, `{}`, `[]`, `{"a":`, `nul`,
+}
+
+func sameResponse(t *testing.T, body string) {
+	t.Helper()
+	var got, want Response
+	gerr, werr := unmarshalResponse([]byte(body), &got), json.Unmarshal([]byte(body), &want)
+	if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(got, want) {
+		t.Errorf("unmarshalResponse(%s) = %+v, %v, want %+v, %v", body, got, gerr, want, werr)
+	}
+}
+
+func TestUnmarshalResponseIsUnmarshal(t *testing.T) {
+	for _, body := range responseCorpus {
+		sameResponse(t, body)
+	}
+}
+
+func FuzzUnmarshalResponse(f *testing.F) {
+	for _, body := range responseCorpus {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) { sameResponse(t, body) })
+}
