@@ -78,8 +78,8 @@ func BenchmarkFoldScaling(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(flat.MedianAB, "cost@1e6/cost@1e4")
-		b.ReportMetric(ratio.MedianAB, "(decode+fold)/decode@1e6")
+		b.ReportMetric(flat.Figure, "cost@1e6/cost@1e4")
+		b.ReportMetric(ratio.Figure, "(decode+fold)/decode@1e6")
 	}
 }
 
@@ -186,7 +186,7 @@ func TestWritePerformanceDoc(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		flats, ratios = append(flats, flat.MedianAB), append(ratios, ratio.MedianAB)
+		flats, ratios = append(flats, flat.Figure), append(ratios, ratio.Figure)
 	}
 	doc.WriteString("## Scaling (the mix log, `fold.FoldBytes`), 5 measurements of 3 interleaved rounds each (median of each), min/median/max over the 5\n\n| figure | min | median | max | target |\n| --- | ---: | ---: | ---: | ---: |\n")
 	lo, med, hi := Spread(flats)
