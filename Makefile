@@ -34,7 +34,7 @@ fitness: ## run every fitness gate (spec §10); JSON and JUnit reports in test-r
 	scripts/with-services.sh $(GO) run ./cmd/loom-conform fitness --json test-results/fitness.json --junit test-results/fitness.xml
 
 g2-proof: ## run the G2 ratio gate 20 times on a slowed kernel and 20 times on the real one (needs ≥ 19 right verdicts each)
-	LOOM_CONFORM_G2_PROOF_RUNS=20 $(GO) test -run TestG2GateCatchesSlowUnwiredPath -v -timeout 30m ./fitness
+	LOOM_CONFORM_G2_PROOF_RUNS=20 $(GO) test -count=1 -run TestG2GateCatchesSlowUnwiredPath -v -timeout 30m ./fitness
 
 bench: ## benchmarks; targets are reported as ratios measured in one run
 	scripts/with-services.sh $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 60m $(PKGS)

@@ -128,6 +128,22 @@ func RunFold(cli, file, out string) (time.Duration, error) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
+// StartCPU is the child CPU time of `cli version`, the fastest of rounds: what every command
+// line run pays to start the process (the runtime and the harness's package initialisation)
+// before it reads a byte.
+func StartCPU(cli string, rounds int) (time.Duration, error) {
+	best := time.Duration(1 << 62)
+	for range rounds {
+		cmd := exec.Command(cli, "version")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("%s version: %v: %s", cli, err, out)
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		best = min(best, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+	}
+	return best, nil
+}
+
 // MaxRSS runs `cli fold file > /dev/null` and returns the child's peak resident set in bytes.
 func MaxRSS(cli, file string) (int64, time.Duration, error) {
 	cmd := exec.Command(cli, "fold", file)
@@ -170,6 +186,37 @@ func Table(ws []Workload, log []byte, file string, rounds int) ([]Row, error) {
 		rows[i] = Row{Name: w.Name, MBPerCPUs: float64(len(log)) / 1e6 / best[i].Seconds(), VsStdlib: float64(best[0]) / float64(best[i])}
 	}
 	return rows, nil
+}
+
+// RowSpread is one workload over several runs of Table: MB per CPU second (min, median, max)
+// and the median ratio to encoding/json.
+type RowSpread struct {
+	Name           string
+	Lo, Med, Hi    float64
+	MedianVsStdlib float64
+}
+
+// TableRuns runs Table runs times and returns each row's spread over the runs.
+func TableRuns(ws []Workload, log []byte, file string, runs, rounds int) ([]RowSpread, error) {
+	per := make([][]float64, len(ws))
+	vs := make([][]float64, len(ws))
+	for range runs {
+		rows, err := Table(ws, log, file, rounds)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			per[i] = append(per[i], r.MBPerCPUs)
+			vs[i] = append(vs[i], r.VsStdlib)
+		}
+	}
+	out := make([]RowSpread, len(ws))
+	for i, w := range ws {
+		lo, med, hi := Spread(per[i])
+		_, mv, _ := Spread(vs[i])
+		out[i] = RowSpread{Name: w.Name, Lo: lo, Med: med, Hi: hi, MedianVsStdlib: mv}
+	}
+	return out, nil
 }
 
 // Spread is the minimum, median and maximum of xs.

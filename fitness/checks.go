@@ -8,9 +8,12 @@ func Checks() []spec.Check {
 		return spec.Check{ID: "fitness/" + id, Kind: spec.KindTest, Clauses: clauses, Where: "fitness:" + fn}
 	}
 	return []spec.Check{
-		t("g2-gate-proof", "TestG2GateCatchesSlowUnwiredPath", "S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"),
-		t("ratio-judge", "TestJudgeMax", "S10.g2.behavioural-and-ratio"),
-		t("ratio-judge-min", "TestJudgeMin", "S10.g2.behavioural-and-ratio"),
+		t("g2-gate-proof", "TestG2GateCatchesSlowUnwiredPath", "S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical", "I-PERF-3"),
+		t("ratio-judge", "TestJudgeMax", "S10.g2.behavioural-and-ratio", "I-PERF-2"),
+		t("ratio-judge-min", "TestJudgeMin", "S10.g2.behavioural-and-ratio", "I-PERF-2"),
+		t("ratio-interval", "TestHodgesLehmann", "S10.g2.behavioural-and-ratio", "I-PERF-1"),
+		t("ratio-interleaves", "TestMeasureInterleaves", "S10.g2.behavioural-and-ratio", "I-PERF-1"),
+		t("ratio-extends", "TestMeasureUntilExtends", "S10.g2.behavioural-and-ratio", "I-PERF-2"),
 		t("gate-failure-paths", "TestGateFailurePaths", "S10.fitness.gated"),
 		t("coverage-gate", "TestCoverageGate", "S10.fitness.gated"),
 		t("mutants-gate", "TestMutantsGate", "S10.fitness.gated"),
@@ -24,7 +27,7 @@ func Checks() []spec.Check {
 func Mutants() []spec.Mutant {
 	return []spec.Mutant{{
 		ID: "kernel-hook/g2/unwired-work", Kind: "kernel-hook",
-		Defect:   "a kernel whose configured-but-unwired options add ~10 % work to every live step (kernel.Hooks.UnwiredWork)",
+		Defect:   "a kernel whose configured-but-unwired options add 10 % work: one plain execution every hundredth live step (kernel.Hooks.UnwiredWork)",
 		Clauses:  []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
 		CaughtBy: []string{"fitness/g2-gate-proof"},
 		Where:    "fitness:TestG2GateCatchesSlowUnwiredPath",

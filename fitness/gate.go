@@ -9,7 +9,7 @@ const (
 	KindChecks Kind = "checks"
 	// KindBench runs one Go benchmark and compares a metric it reports with a threshold.
 	KindBench Kind = "bench"
-	// KindRatio measures an A/B pair in process, interleaved, with an A/A noise guard.
+	// KindRatio measures an A/B pair in process, interleaved, with an A/A control (I-PERF-1).
 	KindRatio Kind = "ratio"
 	// KindCoverage judges the clause × check coverage against a reviewed ledger.
 	KindCoverage Kind = "coverage"
@@ -77,5 +77,5 @@ type Result struct {
 	Clauses   []string `json:"clauses"`
 	Detail    string   `json:"detail,omitempty"`
 	Seconds   float64  `json:"seconds"`
-	Attempts  int      `json:"attempts,omitempty"`
+	Rounds    int      `json:"rounds,omitempty"` // interleaved rounds a ratio gate measured
 }

@@ -3,18 +3,14 @@ package fitness
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"runtime/debug"
-	"sort"
-	"syscall"
-	"time"
 )
 
 // A ratio gate compares two workloads measured in the same process: A (the baseline) and B (the
-// thing under test). Each round runs A, B and A again in a rotated order, so that slow phases of a
-// noisy machine fall on both sides alike; B/A is the figure and the second A/A is the machine's
-// own noise, measured in the same run. The verdict is confident only when the figure is further
-// from the threshold than the noise: otherwise it is unknown, and the gate measures again.
+// thing under test), with a control A' that is A again under B's schedule. Each round times all
+// three interleaved (see Measure); the figure is the Hodges–Lehmann estimate of the per-round
+// B/A with its 95 % confidence interval, and A'/A shows what bias the measurement itself has.
+// A verdict is given only when the whole interval, widened by that bias, lies on one side of the
+// limit; otherwise it is unknown and the gate measures more rounds.
 
 // Samples are the per-round ratios of one measurement.
 type Samples struct {
@@ -24,156 +20,80 @@ type Samples struct {
 
 // Judgement is the verdict on one measurement.
 type Judgement struct {
-	Verdict  Verdict `json:"verdict"`
-	MedianAB float64 `json:"medianAB"`
-	MedianAA float64 `json:"medianAA"`
-	// Noise is the uncertainty the A/A rounds show: the larger of |median(A/A) − 1| and half the
-	// interquartile range of A/A.
-	Noise  float64 `json:"noise"`
+	Verdict Verdict `json:"verdict"`
+	// Figure is the value judged: the estimate of B/A for a ratio, the median for a bench metric.
+	Figure float64 `json:"figure"`
+	// Low and High bound what the figure may be given the noise: for a ratio, the 95 %
+	// interval of B/A widened on both sides by the A/A bias (how far the A/A interval lies off
+	// 1); for a bench metric, the median ± half the interquartile range.
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+	// AA is the estimate of A'/A (ratios only): 1 when the measurement is unbiased.
+	AA     float64 `json:"aa,omitempty"`
 	Reason string  `json:"reason"`
 }
 
-// MaxNoise is the noise above which no ratio is judged at all: the machine is too busy.
+// MaxNoise is the noise above which nothing is judged at all: the machine is too busy. For a
+// ratio it bounds the half-width of the A/A interval (in log terms), for a bench metric half the
+// interquartile range.
 const MaxNoise = 0.10
 
-// JudgeMax judges "median B/A ≤ max". It passes only when median+noise ≤ max, fails only when
-// median−noise > max, and is unknown in between or when the noise exceeds MaxNoise, so noise alone
-// can never produce a failure.
+// JudgeMax judges "B/A ≤ max": pass when the whole widened interval is at or below max, fail
+// when it is wholly above, unknown when it straddles max or the A/A control is too noisy, so
+// noise alone does not produce a verdict.
 func JudgeMax(s Samples, max float64) Judgement {
 	return judge(s, max, true)
 }
 
-// JudgeMin judges "median B/A ≥ min" the same way.
+// JudgeMin judges "B/A ≥ min" the same way.
 func JudgeMin(s Samples, min float64) Judgement {
 	return judge(s, min, false)
 }
 
+// judge works on logarithms, where a ratio and its inverse are equally far from 1.
 func judge(s Samples, limit float64, upper bool) Judgement {
 	if len(s.AB) == 0 || len(s.AA) != len(s.AB) {
 		return Judgement{Verdict: Unknown, Reason: fmt.Sprintf("%d A/B and %d A/A rounds: nothing to judge", len(s.AB), len(s.AA))}
 	}
-	q1, q3 := quartiles(s.AA)
-	mAA := median(s.AA)
-	j := decide(median(s.AB), math.Max(math.Abs(mAA-1), (q3-q1)/2), limit, upper)
-	j.MedianAA = mAA
+	ab, aa := hodgesLehmann(logs(s.AB)), hodgesLehmann(logs(s.AA))
+	// The control's bias counts as far as its own interval lies off 1 — what the A/A rounds show
+	// beyond their noise. (Widening by |A'/A − 1| itself charged every run its A/A noise twice and
+	// left a 10 % slower kernel undecided after 210 rounds.)
+	bias := max(0, aa.Low, -aa.High)
+	j := decide(math.Exp(ab.Est), math.Exp(ab.Low-bias), math.Exp(ab.High+bias), limit, upper)
+	j.AA = math.Exp(aa.Est)
+	if noise := (aa.High - aa.Low) / 2; noise > MaxNoise {
+		j.Verdict = Unknown
+		j.Reason = fmt.Sprintf("A/A noise %.3f exceeds %.2f: the machine is too noisy to judge", noise, MaxNoise)
+	}
+	j.Reason += fmt.Sprintf(" (%d rounds)", len(s.AB))
 	return j
 }
 
-// decide judges a median against limit given the noise of its measurement.
-func decide(med, noise, limit float64, upper bool) Judgement {
-	j := Judgement{Verdict: Unknown, MedianAB: med, Noise: noise}
-	op, within := "≤", med <= limit
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// decide judges the interval [low, high] around figure against limit: pass when it lies wholly on
+// the allowed side, fail when wholly on the other, unknown when it straddles the limit.
+func decide(figure, low, high, limit float64, upper bool) Judgement {
+	j := Judgement{Verdict: Unknown, Figure: figure, Low: low, High: high}
+	op, inside, outside := "≤", high <= limit, low > limit
 	if !upper {
-		op, within = "≥", med >= limit
+		op, inside, outside = "≥", low >= limit, high < limit
 	}
+	span := fmt.Sprintf("%.3f in [%.3f, %.3f]", figure, low, high)
 	switch {
-	case noise > MaxNoise:
-		j.Reason = fmt.Sprintf("noise %.3f exceeds %.2f: the machine is too noisy to judge", noise, MaxNoise)
-	case math.Abs(med-limit) <= noise:
-		j.Reason = fmt.Sprintf("median %.3f is within the noise %.3f of %s %.2f", med, noise, op, limit)
-	case within:
-		j.Verdict, j.Reason = Pass, fmt.Sprintf("median %.3f %s %.2f (noise %.3f)", med, op, limit, noise)
+	case inside:
+		j.Verdict, j.Reason = Pass, fmt.Sprintf("%s %s %.2f", span, op, limit)
+	case outside:
+		j.Verdict, j.Reason = Fail, fmt.Sprintf("%s, want %s %.2f", span, op, limit)
 	default:
-		j.Verdict, j.Reason = Fail, fmt.Sprintf("median %.3f, want %s %.2f (noise %.3f)", med, op, limit, noise)
+		j.Reason = fmt.Sprintf("%s straddles %s %.2f", span, op, limit)
 	}
 	return j
-}
-
-// Pair is a ratio workload: A is the baseline, B the thing under test. Each call does one unit of
-// work; Measure calls them in batches large enough to time.
-type Pair struct {
-	A, B func() error
-	// Close, when set, releases what the pair holds (a mounted carrier) once measured.
-	Close func() error
-}
-
-// Measure runs rounds interleaved rounds of p and returns the per-round ratios. A batch is
-// calibrated once so that one A batch takes at least minBatch of CPU time.
-func Measure(p Pair, rounds int, minBatch time.Duration) (Samples, error) {
-	// No collection runs inside a timed batch: timeBatch collects before each one, so neither
-	// side pays for the other's garbage and a cycle's background work never lands at random.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	n, err := calibrate(p.A, minBatch)
-	if err != nil {
-		return Samples{}, err
-	}
-	// Warm both sides once so first-use costs (allocation of pools, lazy tables) fall outside.
-	if _, err := timeBatch(p.B, n); err != nil {
-		return Samples{}, err
-	}
-	var s Samples
-	for r := range rounds {
-		var a1, b, a2 time.Duration
-		// Rotate which side runs first so drift over a round falls on each side in turn.
-		steps := []*time.Duration{&a1, &b, &a2}
-		fns := []func() error{p.A, p.B, p.A}
-		for k := range 3 {
-			i := (k + r) % 3
-			d, err := timeBatch(fns[i], n)
-			if err != nil {
-				return Samples{}, err
-			}
-			*steps[i] = d
-		}
-		s.AB = append(s.AB, float64(b)/float64(a1))
-		s.AA = append(s.AA, float64(a2)/float64(a1))
-	}
-	return s, nil
-}
-
-func calibrate(f func() error, min time.Duration) (int, error) {
-	n := 1
-	for {
-		d, err := timeBatch(f, n)
-		if err != nil {
-			return 0, err
-		}
-		if d >= min || n >= 1<<20 {
-			return n, nil
-		}
-		n *= 2
-	}
-}
-
-// timeBatch runs f n times and returns the process CPU time (user + system) it took: time the
-// machine gives to other processes does not count, which is what makes a busy CI runner usable.
-// A collection first, outside the timing, so one side's garbage is not collected on the other's.
-func timeBatch(f func() error, n int) (time.Duration, error) {
-	runtime.GC()
-	start := cpuTime()
-	for range n {
-		if err := f(); err != nil {
-			return 0, err
-		}
-	}
-	return cpuTime() - start, nil
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
-
-// quartiles returns the first and third quartiles (medians of the lower and upper halves).
-func quartiles(xs []float64) (float64, float64) {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	h := len(s) / 2
-	if h == 0 {
-		return s[0], s[0]
-	}
-	return median(s[:h]), median(s[len(s)-h:])
 }

@@ -26,11 +26,13 @@ type Options struct {
 	Root string
 	// Run selects gates by id (nil = all).
 	Run *regexp.Regexp
-	// Rounds is the number of interleaved rounds of a ratio gate. Default 21, at least 15.
+	// Rounds is the number of interleaved rounds a ratio gate measures before it first judges,
+	// and the number it adds each time the verdict is still unknown. Default 21, at least 15.
 	Rounds int
-	// Attempts bounds how often a ratio gate measures again while its verdict is unknown. Default 3.
-	Attempts int
-	// MinBatch is the least CPU time one timed batch of a ratio workload takes. Default 30ms.
+	// MaxRounds bounds the rounds of a ratio gate: still unknown after that many, the verdict is
+	// unknown. Default 10 × Rounds.
+	MaxRounds int
+	// MinBatch is the CPU time one timed batch of a ratio workload aims at. Default 4ms.
 	MinBatch time.Duration
 	// Progress receives one line per gate as it finishes (nil = silent).
 	Progress io.Writer
@@ -61,11 +63,11 @@ func (o Options) withDefaults() Options {
 	if o.Rounds < 15 {
 		o.Rounds = 15
 	}
-	if o.Attempts <= 0 {
-		o.Attempts = 3
+	if o.MaxRounds < o.Rounds {
+		o.MaxRounds = 10 * o.Rounds
 	}
 	if o.MinBatch <= 0 {
-		o.MinBatch = 30 * time.Millisecond
+		o.MinBatch = 4 * time.Millisecond
 	}
 	if o.GoTest == nil {
 		o.GoTest = execGoTest
@@ -233,7 +235,7 @@ func runBench(ctx context.Context, g Gate, o Options) Result {
 	} else {
 		j = judgeSpread(values, b.Min, false)
 	}
-	return Result{Verdict: j.Verdict, Figure: fmt.Sprintf("%s %.3f (median of %d)", b.Metric, j.MedianAB, len(values)), Detail: j.Reason}
+	return Result{Verdict: j.Verdict, Figure: fmt.Sprintf("%s %.3f (median of %d)", b.Metric, j.Figure, len(values)), Detail: j.Reason}
 }
 
 // BenchMetric returns every value of metric on the result lines of benchmark name in go test
@@ -260,7 +262,12 @@ func BenchMetric(out []byte, name, metric string) []float64 {
 // interquartile range) is the noise.
 func judgeSpread(values []float64, limit float64, upper bool) Judgement {
 	q1, q3 := quartiles(values)
-	return decide(median(values), (q3-q1)/2, limit, upper)
+	med, noise := median(values), (q3-q1)/2
+	j := decide(med, med-noise, med+noise, limit, upper)
+	if noise > MaxNoise {
+		j.Verdict, j.Reason = Unknown, fmt.Sprintf("noise %.3f exceeds %.2f: the machine is too noisy to judge", noise, MaxNoise)
+	}
+	return j
 }
 
 func runRatio(g Gate, o Options) Result {
@@ -268,30 +275,21 @@ func runRatio(g Gate, o Options) Result {
 	if !ok {
 		return Result{Verdict: Fail, Detail: fmt.Sprintf("unknown workload %q", g.Ratio.Workload)}
 	}
-	var j Judgement
-	attempts := 0
-	for attempts < o.Attempts {
-		attempts++
-		pair, err := w(o.Workload)
-		if err != nil {
-			return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Attempts: attempts}
-		}
-		s, err := Measure(pair, o.Rounds, o.MinBatch)
-		if pair.Close != nil {
-			pair.Close()
-		}
-		if err != nil {
-			return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Attempts: attempts}
-		}
-		if g.Ratio.Max > 0 {
-			j = JudgeMax(s, g.Ratio.Max)
-		} else {
-			j = JudgeMin(s, g.Ratio.Min)
-		}
-		if j.Verdict != Unknown {
-			break
-		}
+	pair, err := w(o.Workload)
+	if err != nil {
+		return Result{Verdict: Fail, Detail: "workload: " + err.Error()}
 	}
-	return Result{Verdict: j.Verdict, Attempts: attempts,
-		Figure: fmt.Sprintf("B/A %.3f, A/A %.3f", j.MedianAB, j.MedianAA), Detail: j.Reason}
+	judge := func(s Samples) Judgement { return JudgeMin(s, g.Ratio.Min) }
+	if g.Ratio.Max > 0 {
+		judge = func(s Samples) Judgement { return JudgeMax(s, g.Ratio.Max) }
+	}
+	s, j, err := measureUntil(pair, o.Rounds, o.MaxRounds, o.MinBatch, judge)
+	if pair.Close != nil {
+		pair.Close()
+	}
+	if err != nil {
+		return Result{Verdict: Fail, Detail: "workload: " + err.Error(), Rounds: len(s.AB)}
+	}
+	return Result{Verdict: j.Verdict, Rounds: len(s.AB),
+		Figure: fmt.Sprintf("B/A %.3f, A/A %.3f", j.Figure, j.AA), Detail: j.Reason}
 }

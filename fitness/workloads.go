@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/loom-kernel/loom-conform/internal/loggen"
@@ -86,36 +87,57 @@ func UnwiredConfig() kernel.Config {
 
 // g2Unwired: A is a kernel without options, B the same kernel with every option configured and
 // unwired and the wire ABI carrier mounted on loopback with no client (spec §1 G2, §10
-// relative-ratio bench gate; ADR 0026: in-process callers pay no wire tax). The carrier is stopped
-// when the process ends; Close stops it earlier.
+// relative-ratio bench gate; ADR 0026: in-process callers pay no wire tax). Reset replaces both
+// kernels (and their stores) with fresh ones, so the stores do not grow over a measurement; Close
+// stops the carrier.
 func g2Unwired(o WorkloadOptions) (Pair, error) {
-	plain, err := newRuntime(kernel.Config{}, "p")
-	if err != nil {
+	var a, b func() error
+	var mounted io.Closer
+	fresh := func() error {
+		if mounted != nil {
+			if err := mounted.Close(); err != nil {
+				return err
+			}
+			mounted = nil
+		}
+		plain, err := newRuntime(kernel.Config{}, "p")
+		if err != nil {
+			return err
+		}
+		cfg := UnwiredConfig()
+		cfg.Hooks = o.Hooks
+		unwired, err := newRuntime(cfg, "u")
+		if err != nil {
+			return err
+		}
+		if mounted, err = carrier.Mount(unwired); err != nil {
+			return err
+		}
+		a, b = startLoop(plain, "p"), startLoop(unwired, "u")
+		return nil
+	}
+	if err := fresh(); err != nil {
 		return Pair{}, err
 	}
-	cfg := UnwiredConfig()
-	cfg.Hooks = o.Hooks
-	unwired, err := newRuntime(cfg, "u")
-	if err != nil {
-		return Pair{}, err
-	}
-	mounted, err := carrier.Mount(unwired)
-	if err != nil {
-		return Pair{}, err
-	}
-	return Pair{A: startLoop(plain, "p"), B: startLoop(unwired, "u"), Close: mounted.Close}, nil
+	return Pair{
+		A:     func() error { return a() },
+		B:     func() error { return b() },
+		Reset: fresh,
+		Close: func() error {
+			if mounted == nil { // a failed Reset closed it already
+				return nil
+			}
+			return mounted.Close()
+		},
+	}, nil
 }
 
 // kernelVsDirect: A calls a cheap real effect (hashing 8 KiB four times) ten times directly, B
-// runs the same ten calls as kernel steps: start -> 10 steps -> complete.
+// runs the same ten calls as kernel steps: start -> 10 steps -> complete. Reset gives B a fresh
+// kernel and store.
 func kernelVsDirect(WorkloadOptions) (Pair, error) {
-	cfg := kernel.Config{Store: memory.NewEventStore(), Now: kernel.FixedClock(0, 1), NewID: kernel.SequentialIDs("k"), Warn: func(kernel.Warning) {}}
-	rt, err := kernel.New(cfg)
-	if err != nil {
-		return Pair{}, err
-	}
 	eff := func(_ *kernel.EffectContext, in json.RawMessage) (any, error) { return hashWork(in), nil }
-	if err := rt.Register(kernel.FlowDef{ID: "ten", Fn: func(c *kernel.Context, _ json.RawMessage) (any, error) {
+	flow := kernel.FlowDef{ID: "ten", Fn: func(c *kernel.Context, _ json.RawMessage) (any, error) {
 		var last json.RawMessage
 		for i := range 10 {
 			out, err := c.Run("s"+strconv.Itoa(i), eff, i)
@@ -125,7 +147,21 @@ func kernelVsDirect(WorkloadOptions) (Pair, error) {
 			last = out
 		}
 		return last, nil
-	}}); err != nil {
+	}}
+	var b func() error
+	fresh := func() error {
+		cfg := kernel.Config{Store: memory.NewEventStore(), Now: kernel.FixedClock(0, 1), NewID: kernel.SequentialIDs("k"), Warn: func(kernel.Warning) {}}
+		rt, err := kernel.New(cfg)
+		if err != nil {
+			return err
+		}
+		if err := rt.Register(flow); err != nil {
+			return err
+		}
+		b = startLoop(rt, "k")
+		return nil
+	}
+	if err := fresh(); err != nil {
 		return Pair{}, err
 	}
 	direct := func() error {
@@ -138,7 +174,7 @@ func kernelVsDirect(WorkloadOptions) (Pair, error) {
 		}
 		return nil
 	}
-	return Pair{A: direct, B: startLoop(rt, "k")}, nil
+	return Pair{A: direct, B: func() error { return b() }, Reset: fresh}, nil
 }
 
 // hashWork is a fixed, deterministic piece of effect work: hashing 8 KiB four times.

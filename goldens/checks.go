@@ -17,6 +17,7 @@ func Checks() []spec.Check {
 		t("HookMutantsFailCheck", "S10.replay-unchanged", "S3.determinism.enforced"),
 		t("ReplayAsFixtureRejectsTamperedLogs", "S10.replay-unchanged", "S1.P2.replay-identical", "S2.execute.served-not-rerun", "I-GOLDEN-3"),
 		t("OldProfilesReplayOnCurrentKernel", "S4.replay.byte-identical-unaffected", "S10.replay-unchanged"),
+		t("V124EventBytesUnchanged", "S4.v1_24.wire-unchanged"),
 		t("DiffRunsFirstDivergence", "S10.replay-unchanged", "I-GOLDEN-2"),
 		t("CorpusCoversSyscallsAndEvents", "S3.determinism.enforced", "S2.syscalls.available-iff-listed"),
 		t("LoadRefusesBadInput", "S10.replay-unchanged"),

@@ -6,9 +6,8 @@ package spec
 var reviewedUnproven = map[string]string{
 	"S4.v1_23.outcome-fields":           "OUTCOME_RECORDED's optional recordedBy and late fold verbatim and move nothing; the vector that names the clause checks status only, and no broken fold mishandling the fields is registered",
 	"S4.v1_23.shapes-frozen":            "a rule about later schema changes (they must be additive): the event schema pin enforces it when one happens; there is no behaviour to break today",
-	"S4.v1_23.divergence-fail-mode":     "a runtime rule the reference runtime does not implement (it refuses a diverging replay, I-KERNEL-1); fold vectors see only the folded shape",
+	"S4.v1_23.divergence-fail-mode":     "conditional on a fail mode §4 (1.23.0 note) names but requires of no runtime; the reference runtime has no divergence fail mode (a read-only replay refuses and appends nothing, I-KERNEL-1), so no check is linked; see fitness/coverage-ledger.json",
 	"S4.v1_24.evidence-order":           "evidence ordering happens outside the fold (reference/fold TestEvidenceOrder); there is no seam to inject a broken orderer",
-	"S4.v1_24.wire-unchanged":           "descriptive: 1.24.0 changed no bytes and no wire version; nothing to run until a wire carrier exists to compare against",
 	"S5.resume.by-execution-id":         "the reference runtime addresses an execution by id with no routing table to break; its test shows another execution stays parked, but no broken router is registered",
 	"S5.ingress.refusal-fold-identical": "a property of every legitimate log; the ingress sweep checks a delivered event is inert, but no gate mutant makes a refused event fold",
 	"S5.schema.absent-unchanged":        "with no schema the answer is recorded as sent; no mutant re-encodes an unschema'd answer yet",

@@ -31,13 +31,14 @@ what it runs, a threshold and where CI enforces it (docs/fitness.md lists them a
 
 Gate kinds: "checks" runs catalog checks with go test (so run it from the module root, or name it
 with --root); "bench" runs a Go benchmark and judges a metric it reports over 5 runs; "ratio"
-measures an A/B pair interleaved in this process (21 rounds by default, at least 15) with an
-A/A noise guard;
+measures an A/B pair and an A/A control interleaved in this process and judges the 95 %
+interval of B/A (--rounds at a time, 21 by default and at least 15, up to ten times that while
+undecided);
 "coverage" judges clause coverage against the reviewed ledger fitness/coverage-ledger.json;
 "mutants" judges the proof records of the last make test (--proofs DIR): every registered mutant
 must have been rejected by a check in that run.
 
-Verdicts: pass; fail; unknown (not judged: a ratio within its measured noise after 3 attempts, or
+Verdicts: pass; fail; unknown (not judged: a ratio whose interval still straddles its limit, or
 tests skipped for a missing service outside CI, no proof records outside CI) — never a pass; pending (the gate's runner is not
 built yet) — listed, never a pass.
 
@@ -127,7 +128,7 @@ flags.`,
 	f.StringVar(&o.root, "root", ".", "the module root go test runs in")
 	f.StringVar(&o.proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/n of the gates (a stable partition by gate id); merge the JSON reports with report merge")
-	f.IntVar(&o.rounds, "rounds", 21, "interleaved rounds per ratio gate (at least 15)")
+	f.IntVar(&o.rounds, "rounds", 21, "interleaved rounds a ratio gate measures before it judges, and adds while undecided (at least 15)")
 	return cmd
 }
 

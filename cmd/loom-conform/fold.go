@@ -55,6 +55,7 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 				return badInput("--snapshot-profile needs --snapshot")
 			}
 			name, in := "stdin", io.Reader(cmd.InOrStdin())
+			var opt fold.DecodeOptions
 			if len(args) == 1 && args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
@@ -62,12 +63,15 @@ sequence, envelopes of several executions) exits 2 with a message naming the env
 				}
 				defer f.Close()
 				name, in = args[0], f
+				if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+					opt.SizeHint = fi.Size()
+				}
 			}
-			st, err := fold.FoldReader(p, snap, in, fold.DecodeOptions{})
+			st, err := fold.FoldReader(p, snap, in, opt)
 			if err != nil {
 				return foldInputErr(name, err)
 			}
-			out, err := fold.AppendState(make([]byte, 0, 64<<10), st)
+			out, err := fold.AppendState(nil, st) // sized once for the state
 			if err != nil {
 				return fmt.Errorf("encoding the state: %w", err)
 			}

@@ -247,7 +247,12 @@ func plainString(b []byte) bool {
 func appendQuoted(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
-	for i := 0; i < len(s); {
+	plain := 0 // the printable ASCII prefix, copied whole
+	for plain < len(s) && s[plain] >= 0x20 && s[plain] < utf8.RuneSelf && s[plain] != '"' && s[plain] != '\\' {
+		plain++
+	}
+	dst = append(dst, s[:plain]...)
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -357,6 +362,9 @@ func appendNumber(dst []byte, f float64) []byte {
 	if f < 0 {
 		dst = append(dst, '-')
 		f = -f
+	}
+	if f <= maxSafeInt && f == math.Trunc(f) { // exact: the integer's digits
+		return strconv.AppendInt(dst, int64(f), 10)
 	}
 	if f < 1e21 && f == math.Trunc(f) {
 		return strconv.AppendFloat(dst, f, 'f', -1, 64)

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 )
@@ -121,7 +122,15 @@ func literalAt(b []byte, i int, lit string) (int, bool) {
 // plainStringAt accepts a string without escapes whose body plainString copies as is.
 func plainStringAt(b []byte, i int) (int, bool) {
 	j := i + 1
-	ascii := true
+	var high uint64 // the bytes seen, or-ed: a bit 7 set when one was not ASCII
+	for j+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[j:])
+		if !plainWord(w) {
+			break
+		}
+		high |= w
+		j += 8
+	}
 	for j < len(b) {
 		c := b[j]
 		if c == '"' {
@@ -130,15 +139,13 @@ func plainStringAt(b []byte, i int) (int, bool) {
 		if c < 0x20 || c == '\\' {
 			return i, false
 		}
-		if c >= 0x80 {
-			ascii = false
-		}
+		high |= uint64(c)
 		j++
 	}
 	if j >= len(b) {
 		return i, false
 	}
-	if !ascii && !plainString(b[i+1:j]) {
+	if high&highBits != 0 && !plainString(b[i+1:j]) {
 		return i, false
 	}
 	return j + 1, true

@@ -17,6 +17,10 @@ const MaxEnvelopeBytes = 16 << 20
 // DecodeOptions bounds DecodeLog. Zero fields take the defaults.
 type DecodeOptions struct {
 	MaxEnvelopeBytes int // default MaxEnvelopeBytes
+	// SizeHint is the log's length in bytes when the caller knows it (a file's size), 0 if not:
+	// FoldReader sizes the state's frame table for a log that long (up to maxFramesHint frames),
+	// so it does not grow by rehashing. It changes no result.
+	SizeHint int64
 }
 
 // DecodeLog reads envelopes (DESIGN §3.1) from r: either one JSON array of envelopes or a stream
@@ -37,14 +41,16 @@ func DecodeLog(r io.Reader, opt DecodeOptions) ([]spi.Envelope, error) {
 	return out, nil
 }
 
-// decodeReader calls fn with each envelope of the stream, in order.
-// skipID leaves Envelope.ID empty (still checked to be a string): the fold never reads it.
-func decodeReader(r io.Reader, opt DecodeOptions, skipID bool, fn func(int, *spi.Envelope) error) error {
+// decodeReader calls fn with each envelope of the stream, in order. folding is set for the fold:
+// it leaves Envelope.ID empty (still checked to be a string), which the fold never reads, and an
+// envelope of a type without a handler may lie in the read buffer instead of an allocation of
+// its own (valid only during fn), as the fold keeps nothing of it.
+func decodeReader(r io.Reader, opt DecodeOptions, folding bool, fn func(int, *spi.Envelope) error) error {
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
-	d := &logReader{r: bufio.NewReaderSize(r, 64<<10), max: opt.MaxEnvelopeBytes}
-	dec := decoder{skipID: skipID}
+	d := &logReader{r: bufio.NewReaderSize(r, readBufferBytes), max: opt.MaxEnvelopeBytes, borrowInert: folding}
+	dec := decoder{skipID: folding}
 	var e spi.Envelope // reused: fn must not keep the pointer
 	c, err := d.nextNonSpace()
 	if err == io.EOF {
@@ -65,17 +71,20 @@ func decodeReader(r io.Reader, opt DecodeOptions, skipID bool, fn func(int, *spi
 		}
 	}
 	for i := 0; ; i++ {
-		raw, err := d.element(i)
-		if err != nil {
-			return err
-		}
-		var end int
-		e, end, err = dec.envelope(i, raw, 0)
-		if err != nil {
-			return err
-		}
-		if skipSpace(raw, end) != len(raw) {
-			return inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
+		var ok bool
+		if e, ok = d.buffered(i, &dec); !ok {
+			raw, err := d.element(i)
+			if err != nil {
+				return err
+			}
+			var end int
+			e, end, err = dec.envelope(i, raw, 0)
+			if err != nil {
+				return err
+			}
+			if skipSpace(raw, end) != len(raw) {
+				return inputErr(i, "", "%v", syntaxErr(end, "trailing data after the envelope"))
+			}
 		}
 		if err := fn(i, &e); err != nil {
 			return err
@@ -184,10 +193,15 @@ func decodeBytes(b []byte, skipID bool, fn func(int, *spi.Envelope) error) error
 	}
 }
 
+// readBufferBytes is the stream decoder's read buffer: an envelope that lies whole in it is
+// decoded where it lies (see buffered), one scan per byte.
+const readBufferBytes = 1 << 20
+
 type logReader struct {
-	r       *bufio.Reader
-	max     int
-	scratch []byte // the element being read
+	r           *bufio.Reader
+	max         int
+	scratch     []byte // the element being read
+	borrowInert bool   // an envelope of a type without a handler stays in the read buffer
 }
 
 // keep copies an element into memory of its own: the state may keep sub-slices of an envelope
@@ -197,6 +211,35 @@ func (d *logReader) keep(b []byte) []byte {
 	out := make([]byte, len(b))
 	copy(out, b)
 	return out
+}
+
+// buffered decodes the envelope at the head of the read buffer where it lies, with the
+// validating decoder's single scan, and consumes it; ok is false, and nothing is consumed, when
+// the envelope is not whole in the bytes already read (once per buffer fill), larger than the
+// bound or bad in any way. The caller then reads it through element and envelope, which frame it
+// across reads and word every error: this path only accepts what that one accepts (the
+// decoder's depth bound is the stricter of the two, and the size bound is checked here), so both
+// give the same envelope. It never reads: read errors stay element's to report.
+func (d *logReader) buffered(i int, dec *decoder) (spi.Envelope, bool) {
+	buf, _ := d.r.Peek(d.r.Buffered())
+	if len(buf) == 0 || buf[0] != '{' {
+		return spi.Envelope{}, false
+	}
+	e, end, err := dec.envelope(i, buf, 0)
+	if err != nil || end > d.max {
+		return spi.Envelope{}, false
+	}
+	if d.borrowInert && handlers[e.EventType] == nil {
+		d.r.Discard(end) //nolint:errcheck // peeked; the buffer is not read again before fn returns
+		return e, true
+	}
+	own := d.keep(buf[:end])
+	e.Payload = own[dec.payloadAt : dec.payloadAt+len(e.Payload) : dec.payloadAt+len(e.Payload)]
+	if e.Metadata != nil {
+		e.Metadata = own[dec.metadataAt : dec.metadataAt+len(e.Metadata) : dec.metadataAt+len(e.Metadata)]
+	}
+	d.r.Discard(end) //nolint:errcheck // peeked
+	return e, true
 }
 
 func (d *logReader) eofErr(i int, err error, msg string) error {
@@ -394,6 +437,9 @@ type decoder struct {
 	workflowID, executionID string
 	types                   map[string]string
 	skipID                  bool
+	// payloadAt and metadataAt are the offsets in the decoded text of the last envelope's
+	// payload and metadata values.
+	payloadAt, metadataAt int
 }
 
 func (d *decoder) intern(prev *string, b []byte) string {
@@ -431,7 +477,7 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			if i >= len(b) || b[i] != '"' {
 				return syntax(syntaxErr(i, "want an object key"))
 			}
-			ke, err := skipString(b, i)
+			ke, keySpecial, err := skipStringSpecial(b, i)
 			if err != nil {
 				return syntax(err)
 			}
@@ -442,11 +488,17 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			}
 			i = skipSpace(b, i+1)
 			vs := i
-			if i, err = skipValue(b, i, 1); err != nil {
+			valSpecial := true // a string value holding an escape or a non-ASCII byte
+			if i < len(b) && b[i] == '"' {
+				i, valSpecial, err = skipStringSpecial(b, i)
+			} else {
+				i, err = skipValue(b, i, 1)
+			}
+			if err != nil {
 				return syntax(err)
 			}
 			v := b[vs:i]
-			if hasEscape(key) {
+			if keySpecial && hasEscape(key) {
 				key = appendUnescaped(nil, key)
 			}
 			switch string(key) {
@@ -463,7 +515,7 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 					return fail(string(key), "want a string, got %s", describe(v))
 				}
 				body := v[1 : len(v)-1]
-				if hasEscape(body) {
+				if valSpecial && hasEscape(body) {
 					body = appendUnescaped(nil, body)
 				}
 				switch string(key) {
@@ -498,12 +550,14 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 				e.Timestamp, seen[5] = n, true
 			case "payload":
 				e.Payload, seen[6] = v[:len(v):len(v)], true
+				d.payloadAt = vs
 			case "metadata":
 				switch {
 				case isNull(v):
 					e.Metadata = nil
 				case isObject(v):
 					e.Metadata = v[:len(v):len(v)]
+					d.metadataAt = vs
 				default:
 					return fail("metadata", "want an object, got %s", describe(v))
 				}

@@ -44,7 +44,7 @@ func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 // allocation, so a value the state keeps pins one envelope, not its neighbours), and at most
 // opt.MaxEnvelopeBytes for the envelope being read.
 func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (State, error) {
-	f := newFolder(p, snapshot, true, 0)
+	f := newFolder(p, snapshot, true, int(min(opt.SizeHint, maxFramesHint*4*256)/256))
 	if err := decodeReader(r, opt, true, f.add); err != nil {
 		return State{}, err
 	}
@@ -57,6 +57,10 @@ type folder struct {
 	ps     pass
 	execID string
 }
+
+// maxFramesHint bounds the frame table FoldReader sizes from DecodeOptions.SizeHint: a long log
+// may fold to few frames, and the table must not cost memory in proportion to the log.
+const maxFramesHint = 1 << 16
 
 // newFolder starts a pass. events estimates the log's length: the frames map of a fold from
 // nothing is sized for it (a step writes about four envelopes), so it does not grow by rehashing.

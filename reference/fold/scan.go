@@ -197,13 +197,27 @@ var strPlain = func() (t [256]bool) {
 
 // skipString validates the string starting at b[i] == '"' and returns the index past its closing quote.
 func skipString(b []byte, i int) (int, error) {
+	end, _, err := skipStringSpecial(b, i)
+	return end, err
+}
+
+// skipStringSpecial is skipString that also reports whether the string's body holds an escape or
+// a byte above 0x7F: when it does not, the body is its own decoding (hasEscape would say false).
+func skipStringSpecial(b []byte, i int) (int, bool, error) {
 	start := i
+	var high uint64 // the bytes seen, or-ed: a bit 7 set when one was not ASCII
 	i++
 	for i < len(b) {
-		for i+8 <= len(b) && plain8(b[i:i+8]) {
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if !plainWord(w) {
+				break
+			}
+			high |= w
 			i += 8
 		}
 		for i < len(b) && strPlain[b[i]] {
+			high |= uint64(b[i])
 			i++
 		}
 		if i >= len(b) {
@@ -211,38 +225,44 @@ func skipString(b []byte, i int) (int, error) {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return i + 1, nil
+			return i + 1, high&highBits != 0, nil
 		case c == '\\':
+			high = highBits
 			if i+1 >= len(b) {
-				return i, syntaxErr(i, "unterminated escape")
+				return i, true, syntaxErr(i, "unterminated escape")
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if len(b)-i < 6 || !isHex4(b[i+2:i+6]) {
-					return i, syntaxErr(i, "invalid \\u escape")
+					return i, true, syntaxErr(i, "invalid \\u escape")
 				}
 				i += 6
 			default:
-				return i, syntaxErr(i, "invalid escape")
+				return i, true, syntaxErr(i, "invalid escape")
 			}
 		default:
-			return i, syntaxErr(i, "control character in string")
+			return i, true, syntaxErr(i, "control character in string")
 		}
 	}
-	return i, syntaxErr(start, "unterminated string")
+	return i, true, syntaxErr(start, "unterminated string")
 }
 
 // plain8 reports whether none of the 8 bytes of b ends or escapes a string or is a control
 // character (a byte below 0x20, '"' or '\\'), testing the word at once: the exact "has a byte
 // less than n" and "has a zero byte" bit tricks.
-func plain8(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	w := binary.LittleEndian.Uint64(b)
+func plain8(b []byte) bool { return plainWord(binary.LittleEndian.Uint64(b)) }
+
+// highBits is bit 7 of each byte of a word.
+const highBits = 0x8080808080808080
+
+// plainWord is plain8 of the 8 bytes of w (little-endian).
+func plainWord(w uint64) bool {
+	const ones = 0x0101010101010101
 	q := w ^ (ones * '"')
 	s := w ^ (ones * '\\')
-	return ((w-ones*0x20)&^w|(q-ones)&^q|(s-ones)&^s)&highs == 0
+	return ((w-ones*0x20)&^w|(q-ones)&^q|(s-ones)&^s)&highBits == 0
 }
 
 func isHex4(b []byte) bool {
@@ -569,6 +589,16 @@ func skipStringTrusted(b []byte, i int) int {
 func skipStringTrustedEsc(b []byte, i int) (int, bool) {
 	special := false
 	for j := i + 1; j < len(b); j++ {
+		for j+8 <= len(b) { // eight bytes at a time while none is '"', '\\' or above 0x7F
+			w := binary.LittleEndian.Uint64(b[j:])
+			if !plainWord(w) || w&highBits != 0 {
+				break
+			}
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '"':
 			return j + 1, special

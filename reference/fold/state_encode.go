@@ -21,8 +21,9 @@ func AppendState(dst []byte, s State) ([]byte, error) {
 // Depths: the state is depth 0, its members 1, a frame 2, a frame's members 3.
 func appendState(dst []byte, s *State) ([]byte, error) {
 	var err error
+	ids, size := sortedFrameIDs(s.Frames)
+	dst = slices.Grow(dst, size+stateSizeEstimate(&s.Variables))
 	dst = append(dst, `{"frames":{`...)
-	ids := sortedKeys(s.Frames)
 	for i, id := range ids {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -50,6 +51,29 @@ func appendState(dst []byte, s *State) ([]byte, error) {
 		return dst, err
 	}
 	return append(dst, '}'), nil
+}
+
+// sortedFrameIDs returns the frames' keys in canonical order and an estimate of the frames'
+// encoded size, read in the one pass over the map that collects the keys.
+func sortedFrameIDs(m map[string]Frame) ([]string, int) {
+	ids := make([]string, 0, len(m))
+	size := 16
+	for id, fr := range m {
+		ids = append(ids, id)
+		size += 2*len(id) + len(fr.Attempt) + len(fr.Error) + len(fr.ErrorChannel) + len(fr.ErrorPayload) +
+			len(fr.Input) + len(fr.Output) + len(fr.Status) + 64
+	}
+	sortUTF16(ids)
+	return ids, size
+}
+
+// stateSizeEstimate is a rough size of the encoded variables, to size the output once.
+func stateSizeEstimate(v *Variables) int {
+	n := 256 + 64*(len(v.Decisions)+len(v.FlowEmits)+len(v.Values)+len(v.ResumePayloads)+len(v.Lifecycle))
+	for _, x := range v.Values {
+		n += len(x)
+	}
+	return n
 }
 
 func appendNullInt(dst []byte, n NullInt) []byte {

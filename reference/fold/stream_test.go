@@ -3,10 +3,12 @@ package fold
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -111,6 +113,66 @@ func TestPlain8MatchesByteTable(t *testing.T) {
 			}
 			if plain8(b) != want {
 				t.Fatalf("plain8(%q) = %v", b, !want)
+			}
+		}
+	}
+}
+
+// Reference: DESIGN §3.1, I-FOLD-11 — FoldReader folds a log longer than its read buffer to the
+// state FoldBytes folds, whatever the sizes of the reads under it: envelopes decoded where they
+// lie in the buffer, framed across reads, or (types without a handler) never copied out of it.
+func TestFoldReaderMatchesFoldBytesAcrossReads(t *testing.T) {
+	raw := benchLog(12_000) // several read buffers long
+	if len(raw) < 2*readBufferBytes {
+		t.Fatalf("log of %d bytes does not span two read buffers", len(raw))
+	}
+	st, err := FoldBytes(Current(), nil, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := st.MarshalJSON()
+	for name, r := range map[string]func() io.Reader{
+		"one read": func() io.Reader { return bytes.NewReader(raw) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(raw)) },
+		"one-byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(raw)) },
+	} {
+		st, err := FoldReader(Current(), nil, r(), DecodeOptions{SizeHint: int64(len(raw))})
+		if err != nil {
+			t.Fatalf("fold/stream-framing [I-FOLD-11]: FoldReader(%s) = %v", name, err)
+		}
+		if got, _ := st.MarshalJSON(); !bytes.Equal(got, want) {
+			t.Errorf("fold/stream-framing [I-FOLD-11]: FoldReader(%s) = %d bytes of state, want FoldBytes' %d", name, len(got), len(want))
+		}
+	}
+}
+
+// The word-at-a-time string scans agree with byte-by-byte readings: where the string ends, and
+// whether its body holds an escape or a non-ASCII byte.
+func TestStringScansMatchBytewise(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{'"', '\\', 'n', 'u', '0', 'a', 0x1f, 0x7f, 0x80, 0xc3, 0xa9}
+	for range 100_000 {
+		body := make([]byte, r.IntN(40))
+		for k := range body {
+			body[k] = alphabet[r.IntN(len(alphabet))]
+		}
+		b := append(append([]byte{'"'}, body...), '"')
+		end, special, err := skipStringSpecial(b, 0)
+		wantEnd, wantErr := skipString(b, 0)
+		if end != wantEnd || (err == nil) != (wantErr == nil) {
+			t.Fatalf("skipStringSpecial(%q) = %d, %v, want %d, %v", b, end, err, wantEnd, wantErr)
+		}
+		if err == nil {
+			s := b[1 : end-1]
+			if want := bytes.IndexByte(s, '\\') >= 0 || bytes.IndexFunc(s, func(c rune) bool { return c >= 0x80 || c == utf8.RuneError }) >= 0; special != want {
+				t.Fatalf("skipStringSpecial(%q) special = %v, want %v", b, special, want)
+			}
+			if !special && hasEscape(s) {
+				t.Fatalf("skipStringSpecial(%q) special = false, hasEscape = true", b)
+			}
+			tEnd, tSpecial := skipStringTrustedEsc(b, 0)
+			if tEnd != end || tSpecial != special {
+				t.Fatalf("skipStringTrustedEsc(%q) = %d, %v, want %d, %v", b, tEnd, tSpecial, end, special)
 			}
 		}
 	}

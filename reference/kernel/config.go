@@ -181,6 +181,10 @@ type Hooks struct {
 	ResumeAsRunsSource   bool // resumeAs records the migration but re-runs the source flow
 	AuthorizerSkipsAs    bool // the execution authorizer is not consulted on a resumeAs
 	ResourcesRunOnly     bool // EffectContext.Resources shows only this run's metering, not the execution's totals
+	// DecisionSeqInPayload, at profile 1.24.0 and later, writes the folded seq into the
+	// DECISION_RECORDED payload as well (breaks S4.v1_24.wire-unchanged: 1.24.0 changed no event
+	// bytes; seq is taken from the envelope).
+	DecisionSeqInPayload bool
 	// UnwiredWork, when set, runs before every live step of a runtime with a budget or a timer
 	// store configured: work an unwired option must never cost (breaks S10.g2.behavioural-and-ratio;
 	// the fitness G2 ratio gate must catch it).

@@ -90,7 +90,11 @@ func (c *Context) Decide(id string, decider Decider, opts ...DecideOption) (json
 		r.unserved = true
 		return nil, &DeciderError{ID: id, Err: fmt.Errorf("choice has no JSON form: %w", err)}
 	}
-	r.mustAppend(newEvent{eventType: manifest.DecisionRecorded, payload: obj("id", id, "choice", choice, "context", ctxRaw, "policy", polRaw)})
+	var seq any // never in the payload: 1.24.0 folds seq from the envelope
+	if r.rt.cfg.Hooks.DecisionSeqInPayload && r.rt.cfg.Profile.AtLeast(24) {
+		seq = r.next
+	}
+	r.mustAppend(newEvent{eventType: manifest.DecisionRecorded, payload: obj("id", id, "choice", choice, "context", ctxRaw, "policy", polRaw, "seq", seq)})
 	r.decisions[id] = choice
 	return choice, nil
 }

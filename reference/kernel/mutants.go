@@ -130,6 +130,8 @@ func hookMutants() []hookMutant {
 		h("drops-decision-context", "records DECISION_RECORDED without its context", golden, func(h *Hooks) { h.DropDecisionContext = true }, goldens, replay),
 		h("forgets-resumes-on-resumeas", "re-runs a resumeAs without the recorded _resumePayloads", golden, func(h *Hooks) { h.ForgetResumesOnResumeAs = true }, goldens, replay),
 		h("emit-segment-skew", "digests flow emits one segment ahead", golden, func(h *Hooks) { h.EmitSegmentSkew = true }, goldens, replay),
+		h("decision-seq-in-payload", "at profile 1.24.0 and later, writes the folded seq into the DECISION_RECORDED payload", golden,
+			func(h *Hooks) { h.DecisionSeqInPayload = true }, by("goldens/HookMutantsFailCheck", "goldens/V124EventBytesUnchanged"), replay, "S4.v1_24.wire-unchanged"),
 		h("retry-same-attempt", "records a re-run of a failed step with its previous attempt number", golden, func(h *Hooks) { h.RetrySameAttempt = true }, goldens, replay),
 	}
 }

@@ -60,6 +60,10 @@ type Hooks struct {
 	// HandshakeLies advertises a hand list: every syscall as unary (breaks A26.wire.derived and
 	// A26.wire.partition).
 	HandshakeLies bool
+	// WireFollowsSchema states a wire ABI version one minor past the manifest's in the handshake,
+	// as if the event-schema changes since 1.23.0 were a protocol change (breaks
+	// S4.v1_24.wire-unchanged: 1.24.0 kept WIRE_ABI_VERSION; A26.wire.own-version).
+	WireFollowsSchema bool
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -110,7 +114,12 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 		ms = DeriveMethods(adv)
 	}
 	tools := append([]string{}, opts.Tools...)
-	c.handshake = Handshake{Wire: manifest.WireAbiVersion, KernelAbi: manifest.KernelAbiVersion, EventSchema: manifest.EventSchemaVersion,
+	wire := manifest.WireAbiVersion
+	if opts.Hooks.WireFollowsSchema {
+		v, _ := manifest.ParseVersion(wire)
+		wire = fmt.Sprintf("%d.%d.0", v.Major, v.Minor+1)
+	}
+	c.handshake = Handshake{Wire: wire, KernelAbi: manifest.KernelAbiVersion, EventSchema: manifest.EventSchemaVersion,
 		Implementation: opts.Implementation, Syscalls: adv, Methods: ms, Tools: tools}
 	return c, nil
 }
