@@ -20,6 +20,7 @@ type Broken struct {
 	hooks    kernel.Hooks
 	rings    func(Rings) Rings
 	carrier  Hooks
+	features kernel.Features // the Wave 2 features it serves (a Wave 2 defect needs them on)
 }
 
 // BrokenKernels lists the broken kernels, by name.
@@ -55,6 +56,9 @@ func BrokenKernels() []Broken {
 		{Name: "parallel-reversed", Defect: "answers a parallel's join with the branch outputs in reverse order",
 			Clauses: []string{"I-WIRE-11", "A26.acceptance"}, CaughtBy: "kernel/goldens",
 			hooks: kernel.Hooks{ReverseParallelResults: true}},
+		{Name: "deliver-drops-message", Defect: "serves Wave 2 and records a message execution.deliver hands it as null, so the receive is answered with nothing",
+			Clauses: []string{"I-WIRE-20", "I-WIRE-21"}, CaughtBy: "kernel/goldens",
+			carrier: Hooks{DropDeliveredMessage: true}, features: Wave2()},
 	}
 }
 
@@ -78,7 +82,9 @@ func NewBroken(name string, store spi.EventStore, opts Options) (*Carrier, error
 		if b.rings != nil {
 			rings = b.rings(rings)
 		}
-		rt, err := kernel.New(ProfileConfig(store, true, rings, b.hooks))
+		cfg := ProfileConfig(store, true, rings, b.hooks)
+		cfg.Features = b.features
+		rt, err := kernel.New(cfg)
 		if err != nil {
 			return nil, err
 		}

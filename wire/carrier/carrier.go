@@ -57,6 +57,9 @@ type Hooks struct {
 	// DropMigratedInput migrates an execution with execution.resumeAs but drops the migrated input
 	// it was given (breaks I-WIRE-15: the migrated input is not recorded).
 	DropMigratedInput bool
+	// DropDeliveredMessage records the message execution.deliver hands an execution as null
+	// (breaks I-WIRE-20: the receive is answered with nothing).
+	DropDeliveredMessage bool
 	// HandshakeLies advertises a hand list: every syscall as unary (breaks A26.wire.derived and
 	// A26.wire.partition).
 	HandshakeLies bool

@@ -39,6 +39,9 @@ func (c *Carrier) deliver(ctx context.Context, raw json.RawMessage) (any, *bridg
 		return nil, e
 	}
 	msg := payloadOr(p.Message)
+	if c.opts.Hooks.DropDeliveredMessage {
+		msg = json.RawMessage("null")
+	}
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
 		return c.rt.Deliver(ctx, p.ExecutionID, p.Topic, p.MessageID, msg)
 	})
