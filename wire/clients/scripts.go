@@ -155,7 +155,7 @@ func delayedTimer(p string, body []flowscript.Stmt) string {
 }
 
 // clockDerived is why a timer set by a delay cannot be fired over the wire at the driver's times.
-const clockDerived = "its wakeAt is the kernel's clock plus the delay, and no wire method sets a kernel's clock to the driver's virtual time, so the driver's fireTimers times say nothing of when it is due"
+const clockDerived = "its wakeAt is the kernel's clock plus the delay, and neither the spec nor ADR 0026 gives a wire client a kernel clock to set (the scheduled time is the kernel's, in its log), so the driver's fireTimers times say nothing of when it is due and the recorded wakeAt is not the in-process run's"
 
 func inexpressibleBody(p string, body []flowscript.Stmt) string {
 	for i, st := range body {
