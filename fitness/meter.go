@@ -17,6 +17,10 @@ type Pair struct {
 	Reset func() error
 	// Close, when set, releases what the pair holds (a mounted carrier) once measured.
 	Close func() error
+	// WithGC keeps the collector on inside timed batches, so a side's allocations are charged to
+	// it: for pairs whose sides allocate very differently (decoding every envelope vs folding
+	// them), collection is part of what the ratio compares (I-PERF-4).
+	WithGC bool
 }
 
 // Measure runs rounds interleaved rounds of p and returns the per-round ratios. A batch is
@@ -71,6 +75,9 @@ type meter struct {
 func startMeter(p Pair, minBatch time.Duration) (*meter, error) {
 	procs := runtime.GOMAXPROCS(1)
 	gc := debug.SetGCPercent(-1)
+	if p.WithGC {
+		debug.SetGCPercent(gc)
+	}
 	m := &meter{p: p, undo: func() { debug.SetGCPercent(gc); runtime.GOMAXPROCS(procs) }}
 	if err := m.calibrate(minBatch); err != nil {
 		m.stop()

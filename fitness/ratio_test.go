@@ -1,8 +1,10 @@
 package fitness
 
 import (
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 // around returns n ratios spread evenly over centre × (1 ± spread).
@@ -122,5 +124,29 @@ func TestMeasureUntilExtends(t *testing.T) {
 	}
 	if s, j, _ := measureUntil(p, 15, 40, 0, decided); j.Verdict != Pass || len(s.AB) != 30 {
 		t.Errorf("measureUntil(decided at 30) = %s after %d rounds, want pass after 30", j.Verdict, len(s.AB))
+	}
+}
+
+// TestMeasureWithGC: a pair marked WithGC is timed with the collector on (I-PERF-4), every
+// other pair with it off (I-PERF-1).
+func TestMeasureWithGC(t *testing.T) {
+	for _, withGC := range []bool{false, true} {
+		var off, on int
+		probe := func() error {
+			v := debug.SetGCPercent(-1)
+			debug.SetGCPercent(v)
+			if v < 0 {
+				off++
+			} else {
+				on++
+			}
+			return nil
+		}
+		if _, err := Measure(Pair{A: probe, B: probe, WithGC: withGC}, 3, time.Microsecond); err != nil {
+			t.Fatal(err)
+		}
+		if withGC && off > 0 || !withGC && on > 0 {
+			t.Errorf("ratio-gc [I-PERF-4, I-PERF-1]: Measure(WithGC: %v) = %d batches with the collector on, %d off, want all %s", withGC, on, off, map[bool]string{true: "on", false: "off"}[withGC])
+		}
 	}
 }

@@ -193,7 +193,8 @@ func hashWork(in []byte) string {
 func foldVsDecode(WorkloadOptions) (Pair, error) {
 	raw := loggen.Pairs(10_000)
 	return Pair{
-		A: func() error { _, err := fold.DecodeLogBytes(raw); return err },
-		B: func() error { _, err := fold.FoldBytes(fold.Current(), nil, raw); return err },
+		A:      func() error { _, err := fold.DecodeLogBytes(raw); return err },
+		B:      func() error { _, err := fold.FoldBytes(fold.Current(), nil, raw); return err },
+		WithGC: true,
 	}, nil
 }
