@@ -1,8 +1,10 @@
 package manifest
 
-// WireAbiVersion is the version of the JSON-RPC projection of the syscall ABI (ADR 0026). 1.1.0
-// added execution.resumeAs, execution.start's budget and the full execute and decide arguments.
-const WireAbiVersion = "1.1.0"
+// WireAbiVersion is the version of the JSON-RPC projection of the syscall ABI (ADR 0026): the
+// spec's WIRE_ABI_VERSION, pinned at 1.0.0 by §4's 1.24.0 note. The harness never moves it on its
+// own: the methods and arguments docs/wire.md defines where ADR 0026 is silent are this version's
+// projection (I-WIRE-23).
+const WireAbiVersion = "1.0.0"
 
 // WireMethod is one method of the wire ABI.
 type WireMethod struct {

@@ -79,7 +79,7 @@ func TestManifestJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &m); err != nil {
 			t.Fatalf("%s --json: %v", verb, err)
 		}
-		if m.KernelAbiVersion != "1.3.0" || m.EventSchemaVersion != "1.26.0" || m.WireAbiVersion != "1.1.0" {
+		if m.KernelAbiVersion != "1.3.0" || m.EventSchemaVersion != "1.26.0" || m.WireAbiVersion != "1.0.0" {
 			t.Errorf("%s versions = %s/%s/%s", verb, m.KernelAbiVersion, m.EventSchemaVersion, m.WireAbiVersion)
 		}
 		if len(m.Syscalls) != 13 || len(m.EventTypes) != len(manifest.EventTypes()) || len(m.Spis) != 8 {

@@ -83,7 +83,7 @@ func record(t *testing.T) []exchange {
 	}
 	tok := ""
 	drv := func(args string) string { return `{"executionId":"doc-1","driver":"` + tok + `","args":` + args + `}` }
-	call("wire.handshake", "wire.handshake", `{"client":"doc","wire":"1.1.0"}`)
+	call("wire.handshake", "wire.handshake", `{"client":"doc","wire":"1.0.0"}`)
 	tok = token(call("execution.start", "execution.start", `{"flowId":"greet","executionId":"doc-1","input":{"name":"ada"}}`))
 	call("syscall.execute", "syscall.execute", drv(`{"task":{"id":"lookup","kind":"tool","toolId":"echo"},"input":{"name":"ada"}}`))
 	call("syscall.execute refused by a ring (authorize)", "syscall.execute", drv(`{"task":{"id":"deny","toolId":"forbidden"},"input":1}`))
