@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -67,6 +68,9 @@ type Hooks struct {
 	// as if the event-schema changes since 1.23.0 were a protocol change (breaks
 	// S4.v1_24.wire-unchanged: 1.24.0 kept WIRE_ABI_VERSION; A26.wire.own-version).
 	WireFollowsSchema bool
+	// NoCancel serves no execution.cancel, one of the four execution methods ADR 0026 names, and
+	// leaves it out of the handshake's method table (breaks A26.carrier.methods).
+	NoCancel bool
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -106,6 +110,9 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 	}
 	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{}}
 	ms := DeriveMethods(table)
+	if opts.Hooks.NoCancel {
+		ms = slices.DeleteFunc(ms, func(m Method) bool { return m.Name == MethodCancel })
+	}
 	for _, m := range ms {
 		c.methods[m.Name] = m
 	}
