@@ -179,51 +179,25 @@ func appendVariables(dst []byte, v *Variables) ([]byte, error) {
 
 // appendTyped writes the typed reserved variable key at depth 2.
 func (v *Variables) appendTyped(dst []byte, key string) ([]byte, error) {
-	var err error
 	switch key {
 	case VarResumePayloads:
 		return appendRawList(dst, v.ResumePayloads)
 	case VarLifecycle:
 		return appendRawList(dst, v.Lifecycle)
 	case VarFlowEmits:
-		dst = append(dst, '{')
-		for i, k := range sortedKeys(v.FlowEmits) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, k)
-			dst = append(dst, ':')
-			dst = appendNumber(dst, float64(v.FlowEmits[k]))
-		}
-		return append(dst, '}'), nil
+		return appendObject(dst, v.FlowEmits, func(dst []byte, n int64) ([]byte, error) {
+			return appendNumber(dst, float64(n)), nil
+		})
 	case VarDecisions:
-		dst = append(dst, '{')
-		for i, id := range sortedKeys(v.Decisions) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, id)
-			dst = append(dst, ':')
-			if dst, err = appendDecision(dst, v.Decisions[id]); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, '}'), nil
+		return appendObject(dst, v.Decisions, appendDecision)
 	case VarInbox:
-		dst = append(dst, '{')
-		for i, topic := range sortedKeys(v.Inbox) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			c := v.Inbox[topic]
-			dst = appendQuoted(dst, topic)
-			dst = append(dst, `:{"count":`...)
+		return appendObject(dst, v.Inbox, func(dst []byte, c InboxCursor) ([]byte, error) {
+			dst = append(dst, `{"count":`...)
 			dst = appendNumber(dst, float64(c.Count))
 			dst = append(dst, `,"last":`...)
 			dst = appendQuoted(dst, c.Last)
-			dst = append(dst, '}')
-		}
-		return append(dst, '}'), nil
+			return append(dst, '}'), nil
+		})
 	case VarWaitAnswers:
 		return appendRawMap(dst, v.WaitAnswers)
 	case VarScopes:
@@ -256,18 +230,11 @@ func appendResources(dst []byte, dims, custom map[string]float64) ([]byte, error
 		dst = appendQuoted(dst, k)
 		dst = append(dst, ':')
 		if k == "custom" && custom != nil {
-			dst = append(dst, '{')
-			for j, c := range sortedKeys(custom) {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				dst = appendQuoted(dst, c)
-				dst = append(dst, ':')
-				if dst, err = appendCanonical(dst, custom[c], 4); err != nil {
-					return dst, err
-				}
+			if dst, err = appendObject(dst, custom, func(dst []byte, x float64) ([]byte, error) {
+				return appendCanonical(dst, x, 4)
+			}); err != nil {
+				return dst, err
 			}
-			dst = append(dst, '}')
 			continue
 		}
 		if dst, err = appendCanonical(dst, dims[k], 3); err != nil {
@@ -330,6 +297,13 @@ func appendRawList(dst []byte, l []json.RawMessage) ([]byte, error) {
 
 // appendRawMap writes an object of raw values (depth 2, values at 3).
 func appendRawMap(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
+	return appendObject(dst, m, func(dst []byte, x json.RawMessage) ([]byte, error) {
+		return appendRawLeaf(dst, x, 3)
+	})
+}
+
+// appendObject writes m as a JSON object, its keys in canonical (UTF-16) order, each value by val.
+func appendObject[V any](dst []byte, m map[string]V, val func([]byte, V) ([]byte, error)) ([]byte, error) {
 	dst = append(dst, '{')
 	var err error
 	for i, k := range sortedKeys(m) {
@@ -338,7 +312,7 @@ func appendRawMap(dst []byte, m map[string]json.RawMessage) ([]byte, error) {
 		}
 		dst = appendQuoted(dst, k)
 		dst = append(dst, ':')
-		if dst, err = appendRawLeaf(dst, m[k], 3); err != nil {
+		if dst, err = val(dst, m[k]); err != nil {
 			return dst, err
 		}
 	}
