@@ -15,24 +15,13 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // Workload is one row of the decoder table: one pass over a log.
 type Workload struct {
 	Name string
 	Run  func(log []byte, file string) (time.Duration, error) // returns the CPU time it used
-}
-
-// envelope is the decode target of the general-purpose decoders: every member the fold reads.
-type envelope struct {
-	ID          string          `json:"id"`
-	WorkflowID  string          `json:"workflowId"`
-	ExecutionID string          `json:"executionId"`
-	EventType   string          `json:"eventType"`
-	Sequence    int64           `json:"sequence"`
-	Timestamp   int64           `json:"timestamp"`
-	Payload     json.RawMessage `json:"payload"`
-	Metadata    json.RawMessage `json:"metadata"`
 }
 
 // envelopeAny decodes payload and metadata to any, as the issue's baseline decoders did.
@@ -78,7 +67,7 @@ func inProcess(f func([]byte) error) func([]byte, string) (time.Duration, error)
 func Workloads(cli string) []Workload {
 	ws := []Workload{
 		{"encoding/json, decode only, raw payloads", inProcess(func(log []byte) error {
-			return eachLine(log, func(l []byte) error { var e envelope; return json.Unmarshal(l, &e) })
+			return eachLine(log, func(l []byte) error { var e spi.Envelope; return json.Unmarshal(l, &e) })
 		})},
 		{"goccy/go-json, decode only, payloads to any", inProcess(func(log []byte) error {
 			return eachLine(log, func(l []byte) error { var e envelopeAny; return gojson.Unmarshal(l, &e) })
