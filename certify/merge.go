@@ -73,7 +73,7 @@ func MergeReports(reports []*Report) (*Report, error) {
 	base := reports[0]
 	var shards []shard.Shard
 	byIndex := map[int]*Report{}
-	seen := map[string]bool{}
+	seen := shard.Seen{}
 	var checks []CheckResult
 	for i, r := range reports {
 		if r.Kind != ReportKind {
@@ -89,13 +89,9 @@ func MergeReports(reports []*Report) (*Report, error) {
 		shards = append(shards, s)
 		byIndex[s.Index] = r
 		for _, c := range r.Checks {
-			switch {
-			case !s.Includes(c.ID):
-				return nil, fmt.Errorf("report %d: check %s does not belong to shard %s", i+1, c.ID, s)
-			case seen[c.Kit+" "+c.ID]:
-				return nil, fmt.Errorf("report %d: check %s is in two shards", i+1, c.ID)
+			if err := seen.Claim(s, "check", c.ID, c.Kit+" "+c.ID); err != nil {
+				return nil, fmt.Errorf("report %d: %v", i+1, err)
 			}
-			seen[c.Kit+" "+c.ID] = true
 			checks = append(checks, c)
 		}
 	}

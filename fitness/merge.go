@@ -24,6 +24,7 @@ func Shard(gates []Gate, s shard.Shard) []Gate {
 func MergeReports(reports []Report, gates []Gate) (Report, error) {
 	var shards []shard.Shard
 	byGate := map[string]Result{}
+	seen := shard.Seen{}
 	for i, r := range reports {
 		if r.Kind != ReportKind {
 			return Report{}, fmt.Errorf("report %d: kind %q, want %q", i+1, r.Kind, ReportKind)
@@ -34,11 +35,8 @@ func MergeReports(reports []Report, gates []Gate) (Report, error) {
 		}
 		shards = append(shards, s)
 		for _, x := range r.Results {
-			if _, dup := byGate[x.Gate]; dup {
-				return Report{}, fmt.Errorf("report %d: gate %s is in two shards", i+1, x.Gate)
-			}
-			if !s.Includes(x.Gate) {
-				return Report{}, fmt.Errorf("report %d: gate %s does not belong to shard %s", i+1, x.Gate, s)
+			if err := seen.Claim(s, "gate", x.Gate, x.Gate); err != nil {
+				return Report{}, fmt.Errorf("report %d: %v", i+1, err)
 			}
 			byGate[x.Gate] = x
 		}

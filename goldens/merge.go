@@ -71,7 +71,7 @@ func MergeReports(reports []Report) (Report, error) {
 	}
 	base := reports[0]
 	var shards []shard.Shard
-	seen := map[string]bool{}
+	seen := shard.Seen{}
 	var results []Result
 	for i, r := range reports {
 		if r.Kind != ReportKind {
@@ -91,13 +91,9 @@ func MergeReports(reports []Report) (Report, error) {
 		}
 		shards = append(shards, s)
 		for _, x := range r.Results {
-			if !s.Includes(x.Name) {
-				return Report{}, fmt.Errorf("report %d: golden %s does not belong to shard %s", i+1, x.Name, s)
+			if err := seen.Claim(s, "golden", x.Name, x.Name); err != nil {
+				return Report{}, fmt.Errorf("report %d: %v", i+1, err)
 			}
-			if seen[x.Name] {
-				return Report{}, fmt.Errorf("report %d: golden %s is in two shards", i+1, x.Name)
-			}
-			seen[x.Name] = true
 			results = append(results, x)
 		}
 	}

@@ -130,7 +130,7 @@ func MergeReports(reports []Report) (Report, error) {
 		return Report{}, fmt.Errorf("no reports to merge")
 	}
 	var shards []shard.Shard
-	seen := map[string]bool{}
+	seen := shard.Seen{}
 	var out Report
 	var unresponsive []string
 	base := reports[0].Meta
@@ -144,13 +144,9 @@ func MergeReports(reports []Report) (Report, error) {
 		}
 		shards = append(shards, s)
 		for _, x := range r.Results {
-			if !s.Includes(x.ID) {
-				return Report{}, fmt.Errorf("report %d: vector %s does not belong to shard %s", i+1, x.ID, s)
+			if err := seen.Claim(s, "vector", x.ID, x.ID); err != nil {
+				return Report{}, fmt.Errorf("report %d: %v", i+1, err)
 			}
-			if seen[x.ID] {
-				return Report{}, fmt.Errorf("report %d: vector %s is in two shards", i+1, x.ID)
-			}
-			seen[x.ID] = true
 			out.Results = append(out.Results, x)
 		}
 		out.Excluded += r.Excluded

@@ -88,3 +88,19 @@ func Complete(shards []Shard) error {
 	}
 	return nil
 }
+
+// Seen records the items the reports of a merge have claimed, by key.
+type Seen map[string]bool
+
+// Claim records that shard s reported the item id (a kind such as "vector") under key: an error
+// when the item does not belong to s or an earlier shard already reported it.
+func (seen Seen) Claim(s Shard, kind, id, key string) error {
+	switch {
+	case !s.Includes(id):
+		return fmt.Errorf("%s %s does not belong to shard %s", kind, id, s)
+	case seen[key]:
+		return fmt.Errorf("%s %s is in two shards", kind, id)
+	}
+	seen[key] = true
+	return nil
+}
