@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -44,6 +46,18 @@ func (rt *Runtime) Register(def FlowDef) error {
 	defer rt.mu.Unlock()
 	rt.flows[def.ID] = def
 	return nil
+}
+
+// Flows returns the registered flows, sorted by id (what a carrier may offer its clients).
+func (rt *Runtime) Flows() []FlowDef {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	out := make([]FlowDef, 0, len(rt.flows))
+	for _, f := range rt.flows {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b FlowDef) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 func (rt *Runtime) flow(id string) (FlowDef, error) {

@@ -65,6 +65,17 @@ func BrokenKernels() []Broken {
 	}
 }
 
+// BrokenMounts lists the broken carriers whose defect shows only in process: mounted with no
+// client, they change what an in-process run appends. They are caught by the G2 check that re-runs
+// the golden corpus with the carrier mounted, not by the kernel kit.
+func BrokenMounts() []Broken {
+	return []Broken{
+		{Name: "adopts-flows-at-mount", Defect: "re-registers the runtime's flows under the carrier's code identity when mounted, so an in-process start records the carrier's codeHash",
+			Clauses: []string{"A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"}, CaughtBy: "wire/goldens-unwired",
+			carrier: Hooks{AdoptsFlows: true}},
+	}
+}
+
 // BrokenNames lists the broken kernels' names, sorted.
 func BrokenNames() []string {
 	var out []string
@@ -106,6 +117,10 @@ func Mutants() []spec.Mutant {
 	for _, b := range BrokenKernels() {
 		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
 			CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:TestBrokenKernelsRejected"})
+	}
+	for _, b := range BrokenMounts() {
+		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
+			CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:TestUnwiredMutantRejected"})
 	}
 	return out
 }

@@ -71,6 +71,11 @@ type Hooks struct {
 	// NoCancel serves no execution.cancel, one of the four execution methods ADR 0026 names, and
 	// leaves it out of the handshake's method table (breaks A26.carrier.methods).
 	NoCancel bool
+	// AdoptsFlows re-registers, when the carrier is built, every flow the runtime already holds as
+	// a flow wire clients may start, under the carrier's code identity: an in-process start then
+	// records the carrier's codeHash, so a mounted carrier with no client changes in-process logs
+	// (breaks A26.wire.unwired-identical, S1.G2.unwired-byte-identical).
+	AdoptsFlows bool
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -109,6 +114,14 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 		table = rt.Syscalls()
 	}
 	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{}}
+	if opts.Hooks.AdoptsFlows {
+		for _, def := range rt.Flows() {
+			def.CodeHash = "wire-carrier/" + manifest.WireAbiVersion
+			if err := rt.Register(def); err != nil {
+				return nil, err
+			}
+		}
+	}
 	ms := DeriveMethods(table)
 	if opts.Hooks.NoCancel {
 		ms = slices.DeleteFunc(ms, func(m Method) bool { return m.Name == MethodCancel })
