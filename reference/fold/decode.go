@@ -233,10 +233,14 @@ func (d *logReader) buffered(i int, dec *decoder) (spi.Envelope, bool) {
 		d.r.Discard(end) //nolint:errcheck // peeked; the buffer is not read again before fn returns
 		return e, true
 	}
-	own := d.keep(buf[:end])
-	e.Payload = own[dec.payloadAt : dec.payloadAt+len(e.Payload) : dec.payloadAt+len(e.Payload)]
+	// only payload and metadata can reach the state: copy those (one allocation), not the
+	// envelope's other members, so a kept payload pins its own bytes and no more
+	own := make([]byte, len(e.Payload)+len(e.Metadata))
+	n := copy(own, e.Payload)
+	copy(own[n:], e.Metadata)
+	e.Payload = own[:n:n]
 	if e.Metadata != nil {
-		e.Metadata = own[dec.metadataAt : dec.metadataAt+len(e.Metadata) : dec.metadataAt+len(e.Metadata)]
+		e.Metadata = own[n:]
 	}
 	d.r.Discard(end) //nolint:errcheck // peeked
 	return e, true
@@ -437,9 +441,6 @@ type decoder struct {
 	workflowID, executionID string
 	types                   map[string]string
 	skipID                  bool
-	// payloadAt and metadataAt are the offsets in the decoded text of the last envelope's
-	// payload and metadata values.
-	payloadAt, metadataAt int
 }
 
 func (d *decoder) intern(prev *string, b []byte) string {
@@ -550,14 +551,12 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 				e.Timestamp, seen[5] = n, true
 			case "payload":
 				e.Payload, seen[6] = v[:len(v):len(v)], true
-				d.payloadAt = vs
 			case "metadata":
 				switch {
 				case isNull(v):
 					e.Metadata = nil
 				case isObject(v):
 					e.Metadata = v[:len(v):len(v)]
-					d.metadataAt = vs
 				default:
 					return fail("metadata", "want an object, got %s", describe(v))
 				}
