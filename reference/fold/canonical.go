@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // CanonicalJSON returns the canonical form (DESIGN §3.3, RFC 8785) of the JSON text raw: exactly
@@ -183,9 +184,11 @@ func appendCanonicalRaw(dst, raw []byte, depth int) ([]byte, error) {
 		}
 		return append(dst, ']'), nil
 	case c == '{':
-		var members []rawMember
+		var small [8]rawMember // most objects are small: no allocation for their members
+		members := small[:0]
 		_, err := eachField(raw, func(k, v []byte) error {
-			members = append(members, rawMember{string(k), v})
+			// a read-only view of the key: raw is not modified while this call runs
+			members = append(members, rawMember{unsafe.String(unsafe.SliceData(k), len(k)), v})
 			return nil
 		})
 		if err != nil {
