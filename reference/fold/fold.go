@@ -40,9 +40,9 @@ func FoldBytes(p Profile, snapshot *State, raw []byte) (State, error) {
 }
 
 // FoldReader is FoldBytes over a stream (a JSON array or NDJSON). It never builds the decoded log:
-// memory is the state, the envelopes it still references (each envelope is copied into its own
-// allocation, so a value the state keeps pins one envelope, not its neighbours), and at most
-// opt.MaxEnvelopeBytes for the envelope being read.
+// memory is the state, the payloads it still references (each envelope's payload and metadata are
+// copied into an allocation of their own, so a value the state keeps pins one payload, not its
+// neighbours), and at most opt.MaxEnvelopeBytes for the envelope being read.
 func FoldReader(p Profile, snapshot *State, r io.Reader, opt DecodeOptions) (State, error) {
 	f := newFolder(p, snapshot, true, int(min(opt.SizeHint, maxFramesHint*4*256)/256))
 	if err := decodeReader(r, opt, true, f.add); err != nil {
