@@ -3,6 +3,7 @@ package foldprops
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -113,7 +114,9 @@ func Classify(got, want fold.State, writer, tailReader fold.Profile, prefix []sp
 			mark(e)
 		}
 	}
-	if !cmp.Equal(w, g) { // Equal first: Diff costs more and the values are usually equal
+	// reflect.DeepEqual first: the values are decoded JSON (maps, slices, strings, float64s
+	// without NaN), where it agrees with cmp.Equal at a fraction of the cost; Diff only to report
+	if !reflect.DeepEqual(w, g) {
 		d := cmp.Diff(w, g)
 		return Verdict{Defect: d}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -364,7 +365,7 @@ func checkStatusOnly(tg Target, in Input) error {
 				delete(a, "_failedWhileParked")
 				delete(b, "_failedWhileParked")
 			}
-			if !cmp.Equal(a, b) { // Equal first: Diff costs more and the values are usually equal
+			if !reflect.DeepEqual(a, b) { // decoded JSON: DeepEqual agrees with cmp.Equal, cheaper; Diff only to report
 				d := cmp.Diff(a, b)
 				return fmt.Errorf("envelope %d (%s, status %s) changed variables beyond its frame (-before +after):\n%s", k, e.EventType, prev.Status, d)
 			}
@@ -421,7 +422,7 @@ func checkDifferential(tg Target, in Input) error {
 	if err := json.Unmarshal([]byte(canonical(s)), &got); err != nil {
 		return err
 	}
-	if !cmp.Equal(want, got) { // Equal first: Diff costs more and the values are usually equal
+	if !reflect.DeepEqual(want, got) { // decoded JSON: DeepEqual agrees with cmp.Equal, cheaper; Diff only to report
 		d := cmp.Diff(want, got)
 		return fmt.Errorf("Fold disagrees with the model (-model +fold):\n%s", d)
 	}
