@@ -111,16 +111,16 @@ func NewBroken(name string, store spi.EventStore, opts Options) (*Carrier, error
 	return nil, fmt.Errorf("no broken kernel %q (have %v)", name, BrokenNames())
 }
 
-// Mutants registers the broken kernels (spec.Mutant, kind "kernel", ids kernel/wire/<name>).
+// Mutants registers the broken kernels and broken mounts (spec.Mutant, kind "kernel", ids kernel/wire/<name>).
 func Mutants() []spec.Mutant {
 	var out []spec.Mutant
-	for _, b := range BrokenKernels() {
-		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
-			CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:TestBrokenKernelsRejected"})
+	add := func(bs []Broken, where string) {
+		for _, b := range bs {
+			out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
+				CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:" + where})
+		}
 	}
-	for _, b := range BrokenMounts() {
-		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
-			CaughtBy: []string{b.CaughtBy}, Where: "wire/carrier:TestUnwiredMutantRejected"})
-	}
+	add(BrokenKernels(), "TestBrokenKernelsRejected")
+	add(BrokenMounts(), "TestUnwiredMutantRejected")
 	return out
 }
