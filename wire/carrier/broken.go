@@ -42,7 +42,7 @@ func BrokenKernels() []Broken {
 			Clauses: []string{"A26.wire.kernel-authoritative"}, CaughtBy: "kernel/resume-parks-visibly",
 			carrier: Hooks{DropResumeWithoutDriver: true}},
 		{Name: "lying-handshake", Defect: "advertises a hand-made syscall table (every syscall unary) instead of the derived one",
-			Clauses: []string{"A26.wire.derived", "A26.wire.partition"}, CaughtBy: "kernel/handshake",
+			Clauses: []string{"A26.wire.derived", "A26.wire.partition", "A26.wire.projection"}, CaughtBy: "kernel/handshake",
 			carrier: Hooks{HandshakeLies: true}},
 		{Name: "wire-follows-schema", Defect: "states a wire ABI version one minor past the manifest's, bumped for the event-schema changes (1.24.0's folded seq) that changed no wire bytes",
 			Clauses: []string{"S4.v1_24.wire-unchanged", "A26.wire.own-version", "I-WIRE-23"}, CaughtBy: "kernel/handshake",

@@ -31,7 +31,7 @@ type KernelCase = kits.Case[*Client]
 func KernelKit() kits.Kit[*Client] {
 	type C = kits.Check[*Client]
 	return kits.Kit[*Client]{Name: "kernel", Seam: "", Checks: []C{
-		{ID: "kernel/handshake", Clauses: []string{"A26.carrier.methods", "A26.wire.derived", "A26.wire.partition", "A26.wire.own-version", "S4.v1_24.wire-unchanged", "I-WIRE-23"}, Level: spec.Must,
+		{ID: "kernel/handshake", Clauses: []string{"A26.carrier.methods", "A26.wire.projection", "A26.wire.derived", "A26.wire.partition", "A26.wire.own-version", "S4.v1_24.wire-unchanged", "I-WIRE-23"}, Level: spec.Must,
 			Doc: "wire.handshake states the wire, kernel ABI and event schema versions, a syscall table from the manifest's, and exactly the methods derived from it", Run: kkHandshake},
 		{ID: "kernel/acceptance", Clauses: []string{"A26.acceptance", "A26.carrier.methods", "I-WIRE-2", "I-WIRE-8", "I-WIRE-17"}, Level: spec.Must,
 			Doc: "each of the wire's own flow scripts (wire/clients/scripts), driven over the wire (start with a budget of its own, suspend, resume, re-drive, complete, replay), leaves the log and folded state of its in-process run", Run: kkAcceptance},
