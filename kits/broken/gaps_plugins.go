@@ -413,24 +413,16 @@ func gapReadModelStores() []gap[spi.ReadModelStore] {
 // --- ids ordered by a case-insensitive collation, ties broken by bytes.
 type idsCollated struct{ rmTable }
 
-func collatedLess(a, b string) bool {
-	la, lb := strings.ToLower(a), strings.ToLower(b)
-	if la != lb {
-		return la < lb
-	}
-	return a < b
-}
-
 func (s idsCollated) Query(ctx context.Context, model string, q spi.ReadModelQuery) (spi.ReadModelPage, error) {
 	after, err := spi.ValidateQuery(model, q)
 	if err != nil {
 		return spi.ReadModelPage{}, err
 	}
 	all := s.sorted(model)
-	sort.SliceStable(all, func(i, j int) bool { return collatedLess(all[i].ID, all[j].ID) })
+	sort.SliceStable(all, func(i, j int) bool { return collate(all[i].ID, all[j].ID) })
 	page := spi.ReadModelPage{Docs: []spi.ReadModelDoc{}}
 	for _, d := range all {
-		if after != "" && !collatedLess(after, d.ID) {
+		if after != "" && !collate(after, d.ID) {
 			continue
 		}
 		if len(page.Docs) == q.Limit {
