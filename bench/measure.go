@@ -13,6 +13,7 @@ import (
 
 	"github.com/bytedance/sonic"
 	gojson "github.com/goccy/go-json"
+	"github.com/loom-kernel/loom-conform/internal/cputime"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -56,9 +57,9 @@ func eachLine(log []byte, fn func([]byte) error) error {
 func inProcess(f func([]byte) error) func([]byte, string) (time.Duration, error) {
 	return func(log []byte, _ string) (time.Duration, error) {
 		runtime.GC()
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		err := f(log)
-		return cpuTime() - c0, err
+		return cputime.Process() - c0, err
 	}
 }
 
@@ -213,12 +214,4 @@ func Spread(xs []float64) (lo, med, hi float64) {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s[0], s[len(s)/2], s[len(s)-1]
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

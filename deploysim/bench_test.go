@@ -1,11 +1,10 @@
 package deploysim_test
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim"
+	"github.com/loom-kernel/loom-conform/internal/cputime"
 )
 
 // BenchmarkSimulation reports simulated executions/s and events/s of a whole run (fleet, the
@@ -14,7 +13,7 @@ func BenchmarkSimulation(b *testing.B) {
 	for _, sc := range []string{"basic", "crash", "rolling-upgrade"} {
 		b.Run(sc, func(b *testing.B) {
 			execs, events := 0, 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for i := 0; i < b.N; i++ {
 				res := deploysim.Run(deploysim.Config{Scenario: sc, Seed: int64(i + 1)})
 				if !res.OK() {
@@ -27,18 +26,9 @@ func BenchmarkSimulation(b *testing.B) {
 			b.ReportMetric(float64(execs)/s, "executions/s")
 			b.ReportMetric(float64(events)/s, "events/s")
 			// Per CPU-second: what one core does, whatever else shares the machine.
-			if c := (cpuTime() - cpu0).Seconds(); c > 0 {
+			if c := (cputime.Process() - cpu0).Seconds(); c > 0 {
 				b.ReportMetric(float64(execs)/c, "executions/cpu-s")
 			}
 		})
 	}
-}
-
-// cpuTime is this process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,8 +3,9 @@ package fitness
 import (
 	"runtime"
 	"runtime/debug"
-	"syscall"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/cputime"
 )
 
 // Pair is a ratio workload: A is the baseline, B the thing under test. Each call does one unit of
@@ -179,19 +180,11 @@ func (m *meter) run(k int, s *Samples) error {
 // timeBatch runs f n times and returns the process CPU time (user + system) it took: time the
 // machine gives to other processes does not count, which is what makes a busy CI runner usable.
 func timeBatch(f func() error, n int) (time.Duration, error) {
-	start := cpuTime()
+	start := cputime.Process()
 	for range n {
 		if err := f(); err != nil {
 			return 0, err
 		}
 	}
-	return cpuTime() - start, nil
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cputime.Process() - start, nil
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/cputime"
 	"github.com/loom-kernel/loom-conform/internal/loggen"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -34,7 +34,7 @@ func BenchmarkFold(b *testing.B) {
 			var ms0, ms1 runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&ms0)
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), cputime.Process()
 			folds := 0
 			for b.Loop() {
 				if _, err := Fold(Current(), nil, events); err != nil {
@@ -42,7 +42,7 @@ func BenchmarkFold(b *testing.B) {
 				}
 				folds++
 			}
-			el, cpu := time.Since(start), cpuTime()-cpu0
+			el, cpu := time.Since(start), cputime.Process()-cpu0
 			runtime.ReadMemStats(&ms1)
 			total := float64(folds) * float64(n)
 			b.ReportMetric(total/el.Seconds(), "envelopes/s")
@@ -68,7 +68,7 @@ func decodeFoldRatio(b *testing.B, raw []byte, n int) float64 {
 		for k := range 2 {
 			phase := (round + k) % 2 // alternate which phase goes first
 			runtime.GC()
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			for range reps {
 				var err error
 				if phase == 0 {
@@ -80,7 +80,7 @@ func decodeFoldRatio(b *testing.B, raw []byte, n int) float64 {
 					b.Fatal(err)
 				}
 			}
-			best[phase] = min(best[phase], cpuTime()-c0)
+			best[phase] = min(best[phase], cputime.Process()-c0)
 		}
 	}
 	return float64(best[1]) / float64(best[0])
@@ -99,16 +99,6 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 var _ = spi.Envelope{}
-
-// cpuTime is the process's user+system CPU time: on a shared machine the envelopes per CPU
-// second are the figure that does not depend on other load.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkStateEncoding reports the canonical state encoding of the fold of a 100 000-envelope
 // realistic log: frames per second and allocations per frame of the direct encoder (MarshalJSON)
@@ -159,9 +149,9 @@ func interleavedBest(b *testing.B, rounds int, fns ...func()) []time.Duration {
 		for k := range fns {
 			i := (round + k) % len(fns)
 			runtime.GC()
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			fns[i]()
-			best[i] = min(best[i], cpuTime()-c0)
+			best[i] = min(best[i], cputime.Process()-c0)
 		}
 	}
 	return best
@@ -177,7 +167,7 @@ func BenchmarkFoldReader(b *testing.B) {
 	}{{"pairs", loggen.Pairs(100_000)}, {"mix", loggen.Mix(100_000)}} {
 		b.Run(log.name, func(b *testing.B) {
 			b.SetBytes(int64(len(log.raw)))
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			for b.Loop() {
 				st, err := FoldReader(Current(), nil, bytes.NewReader(log.raw), DecodeOptions{})
 				if err != nil {
@@ -187,7 +177,7 @@ func BenchmarkFoldReader(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(len(log.raw))*float64(b.N)/1e6/(cpuTime()-c0).Seconds(), "MB/cpu-s")
+			b.ReportMetric(float64(len(log.raw))*float64(b.N)/1e6/(cputime.Process()-c0).Seconds(), "MB/cpu-s")
 		})
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/cputime"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 )
@@ -19,15 +19,6 @@ import (
 type cost struct{ wall, cpu time.Duration }
 
 func (c *cost) add(o cost) { c.wall += o.wall; c.cpu += o.cpu }
-
-// cpuTime is this process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // inProcessSteps runs one execution of n echo steps in process and returns the time per step.
 func inProcessSteps(tb testing.TB, n int, mount bool) time.Duration {
@@ -62,11 +53,11 @@ func inProcessCost(tb testing.TB, n int, mount bool) cost {
 		return nil, nil
 	}})
 	runtime.GC()
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), cputime.Process()
 	if _, err := rt.Start(context.Background(), "bench", "e", nil); err != nil {
 		tb.Fatal(err)
 	}
-	return cost{time.Since(start) / time.Duration(n), (cpuTime() - cpu) / time.Duration(n)}
+	return cost{time.Since(start) / time.Duration(n), (cputime.Process() - cpu) / time.Duration(n)}
 }
 
 // wireSteps drives one execution of n echo steps over loopback HTTP (keep-alive) and returns its
@@ -92,13 +83,13 @@ func wireSteps(tb testing.TB, n int) cost {
 		args[i] = json.RawMessage(fmt.Sprintf(`{"task":{"id":"s%d","toolId":"echo"},"input":%d}`, i, i))
 	}
 	runtime.GC()
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), cputime.Process()
 	for _, a := range args {
 		if _, _, err := d.Syscall(ctx, "execute", a); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return cost{time.Since(start) / time.Duration(n), (cpuTime() - cpu) / time.Duration(n)}
+	return cost{time.Since(start) / time.Duration(n), (cputime.Process() - cpu) / time.Duration(n)}
 }
 
 // BenchmarkWireStep: a wire step (syscall.execute of the echo tool over loopback HTTP,
