@@ -71,8 +71,9 @@ type meter struct {
 // idle second P the scheduler spins threads looking for work — CPU time that depends on how busy
 // the rest of the machine is, not on A or B (with a growing heap it made an execution look several
 // times dearer on a loaded runner than inside a round). With one P a hand-off is a plain goroutine switch, and process CPU time still
-// counts every goroutine either side starts. The collector is off inside a round and runs between
-// rounds, outside the timing, after the pair's Reset: every round starts on the same small heap.
+// counts every goroutine either side starts. The collector is off inside a round (on for a pair
+// WithGC) and runs between rounds, outside the timing, after the pair's Reset: every round starts
+// on the same small heap.
 func startMeter(p Pair, minBatch time.Duration) (*meter, error) {
 	procs := runtime.GOMAXPROCS(1)
 	gc := debug.SetGCPercent(-1)
