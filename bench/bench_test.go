@@ -70,7 +70,7 @@ func metricName(s string) string {
 }
 
 // BenchmarkFoldScaling reports the fold's per-envelope CPU cost at 10^6 envelopes over its cost at
-// 10^4 (flat is 1) and (decode+fold)/decode at 10^6, each as the median of interleaved rounds
+// 10^4 (flat is 1) and (decode+fold)/decode at 10^6, each as the Hodges–Lehmann estimate over interleaved rounds
 // measured with the fitness gates' method (fitness.Measure).
 func BenchmarkFoldScaling(b *testing.B) {
 	for b.Loop() {
@@ -190,7 +190,7 @@ func TestWritePerformanceDoc(t *testing.T) {
 		}
 		flats, ratios = append(flats, flat.Figure), append(ratios, ratio.Figure)
 	}
-	doc.WriteString("## Scaling (the mix log, `fold.FoldBytes`), 5 measurements of 3 interleaved rounds each (median of each), min/median/max over the 5\n\n| figure | min | median | max | target |\n| --- | ---: | ---: | ---: | ---: |\n")
+	doc.WriteString("## Scaling (the mix log, `fold.FoldBytes`), 5 measurements of 3 interleaved rounds each (the Hodges–Lehmann estimate of each), min/median/max over the 5\n\n| figure | min | median | max | target |\n| --- | ---: | ---: | ---: | ---: |\n")
 	lo, med, hi := Spread(flats)
 	fmt.Fprintf(&doc, "| CPU per envelope at 10^6 / at 10^4 | %.2f | %.2f | %.2f | ≤ 1.2 |\n", lo, med, hi)
 	lo, med, hi = Spread(ratios)
