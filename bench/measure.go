@@ -134,9 +134,11 @@ func StartCPU(cli string, rounds int) (time.Duration, error) {
 	return best, nil
 }
 
-// MaxRSS runs `cli fold file > /dev/null` and returns the child's peak resident set in bytes.
-func MaxRSS(cli, file string) (int64, time.Duration, error) {
+// MaxRSS runs `cli fold file > /dev/null`, with env added to this process's environment, and
+// returns the child's peak resident set in bytes and its CPU time.
+func MaxRSS(cli, file string, env ...string) (int64, time.Duration, error) {
 	cmd := exec.Command(cli, "fold", file)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

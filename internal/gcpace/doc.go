@@ -1,7 +1,7 @@
 // Package gcpace lets a batch command run the garbage collector less often while its live heap is
 // small, and hands the collector back to its default pace once the heap has grown past a bound.
 //
-// A fold of a log of tens of megabytes spends about an eighth of its CPU time in collection
+// A fold of a log of tens of megabytes spends about a tenth of its CPU time in collection
 // cycles whose cost is mostly fixed (stopping and signalling goroutines, the mark set-up), because
 // the default pace starts a cycle at every doubling of a small heap. Pacing the collector at a
 // higher percentage removes most of those cycles; bounding it by the live heap keeps the extra
