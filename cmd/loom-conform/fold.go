@@ -95,7 +95,7 @@ spends less CPU on the collection cycles of a small heap; after that, at the def
 // The fold command paces the collector at foldGCPercent until its live heap passes foldGCLimit
 // (unless GOGC is set): a fold's garbage is mostly each envelope's decode, and at the default pace
 // a small state's heap pays a collection cycle at every doubling. Measured on the 17 MB generator
-// // log, this cuts the command's CPU time by about a tenth. Before the hand-back the heap stays below
+// log, this cuts the command's CPU time by about a tenth. Before the hand-back the heap stays below
 // about foldGCLimit×(1+foldGCPercent/100), whatever the state's size (docs/performance.md).
 const (
 	foldGCPercent = 400
