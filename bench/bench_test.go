@@ -56,17 +56,12 @@ func BenchmarkTable(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, r := range rows {
-					b.ReportMetric(r.MBPerCPUs, metricName(r.Name)+"-MB/cpu-s")
+				for i, r := range rows {
+					b.ReportMetric(r.MBPerCPUs, ws[i].Metric+"-MB/cpu-s")
 				}
 			}
 		})
 	}
-}
-
-func metricName(s string) string {
-	s = strings.Fields(strings.Trim(s, "`"))[0]
-	return strings.NewReplacer("/", "_", ",", "", "`", "").Replace(s)
 }
 
 // BenchmarkFoldScaling reports the fold's per-envelope CPU cost at 10^6 envelopes over its cost at

@@ -21,8 +21,9 @@ import (
 
 // Workload is one row of the decoder table: one pass over a log.
 type Workload struct {
-	Name string
-	Run  func(log []byte, file string) (time.Duration, error) // returns the CPU time it used
+	Name   string
+	Metric string                                               // the benchmark metric's name, unique among the rows
+	Run    func(log []byte, file string) (time.Duration, error) // returns the CPU time it used
 }
 
 // envelopeAny decodes payload and metadata to any, as the issue's baseline decoders did.
@@ -67,24 +68,24 @@ func inProcess(f func([]byte) error) func([]byte, string) (time.Duration, error)
 // the end-to-end row out).
 func Workloads(cli string) []Workload {
 	ws := []Workload{
-		{"encoding/json, decode only, raw payloads", inProcess(func(log []byte) error {
+		{"encoding/json, decode only, raw payloads", "encoding_json", inProcess(func(log []byte) error {
 			return eachLine(log, func(l []byte) error { var e spi.Envelope; return json.Unmarshal(l, &e) })
 		})},
-		{"goccy/go-json, decode only, payloads to any", inProcess(func(log []byte) error {
+		{"goccy/go-json, decode only, payloads to any", "goccy_go-json", inProcess(func(log []byte) error {
 			return eachLine(log, func(l []byte) error { var e envelopeAny; return gojson.Unmarshal(l, &e) })
 		})},
-		{"bytedance/sonic, decode only, payloads to any", inProcess(func(log []byte) error {
+		{"bytedance/sonic, decode only, payloads to any", "bytedance_sonic", inProcess(func(log []byte) error {
 			return eachLine(log, func(l []byte) error { var e envelopeAny; return sonic.Unmarshal(l, &e) })
 		})},
-		{"fold.DecodeLogBytes, decode only, raw payloads", inProcess(func(log []byte) error {
+		{"fold.DecodeLogBytes, decode only, raw payloads", "fold.DecodeLogBytes", inProcess(func(log []byte) error {
 			_, err := fold.DecodeLogBytes(log)
 			return err
 		})},
-		{"fold.FoldReader in process (decode + fold)", inProcess(func(log []byte) error {
+		{"fold.FoldReader in process (decode + fold)", "fold.FoldReader", inProcess(func(log []byte) error {
 			_, err := fold.FoldReader(fold.Current(), nil, bytes.NewReader(log), fold.DecodeOptions{})
 			return err
 		})},
-		{"fold.FoldReader + AppendState in process", inProcess(func(log []byte) error {
+		{"fold.FoldReader + AppendState in process", "fold.FoldReader+AppendState", inProcess(func(log []byte) error {
 			st, err := fold.FoldReader(fold.Current(), nil, bytes.NewReader(log), fold.DecodeOptions{})
 			if err == nil {
 				_, err = fold.AppendState(nil, st)
@@ -93,21 +94,27 @@ func Workloads(cli string) []Workload {
 		})},
 	}
 	if cli != "" {
-		ws = append(ws, Workload{"`loom-conform fold LOG > out` end to end (child CPU)", func(_ []byte, file string) (time.Duration, error) {
-			return RunFold(cli, file, os.DevNull)
-		}})
+		ws = append(ws,
+			Workload{"`GOGC=100 loom-conform fold LOG > out` end to end, the collector at its default pace (child CPU)", "loom-conform-GOGC100", func(_ []byte, file string) (time.Duration, error) {
+				return RunFold(cli, file, os.DevNull, "GOGC=100")
+			}},
+			Workload{"`loom-conform fold LOG > out` end to end (child CPU)", "loom-conform", func(_ []byte, file string) (time.Duration, error) {
+				return RunFold(cli, file, os.DevNull)
+			}})
 	}
 	return ws
 }
 
-// RunFold runs `cli fold file > out` and returns the child's CPU time.
-func RunFold(cli, file, out string) (time.Duration, error) {
+// RunFold runs `cli fold file > out`, with env added to this process's environment, and returns
+// the child's CPU time.
+func RunFold(cli, file, out string, env ...string) (time.Duration, error) {
 	o, err := os.Create(out)
 	if err != nil {
 		return 0, err
 	}
 	defer o.Close()
 	cmd := exec.Command(cli, "fold", file)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = o
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
