@@ -81,11 +81,7 @@ func (s jsonContentNormalised) Get(ctx context.Context, digest string) ([]byte, 
 }
 
 func (s jsonContentNormalised) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
-	data, err := spi.ReadContent(ctx, r)
-	if err != nil {
-		return spi.ContentRef{}, err
-	}
-	return s.Put(ctx, data)
+	return putRead(ctx, r, s.Put)
 }
 
 // --- content grows under its digest part by part.
@@ -127,11 +123,7 @@ func (s contentInParts) Get(ctx context.Context, digest string) ([]byte, error) 
 }
 
 func (s contentInParts) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
-	data, err := spi.ReadContent(ctx, r)
-	if err != nil {
-		return spi.ContentRef{}, err
-	}
-	return s.Put(ctx, data)
+	return putRead(ctx, r, s.Put)
 }
 
 // --- put is a lookup, then an insert under a unique key: sequential re-puts find the content,
@@ -165,11 +157,7 @@ func (s putRaceRefused) Get(ctx context.Context, digest string) ([]byte, error) 
 }
 
 func (s putRaceRefused) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
-	data, err := spi.ReadContent(ctx, r)
-	if err != nil {
-		return spi.ContentRef{}, err
-	}
-	return s.Put(ctx, data)
+	return putRead(ctx, r, s.Put)
 }
 
 func gapDurableStateStores() []gap[spi.DurableStateStore] {
@@ -511,3 +499,13 @@ func GapDurableStateStores() []Store[spi.DurableStateStore] { return stores(gapD
 
 // GapReadModelStores are the broken ReadModelStores of the cross-seam rule classes.
 func GapReadModelStores() []Store[spi.ReadModelStore] { return stores(gapReadModelStores()) }
+
+// putRead is PutStream for a broken store whose Put holds the fault: it reads the whole stream,
+// then puts it.
+func putRead(ctx context.Context, r io.Reader, put func(context.Context, []byte) (spi.ContentRef, error)) (spi.ContentRef, error) {
+	data, err := spi.ReadContent(ctx, r)
+	if err != nil {
+		return spi.ContentRef{}, err
+	}
+	return put(ctx, data)
+}
