@@ -70,10 +70,10 @@ type meter struct {
 // GOMAXPROCS is 1 while measuring: a kernel execution hands work between goroutines, and with an
 // idle second P the scheduler spins threads looking for work — CPU time that depends on how busy
 // the rest of the machine is, not on A or B (with a growing heap it made an execution look several
-// times dearer on a loaded runner than inside a round). With one P a hand-off is a plain goroutine switch, and process CPU time still
-// counts every goroutine either side starts. The collector is off inside a round (on for a pair
-// WithGC) and runs between rounds, outside the timing, after the pair's Reset: every round starts
-// on the same small heap.
+// times dearer on a loaded runner than inside a round). With one P a hand-off is a plain goroutine
+// switch, and process CPU time still counts every goroutine either side starts. The collector is
+// off inside a round (on for a pair WithGC) and runs between rounds, outside the timing, after the
+// pair's Reset: every round starts on the same small heap.
 func startMeter(p Pair, minBatch time.Duration) (*meter, error) {
 	procs := runtime.GOMAXPROCS(1)
 	gc := debug.SetGCPercent(-1)

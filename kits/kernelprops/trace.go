@@ -2,6 +2,7 @@ package kernelprops
 
 import (
 	"encoding/json"
+	"maps"
 	"sync"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
@@ -79,11 +80,7 @@ func (r *recorder) trace() []Event {
 func (r *recorder) snapshotEffects() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]int, len(r.effects))
-	for k, v := range r.effects {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.effects)
 }
 
 // fakes are the flow-script fakes, each recording its invocation first. A step that times out
