@@ -54,6 +54,29 @@ type Case[T any] struct {
 	nonce      int64
 	mu         sync.Mutex
 	panicked   string
+	// done and total are the check's own account of its work (Progress), for the message of a
+	// check cut short by its time limit.
+	done, total int
+}
+
+// Progress records that the check has done done of the total rounds of work it defines. A check
+// whose work is several rounds calls it as it goes, so that, cut short by its time limit, its
+// verdict says how far it came ("did 12 of 40 rounds"); a check that returns nil after its
+// context ended is never a pass (DESIGN §7.1), whether or not it reported progress.
+func (c *Case[T]) Progress(done, total int) {
+	c.mu.Lock()
+	c.done, c.total = done, total
+	c.mu.Unlock()
+}
+
+// progress says how far the check came: "did 12 of 40 rounds", or "" when it never said.
+func (c *Case[T]) progress() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("did %d of %d rounds", c.done, c.total)
 }
 
 // Recover, deferred first thing in every goroutine a check starts, turns a panic of the target in
@@ -200,10 +223,11 @@ func (k Kit[T]) SpecChecks() []spec.Check {
 
 // splitContext separates the call's arguments from a trailing context some checks write as
 // `args) context (more`, so the message keeps the grammar Op(args) = got, want want (context).
+// Any other text (a target's value may hold ") " and " (" anywhere) comes back whole.
 func splitContext(args string) (string, string) {
 	i := strings.Index(args, ") ")
 	j := strings.LastIndex(args, " (")
-	if i < 0 || j < i {
+	if i < 0 || j < i+2 {
 		return args, ""
 	}
 	ctx := strings.TrimSpace(args[i+2:j] + " " + args[j+2:])

@@ -21,14 +21,17 @@ const (
 
 // Result is the structured verdict of one check, for reports (certify) and the test driver.
 type Result struct {
-	Kit      string        `json:"kit"`
-	CheckID  string        `json:"checkId"`
-	Clauses  []string      `json:"clauses"`
-	Level    spec.Level    `json:"level"`
-	Verdict  Verdict       `json:"verdict"`
-	Duration time.Duration `json:"-"`
-	Message  string        `json:"message,omitempty"`
-	Seed     int64         `json:"seed"`
+	Kit     string     `json:"kit"`
+	CheckID string     `json:"checkId"`
+	Clauses []string   `json:"clauses"`
+	Level   spec.Level `json:"level"`
+	// Requirement is how the check binds (spec.RequirementOf its clauses): a recommended check
+	// never blocks a certificate.
+	Requirement spec.Requirement `json:"requirement"`
+	Verdict     Verdict          `json:"verdict"`
+	Duration    time.Duration    `json:"-"`
+	Message     string           `json:"message,omitempty"`
+	Seed        int64            `json:"seed"`
 	// Repro is a one-line way to re-run exactly this check with this seed.
 	Repro string `json:"repro,omitempty"`
 }
@@ -62,16 +65,17 @@ func Summarize(results []Result) Summary {
 	return s
 }
 
-// Certified reports whether results certify their target: no MUST / MUST NOT check failed or stayed
-// unknown, and every kit in results ran at least one MUST check (MustRun > 0). A kit whose MUST
-// checks were all skipped judged nothing, so it certifies nothing; no results certify nothing.
+// Certified reports whether results certify their target: no required MUST / MUST NOT check failed
+// or stayed unknown, and every kit in results ran at least one MUST check (MustRun > 0). A kit
+// whose MUST checks were all skipped judged nothing, so it certifies nothing; no results certify
+// nothing. A recommended check (spec.Recommended) never blocks.
 func Certified(results []Result) bool {
 	if len(results) == 0 {
 		return false
 	}
 	kits := map[string]bool{}
 	for _, r := range results {
-		if isMust(r) && (r.Verdict == Fail || r.Verdict == Unknown) {
+		if Blocks(r) {
 			return false
 		}
 		kits[r.Kit] = true
@@ -97,3 +101,9 @@ func MustRun(results []Result, kit string) int {
 }
 
 func isMust(r Result) bool { return r.Level == spec.Must || r.Level == spec.MustNot }
+
+// Blocks reports whether r keeps its target from being certified: a required MUST / MUST NOT check
+// that failed or has no verdict.
+func Blocks(r Result) bool {
+	return isMust(r) && r.Requirement != spec.Recommended && (r.Verdict == Fail || r.Verdict == Unknown)
+}

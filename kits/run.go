@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -78,8 +80,8 @@ func Run[T any](ctx context.Context, kit Kit[T], factory Factory[T], opts Option
 }
 
 func baseResult[T any](kit Kit[T], ch *Check[T], opts Options) Result {
-	return Result{Kit: kit.Name, CheckID: ch.ID, Clauses: ch.Clauses, Level: ch.Level, Seed: opts.Seed,
-		Repro: reproCommand("", ch.ID, opts.Seed)}
+	return Result{Kit: kit.Name, CheckID: ch.ID, Clauses: ch.Clauses, Level: ch.Level,
+		Requirement: spec.RequirementOf(ch.Clauses), Seed: opts.Seed, Repro: reproCommand("", ch.ID, opts.Seed)}
 }
 
 // reproCommand is a go test command line that re-runs check id with seed under the test named
@@ -147,6 +149,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	var cleanups []func()
 	done := make(chan outcome, 1)
 	var skipMsg string
+	var running atomic.Pointer[Case[T]]
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -175,6 +178,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			}
 			return t2, err
 		}
+		running.Store(c)
 		err = ch.Run(ctx, c)
 		if p := c.panicMessage(); p != "" {
 			done <- outcome{panicked: p}
@@ -183,12 +187,25 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 		done <- outcome{err: err}
 	}()
 
+	// cutShort is the verdict of a check that did not finish its work within its time limit: unknown,
+	// never pass or fail (DESIGN §7.1), saying how far it came and how to give it more time.
+	cutShort := func(what string) Result {
+		how := "it did not finish its work"
+		if c := running.Load(); c != nil {
+			if p := c.progress(); p != "" {
+				how = "it " + p
+			}
+		}
+		return finish(Unknown, fmt.Sprintf("%s: %s within the time limit of %s (%s); no verdict: raise the limit with certify --timeout (kits.Options.Timeout)",
+			ch.ID, what, opts.Timeout, how))
+	}
+
 	var o outcome
 	select {
 	case o = <-done:
 	case <-time.After(opts.Timeout + grace(opts.Timeout)):
 		// Abandon the goroutine: the target is stuck. Its cleanups are not run (they may block too).
-		return finish(Unknown, fmt.Sprintf("%s: timed out after %s (the target did not return)", ch.ID, opts.Timeout))
+		return cutShort("the target did not return")
 	}
 	for i := len(cleanups) - 1; i >= 0; i-- {
 		runCleanup(cleanups[i])
@@ -197,7 +214,13 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	case skipMsg != "":
 		return finish(Skip, skipMsg)
 	case o.panicked != "":
-		return finish(Unknown, fmt.Sprintf("%s: panic: %s", ch.ID, firstLines(o.panicked, 12)))
+		return finish(panicVerdict(ch, o.panicked))
+	case o.err == nil && ctx.Err() != nil && parent.Err() == nil:
+		// It returned nil, but its context ended first: a loop that stops at the deadline has not
+		// done all of its rounds, so what it saw is no pass.
+		return cutShort("the check was cut short")
+	case o.err == nil && ctx.Err() != nil:
+		return finish(Unknown, fmt.Sprintf("%s: the run was interrupted (%v) before the check finished", ch.ID, context.Cause(parent)))
 	case o.err == nil:
 		return finish(Pass, "")
 	}
@@ -209,8 +232,11 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	if errors.As(o.err, &uk) {
 		return finish(Unknown, fmt.Sprintf("%s: %s", ch.ID, uk.reason))
 	}
+	if ctx.Err() != nil && parent.Err() == nil {
+		return cutShort(fmt.Sprintf("the check was cut short (%v)", o.err))
+	}
 	if ctx.Err() != nil {
-		return finish(Unknown, fmt.Sprintf("%s: timed out after %s: %v", ch.ID, opts.Timeout, o.err))
+		return finish(Unknown, fmt.Sprintf("%s: the run was interrupted (%v): %v", ch.ID, context.Cause(parent), o.err))
 	}
 	var v *Violation
 	if errors.As(o.err, &v) {
@@ -223,6 +249,56 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			ch.ID, strings.Join(ch.Clauses, " "), o.err.Error()))
 	}
 	return finish(Unknown, fmt.Sprintf("%s: %v", ch.ID, o.err))
+}
+
+// panicVerdict judges a panic inside a check. A panic in the target's own code (an in-process Go
+// store, a broken store of kits/broken) is the target crashing under the check: fail. A panic in
+// the harness (this package, certify, the bridge client) is a bug of loom-conform, not a fact about
+// the target: unknown, saying so. Either way the run goes on.
+func panicVerdict[T any](ch *Check[T], stack string) (Verdict, string) {
+	if fn := panickingFunc(stack); isHarness(fn) {
+		return Unknown, fmt.Sprintf("%s: the harness panicked in %s (a bug of loom-conform, no verdict on the target; please report it): %s",
+			ch.ID, fn, firstLines(stack, 12))
+	}
+	return Fail, fmt.Sprintf("%s [%s]: Call(the check's operations) = panic, want an answer: %s", ch.ID, strings.Join(ch.Clauses, " "), firstLines(stack, 12))
+}
+
+// panickingFunc is the function a panic was raised in: in a debug.Stack text, the first frame
+// after the panic call that is not the runtime's own ("" when the text holds none).
+func panickingFunc(stack string) string {
+	lines := strings.Split(stack, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "panic(") {
+			continue
+		}
+		for _, f := range lines[i+1:] {
+			if f == "" || strings.HasPrefix(f, "\t") || strings.HasPrefix(f, "runtime.") || strings.HasPrefix(f, "panic(") {
+				continue
+			}
+			if k := strings.LastIndex(f, "("); k > 0 {
+				f = f[:k]
+			}
+			return f
+		}
+	}
+	return ""
+}
+
+// harnessPackages are the packages whose code is the harness's, not a target's.
+var harnessPackages = []string{"kits", "certify", "wire/bridge", "wire/carrier", "spi", "internal"}
+
+func isHarness(fn string) bool {
+	const mod = "github.com/loom-kernel/loom-conform/"
+	rest, ok := strings.CutPrefix(fn, mod)
+	if !ok {
+		return false
+	}
+	for _, p := range harnessPackages {
+		if strings.HasPrefix(rest, p+".") || (p == "internal" && strings.HasPrefix(rest, p+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 func runCleanup(f func()) {

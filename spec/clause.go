@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Level is the RFC 2119 strength of a clause.
@@ -40,6 +41,10 @@ type Clause struct {
 	Form Form `json:"form"`
 	// Note, on interpretation clauses, says what the spec leaves open and what we decided and why.
 	Note string `json:"note,omitempty"`
+	// Tier, on interpretation clauses, says how the decision binds a target (tier.go); Rests, on a
+	// consequence, cites the spec or ADR words it follows from.
+	Tier  Tier   `json:"tier,omitempty"`
+	Rests string `json:"rests,omitempty"`
 }
 
 // Clauses returns every registered clause, in registry order. The result is a fresh slice.
@@ -56,13 +61,18 @@ func Clauses() []Clause {
 
 // Lookup returns the clause with the given id.
 func Lookup(id string) (Clause, bool) {
-	for _, c := range Clauses() {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return Clause{}, false
+	c, ok := lookupIndex()[id]
+	return c, ok
 }
+
+// lookupIndex is the registry by id, built once: the tables are constant.
+var lookupIndex = sync.OnceValue(func() map[string]Clause {
+	m := map[string]Clause{}
+	for _, c := range Clauses() {
+		m[c.ID] = c
+	}
+	return m
+})
 
 // ValidateRegistry reports duplicate ids and malformed clauses.
 func ValidateRegistry(cs []Clause) error {
@@ -78,6 +88,9 @@ func ValidateRegistry(cs []Clause) error {
 		seen[c.ID] = true
 		if c.Source == SourceInterpretation && c.Note == "" {
 			errs = append(errs, fmt.Sprintf("clause %s: an interpretation needs a note", c.ID))
+		}
+		if err := validateTier(c); err != nil {
+			errs = append(errs, err.Error())
 		}
 		if c.Section == "" || c.Summary == "" {
 			errs = append(errs, fmt.Sprintf("clause %s: section and summary are required", c.ID))
