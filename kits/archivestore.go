@@ -237,6 +237,7 @@ func asReplace(ctx context.Context, c *ArchiveStoreCase) error {
 
 func asConcurrent(ctx context.Context, c *ArchiveStoreCase) error {
 	for round := 0; round < 4; round++ {
+		c.Progress(round, 4)
 		x := c.ExecID("race")
 		const n = 5
 		batches := make([][]spi.Envelope, n)

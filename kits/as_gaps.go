@@ -30,10 +30,10 @@ func asGapChecks() []Check[spi.ArchiveStore] {
 			Requires: []string{spi.MethodReplaceSegments},
 			Doc:      "an envelope put in by replaceSegments replaces the old one whole: every field, metadata dropped when the new one has none", Run: asReplaceWhole},
 		{ID: "archivestore/readers-whole-append", Clauses: []string{"I-STORE-18", "I-STORE-31"}, Level: spec.Must,
-			Doc: "readers racing archive appends only ever see whole calls (sees a partial call visible for at least one scheduling slice of a reader)", Run: asReadersWholeAppend},
+			Doc: "readers racing archive appends only ever see whole calls (sees a partial call visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: asReadersWholeAppend},
 		{ID: "archivestore/readers-whole-replace", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodReplaceSegments},
-			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (same limit as readers-whole-append)", Run: asReadersWholeReplace},
+			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (rounds and limit as readers-whole-append)", Run: asReadersWholeReplace},
 	}
 }
 
@@ -180,20 +180,19 @@ func asReplaceWhole(ctx context.Context, c *ArchiveStoreCase) error {
 
 func asReadersWholeAppend(ctx context.Context, c *ArchiveStoreCase) error {
 	x := c.ExecID("readers-append")
-	const size, calls = 6, 20
-	return withReaders(ctx, c, 3, 20, func() error {
-		for i := 0; i < calls && ctx.Err() == nil; i++ {
-			if err := archive(ctx, c, x, batch(x, int64(i*size), size, fmt.Sprintf("b%d", i))); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, func(int) error {
+	const size, rounds = 6, 12
+	return readersRace(ctx, c, 2, rounds, func(ctx context.Context, i int) error {
+		return archive(ctx, c, x, batch(x, int64(i*size), size, fmt.Sprintf("b%d", i)))
+	}, func(_, i int, after bool) error {
 		got, err := c.Store.Read(ctx, x)
 		if err != nil {
 			return c.Failf("Read", fmt.Sprintf("%q", x), err, "nil")
 		}
-		if why := wholeBatches(got, 0, size); why != "" {
+		why := wholeBatches(got, 0, size)
+		if why == "" && after && len(got) != (i+1)*size {
+			why = fmt.Sprintf("%d envelopes after call %d returned", len(got), i+1)
+		}
+		if why != "" {
 			return c.Failf("Read", fmt.Sprintf("%q) racing archive appends of %d envelopes (", x, size), why, "whole calls only")
 		}
 		return nil
@@ -203,27 +202,29 @@ func asReadersWholeAppend(ctx context.Context, c *ArchiveStoreCase) error {
 func asReadersWholeReplace(ctx context.Context, c *ArchiveStoreCase) error {
 	rs := c.Store.(spi.SegmentReplacer)
 	x := c.ExecID("readers-replace")
-	const n, rounds = 24, 12
+	const n, rounds = 24, 8
 	if err := archive(ctx, c, x, batch(x, 0, n, "v0")); err != nil {
 		return err
 	}
 	r := spi.SeqRange{From: 0, Through: n - 1}
-	return withReaders(ctx, c, 3, 20, func() error {
-		for i := 1; i <= rounds && ctx.Err() == nil; i++ {
-			if err := rs.ReplaceSegments(ctx, x, r, batch(x, 0, n, fmt.Sprintf("v%d", i))); err != nil {
-				return c.Failf("ReplaceSegments", fmt.Sprintf("%q, [0, %d], [seq 0..%d]", x, n-1, n-1), err, "nil")
-			}
+	return readersRace(ctx, c, 2, rounds, func(ctx context.Context, i int) error {
+		if err := rs.ReplaceSegments(ctx, x, r, batch(x, 0, n, fmt.Sprintf("v%d", i+1))); err != nil {
+			return c.Failf("ReplaceSegments", fmt.Sprintf("%q, [0, %d], [seq 0..%d]", x, n-1, n-1), err, "nil")
 		}
 		return nil
-	}, func(int) error {
+	}, func(_, i int, after bool) error {
 		got, err := c.Store.Read(ctx, x)
 		if err != nil {
 			return c.Failf("Read", fmt.Sprintf("%q", x), err, "nil")
 		}
-		if why := wholeBatches(got, 0, n); why != "" || len(got) != n {
-			if why == "" {
-				why = fmt.Sprintf("%d envelopes", len(got))
-			}
+		why := wholeBatches(got, 0, n)
+		switch {
+		case why == "" && len(got) != n:
+			why = fmt.Sprintf("%d envelopes", len(got))
+		case why == "" && after && tagOf(got[0]) != fmt.Sprintf("v%d", i+1):
+			why = fmt.Sprintf("version %s after the replacement by v%d returned", tagOf(got[0]), i+1)
+		}
+		if why != "" {
 			return c.Failf("Read", fmt.Sprintf("%q) racing replaceSegments of the whole range [0, %d] (", x, n-1), why, fmt.Sprintf("%d envelopes of one version", n))
 		}
 		return nil

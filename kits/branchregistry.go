@@ -201,6 +201,7 @@ func brInvalid(ctx context.Context, c *BranchRegistryCase) error {
 
 func brConcurrent(ctx context.Context, c *BranchRegistryCase) error {
 	for round := 0; round < 4; round++ {
+		c.Progress(round, 4)
 		id := c.ExecID("contested")
 		const n = 5
 		branches := make([]spi.Branch, n)

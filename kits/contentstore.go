@@ -232,7 +232,7 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 func csPutStream(ctx context.Context, c *ContentStoreCase) error {
-	for _, data := range [][]byte{unique(c, "stream", 3<<20+17, c.Rand), unique(c, "stream-small", 40, c.Rand), {}} {
+	for _, data := range [][]byte{unique(c, "stream", 1<<20+64<<10+17, c.Rand), unique(c, "stream-small", 40, c.Rand), {}} {
 		ref, err := c.Store.PutStream(ctx, &chunkReader{data: data, sizes: []int{1, 4093, 65536, 3, 200000}})
 		if err != nil {
 			return c.Failf("PutStream", fmt.Sprintf("%d bytes in uneven chunks", len(data)), err, "nil")

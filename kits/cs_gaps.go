@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -20,7 +21,7 @@ func csGapChecks() []Check[spi.ContentStore] {
 		{ID: "contentstore/json-content-bytes", Clauses: []string{"I-PLUGIN-1", "I-PLUGIN-12"}, Level: spec.Must,
 			Doc: "content that is JSON is kept as bytes: two spellings of one value (key order, exponent, escapes, spacing) get two digests and each reads back byte for byte", Run: csJSONContentBytes},
 		{ID: "contentstore/readers-whole-content", Clauses: []string{"I-PLUGIN-2", "I-PLUGIN-13"}, Level: spec.Must,
-			Doc: "readers racing put and putStream of large content see not-found or the whole content under its digest, never part of it, and never not-found once they saw it (sees a partial write visible for at least one scheduling slice of a reader)", Run: csReadersWholeContent},
+			Doc: "readers racing put and putStream of large content see not-found or the whole content under its digest, never part of it, and never not-found once they saw it, also while stored content is put again; 8 rounds of 128 KiB, two readers reading the digest before, during and after each write (sees a partial write visible for at least one read)", Run: csReadersWholeContent},
 	}
 }
 
@@ -105,46 +106,51 @@ func csJSONContentBytes(ctx context.Context, c *ContentStoreCase) error {
 }
 
 func csReadersWholeContent(ctx context.Context, c *ContentStoreCase) error {
-	const n = 6
-	contents := make([][]byte, n)
+	// Four contents, each put twice: first new, then again while it is stored (a store that
+	// rewrites stored content on a repeated put shows it torn to readers that already had it).
+	// Put and putStream alternate over both.
+	const rounds, readers, size = 8, 2, 128 << 10
+	contents := make([][]byte, rounds/2)
 	for i := range contents {
-		contents[i] = unique(c, fmt.Sprintf("whole-%d", i), 256<<10, c.Rand)
+		contents[i] = unique(c, fmt.Sprintf("whole-%d", i), size, c.Rand)
 	}
-	const readers = 3
-	seenWhole := make([][n]bool, readers) // per reader, the contents it has read whole
-	return withReaders(ctx, c, readers, 20, func() error {
-		for i, data := range contents {
-			if ctx.Err() != nil {
-				return nil
-			}
-			var ref spi.ContentRef
-			var err error
-			if i%2 == 0 {
-				ref, err = c.Store.Put(ctx, data)
-			} else {
-				ref, err = c.Store.PutStream(ctx, &chunkReader{data: data, sizes: []int{65536, 4093}})
-			}
-			if err != nil || ref != spi.RefOf(data) {
-				return c.Failf([]string{"Put", "PutStream"}[i%2], fmt.Sprintf("%d bytes", len(data)), refOrErr(ref, err), fmt.Sprintf("%+v", spi.RefOf(data)))
-			}
+	how := func(i int) string {
+		op := []string{"Put", "PutStream", "PutStream", "Put"}[i%4]
+		if i%2 == 1 {
+			return op + " of stored content"
+		}
+		return op
+	}
+	seenWhole := make([][readers]bool, rounds) // per round and reader: it has read the content whole
+	return readersRace(ctx, c, readers, rounds, func(ctx context.Context, i int) error {
+		data := contents[i/2]
+		var ref spi.ContentRef
+		var err error
+		if strings.HasPrefix(how(i), "PutStream") {
+			ref, err = c.Store.PutStream(ctx, &chunkReader{data: data, sizes: []int{65536, 4093}})
+		} else {
+			ref, err = c.Store.Put(ctx, data)
+		}
+		if err != nil || ref != spi.RefOf(data) {
+			return c.Failf(strings.Fields(how(i))[0], fmt.Sprintf("%d bytes", len(data)), refOrErr(ref, err), fmt.Sprintf("%+v", spi.RefOf(data)))
 		}
 		return nil
-	}, func(r int) error {
-		for i, data := range contents {
-			dg := spi.DigestOf(data)
-			got, err := c.Store.Get(ctx, dg)
-			whole := seenWhole[r][i]
-			switch {
-			case errors.Is(err, spi.ErrNotFound) && !whole:
-			case err == nil && bytes.Equal(got, data):
-				seenWhole[r][i] = true
-			case err == nil:
-				return c.Failf("Get", fmt.Sprintf("%s) racing puts of %d bytes (", short(dg), len(data)), fmt.Sprintf("%d bytes (first difference at %d)", len(got), firstDiff(got, data)), "not found or the whole content")
-			case whole:
-				return c.Failf("Get", fmt.Sprintf("%s) racing puts, after this reader had read it whole (", short(dg)), err, "the whole content")
-			default:
-				return c.Failf("Get", fmt.Sprintf("%s) racing puts (", short(dg)), err, "not found or the whole content")
-			}
+	}, func(r, i int, after bool) error {
+		data := contents[i/2]
+		dg := spi.DigestOf(data)
+		got, err := c.Store.Get(ctx, dg)
+		whole := seenWhole[i][r]
+		switch {
+		case err == nil && bytes.Equal(got, data):
+			seenWhole[i][r] = true
+		case err == nil:
+			return c.Failf("Get", fmt.Sprintf("%s) racing a %s of %d bytes (", short(dg), how(i), len(data)), fmt.Sprintf("%d bytes (first difference at %d)", len(got), firstDiff(got, data)), "not found or the whole content")
+		case errors.Is(err, spi.ErrNotFound) && after:
+			return c.Failf("Get", fmt.Sprintf("%s) after a %s returned (", short(dg), how(i)), err, "the whole content")
+		case errors.Is(err, spi.ErrNotFound) && whole:
+			return c.Failf("Get", fmt.Sprintf("%s) racing a %s, after this reader had read it whole (", short(dg), how(i)), err, "the whole content")
+		case !errors.Is(err, spi.ErrNotFound):
+			return c.Failf("Get", fmt.Sprintf("%s) racing a %s (", short(dg), how(i)), err, "not found or the whole content")
 		}
 		return nil
 	})

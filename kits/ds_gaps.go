@@ -24,7 +24,7 @@ func dsGapChecks() []Check[spi.DurableStateStore] {
 		{ID: "durablestatestore/set-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "a set replaces the whole value: keys the new object lacks are gone, nested objects are not merged, also on a conditional set", Run: dsSetReplacesWhole},
 		{ID: "durablestatestore/readers-whole-set", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-6"}, Level: spec.Must,
-			Doc: "readers racing sets of a key that exists throughout always find it, with the value and version of one set, versions never going back (sees a torn set visible for at least one scheduling slice of a reader)", Run: dsReadersWholeSet},
+			Doc: "readers racing sets of a key that exists throughout always find it, with the value and version of one set, versions never going back (sees a torn set visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: dsReadersWholeSet},
 	}
 }
 
@@ -154,7 +154,7 @@ type dsSeen struct {
 
 func dsReadersWholeSet(ctx context.Context, c *DurableStateStoreCase) error {
 	k := c.ExecID("readers-set")
-	const sets = 30
+	const rounds, readers = 16, 2
 	pad := strings.Repeat("p", 2000)
 	value := func(i int) string { return fmt.Sprintf(`{"i":%d,"pad":%q}`, i, pad) }
 	v0, err := dsSet(ctx, c, k, value(0), spi.IfVersion(0))
@@ -164,20 +164,17 @@ func dsReadersWholeSet(ctx context.Context, c *DurableStateStoreCase) error {
 	var mu sync.Mutex
 	versions := map[int]int64{0: v0}
 	var seen []dsSeen
-	const readers = 3
 	last := make([]dsSeen, readers) // per reader, the last value it saw
-	err = withReaders(ctx, c, readers, 20, func() error {
-		for i := 1; i <= sets && ctx.Err() == nil; i++ {
-			v, err := dsSet(ctx, c, k, value(i), spi.Precondition{})
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			versions[i] = v
-			mu.Unlock()
+	err = readersRace(ctx, c, readers, rounds, func(ctx context.Context, i int) error {
+		v, err := dsSet(ctx, c, k, value(i+1), spi.Precondition{})
+		if err != nil {
+			return err
 		}
+		mu.Lock()
+		versions[i+1] = v
+		mu.Unlock()
 		return nil
-	}, func(r int) error {
+	}, func(r, i int, after bool) error {
 		got, err := c.Store.Get(ctx, k)
 		if err != nil {
 			return c.Failf("Get", fmt.Sprintf("%q) racing sets of a key that exists throughout (", k), err, "the value of one set")
@@ -189,6 +186,15 @@ func dsReadersWholeSet(ctx context.Context, c *DurableStateStoreCase) error {
 		s := dsSeen{x.I, got.Version}
 		if s.version < last[r].version || s.i < last[r].i {
 			return c.Failf("Get", fmt.Sprintf("%q) racing sets, after this reader saw set %d at version %d (", k, last[r].i, last[r].version), fmt.Sprintf("set %d at version %d", s.i, s.version), "no older set, no lower version")
+		}
+		mu.Lock()
+		prev, known := versions[s.i-1]
+		mu.Unlock()
+		if known && s.i > 0 && s.version <= prev {
+			return c.Failf("Get", fmt.Sprintf("%q) racing sets (", k), fmt.Sprintf("the value of set %d at version %d", s.i, s.version), fmt.Sprintf("a version above set %d's, %d", s.i-1, prev))
+		}
+		if after && s.i != i+1 {
+			return c.Failf("Get", fmt.Sprintf("%q) after set %d returned (", k, i+1), fmt.Sprintf("the value of set %d", s.i), fmt.Sprintf("the value of set %d", i+1))
 		}
 		last[r] = s
 		mu.Lock()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -29,16 +28,16 @@ func esGapChecks() []Check[spi.EventStore] {
 		{ID: "eventstore/invalid-after-valid", Clauses: []string{"I-STORE-2", "I-STORE-30", "S4.envelope.shape"}, Level: spec.Must,
 			Doc: "a batch at the head whose bad envelope comes after valid ones is refused whole: the log reads back unchanged and the head is still free", Run: esInvalidAfterValid},
 		{ID: "eventstore/readers-whole-append", Clauses: []string{"I-STORE-2", "I-STORE-31"}, Level: spec.Must,
-			Doc: "readers racing batch appends only ever see whole batches (sees a partial batch visible for at least one scheduling slice of a reader; a window shorter than one read is beyond it)", Run: esReadersWholeAppend},
+			Doc: "readers racing batch appends only ever see whole batches in 12 rounds, two readers reading before, during and after each append (sees a partial batch visible for at least one read; a window shorter than one read is beyond it)", Run: esReadersWholeAppend},
 		{ID: "eventstore/readers-whole-delete-through", Clauses: []string{"S7.es.delete-through-atomic", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodDeleteThrough},
-			Doc:      "readers racing deleteThrough only ever see the log before or after a whole delete, never a partly deleted prefix (same limit as readers-whole-append)", Run: esReadersWholeDeleteThrough},
+			Doc:      "readers racing deleteThrough only ever see the log before or after a whole delete, never a partly deleted prefix (rounds and limit as readers-whole-append)", Run: esReadersWholeDeleteThrough},
 		{ID: "eventstore/readers-whole-copy-prefix", Clauses: []string{"S7.es.copy-prefix", "I-STORE-11", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodCopyPrefix},
-			Doc:      "readers of a copyPrefix target see nothing or the whole copied prefix, never part of it (same limit as readers-whole-append)", Run: esReadersWholeCopyPrefix},
+			Doc:      "readers of a copyPrefix target see nothing or the whole copied prefix, never part of it (rounds and limit as readers-whole-append)", Run: esReadersWholeCopyPrefix},
 		{ID: "eventstore/readers-whole-delete-execution", Clauses: []string{"S7.es.delete-execution", "I-STORE-12", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodDeleteExecution},
-			Doc:      "readers racing deleteExecution see the whole log or nothing, never part of it (same limit as readers-whole-append)", Run: esReadersWholeDeleteExecution},
+			Doc:      "readers racing deleteExecution see the whole log or nothing, never part of it (rounds and limit as readers-whole-append)", Run: esReadersWholeDeleteExecution},
 		{ID: "eventstore/store-now-unit", Clauses: []string{"S7.es.store-now", "I-STORE-26"}, Level: spec.Must,
 			Requires: []string{spi.MethodStoreNow},
 			Doc:      "storeNow answers epoch milliseconds: 13 digits (10^12..10^13), not seconds or microseconds", Run: esStoreNowUnit},
@@ -309,20 +308,19 @@ func tagOf(e spi.Envelope) string { return tagsOf([]spi.Envelope{e}) }
 
 func esReadersWholeAppend(ctx context.Context, c *EventStoreCase) error {
 	x := c.ExecID("readers-append")
-	const size, batches = 6, 20
-	return withReaders(ctx, c, 3, 20, func() error {
-		for i := 0; i < batches && ctx.Err() == nil; i++ {
-			if err := appendOK(ctx, c, x, batch(x, int64(i*size), size, fmt.Sprintf("b%d", i)), spi.AppendOptions{}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, func(int) error {
+	const size, rounds = 6, 12
+	return readersRace(ctx, c, 2, rounds, func(ctx context.Context, i int) error {
+		return appendOK(ctx, c, x, batch(x, int64(i*size), size, fmt.Sprintf("b%d", i)), spi.AppendOptions{})
+	}, func(_, i int, after bool) error {
 		got, err := readAll(ctx, c, x)
 		if err != nil {
 			return err
 		}
-		if why := wholeBatches(got, 0, size); why != "" {
+		why := wholeBatches(got, 0, size)
+		if why == "" && after && len(got) != (i+1)*size {
+			why = fmt.Sprintf("%d envelopes after batch %d returned", len(got), i+1)
+		}
+		if why != "" {
 			return c.Failf("Read", fmt.Sprintf("%q) racing appends of batches of %d (", x, size), why, "whole batches only")
 		}
 		return nil
@@ -332,20 +330,20 @@ func esReadersWholeAppend(ctx context.Context, c *EventStoreCase) error {
 func esReadersWholeDeleteThrough(ctx context.Context, c *EventStoreCase) error {
 	dt := c.Store.(spi.ThroughDeleter)
 	x := c.ExecID("readers-delete")
-	const step, n = 5, 200
-	for from := 0; from < n; from += 50 {
-		if err := appendOK(ctx, c, x, batch(x, int64(from), 50, "kept"), spi.AppendOptions{}); err != nil {
+	const step, n = 5, 60
+	for from := 0; from < n; from += 30 {
+		if err := appendOK(ctx, c, x, batch(x, int64(from), 30, "kept"), spi.AppendOptions{}); err != nil {
 			return err
 		}
 	}
-	return withReaders(ctx, c, 3, 20, func() error {
-		for through := int64(step - 1); through < n-1; through += step {
-			if err := dt.DeleteThrough(ctx, x, through); err != nil {
-				return c.Failf("DeleteThrough", fmt.Sprintf("%q, %d", x, through), err, "nil")
-			}
+	// Round i deletes through step*(i+1)-1, leaving the tail from step*(i+1).
+	return readersRace(ctx, c, 2, n/step-1, func(ctx context.Context, i int) error {
+		through := int64(step*(i+1) - 1)
+		if err := dt.DeleteThrough(ctx, x, through); err != nil {
+			return c.Failf("DeleteThrough", fmt.Sprintf("%q, %d", x, through), err, "nil")
 		}
 		return nil
-	}, func(int) error {
+	}, func(_, i int, after bool) error {
 		got, err := readAll(ctx, c, x)
 		if err != nil {
 			return err
@@ -360,6 +358,8 @@ func esReadersWholeDeleteThrough(ctx context.Context, c *EventStoreCase) error {
 			why = fmt.Sprintf("first sequence %d: a deleteThrough seen half done", first)
 		case got[len(got)-1].Sequence != n-1 || int64(len(got)) != n-first:
 			why = fmt.Sprintf("%d envelopes from %d to %d", len(got), first, got[len(got)-1].Sequence)
+		case after && first != int64(step*(i+1)):
+			why = fmt.Sprintf("first sequence %d after deleteThrough %d returned", first, step*(i+1)-1)
 		}
 		if why != "" {
 			return c.Failf("Read", fmt.Sprintf("%q) racing deleteThrough in steps of %d (", x, step), why, fmt.Sprintf("a dense tail to %d starting at a multiple of %d", n-1, step))
@@ -394,7 +394,7 @@ func esStoreNowUnit(ctx context.Context, c *EventStoreCase) error {
 func esReadersWholeCopyPrefix(ctx context.Context, c *EventStoreCase) error {
 	cp := c.Store.(spi.PrefixCopier)
 	src := c.ExecID("copy-source")
-	const n, copies = 60, 10
+	const n, copies = 40, 8
 	if err := appendOK(ctx, c, src, batch(src, 0, n, "src"), spi.AppendOptions{}); err != nil {
 		return err
 	}
@@ -402,26 +402,19 @@ func esReadersWholeCopyPrefix(ctx context.Context, c *EventStoreCase) error {
 	for i := range targets {
 		targets[i] = c.ExecID("copy-target")
 	}
-	var current atomic.Int64 // index of the target being copied into
-	return withReaders(ctx, c, 3, 20, func() error {
-		for i, t := range targets {
-			if ctx.Err() != nil {
-				return nil
-			}
-			current.Store(int64(i))
-			if err := cp.CopyPrefix(ctx, src, t, n-1); err != nil {
-				return c.Failf("CopyPrefix", fmt.Sprintf("%q, %q, %d", src, t, n-1), err, "nil")
-			}
+	return readersRace(ctx, c, 2, copies, func(ctx context.Context, i int) error {
+		if err := cp.CopyPrefix(ctx, src, targets[i], n-1); err != nil {
+			return c.Failf("CopyPrefix", fmt.Sprintf("%q, %q, %d", src, targets[i], n-1), err, "nil")
 		}
 		return nil
-	}, func(int) error {
-		t := targets[current.Load()]
+	}, func(_, i int, after bool) error {
+		t := targets[i]
 		got, err := readAll(ctx, c, t)
 		if err != nil {
 			return err
 		}
-		if len(got) != 0 && len(got) != n {
-			return c.Failf("Read", fmt.Sprintf("%q) racing CopyPrefix(%q, it, %d) (", t, src, n-1), fmt.Sprintf("%d envelopes", len(got)), fmt.Sprintf("0 or %d", n))
+		if (len(got) != 0 || after) && len(got) != n {
+			return c.Failf("Read", fmt.Sprintf("%q) racing CopyPrefix(%q, it, %d) (", t, src, n-1), fmt.Sprintf("%d envelopes", len(got)), fmt.Sprintf("0 or %d (%d once it returned)", n, n))
 		}
 		return nil
 	})
@@ -434,22 +427,22 @@ func esReadersWholeDeleteExecution(ctx context.Context, c *EventStoreCase) error
 	if err := appendOK(ctx, c, x, batch(x, 0, n, "r0"), spi.AppendOptions{}); err != nil {
 		return err
 	}
-	return withReaders(ctx, c, 3, 20, func() error {
-		for r := 1; r <= rounds && ctx.Err() == nil; r++ {
-			if err := d.DeleteExecution(ctx, x); err != nil {
-				return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
-			}
-			if err := appendOK(ctx, c, x, batch(x, 0, n, fmt.Sprintf("r%d", r)), spi.AppendOptions{}); err != nil {
-				return err
-			}
+	// Round i deletes the log and writes a new one of n envelopes.
+	return readersRace(ctx, c, 2, rounds, func(ctx context.Context, i int) error {
+		if err := d.DeleteExecution(ctx, x); err != nil {
+			return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
 		}
-		return nil
-	}, func(int) error {
+		return appendOK(ctx, c, x, batch(x, 0, n, fmt.Sprintf("r%d", i+1)), spi.AppendOptions{})
+	}, func(_, _ int, after bool) error {
 		got, err := readAll(ctx, c, x)
 		if err != nil {
 			return err
 		}
-		if why := wholeBatches(got, 0, n); why != "" {
+		why := wholeBatches(got, 0, n)
+		if why == "" && after && len(got) != n {
+			why = "no envelopes after the new log was appended"
+		}
+		if why != "" {
 			return c.Failf("Read", fmt.Sprintf("%q) racing DeleteExecution and a new log of %d (", x, n), why, fmt.Sprintf("0 or %d envelopes from 0", n))
 		}
 		return nil

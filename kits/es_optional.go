@@ -196,6 +196,7 @@ func esFenceIf(ctx context.Context, c *EventStoreCase) error {
 func esFenceIfRace(ctx context.Context, c *EventStoreCase) error {
 	cf := c.Store.(spi.ConditionalFencer)
 	for round := 0; round < 5; round++ {
+		c.Progress(round, 5)
 		x := c.ExecID("fence-if-race")
 		const n = 6
 		errs := make([]error, n)
@@ -445,6 +446,7 @@ func esDeleteThroughConcurrent(ctx context.Context, c *EventStoreCase) error {
 	// schedule in one round (three rounds caught a delete that eats racing appends on 99 of 100
 	// seeds under load; TestSeedDependence in kits/broken measures it).
 	for round := 0; round < 8; round++ {
+		c.Progress(round, 8)
 		x := c.ExecID("through-race")
 		if err := appendOK(ctx, c, x, batch(x, 0, 10, "archived"), spi.AppendOptions{}); err != nil {
 			return err

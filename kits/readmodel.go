@@ -354,6 +354,7 @@ func rmConcurrent(ctx context.Context, c *ReadModelStoreCase) error {
 		}
 	}
 	for round := 0; round < 3; round++ {
+		c.Progress(round, 3)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		var werr error

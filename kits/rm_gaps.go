@@ -24,7 +24,7 @@ func rmGapChecks() []Check[spi.ReadModelStore] {
 		{ID: "readmodelstore/upsert-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-10", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "an upsert replaces the whole document: keys the new object lacks are gone, nested objects are not merged, and a document differing only in a number a double cannot tell apart is stored", Run: rmUpsertReplacesWhole},
 		{ID: "readmodelstore/readers-whole-upsert", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-10"}, Level: spec.Must,
-			Doc: "readers querying while documents are upserted again always list every id present throughout, each document no older than one they saw (sees a replace visible half-done for at least one scheduling slice of a reader)", Run: rmReadersWholeUpsert},
+			Doc: "readers querying while documents are upserted again always list every id present throughout, each document no older than one they saw (sees a replace visible half-done for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: rmReadersWholeUpsert},
 	}
 }
 
@@ -128,28 +128,26 @@ func rmUpsertReplacesWhole(ctx context.Context, c *ReadModelStoreCase) error {
 
 func rmReadersWholeUpsert(ctx context.Context, c *ReadModelStoreCase) error {
 	m := c.ExecID("readers-upsert")
-	const n, rounds = 20, 10
+	const n, rounds, readers = 12, 6, 2
 	ids := rmIDs(n)
 	for _, id := range ids {
 		if err := rmUpsert(ctx, c, m, id, `{"gen":0}`); err != nil {
 			return err
 		}
 	}
-	const readers = 3
 	last := make([]map[string]int, readers) // per reader, the gen it last saw of each id
 	for r := range last {
 		last[r] = map[string]int{}
 	}
-	return withReaders(ctx, c, readers, 20, func() error {
-		for g := 1; g <= rounds && ctx.Err() == nil; g++ {
-			for _, id := range ids {
-				if err := rmUpsert(ctx, c, m, id, fmt.Sprintf(`{"gen":%d}`, g)); err != nil {
-					return err
-				}
+	// Round g upserts every id again at generation g+1.
+	return readersRace(ctx, c, readers, rounds, func(ctx context.Context, g int) error {
+		for _, id := range ids {
+			if err := rmUpsert(ctx, c, m, id, fmt.Sprintf(`{"gen":%d}`, g+1)); err != nil {
+				return err
 			}
 		}
 		return nil
-	}, func(r int) error {
+	}, func(r, g int, after bool) error {
 		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 1000})
 		if err != nil {
 			return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts (", m), err, "nil")
@@ -160,8 +158,8 @@ func rmReadersWholeUpsert(ctx context.Context, c *ReadModelStoreCase) error {
 			if json.Unmarshal(d.Doc, &x) != nil || x.Gen == nil {
 				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts (", m), fmt.Sprintf("%q: %s", d.ID, clipS(string(d.Doc))), `{"gen":<n>}`)
 			}
-			if *x.Gen < last[r][d.ID] {
-				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts, after this reader saw %q at gen %d (", m, d.ID, last[r][d.ID]), fmt.Sprintf("gen %d", *x.Gen), "no older document")
+			if *x.Gen < last[r][d.ID] || (after && *x.Gen != g+1) {
+				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts of generation %d, after this reader saw %q at gen %d (", m, g+1, d.ID, last[r][d.ID]), fmt.Sprintf("gen %d", *x.Gen), "no older document, and the new one once the upserts returned")
 			}
 			last[r][d.ID] = *x.Gen
 			seen[d.ID] = true

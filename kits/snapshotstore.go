@@ -210,6 +210,7 @@ func ssIsolation(ctx context.Context, c *SnapshotStoreCase) error {
 func ssConcurrent(ctx context.Context, c *SnapshotStoreCase) error {
 	const n, rounds = 12, 6
 	for round := 0; round < rounds; round++ {
+		c.Progress(round, rounds)
 		x := c.ExecID("concurrent")
 		order := c.Rand.Perm(n)
 		errs := make([]error, n)

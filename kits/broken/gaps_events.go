@@ -11,9 +11,9 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// midway is how long a broken store leaves a half-done write visible between two of its steps:
-// about one network round trip to a database on the same host, what two statements without a
-// transaction cost.
+// midway is how long a broken store whose racing writers interleave waits between two of its
+// steps: about one network round trip to a database on the same host, what two statements without
+// a transaction cost. (A write that readers may see half-done holds its window instead.)
 const midway = 100 * time.Microsecond
 
 // --- deleteExecution matches ids case-insensitively (DELETE … WHERE id ILIKE $1).
@@ -151,7 +151,7 @@ func (s validatesLazily) Append(ctx context.Context, id string, events []spi.Env
 
 // --- a batch is checked whole, then inserted one envelope per statement without a transaction.
 type appendVisibleMidway struct {
-	es
+	watchedES
 	mu *sync.Mutex
 }
 
@@ -173,7 +173,7 @@ func (s appendVisibleMidway) Append(ctx context.Context, id string, events []spi
 	}
 	for i, e := range events {
 		if i > 0 {
-			time.Sleep(midway)
+			s.w.hold(ctx)
 		}
 		if err := s.es.Append(ctx, id, []spi.Envelope{e}, opts); err != nil {
 			return err
@@ -183,7 +183,7 @@ func (s appendVisibleMidway) Append(ctx context.Context, id string, events []spi
 }
 
 // --- deleteThrough deletes one sequence per statement, oldest first, without a transaction.
-type deleteThroughVisibleMidway struct{ es }
+type deleteThroughVisibleMidway struct{ watchedES }
 
 func (s deleteThroughVisibleMidway) DeleteThrough(ctx context.Context, id string, through int64) error {
 	log, err := s.es.Read(ctx, id)
@@ -195,7 +195,7 @@ func (s deleteThroughVisibleMidway) DeleteThrough(ctx context.Context, id string
 	}
 	for seq := log[0].Sequence; seq <= through && seq <= lastSeq(log); seq++ {
 		if seq > log[0].Sequence {
-			time.Sleep(midway)
+			s.w.hold(ctx)
 		}
 		if err := s.es.DeleteThrough(ctx, id, seq); err != nil {
 			return err
@@ -265,7 +265,7 @@ func (s staleUnderContention) Read(ctx context.Context, id string) ([]spi.Envelo
 }
 
 // --- copyPrefix copies in chunks of ten envelopes, one statement each, without a transaction.
-type copyPrefixVisibleMidway struct{ es }
+type copyPrefixVisibleMidway struct{ watchedES }
 
 func (s copyPrefixVisibleMidway) CopyPrefix(ctx context.Context, source, target string, through int64) error {
 	src, err := s.es.Read(ctx, source)
@@ -284,7 +284,7 @@ func (s copyPrefixVisibleMidway) CopyPrefix(ctx context.Context, source, target 
 	}
 	for i := 0; i < len(out); i += 10 {
 		if i > 0 {
-			time.Sleep(midway)
+			s.w.hold(ctx)
 		}
 		end := min(i+10, len(out))
 		if err := s.es.Append(ctx, target, out[i:end], spi.AppendOptions{}); err != nil {
@@ -316,7 +316,7 @@ func (s fenceIfFoldsCase) AcquireFenceIf(ctx context.Context, id string, expecte
 }
 
 // --- deleteExecution deletes the log in chunks of ten, oldest first, one statement each.
-type deleteExecutionVisibleMidway struct{ es }
+type deleteExecutionVisibleMidway struct{ watchedES }
 
 func (s deleteExecutionVisibleMidway) DeleteExecution(ctx context.Context, id string) error {
 	log, err := s.es.Read(ctx, id)
@@ -327,7 +327,7 @@ func (s deleteExecutionVisibleMidway) DeleteExecution(ctx context.Context, id st
 		if err := s.es.DeleteThrough(ctx, id, log[i].Sequence); err != nil {
 			return err
 		}
-		time.Sleep(midway)
+		s.w.hold(ctx)
 	}
 	return s.es.DeleteExecution(ctx, id)
 }

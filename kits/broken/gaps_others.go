@@ -82,7 +82,7 @@ func (s stateMergedStore) Save(ctx context.Context, sn spi.Snapshot) error {
 
 // --- a save at a taken sequence deletes the old snapshot, then inserts the new one, in two
 // statements without a transaction.
-type saveDeleteThenInsert struct{ ss }
+type saveDeleteThenInsert struct{ watchedSS }
 
 func (s saveDeleteThenInsert) Save(ctx context.Context, sn spi.Snapshot) error {
 	seqs, err := s.ss.ListSequences(ctx, sn.ExecutionID)
@@ -94,7 +94,7 @@ func (s saveDeleteThenInsert) Save(ctx context.Context, sn spi.Snapshot) error {
 			if _, err := s.ss.PruneSnapshots(ctx, sn.ExecutionID, spi.SeqRange{From: q, Through: q}); err != nil {
 				return err
 			}
-			time.Sleep(midway)
+			s.w.hold(ctx)
 			break
 		}
 	}
@@ -213,7 +213,7 @@ func (s archivePartialBeforeConflict) Append(ctx context.Context, id string, eve
 
 // --- an archive call is checked whole, then inserted one envelope per statement.
 type archiveAppendVisibleMidway struct {
-	as
+	watchedAS
 	mu *sync.Mutex
 }
 
@@ -234,7 +234,7 @@ func (s archiveAppendVisibleMidway) Append(ctx context.Context, id string, event
 	}
 	for i, e := range events {
 		if i > 0 {
-			time.Sleep(midway)
+			s.w.hold(ctx)
 		}
 		if err := s.as.Append(ctx, id, []spi.Envelope{e}); err != nil {
 			return err
@@ -244,7 +244,7 @@ func (s archiveAppendVisibleMidway) Append(ctx context.Context, id string, event
 }
 
 // --- replaceSegments deletes the range, then inserts the new envelopes, without a transaction.
-type replaceVisibleMidway struct{ as }
+type replaceVisibleMidway struct{ watchedAS }
 
 func (s replaceVisibleMidway) ReplaceSegments(ctx context.Context, id string, r spi.SeqRange, events []spi.Envelope) error {
 	if err := spi.ValidateReplace(id, r, events); err != nil {
@@ -253,7 +253,7 @@ func (s replaceVisibleMidway) ReplaceSegments(ctx context.Context, id string, r 
 	if err := s.as.ReplaceSegments(ctx, id, r, nil); err != nil {
 		return err
 	}
-	time.Sleep(midway)
+	s.w.hold(ctx)
 	return s.as.Append(ctx, id, events)
 }
 

@@ -25,9 +25,11 @@ func gapContentStores() []gap[spi.ContentStore] {
 		g("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
 			func() C { return jsonContentNormalised{newCS(), &sync.Mutex{}, map[string][]byte{}} }),
 		g("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},
-			func() C { return putRaceRefused{&sync.Mutex{}, map[string][]byte{}} }),
-		g("content-written-in-parts", "content is written under its digest in 64 KiB parts, one statement each; readers see it grow", "contentstore/readers-whole-content", []string{"I-PLUGIN-2", "I-PLUGIN-13"},
-			func() C { return contentInParts{&sync.Mutex{}, map[string][]byte{}} }),
+			func() C { return putRaceRefused{newContentTable()} }),
+		g("content-written-in-parts", "content is written under its digest in 64 KiB parts, one statement each; readers see it grow (each part stays visible until a reader has looked)", "contentstore/readers-whole-content", []string{"I-PLUGIN-2", "I-PLUGIN-13"},
+			func() C { return contentInParts{newContentTable(), newWindow(), false} }),
+		g("content-rewritten-in-parts", "a put of content already stored truncates it and writes it again in 64 KiB parts; readers that had it whole see it torn", "contentstore/readers-whole-content", []string{"I-PLUGIN-13"},
+			func() C { return contentInParts{newContentTable(), newWindow(), true} }),
 	}
 }
 
@@ -84,32 +86,15 @@ func (s jsonContentNormalised) PutStream(ctx context.Context, r io.Reader) (spi.
 	return putRead(ctx, r, s.Put)
 }
 
-// --- content grows under its digest part by part.
-type contentInParts struct {
+// contentTable is a digest-keyed table of content, the layout the broken content stores below share.
+type contentTable struct {
 	mu      *sync.Mutex
 	content map[string][]byte
 }
 
-func (s contentInParts) Put(ctx context.Context, data []byte) (spi.ContentRef, error) {
-	ref := spi.RefOf(data)
-	s.mu.Lock()
-	if _, ok := s.content[ref.Digest]; ok {
-		s.mu.Unlock()
-		return ref, nil
-	}
-	s.content[ref.Digest] = []byte{}
-	s.mu.Unlock()
-	const part = 64 << 10
-	for off := 0; off < len(data); off += part {
-		yield()
-		s.mu.Lock()
-		s.content[ref.Digest] = append(s.content[ref.Digest], data[off:min(off+part, len(data))]...)
-		s.mu.Unlock()
-	}
-	return ref, nil
-}
+func newContentTable() contentTable { return contentTable{&sync.Mutex{}, map[string][]byte{}} }
 
-func (s contentInParts) Get(ctx context.Context, digest string) ([]byte, error) {
+func (s contentTable) Get(ctx context.Context, digest string) ([]byte, error) {
 	if err := spi.ValidateDigest("get", digest); err != nil {
 		return nil, err
 	}
@@ -122,16 +107,45 @@ func (s contentInParts) Get(ctx context.Context, digest string) ([]byte, error) 
 	return bytes.Clone(b), nil
 }
 
+// --- content grows under its digest part by part, each part visible until a reader has looked.
+// With rewrite, a put of stored content writes it again the same way (a file opened with O_TRUNC).
+type contentInParts struct {
+	contentTable
+	w       window
+	rewrite bool
+}
+
+func (s contentInParts) Put(ctx context.Context, data []byte) (spi.ContentRef, error) {
+	ref := spi.RefOf(data)
+	s.mu.Lock()
+	if _, ok := s.content[ref.Digest]; ok && !s.rewrite {
+		s.mu.Unlock()
+		return ref, nil
+	}
+	s.content[ref.Digest] = []byte{}
+	s.mu.Unlock()
+	const part = 64 << 10
+	for off := 0; off < len(data); off += part {
+		s.w.hold(ctx)
+		s.mu.Lock()
+		s.content[ref.Digest] = append(s.content[ref.Digest], data[off:min(off+part, len(data))]...)
+		s.mu.Unlock()
+	}
+	return ref, nil
+}
+
+func (s contentInParts) Get(ctx context.Context, digest string) (b []byte, err error) {
+	s.w.read(func() { b, err = s.contentTable.Get(ctx, digest) })
+	return b, err
+}
+
 func (s contentInParts) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
 	return putRead(ctx, r, s.Put)
 }
 
 // --- put is a lookup, then an insert under a unique key: sequential re-puts find the content,
 // racing ones collide.
-type putRaceRefused struct {
-	mu      *sync.Mutex
-	content map[string][]byte
-}
+type putRaceRefused struct{ contentTable }
 
 func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, error) {
 	ref := spi.RefOf(data)
@@ -149,11 +163,6 @@ func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, e
 	}
 	s.content[ref.Digest] = bytes.Clone(data)
 	return ref, nil
-}
-
-// Get reads the table as contentInParts does (the two share its layout).
-func (s putRaceRefused) Get(ctx context.Context, digest string) ([]byte, error) {
-	return contentInParts(s).Get(ctx, digest)
 }
 
 func (s putRaceRefused) PutStream(ctx context.Context, r io.Reader) (spi.ContentRef, error) {
@@ -307,8 +316,10 @@ func mergeObjects(old, next json.RawMessage) json.RawMessage {
 	return out
 }
 
-// tornState keeps each key's value and version in two places, written one after the other.
+// tornState keeps each key's value and version in two places, written one after the other (the
+// half-done set stays visible until a reader has looked).
 type tornState struct {
+	w        window
 	mu       *sync.Mutex
 	values   map[string]json.RawMessage
 	versions map[string]int64
@@ -318,10 +329,15 @@ type tornState struct {
 }
 
 func newTornState(deleteFirst bool) tornState {
-	return tornState{&sync.Mutex{}, map[string]json.RawMessage{}, map[string]int64{}, &atomic.Int64{}, deleteFirst}
+	return tornState{newWindow(), &sync.Mutex{}, map[string]json.RawMessage{}, map[string]int64{}, &atomic.Int64{}, deleteFirst}
 }
 
-func (s tornState) Get(ctx context.Context, key string) (spi.StateEntry, error) {
+func (s tornState) Get(ctx context.Context, key string) (e spi.StateEntry, err error) {
+	s.w.read(func() { e, err = s.get(key) })
+	return e, err
+}
+
+func (s tornState) get(key string) (spi.StateEntry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.values[key]
@@ -345,10 +361,16 @@ func (s tornState) Set(ctx context.Context, key string, v json.RawMessage, pre s
 		return 0, spi.StateConflict(key, pre, cur)
 	}
 	n := s.next.Add(1)
+	if cur == 0 {
+		// A new key has no earlier state to tear.
+		s.values[key], s.versions[key] = bytes.Clone(v), n
+		s.mu.Unlock()
+		return n, nil
+	}
 	if s.deleteFirst {
 		delete(s.values, key)
 		s.mu.Unlock()
-		yield()
+		s.w.hold(ctx)
 		s.mu.Lock()
 		s.values[key], s.versions[key] = bytes.Clone(v), n
 		s.mu.Unlock()
@@ -356,7 +378,7 @@ func (s tornState) Set(ctx context.Context, key string, v json.RawMessage, pre s
 	}
 	s.values[key] = bytes.Clone(v)
 	s.mu.Unlock()
-	yield()
+	s.w.hold(ctx)
 	s.mu.Lock()
 	s.versions[key] = n
 	s.mu.Unlock()
@@ -394,7 +416,7 @@ func gapReadModelStores() []gap[spi.ReadModelStore] {
 		g("upsert-skips-float-equal", "an upsert whose document equals the stored one through float64 is skipped as unchanged", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
 			func() R { return upsertSkipsFloatEqual{newTable()} }),
 		g("upsert-delete-then-insert", "an upsert deletes the document, then inserts the new one, without a transaction; readers miss it", "readmodelstore/readers-whole-upsert", []string{"I-PLUGIN-13", "I-PLUGIN-10"},
-			func() R { return upsertDeleteThenInsert{newTable()} }),
+			func() R { return upsertDeleteThenInsert{newTable(), newWindow()} }),
 	}
 }
 
@@ -474,8 +496,17 @@ func (s upsertSkipsFloatEqual) Upsert(ctx context.Context, model, id string, doc
 	return s.rmTable.Upsert(ctx, model, id, doc)
 }
 
-// --- an upsert of a stored id deletes it first, then inserts.
-type upsertDeleteThenInsert struct{ rmTable }
+// --- an upsert of a stored id deletes it first, then inserts (the gap stays visible until a
+// reader has looked).
+type upsertDeleteThenInsert struct {
+	rmTable
+	w window
+}
+
+func (s upsertDeleteThenInsert) Query(ctx context.Context, model string, q spi.ReadModelQuery) (p spi.ReadModelPage, err error) {
+	s.w.read(func() { p, err = s.rmTable.Query(ctx, model, q) })
+	return p, err
+}
 
 func (s upsertDeleteThenInsert) Upsert(ctx context.Context, model, id string, doc json.RawMessage) error {
 	if err := spi.ValidateUpsert(model, id, doc); err != nil {
@@ -486,7 +517,7 @@ func (s upsertDeleteThenInsert) Upsert(ctx context.Context, model, id string, do
 	delete(s.models[model], id)
 	s.mu.Unlock()
 	if ok {
-		yield()
+		s.w.hold(ctx)
 	}
 	return s.rmTable.Upsert(ctx, model, id, doc)
 }
