@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,14 +19,23 @@ import (
 // DispatcherCase is what an ExecutionDispatcher check runs against.
 type DispatcherCase = Case[spi.ExecutionDispatcher]
 
-// Lease timings of the dispatcher checks. Every wait for something that must happen is bounded by
-// patience and fails past it; every wait for something that must not happen lasts quiet; neither
-// judges a duration, so load only slows a check down (docs/spi.md, ExecutionDispatcher).
+// The dispatcher checks count their work in claims, never in time (DESIGN §7.1). A wait for
+// something that must happen claims up to awaitClaims times, awaitPause apart, and fails only after
+// the last (at least 5 s on any machine; a correct dispatcher delivers on the first claim after
+// the package became deliverable); a watch for something that must not happen claims
+// quietClaims times, quietPause apart. A slow machine makes each claim take longer, never fewer.
+// Leases are judged on the dispatcher's clock: a lease is dead once expiresAt has passed there,
+// which the kit waits for as described at waitExpired.
 const (
-	shortTTL = 150 * time.Millisecond
-	longTTL  = 2 * time.Minute
-	patience = 5 * time.Second
-	quiet    = 400 * time.Millisecond
+	shortTTL    = 150 * time.Millisecond
+	longTTL     = 2 * time.Minute
+	awaitClaims = 500
+	awaitPause  = 10 * time.Millisecond
+	quietClaims = 20
+	quietPause  = 20 * time.Millisecond
+	// expiryMargin is how long past a lease's expiry (by the kit's reckoning) the kit waits before
+	// it treats the lease as dead.
+	expiryMargin = 50 * time.Millisecond
 )
 
 var leaseMethods = []string{spi.MethodClaim, spi.MethodHeartbeat, spi.MethodAck}
@@ -39,12 +49,12 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DispatcherCase) error {
 				return versionClaim(c.Store, manifest.SeamExecutionDispatcher, c.Failf)
 			}},
-		{ID: "dispatcher/targets-listed", Clauses: placement, Level: spec.Must,
-			Doc: "targets are listed ascending, unique and non-empty, and each one accepts (and, with a worker side, delivers) a package pinned to it", Run: dTargetsListed},
+		{ID: "dispatcher/targets-listed", Clauses: append(placement, "I-DISPATCH-9"), Level: spec.Must,
+			Doc: "at least one target is listed, ascending, unique and non-empty, and each one accepts (and, with a worker side, delivers) a package pinned to it; a claim serving no target is invalid", Run: dTargetsListed},
 		{ID: "dispatcher/unknown-target-refused", Clauses: placement, Level: spec.Must,
 			Doc: "a package pinned to an unlisted target is refused with a typed error naming it, and nothing is delivered", Run: dUnknownTarget},
-		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-2"}, Level: spec.Must,
-			Doc: "a package without ids, with non-object or oversized hints is invalid; a delivered package equals the dispatched one, nothing added", Run: dCoordinates},
+		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-2", "I-DISPATCH-10"}, Level: spec.Must,
+			Doc: "a package without ids, with non-object hints or hints over 4 096 bytes is invalid (4 096 bytes are not); a delivered package equals the dispatched one as sent, empty hints, empty strings, objects and arrays included, nothing added or dropped", Run: dCoordinates},
 		{ID: "dispatcher/target-routing", Clauses: placement, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a pinned package reaches only a worker serving its target; an unpinned one reaches any worker", Run: dRouting},
 		{ID: "dispatcher/exclusive-lease", Clauses: []string{"I-DISPATCH-4", "S6.fencing.zombie"}, Level: spec.Must, Requires: leaseMethods,
@@ -61,6 +71,10 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "packages of one execution are delivered one at a time, in dispatch order", Run: dOrder},
 		{ID: "dispatcher/concurrent-claims", Clauses: []string{"I-DISPATCH-3", "I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "workers claiming concurrently receive every package exactly once", Run: dConcurrent},
+		{ID: "dispatcher/expired-lease-dead", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "a lease past its expiresAt is dead even when no other worker claimed its package since: its heartbeat and ack are refused (lease lost), and the package is delivered again", Run: dExpiredLeaseDead},
+		{ID: "dispatcher/claim-oldest-deliverable", Clauses: []string{"I-DISPATCH-12", "I-DISPATCH-6"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "claim leases the oldest deliverable package: packages of several executions come in dispatch order, and a leased package, with the packages queued behind it in its execution, never hides the deliverable packages of other executions", Run: dClaimOldestDeliverable},
 	}}
 }
 
@@ -122,27 +136,25 @@ func claimOne(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest) (spi.L
 	return spi.Lease{}, false, nil
 }
 
-// await claims until this case's package arrives, failing after patience.
+// await claims until this case's package arrives, failing after awaitClaims empty claims.
 func await(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) (spi.Lease, error) {
-	deadline := time.Now().Add(patience)
-	for {
+	for i := 0; ; i++ {
 		l, ok, err := claimOne(ctx, c, r)
 		if err != nil || ok {
 			return l, err
 		}
-		if time.Now().After(deadline) {
-			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) for %s after (%s", r.Worker, r.Targets, patience, what), "no package", "the package delivered")
+		if i == awaitClaims-1 {
+			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) %d times, %s apart, after (%s", r.Worker, r.Targets, awaitClaims, awaitPause, what), "no package", "the package delivered")
 		}
-		if err := sleep(ctx, 10*time.Millisecond); err != nil {
+		if err := sleep(ctx, awaitPause); err != nil {
 			return l, err
 		}
 	}
 }
 
-// never claims for quiet and fails if this case's package arrives.
+// never claims quietClaims times and fails if this case's package arrives.
 func never(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) error {
-	deadline := time.Now().Add(quiet)
-	for time.Now().Before(deadline) {
+	for i := 0; i < quietClaims; i++ {
 		l, ok, err := claimOne(ctx, c, r)
 		if err != nil {
 			return err
@@ -151,14 +163,43 @@ func never(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what stri
 			return c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) after (%s", r.Worker, r.Targets, what),
 				fmt.Sprintf("delivery %d of %q", l.Delivery, l.Package.ExecutionID), "no delivery")
 		}
-		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+		if err := sleep(ctx, quietPause); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// claimTimed claims and returns the kit's clock before and after the call, for waitExpired.
+func claimTimed(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) (spi.Lease, time.Time, error) {
+	l, err := await(ctx, c, r, what)
+	return l, time.Now(), err
+}
+
+// waitExpired waits until lease l, claimed with ttl and returned at claimed (the kit's clock), has
+// certainly expired on the dispatcher's clock: ttl plus expiryMargin after the claim returned
+// (the dispatcher set expiresAt = its now + ttl before that), and, when expiresAt read on the kit's
+// clock is later (a dispatcher clock running ahead, or a lease longer than asked), until then too,
+// by at most one second more. A lease is dead from expiresAt on (I-DISPATCH-11).
+func waitExpired(ctx context.Context, l spi.Lease, ttl time.Duration, claimed time.Time) error {
+	until := claimed.Add(ttl)
+	if at := time.UnixMilli(l.ExpiresAt); at.After(until) {
+		until = minTime(at, until.Add(time.Second))
+	}
+	return sleep(ctx, time.Until(until.Add(expiryMargin)))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
 func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -192,6 +233,12 @@ func dTargetsListed(ctx context.Context, c *DispatcherCase) error {
 	for i, t := range ts {
 		if t == "" || (i > 0 && ts[i-1] >= t) {
 			return c.Failf("Targets", "", ts, "non-empty names, ascending, without duplicates")
+		}
+	}
+	if q := queueOf(c); q != nil {
+		l, ok, err := q.Claim(ctx, spi.ClaimRequest{Worker: "kit-w1", Targets: []string{}, TTL: longTTL})
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Claim", `worker "kit-w1", targets []`, claimOrErr(l, ok, err), "an invalid-argument refusal (a worker serves at least one target)")
 		}
 	}
 	for _, t := range ts {
@@ -236,12 +283,17 @@ func dUnknownTarget(ctx context.Context, c *DispatcherCase) error {
 	return nil
 }
 
+// hintsOf returns compact ASCII hints of exactly n bytes (n >= 12), so every way of counting a
+// JSON text's bytes agrees on its size.
+func hintsOf(n int) json.RawMessage {
+	return json.RawMessage(`{"state":"` + strings.Repeat("x", n-12) + `"}`)
+}
+
 func dCoordinates(ctx context.Context, c *DispatcherCase) error {
 	ts, err := listTargets(ctx, c)
 	if err != nil {
 		return err
 	}
-	big := `{"state":"` + strings.Repeat("x", spi.MaxHintsBytes) + `"}`
 	bad := []struct {
 		name string
 		p    spi.ExecutionPackage
@@ -250,32 +302,58 @@ func dCoordinates(ctx context.Context, c *DispatcherCase) error {
 		{"empty flowId", spi.ExecutionPackage{ExecutionID: c.ExecID("noflow")}},
 		{"hints an array", spi.ExecutionPackage{ExecutionID: c.ExecID("arr"), FlowID: "f", Hints: []byte(`[1]`)}},
 		{"hints a string", spi.ExecutionPackage{ExecutionID: c.ExecID("str"), FlowID: "f", Hints: []byte(`"code"`)}},
-		{"hints over the bound", spi.ExecutionPackage{ExecutionID: c.ExecID("big"), FlowID: "f", Hints: []byte(big)}},
+		{fmt.Sprintf("hints of %d bytes", spi.MaxHintsBytes+1), spi.ExecutionPackage{ExecutionID: c.ExecID("big"), FlowID: "f", Hints: hintsOf(spi.MaxHintsBytes + 1)}},
 	}
 	for _, b := range bad {
 		if err := c.Store.Dispatch(ctx, b.p); !errors.Is(err, spi.ErrInvalidArgument) {
 			return c.Failf("Dispatch", b.name, err, "an invalid-argument refusal")
 		}
 	}
-	p := pkgFor(c, "coords", ts[0])
-	p.Hints = []byte(`{"resume":{"eventType":"approval","n":12345678901234567890,"note":"ünï ✓"},"reason":"recover"}`)
-	if err := dispatch(ctx, c, p); err != nil {
-		return err
+	// Delivered exactly as dispatched: every member, empty values included (I-DISPATCH-2).
+	sent := []struct {
+		name string
+		p    spi.ExecutionPackage
+	}{
+		{"hints with a number beyond 2^64 and unicode", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"resume":{"eventType":"approval","n":12345678901234567890,"note":"ünï ✓"},"reason":"recover"}`)}},
+		{"empty hints", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{}`)}},
+		{"hints with empty members", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"s":"","o":{},"a":[],"n":null,"z":0,"f":false,"deep":{"e":""}}`)}},
+		{"no hints, unpinned", spi.ExecutionPackage{}},
+		{fmt.Sprintf("hints of exactly %d bytes", spi.MaxHintsBytes), spi.ExecutionPackage{Target: ts[0], Hints: hintsOf(spi.MaxHintsBytes)}},
+	}
+	for i := range sent {
+		sent[i].p.ExecutionID, sent[i].p.FlowID = c.ExecID("coords"), "kit-flow"
+		if err := c.Store.Dispatch(ctx, sent[i].p); err != nil {
+			return c.Failf("Dispatch", fmt.Sprintf("%q with %s", sent[i].p.ExecutionID, sent[i].name), err, "nil")
+		}
 	}
 	if queueOf(c) == nil {
 		return nil
 	}
-	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "dispatching")
-	if err != nil {
-		return err
+	byID := map[string]int{}
+	for i, x := range sent {
+		byID[x.p.ExecutionID] = i
 	}
-	if err := c.Diff("Claim", "worker kit-w1", pkgView(p), pkgView(l.Package)); err != nil {
-		return err
+	for range sent {
+		l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), fmt.Sprintf("dispatching %d packages", len(sent)))
+		if err != nil {
+			return err
+		}
+		i, ok := byID[l.Package.ExecutionID]
+		if !ok {
+			return c.Failf("Claim", "worker kit-w1", fmt.Sprintf("package %q, delivered twice or never dispatched", l.Package.ExecutionID), "one of the packages dispatched")
+		}
+		delete(byID, l.Package.ExecutionID)
+		if err := c.Diff("Claim", fmt.Sprintf("worker kit-w1) delivering the package with (%s", sent[i].name), pkgView(sent[i].p), pkgView(l.Package)); err != nil {
+			return err
+		}
+		if l.Delivery != 1 || l.Worker != "kit-w1" || l.Token == "" {
+			return c.Failf("Claim", "first delivery", fmt.Sprintf("delivery %d, worker %q, token %q", l.Delivery, l.Worker, l.Token), "delivery 1 to kit-w1 with a token")
+		}
+		if err := ack(ctx, c, l); err != nil {
+			return err
+		}
 	}
-	if l.Delivery != 1 || l.Worker != "kit-w1" || l.Token == "" {
-		return c.Failf("Claim", "first delivery", fmt.Sprintf("delivery %d, worker %q, token %q", l.Delivery, l.Worker, l.Token), "delivery 1 to kit-w1 with a token")
-	}
-	return ack(ctx, c, l)
+	return nil
 }
 
 func dRouting(ctx context.Context, c *DispatcherCase) error {
@@ -390,15 +468,17 @@ func dHeartbeat(ctx context.Context, c *DispatcherCase) error {
 	if err := dispatch(ctx, c, pkgFor(c, "beat", ts[0])); err != nil {
 		return err
 	}
-	const ttl = 1500 * time.Millisecond
+	// Three times the TTL in 24 heartbeats, each after a claim by another worker that must get
+	// nothing.
+	const ttl, beats = 1500 * time.Millisecond, 24
 	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
 	if err != nil {
 		return err
 	}
 	last := time.Now()
 	var worstGap time.Duration
-	end := last.Add(3 * ttl)
-	for time.Now().Before(end) {
+	for i := 0; i < beats; i++ {
+		c.Progress(i, beats)
 		if err := sleep(ctx, ttl/8); err != nil {
 			return err
 		}
@@ -482,76 +562,79 @@ func dConcurrent(ctx context.Context, c *DispatcherCase) error {
 		return err
 	}
 	const n, workers = 24, 4
-	want := map[string]bool{}
 	for i := range n {
 		p := pkgFor(c, fmt.Sprintf("conc%d", i), ts[c.Rand.Intn(len(ts))])
-		want[p.ExecutionID] = true
 		if err := dispatch(ctx, c, p); err != nil {
 			return err
 		}
 	}
+	// Each worker claims (and acks what it gets) until it has met awaitClaims empty claims in a
+	// row; then every package must have been delivered exactly once.
 	type got struct {
 		worker string
 		l      spi.Lease
 		err    error
 	}
-	ch := make(chan got, 4*n)
-	done := make(chan struct{})
+	var mu sync.Mutex
+	var gots []got
+	var wg sync.WaitGroup
 	for w := range workers {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			defer c.Recover()
 			name := fmt.Sprintf("kit-w%d", w+1)
-			for {
-				select {
-				case <-done:
-					return
-				default:
+			for empty := 0; empty < awaitClaims && ctx.Err() == nil; {
+				mu.Lock()
+				all := len(gots) >= n
+				mu.Unlock()
+				if all {
+					// Everything arrived: a few more claims must find nothing.
+					empty = max(empty, awaitClaims-quietClaims)
 				}
 				l, ok, err := claimOne(ctx, c, claimReq(name, longTTL, ts...))
-				if err != nil {
-					ch <- got{name, l, err}
-					return
+				if err == nil && ok {
+					err = queueOf(c).Ack(ctx, l)
 				}
-				if !ok {
-					if sleep(ctx, 5*time.Millisecond) != nil {
+				if err != nil || ok {
+					mu.Lock()
+					gots = append(gots, got{name, l, err})
+					mu.Unlock()
+					if err != nil {
 						return
 					}
 					continue
 				}
-				ch <- got{name, l, queueOf(c).Ack(ctx, l)}
+				empty++
+				if sleep(ctx, awaitPause) != nil {
+					return
+				}
 			}
 		}()
 	}
-	defer close(done)
-	seen := map[string]string{}
-	deadline := time.After(patience + quiet)
-	for len(seen) < n {
-		select {
-		case g := <-ch:
-			if g.err != nil {
-				return c.Failf("Claim/Ack", g.worker, g.err, "nil")
-			}
-			if prev, dup := seen[g.l.Package.ExecutionID]; dup {
-				return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently", workers),
-					fmt.Sprintf("%q delivered to %s and %s", g.l.Package.ExecutionID, prev, g.worker), "each package exactly once")
-			}
-			seen[g.l.Package.ExecutionID] = g.worker
-		case <-deadline:
-			return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently", workers), fmt.Sprintf("%d of %d packages delivered", len(seen), n), "all of them")
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	select {
-	case g := <-ch:
-		return c.Failf("Claim", "after every package was delivered and acked", fmt.Sprintf("%q again to %s", g.l.Package.ExecutionID, g.worker), "no delivery")
-	case <-time.After(quiet):
+	seen := map[string]string{}
+	for _, g := range gots {
+		if g.err != nil {
+			return c.Failf("Claim/Ack", g.worker, g.err, "nil")
+		}
+		if prev, dup := seen[g.l.Package.ExecutionID]; dup {
+			return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently", workers),
+				fmt.Sprintf("%q delivered to %s and %s", g.l.Package.ExecutionID, prev, g.worker), "each package exactly once")
+		}
+		seen[g.l.Package.ExecutionID] = g.worker
+	}
+	if len(seen) < n {
+		return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently, each until %d empty claims", workers, awaitClaims), fmt.Sprintf("%d of %d packages delivered", len(seen), n), "all of them")
 	}
 	return nil
 }
 
 // pkgView is a package as JSON values, for diffs that print readably (hints compared by value;
-// numbers kept exact as json.Number).
+// numbers kept exact as json.Number; absent hints stay absent, an empty object is an empty object).
 func pkgView(p spi.ExecutionPackage) map[string]any {
 	m := map[string]any{"executionId": p.ExecutionID, "flowId": p.FlowID, "target": p.Target}
 	if len(p.Hints) > 0 {
@@ -564,4 +647,118 @@ func pkgView(p spi.ExecutionPackage) map[string]any {
 		m["hints"] = v
 	}
 	return m
+}
+
+func dExpiredLeaseDead(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "expired", ts[0])); err != nil {
+		return err
+	}
+	l, claimed, err := claimTimed(ctx, c, claimReq("kit-w1", shortTTL, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	// Nobody claims meanwhile: the lease dies of age alone.
+	if err := waitExpired(ctx, l, shortTTL, claimed); err != nil {
+		return err
+	}
+	q := queueOf(c)
+	what := fmt.Sprintf("dead lease %q) past its expiresAt (%d, a %s lease; nobody claimed its package since", l.Token, l.ExpiresAt, shortTTL)
+	if nl, err := q.Heartbeat(ctx, l, longTTL); !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Heartbeat", what, leaseOrErr(nl, err), "lease lost")
+	}
+	if err := q.Ack(ctx, l); !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Ack", what, err, "lease lost")
+	}
+	again, err := await(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1's lease expired unacked")
+	if err != nil {
+		return err
+	}
+	if again.Delivery != l.Delivery+1 || again.Token == l.Token {
+		return c.Failf("Claim", "kit-w2 after kit-w1's lease expired", fmt.Sprintf("delivery %d token %q", again.Delivery, again.Token),
+			fmt.Sprintf("delivery %d with a new token", l.Delivery+1))
+	}
+	return ack(ctx, c, again)
+}
+
+func claimOrErr(l spi.Lease, ok bool, err error) any {
+	if err == nil && !ok {
+		return "no package"
+	}
+	return leaseOrErr(l, err)
+}
+
+func leaseOrErr(l spi.Lease, err error) any {
+	if err != nil {
+		return err
+	}
+	return fmt.Sprintf("lease %q until %d", l.Token, l.ExpiresAt)
+}
+
+func dClaimOldestDeliverable(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	// Executions A, B, C, D dispatched in the order A1 B1 A2 C1 D1: claims lease them oldest first,
+	// except that A2 waits behind A1 (I-DISPATCH-6) and the leased A1 hides nothing else.
+	a, b, cc, d := c.ExecID("oldest-a"), c.ExecID("oldest-b"), c.ExecID("oldest-c"), c.ExecID("oldest-d")
+	mk := func(x string, n int) spi.ExecutionPackage {
+		return spi.ExecutionPackage{ExecutionID: x, FlowID: "kit-flow", Target: ts[0], Hints: []byte(fmt.Sprintf(`{"n":%d}`, n))}
+	}
+	order := []spi.ExecutionPackage{mk(a, 1), mk(b, 1), mk(a, 2), mk(cc, 1), mk(d, 1)}
+	for _, p := range order {
+		if err := dispatch(ctx, c, p); err != nil {
+			return err
+		}
+	}
+	name := func(p spi.ExecutionPackage) string {
+		return map[string]string{a: "A", b: "B", cc: "C", d: "D"}[p.ExecutionID] + strings.Trim(string(p.Hints), `{}"n:`)
+	}
+	want := []spi.ExecutionPackage{order[0], order[1], order[3], order[4]}
+	var leases []spi.Lease
+	for i, p := range want {
+		l, err := await(ctx, c, claimReq(fmt.Sprintf("kit-w%d", i+1), longTTL, ts...), fmt.Sprintf("dispatching A1 B1 A2 C1 D1 and leasing %d of them", i))
+		if err != nil {
+			return err
+		}
+		if got := name(l.Package); got != name(p) {
+			return c.Failf("Claim", fmt.Sprintf("claim %d after dispatching A1 B1 A2 C1 D1) after (the earlier claims leased %s; A2 waits behind A1", i+1, names(want[:i], name)),
+				got, name(p)+", the oldest deliverable package")
+		}
+		leases = append(leases, l)
+	}
+	if err := never(ctx, c, claimReq("kit-w9", longTTL, ts...), "A1 B1 C1 D1 leased, A2 behind A1"); err != nil {
+		return err
+	}
+	if err := ack(ctx, c, leases[0]); err != nil {
+		return err
+	}
+	l, err := await(ctx, c, claimReq("kit-w9", longTTL, ts...), "A1 was acked")
+	if err != nil {
+		return err
+	}
+	if got := name(l.Package); got != "A2" {
+		return c.Failf("Claim", "after A1 was acked", got, "A2")
+	}
+	for _, l := range append(leases[1:], l) {
+		if err := ack(ctx, c, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func names(ps []spi.ExecutionPackage, name func(spi.ExecutionPackage) string) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = name(p)
+	}
+	return strings.Join(out, " ")
 }

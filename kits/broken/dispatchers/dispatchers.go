@@ -43,6 +43,18 @@ func Dispatchers() []Broken {
 			[]string{"I-DISPATCH-3"}, memory.Hooks{AckKeeps: true}),
 		mk("phantom-target", "targets lists a target that dispatch then refuses", "dispatcher/targets-listed",
 			[]string{"S6.placement.compute-target", "I-DISPATCH-5"}, memory.Hooks{PhantomTarget: true}),
+		mk("expired-lease-revives", "an expired lease lives on until another worker claims its package: a late heartbeat or ack succeeds and the heartbeat revives it", "dispatcher/expired-lease-dead",
+			[]string{"I-DISPATCH-4", "I-DISPATCH-11"}, memory.Hooks{ReviveExpired: true}),
+		mk("newest-first", "claim leases the newest deliverable package instead of the oldest", "dispatcher/claim-oldest-deliverable",
+			[]string{"I-DISPATCH-12"}, memory.Hooks{NewestFirst: true}),
+		mk("head-of-line", "claim looks only at the oldest unacked package, so while it is leased nothing else is delivered", "dispatcher/claim-oldest-deliverable",
+			[]string{"I-DISPATCH-12"}, memory.Hooks{HeadOfLine: true}),
+		mk("drops-empty-hints", "hints that are an empty object are delivered as no hints", "dispatcher/coordinates-only",
+			[]string{"I-DISPATCH-2"}, memory.Hooks{DropEmptyHints: true}),
+		mk("drops-empty-members", "hint members whose value is empty (\"\", {}, [], null) are dropped on delivery", "dispatcher/coordinates-only",
+			[]string{"I-DISPATCH-2"}, memory.Hooks{DropEmptyMembers: true}),
+		mk("hints-bound-exclusive", "hints of exactly 4 096 bytes are refused, the bound counted as exclusive", "dispatcher/coordinates-only",
+			[]string{"I-DISPATCH-2", "I-DISPATCH-10"}, memory.Hooks{HintsBoundBelow: true}),
 	}
 }
 
