@@ -290,7 +290,9 @@ func TestBridgeKitRejectsBrokenBridges(t *testing.T) {
 				if contains(m.CaughtBy, c.ID) {
 					want = kits.Fail
 				}
-				if c.Verdict != want && !(want == kits.Pass && mode == "lying") {
+				// A check for a seam the bridge does not serve skips, naming what is missing.
+				unserved := want == kits.Pass && c.Verdict == kits.Skip && strings.Contains(c.Message, "the bridge serves")
+				if c.Verdict != want && !(want == kits.Pass && mode == "lying") && !unserved {
 					t.Errorf("%s: %s = %s %q, want %s", mode, c.ID, c.Verdict, firstLine(c.Message), want)
 				}
 			}

@@ -21,5 +21,5 @@ func Mutants() []spec.Mutant {
 			Clauses: []string{"I-STORE-50"}, CaughtBy: []string{"bridge/refusal-order"}, Where: edges},
 		{ID: "bridge/edges/executes-notifications", Kind: "bridge", Defect: "executes a request without an id (a notification) and answers nothing",
 			Clauses: []string{"I-BRIDGE-10"}, CaughtBy: []string{"bridge/notifications"}, Where: edges},
-	}, pluginBridgeMutants()...)
+	}, append(pluginBridgeMutants(), seamBridgeMutants()...)...)
 }

@@ -21,7 +21,7 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 	return Kit[spi.ArchiveStore]{Name: "archivestore", Seam: manifest.SeamArchiveStore, Checks: append([]C{
 		{ID: "archivestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ArchiveStoreCase) error {
-				return versionClaim(c.Store, manifest.SeamArchiveStore, c.Failf)
+				return versionClaim(c, manifest.SeamArchiveStore)
 			}},
 		{ID: "archivestore/keeps-removed-exactly", Clauses: []string{"S7.as.compact-archives-first", "I-STORE-18"}, Level: spec.Must,
 			Doc: "the envelopes a compaction removed read back exactly, value-exact, ascending", Run: asKeepsRemoved},

@@ -21,7 +21,7 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 	return Kit[spi.BranchRegistry]{Name: "branchregistry", Seam: manifest.SeamBranchRegistry, Checks: append([]C{
 		{ID: "branchregistry/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *BranchRegistryCase) error {
-				return versionClaim(c.Store, manifest.SeamBranchRegistry, c.Failf)
+				return versionClaim(c, manifest.SeamBranchRegistry)
 			}},
 		{ID: "branchregistry/register-get", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "a registered branch reads back value-exact; an unknown id is not-found", Run: brRegisterGet},

@@ -23,7 +23,7 @@ func ContentStoreKit() Kit[spi.ContentStore] {
 	return Kit[spi.ContentStore]{Name: "contentstore", Seam: manifest.SeamContentStore, Checks: append([]C{
 		{ID: "contentstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ContentStoreCase) error {
-				return versionClaim(c.Store, manifest.SeamContentStore, c.Failf)
+				return versionClaim(c, manifest.SeamContentStore)
 			}},
 		{ID: "contentstore/put-get", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-1"}, Level: spec.Must,
 			Doc: "put returns the sha256 digest and size of the bytes; get returns them exactly (empty, binary with NUL and invalid UTF-8, 1 MiB)", Run: csPutGet},

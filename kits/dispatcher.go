@@ -47,7 +47,7 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 	return Kit[spi.ExecutionDispatcher]{Name: "dispatcher", Seam: manifest.SeamExecutionDispatcher, Checks: []C{
 		{ID: "dispatcher/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DispatcherCase) error {
-				return versionClaim(c.Store, manifest.SeamExecutionDispatcher, c.Failf)
+				return versionClaim(c, manifest.SeamExecutionDispatcher)
 			}},
 		{ID: "dispatcher/targets-listed", Clauses: append(placement, "I-DISPATCH-9"), Level: spec.Must,
 			Doc: "at least one target is listed, ascending, unique and non-empty, and each one accepts (and, with a worker side, delivers) a package pinned to it; a claim serving no target is invalid", Run: dTargetsListed},

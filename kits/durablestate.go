@@ -22,7 +22,7 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: append([]C{
 		{ID: "durablestatestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DurableStateStoreCase) error {
-				return versionClaim(c.Store, manifest.SeamDurableStateStore, c.Failf)
+				return versionClaim(c, manifest.SeamDurableStateStore)
 			}},
 		{ID: "durablestatestore/set-get", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-7", "I-PLUGIN-6"}, Level: spec.Must,
 			Doc: "set then get returns the value by JSON value (objects, arrays, scalars, unicode, 256 KiB) with the version set returned; each write raises the version", Run: dsSetGet},

@@ -24,7 +24,7 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: append([]C{
 		{ID: "readmodelstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ReadModelStoreCase) error {
-				return versionClaim(c.Store, manifest.SeamReadModelStore, c.Failf)
+				return versionClaim(c, manifest.SeamReadModelStore)
 			}},
 		{ID: "readmodelstore/upsert-query", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-10", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "upserted documents read back by JSON value, ascending by id; a second upsert replaces", Run: rmUpsertQuery},

@@ -22,7 +22,7 @@ func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 	return Kit[spi.SnapshotStore]{Name: "snapshotstore", Seam: manifest.SeamSnapshotStore, Checks: append([]C{
 		{ID: "snapshotstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *SnapshotStoreCase) error {
-				return versionClaim(c.Store, manifest.SeamSnapshotStore, c.Failf)
+				return versionClaim(c, manifest.SeamSnapshotStore)
 			}},
 		{ID: "snapshotstore/load-latest", Clauses: []string{"I-STORE-15"}, Level: spec.Must,
 			Doc: "loadLatest is not-found before any save and the highest sequence after saves in any order", Run: ssLoadLatest},
