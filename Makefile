@@ -45,8 +45,8 @@ perf-doc: ## measure the fold's figures against goccy/go-json and sonic (module 
 	scripts/fuzz-rate.sh $(FUZZRATE) > test-results/fuzz-rate.md
 	cd bench && LOOM_PERF_DOC=$(abspath docs/performance.md) LOOM_PERF_BIG=$(PERF_BIG) LOOM_PERF_FUZZ=$(abspath test-results/fuzz-rate.md) $(GO) test -count=1 -run TestWritePerformanceDoc -timeout 60m .
 
-seed-rate: ## how often each concurrency check catches its broken store over 100 seeds (fails below 99 %)
-	LOOM_KITS_SEED_RATE=100 $(GO) test -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken | grep -E 'seed rate|FAIL|^ok'
+seed-rate: ## how often each concurrency check catches its broken store or dispatcher over 100 seeds (fails below 99 %)
+	LOOM_KITS_SEED_RATE=100 $(GO) test -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken/... | grep -E 'seed rate|FAIL|^ok'
 
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)

@@ -18,7 +18,7 @@ func asGapChecks() []Check[spi.ArchiveStore] {
 	type C = Check[spi.ArchiveStore]
 	return []C{
 		{ID: "archivestore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "append, read and every declared optional method (replaceSegments, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another", Run: asIDsEveryMethod},
+			Doc: "append, read and every declared optional method (replaceSegments, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: asIDsEveryMethod},
 		{ID: "archivestore/reappend-respelled", Clauses: []string{"I-STORE-18", "I-STORE-29"}, Level: spec.Must,
 			Doc: "re-archiving the same values in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is a conflict that changes nothing", Run: asReappendRespelled},
 		{ID: "archivestore/conflict-after-valid", Clauses: []string{"I-STORE-18", "I-STORE-30"}, Level: spec.Must,

@@ -16,9 +16,9 @@ func brGapChecks() []Check[spi.BranchRegistry] {
 	type C = Check[spi.BranchRegistry]
 	return []C{
 		{ID: "branchregistry/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"}, Level: spec.Must,
-			Doc: "register, get and listChildren keep branch and parent ids apart that differ only by case, trailing space or normal form, or extend one another", Run: brIDsEveryMethod},
+			Doc: "register, get and listChildren keep branch and parent ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: brIDsEveryMethod},
 		{ID: "branchregistry/list-children-byte-order", Clauses: []string{"I-STORE-20", "I-STORE-28"}, Level: spec.Must,
-			Doc: "listChildren returns children whose ids differ only by case, trailing space or normal form once each, in byte order (upper case before lower case)", Run: brChildrenByteOrder},
+			Doc: "listChildren returns children whose ids differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order)", Run: brChildrenByteOrder},
 		{ID: "branchregistry/register-respelled", Clauses: []string{"I-STORE-20", "I-STORE-29"}, Level: spec.Must,
 			Doc: "registering the same branch with its metadata in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is already-exists and changes nothing", Run: brRegisterRespelled},
 	}
@@ -44,13 +44,17 @@ func brIDsEveryMethod(ctx context.Context, c *BranchRegistryCase) error {
 		}
 		// Parents that differ the same way have their own children.
 		ca := spi.Branch{ID: a + "/child", ParentID: a, ForkSequence: 3}
+		cb := spi.Branch{ID: b + "/child", ParentID: b, ForkSequence: 4}
 		if err := register(ctx, c, ca); err != nil {
+			return err
+		}
+		if err := register(ctx, c, cb); err != nil {
 			return err
 		}
 		for _, x := range []struct {
 			parent string
 			want   []spi.Branch
-		}{{a, []spi.Branch{ca}}, {b, []spi.Branch{}}} {
+		}{{a, []spi.Branch{ca}}, {b, []spi.Branch{cb}}} {
 			got, err := c.Store.ListChildren(ctx, x.parent)
 			if err != nil {
 				return c.Failf("ListChildren", fmt.Sprintf("%q", x.parent), err, "nil")

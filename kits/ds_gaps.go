@@ -3,6 +3,7 @@ package kits
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ func dsGapChecks() []Check[spi.DurableStateStore] {
 	type C = Check[spi.DurableStateStore]
 	return []C{
 		{ID: "durablestatestore/keys-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-7", "I-PLUGIN-5", "I-STORE-4"}, Level: spec.Must,
-			Doc: "set (create-only and on a version), get and delete (conditional and not) keep keys apart that differ only by case, trailing space or normal form, or extend one another; get of the empty key returns no value", Run: dsKeysEveryMethod},
+			Doc: "get, set (create-only, unconditional, on a version, stale) and delete (conditional, stale, unconditional) keep keys apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |), each key of a pair worked while the other holds a value; get of the empty key returns no value", Run: dsKeysEveryMethod},
 		{ID: "durablestatestore/set-never-skipped", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-6", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "setting the value already stored, byte for byte or in another JSON spelling, still raises the version and reads back as that value; a value differing only in a number a double cannot tell apart is stored", Run: dsSetNeverSkipped},
 		{ID: "durablestatestore/set-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-7"}, Level: spec.Must,
@@ -30,50 +31,95 @@ func dsGapChecks() []Check[spi.DurableStateStore] {
 
 func dsKeysEveryMethod(ctx context.Context, c *DurableStateStoreCase) error {
 	for _, p := range idPairs(c.ExecID("keys")) {
-		a, b := p[0], p[1]
-		va, err := dsSet(ctx, c, a, `{"of":"a"}`, spi.IfVersion(0))
-		if err != nil {
-			return err
-		}
-		vb, err := c.Store.Set(ctx, b, json.RawMessage(`{"of":"b"}`), spi.IfVersion(0))
-		if err != nil {
-			return c.Failf("Set", fmt.Sprintf("%q, ifVersion 0) create-only next to (%q", b, a), err, "nil (another key)")
-		}
-		if va, err = c.Store.Set(ctx, a, json.RawMessage(`{"of":"a","n":2}`), spi.IfVersion(va)); err != nil {
-			return c.Failf("Set", fmt.Sprintf("%q, ifVersion of its own last set) next to (%q", a, b), err, "nil")
-		}
-		if err := dsExpect(ctx, c, b, `{"of":"b"}`, vb, fmt.Sprintf("sets of %q", a)); err != nil {
-			return err
-		}
-		if err := c.Store.Delete(ctx, a, spi.IfVersion(va)); err != nil {
-			return c.Failf("Delete", fmt.Sprintf("%q, ifVersion %d) next to (%q", a, va, b), err, "nil")
-		}
-		if err := dsAbsent(ctx, c, a, "its Delete"); err != nil {
-			return err
-		}
-		if err := dsExpect(ctx, c, b, `{"of":"b"}`, vb, fmt.Sprintf("Delete of %q", a)); err != nil {
-			return err
-		}
-		if err := c.Store.Delete(ctx, a, spi.Precondition{}); err != nil {
-			return c.Failf("Delete", fmt.Sprintf("%q) absent, next to (%q", a, b), err, "nil (a no-op)")
-		}
-		if err := dsExpect(ctx, c, b, `{"of":"b"}`, vb, fmt.Sprintf("an unconditional Delete of the absent %q", a)); err != nil {
-			return err
-		}
-		if _, err := c.Store.Set(ctx, a, json.RawMessage(`{"of":"a","gen":2}`), spi.IfVersion(0)); err != nil {
-			return c.Failf("Set", fmt.Sprintf("%q, ifVersion 0) re-created next to (%q", a, b), err, "nil (another key)")
-		}
-		if err := c.Store.Delete(ctx, b, spi.Precondition{}); err != nil {
-			return c.Failf("Delete", fmt.Sprintf("%q", b), err, "nil")
-		}
-		got, err := c.Store.Get(ctx, a)
-		if err != nil || !spi.SameJSON(got.Value, json.RawMessage(`{"of":"a","gen":2}`)) {
-			return c.Failf("Get", fmt.Sprintf("%q) after (Delete of %q", a, b), entryOrErr(got, err), `{"of":"a","gen":2}`)
+		// Each key of the pair in turn is worked through every method while the other holds a
+		// value: a store that folds, trims or normalises keys on one method in one direction only
+		// still meets it.
+		for _, o := range [][2]string{{p[0], p[1]}, {p[1], p[0]}} {
+			if err := dsKeyBeside(ctx, c, o[0], o[1]); err != nil {
+				return err
+			}
 		}
 	}
 	got, err := c.Store.Get(ctx, "")
 	if err == nil {
 		return c.Failf("Get", `""`, entryOrErr(got, err), "not found or an invalid-argument error")
+	}
+	return nil
+}
+
+// dsKeyBeside works key x through get, create-only set, unconditional set, set on a version,
+// stale conditional set and delete, conditional delete, unconditional delete of the absent key
+// and re-creation, while y holds a value that none of it may touch.
+func dsKeyBeside(ctx context.Context, c *DurableStateStoreCase, x, y string) error {
+	vy, err := c.Store.Set(ctx, y, json.RawMessage(`{"of":"y"}`), spi.Precondition{})
+	if err != nil {
+		return c.Failf("Set", fmt.Sprintf("%q", y), err, "nil")
+	}
+	yKept := func(after string) error {
+		return dsExpect(ctx, c, y, `{"of":"y"}`, vy, fmt.Sprintf("%s of %q", after, x))
+	}
+	if err := dsAbsent(ctx, c, x, fmt.Sprintf("a set of %q only", y)); err != nil {
+		return err
+	}
+	v1, err := c.Store.Set(ctx, x, json.RawMessage(`{"of":"x","n":1}`), spi.IfVersion(0))
+	if err != nil {
+		return c.Failf("Set", fmt.Sprintf("%q, ifVersion 0) create-only next to (%q", x, y), err, "nil (another key)")
+	}
+	if err := yKept("a create-only Set"); err != nil {
+		return err
+	}
+	if err := dsExpect(ctx, c, x, `{"of":"x","n":1}`, v1, "its create-only Set"); err != nil {
+		return err
+	}
+	v2, err := c.Store.Set(ctx, x, json.RawMessage(`{"of":"x","n":2}`), spi.Precondition{})
+	if err != nil {
+		return c.Failf("Set", fmt.Sprintf("%q) unconditional, next to (%q", x, y), err, "nil")
+	}
+	if err := yKept("an unconditional Set"); err != nil {
+		return err
+	}
+	v3, err := c.Store.Set(ctx, x, json.RawMessage(`{"of":"x","n":3}`), spi.IfVersion(v2))
+	if err != nil {
+		return c.Failf("Set", fmt.Sprintf("%q, ifVersion %d) on its current version, next to (%q", x, v2, y), err, "nil")
+	}
+	if err := yKept("a Set on a version"); err != nil {
+		return err
+	}
+	if _, err := c.Store.Set(ctx, x, json.RawMessage(`{"of":"x","n":4}`), spi.IfVersion(v1)); !errors.Is(err, spi.ErrConflict) {
+		return c.Failf("Set", fmt.Sprintf("%q, ifVersion %d) stale (current %d), next to (%q", x, v1, v3, y), err, "a conflict")
+	}
+	if err := c.Store.Delete(ctx, x, spi.IfVersion(v1)); !errors.Is(err, spi.ErrConflict) {
+		return c.Failf("Delete", fmt.Sprintf("%q, ifVersion %d) stale (current %d), next to (%q", x, v1, v3, y), err, "a conflict")
+	}
+	if err := dsExpect(ctx, c, x, `{"of":"x","n":3}`, v3, "a refused Set and Delete on a stale version"); err != nil {
+		return err
+	}
+	if err := c.Store.Delete(ctx, x, spi.IfVersion(v3)); err != nil {
+		return c.Failf("Delete", fmt.Sprintf("%q, ifVersion %d) next to (%q", x, v3, y), err, "nil")
+	}
+	if err := dsAbsent(ctx, c, x, "its Delete"); err != nil {
+		return err
+	}
+	if err := yKept("a conditional Delete"); err != nil {
+		return err
+	}
+	if err := c.Store.Delete(ctx, x, spi.Precondition{}); err != nil {
+		return c.Failf("Delete", fmt.Sprintf("%q) absent, next to (%q", x, y), err, "nil (a no-op)")
+	}
+	if err := yKept("an unconditional Delete of the absent key"); err != nil {
+		return err
+	}
+	if _, err := c.Store.Set(ctx, x, json.RawMessage(`{"of":"x","gen":2}`), spi.Precondition{}); err != nil {
+		return c.Failf("Set", fmt.Sprintf("%q) re-created, next to (%q", x, y), err, "nil")
+	}
+	if err := c.Store.Delete(ctx, x, spi.Precondition{}); err != nil {
+		return c.Failf("Delete", fmt.Sprintf("%q) unconditional, next to (%q", x, y), err, "nil")
+	}
+	if err := yKept("a re-creation and an unconditional Delete"); err != nil {
+		return err
+	}
+	if err := c.Store.Delete(ctx, y, spi.Precondition{}); err != nil {
+		return c.Failf("Delete", fmt.Sprintf("%q", y), err, "nil")
 	}
 	return nil
 }

@@ -19,10 +19,10 @@ func esGapChecks() []Check[spi.EventStore] {
 	type C = Check[spi.EventStore]
 	return []C{
 		{ID: "eventstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "append, read and every optional method the store declares (readRange, acquireFence, acquireFenceIf, appendIfUnchanged, deleteThrough, deleteExecution, copyPrefix) keep ids apart that differ only by case, trailing space or normal form, or extend one another", Run: esIDsEveryMethod},
+			Doc: "append, read and every optional method the store declares (readRange, acquireFence, acquireFenceIf, appendIfUnchanged, deleteThrough, deleteExecution, copyPrefix) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: esIDsEveryMethod},
 		{ID: "eventstore/list-executions-byte-order", Clauses: []string{"I-STORE-13", "I-STORE-28", "I-STORE-4"}, Level: spec.Must,
 			Requires: []string{spi.MethodListExecutionsPage},
-			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case)", Run: esListByteOrder},
+			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order)", Run: esListByteOrder},
 		{ID: "eventstore/append-resend-conflict", Clauses: []string{"I-STORE-1", "I-STORE-29", "I-STORE-30"}, Level: spec.Must,
 			Doc: "re-sending stored envelopes (byte-identical or respelled) at their sequences is a conflict, never an idempotent no-op, and a resend followed by new envelopes writes nothing", Run: esResendConflict},
 		{ID: "eventstore/invalid-after-valid", Clauses: []string{"I-STORE-2", "I-STORE-30", "S4.envelope.shape"}, Level: spec.Must,

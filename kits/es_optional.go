@@ -155,6 +155,73 @@ func esFenceMonotonic(ctx context.Context, c *EventStoreCase) error {
 	return nil
 }
 
+// raceDelays are the pauses a racing check picks from (seeded) before its second call.
+var raceDelays = []time.Duration{0, 20 * time.Microsecond, 100 * time.Microsecond, 500 * time.Microsecond, 2 * time.Millisecond}
+
+func esFenceRace(ctx context.Context, c *EventStoreCase) error {
+	const rounds = 16
+	for r := 0; r < rounds; r++ {
+		c.Progress(r, rounds)
+		x := c.ExecID("fence-race")
+		old, err := acquire(ctx, c, x)
+		if err != nil {
+			return err
+		}
+		b := batch(x, 0, 2, "old-holder")
+		done := make(chan error, 1)
+		started := make(chan struct{})
+		go func() {
+			defer c.Recover()
+			close(started)
+			done <- c.Store.Append(ctx, x, b, spi.AppendOptions{Fence: old.Token})
+		}()
+		// A new holder fences x while the old holder's append is in flight (after a seeded pause
+		// of 0 to 2 ms, so the rounds meet the append at different points), then reads.
+		<-started
+		if err := sleep(ctx, raceDelays[c.Rand.Intn(len(raceDelays))]); err != nil {
+			<-done
+			return err
+		}
+		nw, err := acquire(ctx, c, x)
+		if err != nil {
+			<-done
+			return err
+		}
+		seen, err := readAll(ctx, c, x)
+		if err != nil {
+			<-done
+			return err
+		}
+		var aerr error
+		select {
+		case aerr = <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		final, err := readAll(ctx, c, x)
+		if err != nil {
+			return err
+		}
+		args := appendArgs(x, b, spi.AppendOptions{Fence: old.Token}) + fmt.Sprintf(") racing (AcquireFence, which returned token %d, then a read", nw.Token)
+		switch {
+		case aerr != nil && !errors.Is(aerr, spi.ErrFenced):
+			return c.Failf("Append", args, aerr, "nil or fenced")
+		case aerr != nil && len(final) != 0:
+			return c.Failf("Append", args, fmt.Sprintf("fenced, but %d envelopes of it stored", len(final)), "fenced and nothing stored")
+		case aerr == nil && len(seen) == 0 && len(final) != 0:
+			return c.Failf("Append", args, "nil: it landed after the newer fence returned and the read after it saw nothing", "fenced, or landed before the newer fence (so that read sees it)")
+		case aerr == nil:
+			if d := c.Diff("Read", fmt.Sprintf("%q) after (an append with fence %d that returned nil racing AcquireFence (token %d)", x, old.Token, nw.Token), b, nonNil(final), envCmp); d != nil {
+				return d
+			}
+		}
+		if len(seen) != 0 && len(seen) != len(b) {
+			return c.Failf("Read", fmt.Sprintf("%q) after a newer fence, racing an append of 2 (", x), fmt.Sprintf("%d envelopes", len(seen)), "0 or 2")
+		}
+	}
+	return nil
+}
+
 func esFenceIf(ctx context.Context, c *EventStoreCase) error {
 	cf := c.Store.(spi.ConditionalFencer)
 	x := c.ExecID("fence-if")

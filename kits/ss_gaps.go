@@ -18,7 +18,7 @@ func ssGapChecks() []Check[spi.SnapshotStore] {
 	type C = Check[spi.SnapshotStore]
 	return []C{
 		{ID: "snapshotstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "save, loadLatest and every declared optional method (loadLatestSealed, listSequences, pruneSnapshots, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another", Run: ssIDsEveryMethod},
+			Doc: "save, loadLatest and every declared optional method (loadLatestSealed, listSequences, pruneSnapshots, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: ssIDsEveryMethod},
 		{ID: "snapshotstore/save-replaces-whole", Clauses: []string{"I-STORE-15", "I-STORE-16", "I-STORE-32", "I-STORE-29"}, Level: spec.Must,
 			Doc: "a second save at a sequence replaces the whole record: the state is not merged with the old one, the sealed flag follows the last save both ways, and a state differing only where a double cannot tell is still replaced", Run: ssSaveReplacesWhole},
 		{ID: "snapshotstore/readers-whole-save", Clauses: []string{"I-STORE-15", "I-STORE-31"}, Level: spec.Must,

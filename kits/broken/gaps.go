@@ -32,7 +32,7 @@ func gapEventStores() []gap[spi.EventStore] {
 		g("fence-if-folds-case", "acquireFenceIf reads the current token case-insensitively, so another id's fence fails the expectation", "eventstore/ids-apart-every-method", ids,
 			func() E { return newFenceIfFoldsCase() }),
 		g("listing-collated", "listExecutionsPage orders ids case-insensitively (a before B)", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
-			func() E { return listingCollated{newES()} }),
+			func() E { return listingCollated{newES(), collate} }),
 		g("append-resend-noop", "an append re-sending the stored envelopes is taken for an idempotent retry and succeeds", "eventstore/append-resend-conflict", []string{"I-STORE-1", "I-STORE-29"},
 			func() E { return appendResendNoop{newES()} }),
 		g("validates-lazily", "a batch is written envelope by envelope, each validated as it is written, so valid ones before a bad one land", "eventstore/invalid-after-valid", []string{"I-STORE-2", "I-STORE-30"},
@@ -55,6 +55,12 @@ func gapEventStores() []gap[spi.EventStore] {
 			func() E { return nowInSeconds{newES()} }),
 		g("store-now-micros", "storeNow is in microseconds", "eventstore/store-now-unit", []string{"I-STORE-26"},
 			func() E { return nowInMicros{newES()} }),
+		g("fence-check-then-write", "a fenced append checks the token, then writes in a second step, so a stale holder's append lands after a newer acquireFence returned and a read saw nothing", "eventstore/fence-race", []string{"S6.fencing.zombie", "I-STORE-6"},
+			func() E { return newFenceCheckThenWrite() }),
+		g("delimited-prefix-scan", "rows are keyed <id>:<sequence> and read scans the key prefix <id>:, so reading x also returns the log of x:q", "eventstore/ids-apart-every-method", ids,
+			func() E { return delimitedScanES{newES(), ":"} }),
+		g("listing-utf16-order", "listExecutionsPage orders ids by UTF-16 code units (Java, JavaScript and .NET string order): characters beyond U+FFFF before U+E000–U+FFFF", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
+			func() E { return listingCollated{newES(), utf16Less} }),
 	}
 }
 
@@ -71,6 +77,8 @@ func gapSnapshotStores() []gap[spi.SnapshotStore] {
 			func() S { return latestPointerRace{newSS(), &sync.Mutex{}, map[string]spi.Snapshot{}} }),
 		g("save-skips-float-equal", "a save whose state equals the stored one through float64 is skipped as unchanged", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-29"},
 			func() S { return saveSkipsFloatEqual{newSS(), &sync.Mutex{}, map[string]json.RawMessage{}} }),
+		g("delimited-prefix-scan", "snapshots are keyed <id>/<sequence> and loadLatest scans the key prefix <id>/, so x loads the latest snapshot of x/q", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+			func() S { return prefixScanSnapshots{newSS(), "/", &sync.Mutex{}, map[string]bool{}} }),
 		g("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
 			func() S { return saveDeleteThenInsert{newWatchedSS()} }),
 	}
@@ -81,6 +89,8 @@ func gapArchiveStores() []gap[spi.ArchiveStore] {
 	return []gap[A]{
 		g("archive-delete-folds-case", "deleteExecution matches ids case-insensitively", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() A { return archiveDeleteFoldsCase{newAS(), &sync.Mutex{}, map[string]bool{}} }),
+		g("archive-delimited-prefix-scan", "archived envelopes are keyed <id>|<sequence> and read scans the key prefix <id>|, so x reads the archive of x|q", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+			func() A { return prefixScanArchive{newAS(), "|", &sync.Mutex{}, map[string]bool{}} }),
 		g("archive-bytes-compare", "re-archived envelopes are compared byte for byte, so a respelled retry is a conflict", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
 			func() A { return archiveBytesCompare{newAS()} }),
 		g("archive-float-compare", "re-archived envelopes are compared through float64 (and absent metadata matches any), so a different value is taken for a retry", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
@@ -104,7 +114,11 @@ func gapBranchRegistries() []gap[spi.BranchRegistry] {
 		g("branches-fold-case", "branches are keyed by the lower-cased id", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() B { return branchesFoldCase{newBR()} }),
 		g("children-collated", "listChildren orders children case-insensitively (a before B)", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
-			func() B { return childrenCollated{newBR()} }),
+			func() B { return childrenCollated{newBR(), collate} }),
+		g("children-by-path", "branches are kept as paths, so listChildren(p) also lists the children of p.q", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"},
+			func() B { return newChildrenByPath(".") }),
+		g("children-utf16-order", "listChildren orders children by UTF-16 code units: characters beyond U+FFFF before U+E000–U+FFFF", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
+			func() B { return childrenCollated{newBR(), utf16Less} }),
 		g("branch-bytes-compare", "re-registration compares metadata bytes, so a respelled retry is already-exists", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},
 			func() B { return branchBytesCompare{newBR()} }),
 		g("branch-float-compare", "re-registration compares metadata through float64, so a different value is taken for a retry", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},

@@ -81,9 +81,12 @@ func (s fenceFoldsCase) DeleteExecution(ctx context.Context, id string) error {
 	return s.es.DeleteExecution(ctx, id)
 }
 
-// --- listExecutionsPage ordered by a case-insensitive collation (lower(id), then id), cursor
-// compared the same way.
-type listingCollated struct{ es }
+// --- listExecutionsPage ordered by a collation (less) other than byte order, cursor compared the
+// same way.
+type listingCollated struct {
+	es
+	less func(a, b string) bool
+}
 
 func collate(a, b string) bool {
 	la, lb := strings.ToLower(a), strings.ToLower(b)
@@ -101,10 +104,10 @@ func (s listingCollated) ListExecutionsPage(ctx context.Context, cursor string, 
 	if err != nil {
 		return spi.Page{}, err
 	}
-	sort.Slice(ids, func(i, j int) bool { return collate(ids[i], ids[j]) })
+	sort.Slice(ids, func(i, j int) bool { return s.less(ids[i], ids[j]) })
 	var out []string
 	for _, x := range ids {
-		if collate(cursor, x) || cursor == "" {
+		if s.less(cursor, x) || cursor == "" {
 			out = append(out, x)
 		}
 	}

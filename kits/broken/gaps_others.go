@@ -293,11 +293,14 @@ func (r branchesFoldCase) Get(ctx context.Context, id string) (spi.Branch, error
 }
 
 // --- listChildren ordered by a case-insensitive collation.
-type childrenCollated struct{ br }
+type childrenCollated struct {
+	br
+	less func(a, b string) bool
+}
 
 func (r childrenCollated) ListChildren(ctx context.Context, parent string) ([]spi.Branch, error) {
 	out, err := r.br.ListChildren(ctx, parent)
-	sort.SliceStable(out, func(i, j int) bool { return collate(out[i].ID, out[j].ID) })
+	sort.SliceStable(out, func(i, j int) bool { return r.less(out[i].ID, out[j].ID) })
 	return out, err
 }
 

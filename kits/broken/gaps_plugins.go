@@ -22,6 +22,8 @@ func gapContentStores() []gap[spi.ContentStore] {
 			func() C { return ownersRekeyed{newCS(), strings.ToLower} }),
 		g("owners-trimmed", "owners are kept in a fixed-width column that drops trailing spaces, so \"o\" and \"o \" are one owner", "contentstore/owners-apart-every-method", owners,
 			func() C { return ownersRekeyed{newCS(), func(s string) string { return strings.TrimRight(s, " ") }} }),
+		g("stream-owner-folds-case", "putStreamFor keys its owner lower-cased while putFor and getFor do not, so a stream put for \"O\" is read by \"o\"", "contentstore/owners-apart-every-method", owners,
+			func() C { return streamOwnerFolded{newCS()} }),
 		g("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
 			func() C { return jsonContentNormalised{newCS(), &sync.Mutex{}, map[string][]byte{}} }),
 		g("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},
@@ -177,6 +179,16 @@ func gapDurableStateStores() []gap[spi.DurableStateStore] {
 			func() D { return deleteFoldsCaseDS{newDS(), &keyIndex{keys: map[string]bool{}}} }),
 		g("create-check-folds-case", "a create-only set looks for a present key case-insensitively, so a key differing only by case blocks it", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
 			func() D { return createCheckFoldsCase{newDS(), &keyIndex{keys: map[string]bool{}}} }),
+		g("conditional-delete-normalises", "a delete on a version finds its key NFC-normalised (the one statement with another collation), so it checks and removes the key in the other normal form", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
+			func() D { return dsKeyedOn{newDS(), "delete-if", composeAcute} }),
+		g("unconditional-set-trims", "an unconditional set drops trailing spaces of its key, so it writes the key without them", "durablestatestore/keys-apart-every-method", keys,
+			func() D { return dsKeyedOn{newDS(), "set", trimTrailing} }),
+		g("versioned-set-folds-case", "a set on a version (create-only included) looks its key up lower-cased, so it checks and writes another key's version", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
+			func() D { return dsKeyedOn{newDS(), "set-if", lowerCase} }),
+		g("get-folds-case", "get reads its key lower-cased, so it returns another key's value", "durablestatestore/keys-apart-every-method", keys,
+			func() D { return dsKeyedOn{newDS(), "get", lowerCase} }),
+		g("unconditional-delete-trims", "an unconditional delete drops trailing spaces of its key, so it deletes the key without them", "durablestatestore/keys-apart-every-method", keys,
+			func() D { return dsKeyedOn{newDS(), "delete", trimTrailing} }),
 		g("set-skips-float-equal", "a set whose value equals the stored one through float64 is skipped as unchanged and returns the old version", "durablestatestore/set-never-skipped", []string{"I-PLUGIN-15", "I-PLUGIN-6"},
 			func() D { return setSkipsFloatEqual{newDS()} }),
 		g("set-merges-objects", "a set of an object merges its keys into the stored object (jsonb ||)", "durablestatestore/set-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
@@ -406,11 +418,17 @@ func gapReadModelStores() []gap[spi.ReadModelStore] {
 	type R = spi.ReadModelStore
 	return []gap[R]{
 		g("ids-collated", "query orders ids case-insensitively (a before B) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
-			func() R { return idsCollated{newTable()} }),
+			func() R { return idsCollated{newTable(), collate} }),
 		g("ids-trimmed", "ids are kept in a fixed-width column that drops trailing spaces, so \"x\" and \"x \" are one document", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-4"},
 			func() R { return idsTrimmed{newRM()} }),
 		g("models-normalised", "model names are NFC-normalised, so models differing only in normal form share documents and cursors", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9", "I-STORE-4"},
 			func() R { return modelsNormalised{newRM()} }),
+		g("model-id-joined", "documents are keyed <model>:<id> in one table, so (m, \"a:x\") and (\"m:a\", \"x\") are one row and a query of m lists m:a's documents", "readmodelstore/names-with-delimiters", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-4"},
+			func() R { return newModelIDJoined() }),
+		g("ids-utf16-order", "query orders ids by UTF-16 code units (characters beyond U+FFFF before U+E000–U+FFFF) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
+			func() R { return idsCollated{newTable(), utf16Less} }),
+		g("cursor-model-folds-case", "a cursor is accepted for any model equal to its own under case folding (only the cursor check folds case)", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-9"},
+			func() R { return cursorModelFolded{newTable()} }),
 		g("upsert-merges-objects", "an upsert of an object merges its keys into the stored object (jsonb ||)", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-10"},
 			func() R { return upsertMerges{newTable()} }),
 		g("upsert-skips-float-equal", "an upsert whose document equals the stored one through float64 is skipped as unchanged", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
@@ -420,8 +438,11 @@ func gapReadModelStores() []gap[spi.ReadModelStore] {
 	}
 }
 
-// --- ids ordered by a case-insensitive collation, ties broken by bytes.
-type idsCollated struct{ rmTable }
+// --- ids ordered by a collation (less) other than byte order, cursors compared the same way.
+type idsCollated struct {
+	rmTable
+	less func(a, b string) bool
+}
 
 func (s idsCollated) Query(ctx context.Context, model string, q spi.ReadModelQuery) (spi.ReadModelPage, error) {
 	after, err := spi.ValidateQuery(model, q)
@@ -429,10 +450,10 @@ func (s idsCollated) Query(ctx context.Context, model string, q spi.ReadModelQue
 		return spi.ReadModelPage{}, err
 	}
 	all := s.sorted(model)
-	sort.SliceStable(all, func(i, j int) bool { return collate(all[i].ID, all[j].ID) })
+	sort.SliceStable(all, func(i, j int) bool { return s.less(all[i].ID, all[j].ID) })
 	page := spi.ReadModelPage{Docs: []spi.ReadModelDoc{}}
 	for _, d := range all {
-		if after != "" && !collate(after, d.ID) {
+		if after != "" && !s.less(after, d.ID) {
 			continue
 		}
 		if len(page.Docs) == q.Limit {

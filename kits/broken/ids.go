@@ -51,10 +51,11 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// --- snapshots keyed snap/<id><seq>: loadLatest scans the bare id prefix, so it also sees the
-// snapshots of every id that extends it.
+// --- snapshots keyed snap/<id><sep><seq>: loadLatest scans the key prefix <id><sep>, so it also
+// sees the snapshots of every id that extends it (after sep, when sep is not empty).
 type prefixScanSnapshots struct {
 	ss
+	sep string
 	mu  *sync.Mutex
 	ids map[string]bool
 }
@@ -72,7 +73,7 @@ func (s prefixScanSnapshots) LoadLatest(ctx context.Context, id string) (spi.Sna
 	s.mu.Unlock()
 	best, found := spi.Snapshot{}, false
 	for _, k := range keys {
-		if !strings.HasPrefix(k, id) {
+		if k != id && !strings.HasPrefix(k, id+s.sep) {
 			continue
 		}
 		if sn, err := s.ss.LoadLatest(ctx, k); err == nil && (!found || sn.Sequence > best.Sequence) {
@@ -86,9 +87,10 @@ func (s prefixScanSnapshots) LoadLatest(ctx context.Context, id string) (spi.Sna
 	return best, nil
 }
 
-// --- archive keyed arch/<id><seq>: read scans the bare id prefix.
+// --- archive keyed arch/<id><sep><seq>: read scans the key prefix <id><sep>.
 type prefixScanArchive struct {
 	as
+	sep string
 	mu  *sync.Mutex
 	ids map[string]bool
 }
@@ -106,7 +108,7 @@ func (s prefixScanArchive) Read(ctx context.Context, id string) ([]spi.Envelope,
 	s.mu.Unlock()
 	var out []spi.Envelope
 	for _, k := range keys {
-		if strings.HasPrefix(k, id) {
+		if k == id || strings.HasPrefix(k, id+s.sep) {
 			got, err := s.as.Read(ctx, k)
 			if err != nil {
 				return nil, err

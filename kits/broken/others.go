@@ -183,7 +183,7 @@ func SnapshotStores() []Store[spi.SnapshotStore] {
 			return deleteAllSnapshots{newSS(), &sync.Mutex{}, map[string]bool{}}
 		}},
 		{"prefix-scan-snapshots", "loadLatest scans the bare id as a key prefix, so ids extending it leak in", "snapshotstore/isolation", func() spi.SnapshotStore {
-			return prefixScanSnapshots{newSS(), &sync.Mutex{}, map[string]bool{}}
+			return prefixScanSnapshots{newSS(), "", &sync.Mutex{}, map[string]bool{}}
 		}},
 	}
 }
@@ -340,7 +340,7 @@ func ArchiveStores() []Store[spi.ArchiveStore] {
 		{"replace-too-much", "replaceSegments also drops the envelope after the range", "archivestore/replace-segments", func() spi.ArchiveStore { return replaceTooMuch{newAS()} }},
 		{"empty-replace-noop", "replaceSegments with no envelopes changes nothing", "archivestore/replace-segments", func() spi.ArchiveStore { return emptyReplaceNoop{newAS()} }},
 		{"prefix-scan-archive", "read scans the bare id as a key prefix, so ids extending it leak in", "archivestore/isolation", func() spi.ArchiveStore {
-			return prefixScanArchive{newAS(), &sync.Mutex{}, map[string]bool{}}
+			return prefixScanArchive{newAS(), "", &sync.Mutex{}, map[string]bool{}}
 		}},
 		{"lossy-archive", "archived numbers pass through float64", "archivestore/roundtrip-precision", func() spi.ArchiveStore { return lossyArchive{newAS()} }},
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken"
 )
 
-// concurrencyChecks are the kit checks whose verdict depends on how goroutines are scheduled. Each
-// must reject the broken store it exists for on at least 99 % of seeds, or say in its Doc what it
-// cannot see.
+// concurrencyChecks are the kit checks whose verdict depends on how goroutines are scheduled (and,
+// below them, the seeded checks of the rule classes stores once slipped through). Each must reject
+// the broken store it exists for on at least 99 % of seeds, or say in its Doc what it cannot see.
 var concurrencyChecks = map[string]bool{
 	"eventstore/append-concurrent-one-wins":     true,
 	"eventstore/append-cancel-not-torn":         true,
@@ -41,6 +41,20 @@ var concurrencyChecks = map[string]bool{
 	"contentstore/readers-whole-content":        true,
 	"durablestatestore/readers-whole-set":       true,
 	"readmodelstore/readers-whole-upsert":       true,
+	"eventstore/fence-race":                     true,
+	// Not scheduled, but seeded (ids and contents come from the seed): measured so that the rate
+	// of every check of a class that stores once slipped through is on record.
+	"eventstore/ids-apart-every-method":         true,
+	"eventstore/list-executions-byte-order":     true,
+	"snapshotstore/ids-apart-every-method":      true,
+	"archivestore/ids-apart-every-method":       true,
+	"branchregistry/ids-apart-every-method":     true,
+	"branchregistry/list-children-byte-order":   true,
+	"contentstore/owners-apart-every-method":    true,
+	"durablestatestore/keys-apart-every-method": true,
+	"readmodelstore/ids-apart-every-method":     true,
+	"readmodelstore/names-with-delimiters":      true,
+	"readmodelstore/query-byte-order":           true,
 }
 
 // alsoMeasured names, per broken store ("<kit>/<name>"), concurrency checks that exist for its
