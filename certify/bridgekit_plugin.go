@@ -165,6 +165,21 @@ func bkStreamForm(ctx context.Context, c *BridgeCase) error {
 	if got, err := cs.Get(ctx, ref.Digest); err != nil || string(got) != string(data) {
 		return c.Failf("contentStore.get", "a committed stream", gotBytes(got, err), "the bytes streamed")
 	}
+	// A finished stream takes no more chunks; aborting it, or a stream never opened, is a no-op.
+	if e := wantCode(c, "contentStore.streamWrite", "a committed stream", write(len(data), []byte("more")), bridge.CodeInvalidArgument, bridge.CodeInvalidParams); e != nil {
+		return e
+	}
+	for _, sid := range []string{id, c.ExecID("never-opened")} {
+		if err := c.Store.Call(ctx, "contentStore.streamAbort", map[string]any{"streamId": sid}, nil); err != nil {
+			if perr := protocolBreach(c, "contentStore.streamAbort", err); perr != nil {
+				return perr
+			}
+			return c.Failf("contentStore.streamAbort", fmt.Sprintf("%q (committed or never opened)", sid), err, "null (a no-op)")
+		}
+	}
+	if got, err := cs.Get(ctx, ref.Digest); err != nil || string(got) != string(data) {
+		return c.Failf("contentStore.get", "a committed stream, after a streamAbort of it", gotBytes(got, err), "the bytes streamed")
+	}
 	// A commit whose size disagrees aborts: nothing becomes visible.
 	other := []byte(c.ExecID("short") + " never visible")
 	if err := c.Store.Call(ctx, "contentStore.streamOpen", map[string]any{}, &open); err != nil {
@@ -197,6 +212,8 @@ func gotBytes(b []byte, err error) any {
 func pluginBridgeMutants() []spec.Mutant {
 	const where = "certify:TestPluginWireFormsRejectBrokenBridges"
 	return []spec.Mutant{
+		{ID: "bridge/plugin/abort-unknown-refused", Kind: "bridge", Defect: "refuses streamAbort of a stream it does not know (finished or never opened) instead of doing nothing",
+			Clauses: []string{"I-PLUGIN-11"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
 		{ID: "bridge/plugin/lenient-limit", Kind: "bridge", Defect: "coerces a non-integer or string query limit to an integer instead of refusing it",
 			Clauses: []string{"I-PLUGIN-8"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
 		{ID: "bridge/plugin/unchecked-offset", Kind: "bridge", Defect: "appends a stream chunk wherever it is sent, without checking its offset",

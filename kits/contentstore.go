@@ -34,7 +34,7 @@ func ContentStoreKit() Kit[spi.ContentStore] {
 		{ID: "contentstore/put-stream", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-1", "I-PLUGIN-2"}, Level: spec.Must,
 			Doc: "putStream of content in uneven chunks returns the same ref as put and the bytes read back exactly", Run: csPutStream},
 		{ID: "contentstore/put-stream-failure", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-2"}, Level: spec.Must,
-			Doc: "a stream whose source fails midway returns an error and leaves neither the whole content nor the part read visible", Run: csStreamFailure},
+			Doc: "a stream whose source fails midway returns an error and leaves neither the whole content nor the part read visible, through putStream and (when declared) the owner's putStreamFor", Run: csStreamFailure},
 		{ID: "contentstore/put-stream-cancel", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-2"}, Level: spec.Must,
 			Doc: "a stream cancelled midway has exactly one outcome: an error and nothing visible then or later, or a ref and the whole content", Run: csStreamCancel},
 		{ID: "contentstore/owner-isolation", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-3"}, Level: spec.Must,
@@ -249,19 +249,41 @@ func csPutStream(ctx context.Context, c *ContentStoreCase) error {
 
 func csStreamFailure(ctx context.Context, c *ContentStoreCase) error {
 	data := unique(c, "fails", 1<<20, c.Rand)
-	for _, at := range []int{0, 1, 70000, len(data) - 1} {
+	// The outcome contract holds on the owner's putStreamFor as on putStream (I-PLUGIN-14).
+	owned, hasOwner := c.Store.(spi.OwnedContentStore)
+	hasOwner = hasOwner && spi.Has(manifest.SeamContentStore, c.Store, spi.MethodOwner)
+	owner := spi.ContentAccess{Owner: c.ExecID("stream-owner")}
+	for i, at := range []int{0, 1, 70000, len(data) - 1} {
 		data := append(bytes.Clone(data), byte(at), byte(at>>8), byte(at>>16))
-		ref, err := c.Store.PutStream(ctx, &chunkReader{data: data, sizes: []int{65536, 13}, failAt: at, failErr: errSourceFailed})
-		if err == nil {
-			return c.Failf("PutStream", fmt.Sprintf("%d bytes, source failing after %d", len(data), at), fmt.Sprintf("%+v", ref), "an error")
+		src := &chunkReader{data: data, sizes: []int{65536, 13}, failAt: at, failErr: errSourceFailed}
+		op := "PutStream"
+		var ref spi.ContentRef
+		var err error
+		if hasOwner && i%2 == 1 {
+			op = "PutStreamFor"
+			ref, err = owned.PutStreamFor(ctx, owner, src)
+		} else {
+			ref, err = c.Store.PutStream(ctx, src)
 		}
-		if at > 0 {
-			if e := csAbsent(ctx, c, data[:at], fmt.Sprintf("the %d bytes read before the source failed", at)); e != nil {
+		if err == nil {
+			return c.Failf(op, fmt.Sprintf("%d bytes, source failing after %d", len(data), at), fmt.Sprintf("%+v", ref), "an error")
+		}
+		for _, part := range [][]byte{data[:at], data} {
+			what := fmt.Sprintf("the %d bytes read before the source failed", at)
+			if len(part) == len(data) {
+				what = "content whose stream failed"
+			} else if at == 0 {
+				continue
+			}
+			if e := csAbsent(ctx, c, part, what); e != nil {
 				return e
 			}
-		}
-		if e := csAbsent(ctx, c, data, "content whose stream failed"); e != nil {
-			return e
+			if op == "PutStreamFor" {
+				got, err := owned.GetFor(ctx, owner, spi.DigestOf(part))
+				if !errors.Is(err, spi.ErrNotFound) {
+					return c.Failf("GetFor", fmt.Sprintf("%q, %s) of %s by PutStreamFor (", owner.Owner, short(spi.DigestOf(part)), what), gotOf(got, err), "not found")
+				}
+			}
 		}
 	}
 	return nil

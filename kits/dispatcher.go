@@ -73,6 +73,8 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "workers claiming concurrently receive every package exactly once", Run: dConcurrent},
 		{ID: "dispatcher/expired-lease-dead", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a lease past its expiresAt is dead even when no other worker claimed its package since: its heartbeat and ack are refused (lease lost), and the package is delivered again", Run: dExpiredLeaseDead},
+		{ID: "dispatcher/lease-terms", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11", "I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "a claim or heartbeat with a TTL outside 1 ms .. 10 min is invalid; a lease names a token, the claiming worker and delivery 1, and its expiresAt is epoch milliseconds (13 digits) that a heartbeat with a longer TTL moves later", Run: dLeaseTerms},
 		{ID: "dispatcher/claim-oldest-deliverable", Clauses: []string{"I-DISPATCH-12", "I-DISPATCH-6"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "claim leases the oldest deliverable package: packages of several executions come in dispatch order, and a leased package, with the packages queued behind it in its execution, never hides the deliverable packages of other executions", Run: dClaimOldestDeliverable},
 	}}
@@ -761,4 +763,47 @@ func names(ps []spi.ExecutionPackage, name func(spi.ExecutionPackage) string) st
 		out[i] = name(p)
 	}
 	return strings.Join(out, " ")
+}
+
+func dLeaseTerms(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	q := queueOf(c)
+	for _, ttl := range []time.Duration{0, spi.MaxLeaseTTL + time.Millisecond} {
+		l, ok, err := q.Claim(ctx, claimReq("kit-w1", ttl, ts...))
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s", ttl), claimOrErr(l, ok, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
+		}
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "terms", ts[0])); err != nil {
+		return err
+	}
+	const ttl = time.Minute
+	before := time.Now()
+	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	if l.Token == "" || l.Worker != "kit-w1" || l.Delivery != 1 {
+		return c.Failf("Claim", "worker kit-w1, first delivery", fmt.Sprintf("token %q, worker %q, delivery %d", l.Token, l.Worker, l.Delivery), "a token, worker kit-w1, delivery 1")
+	}
+	if l.ExpiresAt < 1e12 || l.ExpiresAt >= 1e13 {
+		return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s) at (%d ms on the kit's clock", ttl, before.UnixMilli()), fmt.Sprintf("expiresAt %d", l.ExpiresAt), "epoch milliseconds, 10^12 <= expiresAt < 10^13")
+	}
+	for _, bad := range []time.Duration{0, spi.MaxLeaseTTL + time.Millisecond} {
+		nl, err := q.Heartbeat(ctx, l, bad)
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, bad), leaseOrErr(nl, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
+		}
+	}
+	nl, err := q.Heartbeat(ctx, l, 2*ttl)
+	if err != nil {
+		return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, 2*ttl), err, "the extended lease")
+	}
+	if nl.ExpiresAt <= l.ExpiresAt {
+		return c.Failf("Heartbeat", fmt.Sprintf("live lease %q (expiresAt %d), ttl %s", l.Token, l.ExpiresAt, 2*ttl), fmt.Sprintf("expiresAt %d", nl.ExpiresAt), fmt.Sprintf("later than %d", l.ExpiresAt))
+	}
+	return ack(ctx, c, nl)
 }

@@ -24,6 +24,8 @@ func gapContentStores() []gap[spi.ContentStore] {
 			func() C { return ownersRekeyed{newCS(), func(s string) string { return strings.TrimRight(s, " ") }} }),
 		g("stream-owner-folds-case", "putStreamFor keys its owner lower-cased while putFor and getFor do not, so a stream put for \"O\" is read by \"o\"", "contentstore/owners-apart-every-method", owners,
 			func() C { return streamOwnerFolded{newCS()} }),
+		g("owner-stream-keeps-partial", "putStreamFor, unlike putStream, keeps the part of the stream read before its source failed, under the owner", "contentstore/put-stream-failure", []string{"I-PLUGIN-2"},
+			func() C { return ownerStreamKeepsPartial{newCS()} }),
 		g("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
 			func() C { return jsonContentNormalised{newCS(), &sync.Mutex{}, map[string][]byte{}} }),
 		g("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},

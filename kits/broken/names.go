@@ -236,3 +236,16 @@ func (s fenceCheckThenWrite) Read(ctx context.Context, id string) (out []spi.Env
 	s.w.read(func() { out, err = s.es.Read(ctx, id) })
 	return out, err
 }
+
+// --- putStreamFor, unlike putStream, commits what it read before its source failed (the owner's
+// method has its own, older stream code).
+type ownerStreamKeepsPartial struct{ cs }
+
+func (s ownerStreamKeepsPartial) PutStreamFor(ctx context.Context, a spi.ContentAccess, r io.Reader) (spi.ContentRef, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		_, _ = s.cs.PutFor(ctx, a, data)
+		return spi.ContentRef{}, err
+	}
+	return s.cs.PutFor(ctx, a, data)
+}

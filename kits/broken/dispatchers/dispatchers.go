@@ -53,6 +53,10 @@ func Dispatchers() []Broken {
 			[]string{"I-DISPATCH-2"}, memory.Hooks{DropEmptyHints: true}),
 		mk("drops-empty-members", "hint members whose value is empty (\"\", {}, [], null) are dropped on delivery", "dispatcher/coordinates-only",
 			[]string{"I-DISPATCH-2"}, memory.Hooks{DropEmptyMembers: true}),
+		mk("expires-in-seconds", "a lease's expiresAt is in epoch seconds, not milliseconds", "dispatcher/lease-terms",
+			[]string{"I-DISPATCH-11"}, memory.Hooks{ExpiresInSeconds: true}),
+		mk("any-ttl", "claim and heartbeat clamp a TTL outside 1 ms .. 10 min instead of refusing it", "dispatcher/lease-terms",
+			[]string{"I-DISPATCH-4"}, memory.Hooks{AnyTTL: true}),
 		mk("hints-bound-exclusive", "hints of exactly 4 096 bytes are refused, the bound counted as exclusive", "dispatcher/coordinates-only",
 			[]string{"I-DISPATCH-2", "I-DISPATCH-10"}, memory.Hooks{HintsBoundBelow: true}),
 	}

@@ -42,6 +42,8 @@ type Hooks struct {
 	DropEmptyHints    bool // hints that are an empty object are delivered as no hints
 	DropEmptyMembers  bool // hint members whose value is empty ("", {}, [], null) are dropped on delivery
 	HintsBoundBelow   bool // hints of exactly spi.MaxHintsBytes bytes are refused (the bound taken as exclusive)
+	ExpiresInSeconds  bool // a lease's expiresAt is in epoch seconds, not milliseconds
+	AnyTTL            bool // a TTL out of 1 ms .. 10 min is clamped into it instead of refused
 }
 
 // Dispatcher is the in-memory ExecutionDispatcher with its worker side (spi.LeaseQueue).
@@ -130,6 +132,9 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 	if err := ctx.Err(); err != nil {
 		return spi.Lease{}, false, err
 	}
+	if d.cfg.Hooks.AnyTTL {
+		r.TTL = min(max(r.TTL, spi.MinLeaseTTL), spi.MaxLeaseTTL)
+	}
 	if err := r.Validate(); err != nil {
 		return spi.Lease{}, false, err
 	}
@@ -199,7 +204,11 @@ func (d *Dispatcher) lease(e *entry) spi.Lease {
 		m["state"] = map[string]any{"status": "running"}
 		pkg.Hints, _ = json.Marshal(m)
 	}
-	return spi.Lease{Token: e.token, Package: pkg, Worker: e.worker, Delivery: e.deliveries, ExpiresAt: e.until}
+	until := e.until
+	if d.cfg.Hooks.ExpiresInSeconds {
+		until /= 1000
+	}
+	return spi.Lease{Token: e.token, Package: pkg, Worker: e.worker, Delivery: e.deliveries, ExpiresAt: until}
 }
 
 // dropEmptyMembers is the DropEmptyMembers mutant: hints without their members whose value is
@@ -239,6 +248,9 @@ func (d *Dispatcher) live(l spi.Lease, now int64) (*entry, error) {
 func (d *Dispatcher) Heartbeat(ctx context.Context, l spi.Lease, ttl time.Duration) (spi.Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return spi.Lease{}, err
+	}
+	if d.cfg.Hooks.AnyTTL {
+		ttl = min(max(ttl, spi.MinLeaseTTL), spi.MaxLeaseTTL)
 	}
 	if ttl < spi.MinLeaseTTL || ttl > spi.MaxLeaseTTL {
 		return spi.Lease{}, &spi.InvalidArgumentError{Op: "heartbeat", Argument: "ttl", Reason: fmt.Sprintf("%s, want %s..%s", ttl, spi.MinLeaseTTL, spi.MaxLeaseTTL)}
