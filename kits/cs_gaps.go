@@ -21,7 +21,7 @@ func csGapChecks() []Check[spi.ContentStore] {
 		{ID: "contentstore/json-content-bytes", Clauses: []string{"I-PLUGIN-1", "I-PLUGIN-12"}, Level: spec.Must,
 			Doc: "content that is JSON is kept as bytes: two spellings of one value (key order, exponent, escapes, spacing) get two digests and each reads back byte for byte", Run: csJSONContentBytes},
 		{ID: "contentstore/readers-whole-content", Clauses: []string{"I-PLUGIN-2", "I-PLUGIN-13"}, Level: spec.Must,
-			Doc: "readers racing put and putStream of large content see not-found or the whole content under its digest, never part of it, and never not-found once they saw it, also while stored content is put again; 8 rounds of 128 KiB, two readers reading the digest before, during and after each write (sees a partial write visible for at least one read)", Run: csReadersWholeContent},
+			Doc: "readers racing put and putStream of large content see not-found or the whole content under its digest, never part of it, and never not-found once they saw it, also while stored content is put again; 8 rounds of 68 KiB, two readers reading the digest before, during and after each write (sees a partial write visible for at least one read)", Run: csReadersWholeContent},
 	}
 }
 
@@ -115,7 +115,7 @@ func csReadersWholeContent(ctx context.Context, c *ContentStoreCase) error {
 	// Four contents, each put twice: first new, then again while it is stored (a store that
 	// rewrites stored content on a repeated put shows it torn to readers that already had it).
 	// Put and putStream alternate over both.
-	const rounds, readers, size = 8, 2, 128 << 10
+	const rounds, readers, size = 8, 2, 64<<10 + 4093
 	contents := make([][]byte, rounds/2)
 	for i := range contents {
 		contents[i] = unique(c, fmt.Sprintf("whole-%d", i), size, c.Rand)

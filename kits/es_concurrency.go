@@ -63,7 +63,7 @@ func esCancelNotTorn(ctx context.Context, c *EventStoreCase) error {
 	// Each try appends one batch to a fresh execution under a context cancelled after a seeded
 	// delay, then reads it back: the whole batch or nothing, and stored only when the append said
 	// so. Fresh executions keep every read one batch long, however many tries.
-	const tries, size = 25, 120
+	const tries, size = 16, 120
 	type try struct {
 		x      string
 		stored bool
