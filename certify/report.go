@@ -67,11 +67,11 @@ type RunOptions struct {
 // SeamVerdict is the verdict for one seam: the SPI version the store was held to, the current
 // version the harness knows, and the seam's own Verdict (empty when the seam is not served).
 type SeamVerdict struct {
-	Seam       string  `json:"seam"`
-	Kit        string  `json:"kit"`
-	SpiVersion string  `json:"spiVersion"` // the version the store was held to
-	Current    string  `json:"current"`    // the newest version of this seam the harness knows
-	Served     bool    `json:"served"`
+	Seam       string `json:"seam"`
+	Kit        string `json:"kit"`
+	SpiVersion string `json:"spiVersion"` // the version the store was held to
+	Current    string `json:"current"`    // the newest version of this seam the harness knows
+	Served     bool   `json:"served"`
 	// Lacks lists the optional methods of the seam at SpiVersion that the target does not serve:
 	// the certificate covers the seam without them ("EventStore SPI 2.6.0 without deleteThrough").
 	Lacks   []string `json:"lacks,omitempty"`
@@ -88,19 +88,19 @@ func (s SeamVerdict) Held() bool {
 
 // CheckResult is one check's verdict in a report.
 type CheckResult struct {
-	Kit        string       `json:"kit"`
-	ID         string       `json:"id"`
-	Clauses    []string     `json:"clauses"`
-	Level      spec.Level   `json:"level"`
+	Kit     string     `json:"kit"`
+	ID      string     `json:"id"`
+	Clauses []string   `json:"clauses"`
+	Level   spec.Level `json:"level"`
 	// Requirement is spec.CheckRequirement of Level and Clauses (set by Conclude): only a required
 	// check blocks a certificate; a recommended one that fails or has no verdict is a
 	// recommendation not met (blocking only under --strict).
 	Requirement spec.Requirement `json:"requirement"`
 	Verdict     kits.Verdict     `json:"verdict"`
-	DurationMs float64      `json:"durationMs"`
-	Message    string       `json:"message,omitempty"`
-	Seed       int64        `json:"seed"`
-	Repro      string       `json:"repro"`
+	DurationMs  float64          `json:"durationMs"`
+	Message     string           `json:"message,omitempty"`
+	Seed        int64            `json:"seed"`
+	Repro       string           `json:"repro"`
 	// Expected is the ledger entry for this check, when there is one.
 	Expected *Expectation `json:"expected,omitempty"`
 	// Blocking says this result keeps the target from being certified, and Why says why.
@@ -118,13 +118,13 @@ func (c CheckResult) NotMet() bool {
 
 // Summary counts verdicts.
 type Summary struct {
-	Total    int `json:"total"`
-	Pass     int `json:"pass"`
-	Fail     int `json:"fail"`
-	Skip     int `json:"skip"`
-	Unknown  int `json:"unknown"`
-	Expected int `json:"expectedFailures"` // failures the ledger lists (and that do not block)
-	Blocking int `json:"blocking"`
+	Total        int `json:"total"`
+	Pass         int `json:"pass"`
+	Fail         int `json:"fail"`
+	Skip         int `json:"skip"`
+	Unknown      int `json:"unknown"`
+	Expected     int `json:"expectedFailures"` // failures the ledger lists (and that do not block)
+	Blocking     int `json:"blocking"`
 	RequiredRun  int `json:"requiredRun"`  // required checks that ran (not skipped)
 	RequiredPass int `json:"requiredPass"` // … and passed
 	// RecommendedRun counts the recommended checks that ran; RecommendationsNotMet those of them
