@@ -100,31 +100,19 @@ func (cov Coverage) Render(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Clause.ID, r.Clause.Section, r.Clause.Level, r.Clause.Source, r.Clause.TierName(), r.Clause.Form, proven, checks)
 	}
-	counts := func(head string, rows [][2]string, get func(string) Count) {
-		fmt.Fprintln(tw)
-		fmt.Fprintf(tw, "%s\tLINKED\tUNLINKED\n", head)
-		for _, row := range rows {
-			c := get(row[0])
-			fmt.Fprintf(tw, "%s\t%d\t%d\n", row[1], c.Covered, c.Uncovered)
-		}
-	}
-	var levels, tiers, reqs [][2]string
+	row := func(label string, c Count) { fmt.Fprintf(tw, "%s\t%d\t%d\n", label, c.Covered, c.Uncovered) }
+	fmt.Fprintln(tw, "\nLEVEL\tLINKED\tUNLINKED")
 	for _, l := range Levels() {
-		levels = append(levels, [2]string{string(l), string(l)})
+		row(string(l), cov.ByLevel[l])
 	}
+	row("total", cov.Totals)
+	fmt.Fprintln(tw, "\nTIER (interpretations)\tLINKED\tUNLINKED")
 	for _, t := range Tiers() {
-		tiers = append(tiers, [2]string{string(t), string(t) + " (" + string(t.Requirement()) + ")"})
+		row(t.Label(), cov.ByTier[t])
 	}
-	for _, r := range Requirements() {
-		reqs = append(reqs, [2]string{string(r), string(r)})
+	fmt.Fprintln(tw, "\nREQUIREMENT\tLINKED\tUNLINKED")
+	for _, q := range Requirements() {
+		row(string(q), cov.ByRequirement[q])
 	}
-	counts("LEVEL", append(levels, [2]string{"", "total"}), func(k string) Count {
-		if k == "" {
-			return cov.Totals
-		}
-		return cov.ByLevel[Level(k)]
-	})
-	counts("TIER (interpretations)", tiers, func(k string) Count { return cov.ByTier[Tier(k)] })
-	counts("REQUIREMENT", reqs, func(k string) Count { return cov.ByRequirement[Requirement(k)] })
 	return tw.Flush()
 }

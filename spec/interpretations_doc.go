@@ -60,7 +60,7 @@ consequence), recommended when every clause it enforces is a choice.
 // and for a consequence the words it rests on.
 func tierMark(c Clause) string {
 	if c.Tier == TierConsequence {
-		return fmt.Sprintf("consequence (required) of %s", c.Rests)
+		return c.Tier.Label() + " of " + c.Rests
 	}
-	return fmt.Sprintf("%s (%s)", c.Tier, c.Tier.Requirement())
+	return c.Tier.Label()
 }

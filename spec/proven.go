@@ -240,7 +240,7 @@ func (cov Coverage) RenderProof(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, "\nTIER (interpretations)\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
 	for _, t := range Tiers() {
-		row(string(t)+" ("+string(t.Requirement())+")", p.ByTier[t])
+		row(t.Label(), p.ByTier[t])
 	}
 	fmt.Fprintln(tw, "\nREQUIREMENT\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
 	for _, q := range Requirements() {
@@ -252,7 +252,6 @@ func (cov Coverage) RenderProof(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-
 	if len(p.SpecMustUnproven) > 0 {
 		fmt.Fprintf(w, "\nunproven spec MUST/MUST NOT clauses (%d):\n", len(p.SpecMustUnproven))
 		for _, u := range p.SpecMustUnproven {

@@ -52,6 +52,9 @@ func (t Tier) Requirement() Requirement {
 	return Required
 }
 
+// Label is how reports name the tier: with the requirement it carries, e.g. "choice (recommended)".
+func (t Tier) Label() string { return string(t) + " (" + string(t.Requirement()) + ")" }
+
 // Requirement is Required for spec and ADR clauses and for protocol and consequence
 // interpretations, Recommended for choices.
 func (c Clause) Requirement() Requirement {
