@@ -101,10 +101,13 @@ func brokenStores() []brokenStore {
 // every kit works through the wire unchanged.
 func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 	for _, b := range brokenStores() {
+		if b.catch == "eventstore/append-cancel-not-torn" && b.name != "torn-on-cancel" {
+			// Through a bridge a caller's cancellation never reaches the store (I-BRIDGE-5) and a
+			// cut call's outcome is unknown by definition; a store that commits and then reports a
+			// cancellation is caught in process by kits.EventStore.
+			continue
+		}
 		t.Run(b.kind+"/"+b.name, func(t *testing.T) {
-			if b.catch == "eventstore/append-cancel-not-torn" && b.name != "torn-on-cancel" {
-				t.Skip("through a bridge a caller's cancellation never reaches the store (I-BRIDGE-5) and a cut call's outcome is unknown by definition; a store that commits and then reports a cancellation is caught in process by kits.EventStore")
-			}
 			catch, faults := b.catch, false
 			if b.name == "torn-on-cancel" {
 				// Over a bridge a caller's cancellation never reaches the store (I-BRIDGE-5); a
