@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	dispmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
 	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -124,7 +125,7 @@ type BuiltinTarget struct{ Backend Backend }
 
 func (t BuiltinTarget) Describe() Identity {
 	if t.Backend.Name == "postgres" {
-		return Identity{Kind: "dsn", Spec: redactDSN(t.Backend.DSN), Flag: "--dsn " + shellQuote(redactDSN(t.Backend.DSN))}
+		return Identity{Kind: "dsn", Spec: redactDSN(t.Backend.DSN), Flag: "--dsn " + shq.Quote(redactDSN(t.Backend.DSN))}
 	}
 	return Identity{Kind: "builtin", Spec: t.Backend.Name, Flag: "--builtin " + t.Backend.Name}
 }
@@ -187,14 +188,4 @@ func redactDSN(dsn string) string {
 		}
 	}
 	return strings.Join(fields, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

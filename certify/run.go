@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -631,12 +632,18 @@ func (r *runner) repro(p plan, id string) string {
 		}
 	}
 	s := fmt.Sprintf("%s certify %s %s --run %s --seed %d", r.cfg.Command, kind, r.target.Describe().Flag,
-		shellQuote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
+		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
 	if v := r.cfg.SpiVersions[p.seam]; v != "" {
 		s += " --spi " + v
 	}
 	if p.kit == "faults" {
 		s += " --faults"
+	}
+	if r.cfg.Timeout != kits.DefaultTimeout {
+		s += " --timeout " + r.cfg.Timeout.String()
+	}
+	if r.cfg.Strict {
+		s += " --strict"
 	}
 	return s
 }

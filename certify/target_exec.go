@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/childproc"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 )
 
@@ -27,7 +28,7 @@ type ExecTarget struct {
 }
 
 func (t ExecTarget) Describe() Identity {
-	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shellQuote(t.Command)}
+	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shq.Quote(t.Command)}
 }
 
 func (t ExecTarget) Start(ctx context.Context) (*Running, error) {

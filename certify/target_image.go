@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loom-kernel/loom-conform/wire/target"
 	"github.com/moby/moby/client"
 	tc "github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/loom-kernel/loom-conform/internal/shq"
+	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
 // DefaultBridgePort is the container port a bridge image listens on unless --port says otherwise.
@@ -31,7 +33,7 @@ type ImageTarget struct {
 }
 
 func (t ImageTarget) Describe() Identity {
-	return Identity{Kind: "image", Spec: t.Image, Flag: "--image " + shellQuote(t.Image)}
+	return Identity{Kind: "image", Spec: t.Image, Flag: "--image " + shq.Quote(t.Image)}
 }
 
 func (t ImageTarget) port() string {

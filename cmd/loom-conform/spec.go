@@ -46,6 +46,9 @@ spec-sourced MUST clauses are proven.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
+			if err := needs(cmd, map[string]string{"strict": "coverage", "proofs": "coverage"}); err != nil {
+				return err
+			}
 			switch {
 			case interpretations:
 				return spec.RenderInterpretations(out)
