@@ -159,7 +159,7 @@ func TestInvokedAsQuotesThePath(t *testing.T) {
 }
 
 // A flag that needs another, or an empty value that would change what is tested, is refused
-// rather than ignored (issue: spec --strict alone was ignored; vectors --exec '' tested the
+// rather than ignored (issue: spec --strict alone was ignored; vectors --exec ” tested the
 // reference against itself and exited 0).
 func TestFlagsMeanWhatTheySay(t *testing.T) {
 	for _, c := range []struct {
