@@ -9,7 +9,8 @@ package shq
 import "strings"
 
 // Quote returns s as one shell word: unchanged when it holds only characters no shell treats
-// specially, else in single quotes (a single quote inside written as '\”).
+// specially, else in single quotes (each single quote inside closes the quotes, is escaped with a
+// backslash and reopens them).
 func Quote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
