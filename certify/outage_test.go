@@ -76,7 +76,7 @@ func TestDatabaseOutageIsTargetFailed(t *testing.T) {
 			dsn, proxy := proxiedDSN(t)
 			progress := &triggerAfter{n: 3, fault: func() { tc.fault(proxy) }}
 			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "postgres", DSN: dsn}},
-				certify.Config{Kinds: []string{"eventstore"}, Run: "^eventstore/(append|read|isolation)", Seed: 1,
+				certify.Config{Kinds: []string{"eventstore"}, Run: "^eventstore/(append-read-order|read-unknown-empty|append-conflict|append-invalid|isolation|read-range-bounds|append-if-unchanged|append-resend-conflict)$", Seed: 1,
 					Timeout: 5 * time.Second, OutageWait: 2 * time.Second, Progress: progress})
 			proxy.Thaw()
 			if err != nil {
@@ -111,7 +111,7 @@ func TestDatabaseThatComesBackIsJudged(t *testing.T) {
 		time.AfterFunc(8*time.Second, proxy.Thaw)
 	}}
 	rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "postgres", DSN: dsn}},
-		certify.Config{Kinds: []string{"eventstore"}, Run: "^eventstore/(append|read|isolation)", Seed: 1,
+		certify.Config{Kinds: []string{"eventstore"}, Run: "^eventstore/(append-read-order|read-unknown-empty|append-conflict|append-invalid|isolation|read-range-bounds|append-if-unchanged|append-resend-conflict)$", Seed: 1,
 			Timeout: 5 * time.Second, OutageWait: time.Minute, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
