@@ -562,12 +562,13 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		// The bridge broke the protocol: that is the bridge's failure, named by its clause.
 		res.Verdict = kits.Fail
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-4")
-		res.Message = fmt.Sprintf("the bridge broke the protocol during the check: %v\n%s", after.LastFault, res.Message)
+		res.Message = fmt.Sprintf("%s [%s]: Call(a bridge method) = a frame that breaks the protocol (%v), want a bridge protocol answer\n%s",
+			m.id, strings.Join(res.Clauses, " "), after.LastFault, res.Message)
 	case transport && res.Verdict == kits.Fail && p.kit != "faults":
 		// The link failed: no judgement on the store is possible.
 		res.Verdict = kits.Unknown
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
-		res.Message = fmt.Sprintf("the link to the bridge failed during the check (%v); no verdict on the store\n%s", after.LastFault, res.Message)
+		res.Message = fmt.Sprintf("%s: the link to the bridge failed during the check (%v); no verdict on the store\n%s", m.id, after.LastFault, res.Message)
 	}
 	// A target that answers probes but leaves check after check without a verdict is slow beyond
 	// use: after DeadAfter in a row the rest are not run (judge has already ruled out an outage).

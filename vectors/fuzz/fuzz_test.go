@@ -85,7 +85,7 @@ func TestFuzzFindsAndShrinksDeviation(t *testing.T) {
 			t.Errorf("%s: Run(%s, the shrunk vector) = %s, want %s", check, c.name, got, c.want)
 		}
 	}
-	proof.Rejected(t, mutant, check, f.Summary())
+	proof.Rejected(t, mutant, check, proof.Failure(check, nil, "fuzz.Run(the deviant fold)", f.Summary()))
 }
 
 // Reference: ADR 0026 — the reference served over the protocol (what `vectors --serve` runs)
@@ -205,5 +205,5 @@ func TestFuzzFindsJavaScriptDeviation(t *testing.T) {
 	if f.Want.Error != vectors.ErrInvalidEnvelope || f.Got.Error == vectors.ErrInvalidEnvelope {
 		t.Errorf("%s [I-FOLD-22]: minimal answers = reference %+v, under test %+v; want invalid-envelope from the reference only", check, f.Want, f.Got)
 	}
-	proof.Rejected(t, mutant, check, f.Summary())
+	proof.Rejected(t, mutant, check, proof.Failure(check, nil, "fuzz.Run(the deviant fold)", f.Summary()))
 }
