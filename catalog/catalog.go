@@ -29,6 +29,7 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/clients"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
@@ -52,6 +53,7 @@ func Checks() []spec.Check {
 		certify.Checks(),
 		bridge.Checks(),
 		carrier.Checks(),
+		kernelkit.Checks(),
 		clients.Checks(),
 		faultproxy.Checks(),
 		target.Checks(),

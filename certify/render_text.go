@@ -3,6 +3,7 @@ package certify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -93,6 +94,9 @@ func CountsLine(r *Report) string {
 // WriteCertificate writes the certificate: the verdict's headline, what was certified, per seam
 // the SPI version and its verdict, the counts. It is the last thing `certify` prints (to stdout).
 func WriteCertificate(w io.Writer, r *Report) error {
+	if slices.Equal(r.Kinds, []string{KernelKind}) {
+		return writeKernelCertificate(w, r)
+	}
 	impl := "(no handshake)"
 	if r.Handshake != nil {
 		impl = fmt.Sprintf("%s %s", r.Handshake.Implementation.Name, r.Handshake.Implementation.Version)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // certify kernel --url exits 0 for the reference kernel and 1, naming the failed check, for a
@@ -21,7 +22,7 @@ func TestCertifyKernelCLI(t *testing.T) {
 	if code, out, errOut := runCLI(t, "", "certify", "kernel", "--url", srv.URL+"/", "--seed", "3"); code != 0 {
 		t.Fatalf("cli/certify-kernel [I-WIRE-8]: certify kernel (reference) = exit %d\n%s\n%s", code, out, errOut)
 	}
-	bad, err := carrier.NewBroken("two-drivers", memory.NewEventStore(), carrier.Options{})
+	bad, err := kernelkit.NewBroken("two-drivers", memory.NewEventStore(), carrier.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

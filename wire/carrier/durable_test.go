@@ -48,7 +48,7 @@ func TestResumeWithoutDriverSurvivesRestart(t *testing.T) {
 
 	// the kernel restarts: a new carrier over the same log, with a short lease
 	cl2 := boot(50 * time.Millisecond)
-	var st stateResult
+	var st StateResult
 	if err := cl2.Call(ctx, MethodGetState, map[string]any{"executionId": "d1"}, &st); err != nil {
 		t.Fatal(err)
 	}
