@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
@@ -266,4 +267,20 @@ func asCall(err error) (*CallError, bool) {
 	var ce *CallError
 	ok := errors.As(err, &ce)
 	return ce, ok
+}
+
+// StepStarts counts a log's STEP_STARTED envelopes per step id: how often each step's effect was
+// started (a served step is never started again).
+func StepStarts(log []spi.Envelope) map[string]int {
+	n := map[string]int{}
+	for _, e := range log {
+		if e.EventType == manifest.StepStarted {
+			var p struct {
+				StepID string `json:"stepId"`
+			}
+			_ = json.Unmarshal(e.Payload, &p)
+			n[p.StepID]++
+		}
+	}
+	return n
 }

@@ -81,7 +81,7 @@ func TestResumeWithoutDriverSurvivesRestart(t *testing.T) {
 		t.Fatalf("complete = %+v, %v", done, err)
 	}
 	run, _ := State(ctx, cl2, "d1")
-	if n := stepStarts(run.Log); n["a"] != 1 {
+	if n := StepStarts(run.Log); n["a"] != 1 {
 		t.Errorf("wire/resume-durable [A26.wire.kernel-authoritative]: step a started %d times, want 1", n["a"])
 	}
 }

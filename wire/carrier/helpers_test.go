@@ -2,13 +2,11 @@ package carrier
 
 import (
 	"context"
-	"encoding/json"
 	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -78,17 +76,3 @@ func inProcess(t testing.TB, prefix string, cases []clients.Case) map[string]Run
 	return out
 }
 
-// stepStarts counts STEP_STARTED per step id in a log.
-func stepStarts(log []spi.Envelope) map[string]int {
-	n := map[string]int{}
-	for _, e := range log {
-		if e.EventType == manifest.StepStarted {
-			var p struct {
-				StepID string `json:"stepId"`
-			}
-			_ = json.Unmarshal(e.Payload, &p)
-			n[p.StepID]++
-		}
-	}
-	return n
-}

@@ -70,7 +70,7 @@ func kkReconnectServed(ctx context.Context, c *Case) error {
 	if err != nil {
 		return err
 	}
-	return c.Diff("log", "STEP_STARTED per step", map[string]int{"a": 1, "b": 1, "c": 1}, stepStarts(log))
+	return c.Diff("log", "STEP_STARTED per step", map[string]int{"a": 1, "b": 1, "c": 1}, carrier.StepStarts(log))
 }
 
 func kkReconnectFailed(ctx context.Context, c *Case) error {
@@ -94,7 +94,7 @@ func kkReconnectFailed(ctx context.Context, c *Case) error {
 	if err != nil {
 		return err
 	}
-	return c.Diff("log", "STEP_STARTED of the failed step", map[string]int{"f": 1}, stepStarts(log))
+	return c.Diff("log", "STEP_STARTED of the failed step", map[string]int{"f": 1}, carrier.StepStarts(log))
 }
 
 func kkReconnectEmit(ctx context.Context, c *Case) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 	"github.com/loom-kernel/loom-conform/wire/clients"
 )
 
@@ -49,5 +50,5 @@ func kkRefusalServed(ctx context.Context, c *Case) error {
 	if err != nil {
 		return err
 	}
-	return c.Diff("log", "STEP_STARTED of the refused step after a resume and a replay", map[string]int{"deny": 1}, stepStarts(got.Log))
+	return c.Diff("log", "STEP_STARTED of the refused step after a resume and a replay", map[string]int{"deny": 1}, carrier.StepStarts(got.Log))
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
-	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 	"github.com/loom-kernel/loom-conform/wire/clients"
 )
@@ -132,21 +131,6 @@ func channelScript() clients.Case {
 		{"op":"ui","eventType":"card","payload":{"title":"hi","rows":[1,2]}}],"return":"done"}`, startOnly)
 }
 
-// stepStarts counts STEP_STARTED per step id in a log.
-func stepStarts(log []spi.Envelope) map[string]int {
-	n := map[string]int{}
-	for _, e := range log {
-		if e.EventType == manifest.StepStarted {
-			var p struct {
-				StepID string `json:"stepId"`
-			}
-			_ = json.Unmarshal(e.Payload, &p)
-			n[p.StepID]++
-		}
-	}
-	return n
-}
-
 func kkExecuteServed(ctx context.Context, c *Case) error {
 	k := scriptCase("served", `{"format":"loom-flowscript/1","id":"kit.served","body":[
 		{"op":"execute","id":"a","tool":"echo","input":"a"},
@@ -157,7 +141,7 @@ func kkExecuteServed(ctx context.Context, c *Case) error {
 	if err != nil {
 		return err
 	}
-	return c.Diff("log", "STEP_STARTED per step after a resume and a replay", map[string]int{"a": 1, "b": 1}, stepStarts(got.Log))
+	return c.Diff("log", "STEP_STARTED per step after a resume and a replay", map[string]int{"a": 1, "b": 1}, carrier.StepStarts(got.Log))
 }
 
 func kkUnknownTool(ctx context.Context, c *Case) error {
