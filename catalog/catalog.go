@@ -68,6 +68,7 @@ func Checks() []spec.Check {
 		badges.Checks(),
 		cliChecks(),
 		coverageChecks(),
+		verdictChecks(),
 	} {
 		out = append(out, part...)
 	}

@@ -63,6 +63,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 		run.Logs = ic.logs
 		run.Stop = ic.remove
 		run.Pauser = ic
+		run.Alive = ic.alive
 		if cli, cerr := tc.NewDockerClientWithOpts(ctx); cerr == nil {
 			ic.cli = cli.Client
 			if ins, ierr := cli.ImageInspect(ctx, t.Image); ierr == nil {
@@ -162,6 +163,27 @@ func (c *imageContainer) remove(ctx context.Context) error {
 	c.logs(ctx)
 	c.removed = true
 	return c.ctr.Terminate(ctx)
+}
+
+// alive reports a container that stopped or is paused.
+func (c *imageContainer) alive(ctx context.Context) error {
+	st, err := c.ctr.State(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the container %s cannot be inspected: %v", shortContainer(c.ctr.GetContainerID()), err)
+	case st.Paused:
+		return fmt.Errorf("the container %s is paused and answers nothing", shortContainer(c.ctr.GetContainerID()))
+	case !st.Running:
+		return fmt.Errorf("the container %s stopped (%s, exit code %d)", shortContainer(c.ctr.GetContainerID()), st.Status, st.ExitCode)
+	}
+	return nil
+}
+
+func shortContainer(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 // Pause freezes the container, retrying a freeze the runtime could not complete (PauseWithRetry).
