@@ -69,7 +69,7 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 			"wireAbi": manifest.WireAbiVersion},
 		Spi:   map[string]string{},
 		Kinds: []string{KernelKind}, Target: target.Describe(), Started: time.Now().UTC(),
-		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed},
+		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Strict: cfg.Strict},
 		Seams:   []SeamVerdict{{Seam: KernelSeam, Kit: KernelKind, SpiVersion: manifest.WireAbiVersion, Current: manifest.WireAbiVersion}},
 	}
 	if cfg.Ledger != nil {
@@ -122,25 +122,15 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 			}
 		}
 	}
-	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
+	k := &kernelRun{cfg: cfg, rep: rep, kit: kit, cl: cl, running: running}
 	counts := map[kits.Verdict]int{}
-	dead := ""
 	for i, ch := range selected {
-		res := CheckResult{Kit: KernelKind, ID: ch.ID, Clauses: ch.Clauses, Level: ch.Level, Seed: cfg.Seed, Repro: kernelRepro(cfg, rep, ch.ID)}
-		if dead != "" {
-			res.Verdict, res.Message = kits.Unknown, "not run: "+dead
-		} else {
-			results, err := kits.Run(ctx, kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: cfg.Timeout, Seed: cfg.Seed, SpiVersion: "1.0.0"})
-			if err != nil || len(results) != 1 {
-				return nil, fmt.Errorf("the kernel kit did not run %s: %v", ch.ID, err)
-			}
-			r := results[0]
-			res.Verdict, res.Message, res.DurationMs = r.Verdict, r.Message, ms(r.Duration)
-			if r.Verdict == kits.Unknown {
-				if perr := probeKernel(ctx, cl); perr != nil {
-					dead = fmt.Sprintf("the kernel stopped answering during %s (%v)", ch.ID, perr)
-				}
-			}
+		res, judged := k.judge(ctx, ch)
+		if !judged {
+			// Whose fault (DESIGN §7.1): an outage is the target's verdict, with its one cause.
+			rep.TargetError = fmt.Sprintf("the target failed during the run: %s; %d of %d checks were judged before it, the other %d were not run",
+				k.gone, i, len(selected), len(selected)-i)
+			break
 		}
 		rep.Checks = append(rep.Checks, res)
 		counts[res.Verdict]++
@@ -151,6 +141,107 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		rep.Problems = append(rep.Problems, fmt.Sprintf("the run was interrupted (%v); the checks it did not finish are unknown", context.Cause(ctx)))
 	}
 	return conclude(), nil
+}
+
+// kernelRun is one certification of a kernel while its checks run.
+type kernelRun struct {
+	cfg     Config
+	rep     *Report
+	kit     kits.Kit[*carrier.Client]
+	cl      *carrier.Client
+	running *Running
+	// gone is the outage that ended the run; dead why the remaining checks are not run (a kernel
+	// that answers probes but leaves check after check without a verdict).
+	gone, dead   string
+	unknownInRow int
+}
+
+// judge runs one check and tells its verdict from an outage, as certify.Run does (DESIGN §7.1
+// "whose fault"): after a check that did not pass the kernel is probed; one that is gone or frozen
+// gets OutageWait to come back and the check runs once more; one that stays down ends the run
+// (judged false: nothing was learnt from the check). A check without a verdict while the kernel
+// answers runs once more too.
+func (k *kernelRun) judge(ctx context.Context, ch kits.Check[*carrier.Client]) (CheckResult, bool) {
+	for attempt := 0; ; attempt++ {
+		res := k.runCheck(ctx, ch)
+		if res.Verdict == kits.Pass || res.Verdict == kits.Skip || ctx.Err() != nil {
+			return res, true
+		}
+		cause := k.outage(ctx)
+		switch {
+		case cause == "" && res.Verdict == kits.Unknown && attempt == 0 && k.dead == "":
+			fmt.Fprintf(k.cfg.Progress, "  %s: no verdict, and the kernel answers: running the check again\n", ch.ID)
+			continue
+		case cause == "":
+			return res, true
+		case attempt == 0:
+			if cause = k.waitBack(ctx, cause); cause == "" {
+				fmt.Fprintf(k.cfg.Progress, "  %s: the kernel came back: running the check again\n", ch.ID)
+				continue
+			}
+		}
+		k.gone = fmt.Sprintf("%s (during %s; it did not come back within %s)", cause, ch.ID, k.cfg.OutageWait)
+		return res, false
+	}
+}
+
+func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]) CheckResult {
+	res := CheckResult{Kit: KernelKind, ID: ch.ID, Clauses: ch.Clauses, Level: ch.Level, Seed: k.cfg.Seed, Repro: kernelRepro(k.cfg, k.rep, ch.ID)}
+	if k.dead != "" {
+		res.Verdict, res.Message = kits.Unknown, "not run: "+k.dead
+		return res
+	}
+	factory := func(context.Context) (*carrier.Client, func(), error) { return k.cl, nil, nil }
+	results, err := kits.Run(ctx, k.kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0"})
+	if err != nil || len(results) != 1 {
+		res.Verdict, res.Message = kits.Unknown, fmt.Sprintf("the kit did not run the check: %v", err)
+		return res
+	}
+	r := results[0]
+	res.Verdict, res.Message, res.DurationMs = r.Verdict, r.Message, ms(r.Duration)
+	if res.Verdict == kits.Unknown {
+		k.unknownInRow++
+		if k.unknownInRow >= k.cfg.DeadAfter {
+			k.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s) although the kernel still answers; it is treated as unresponsive", k.unknownInRow, ch.ID)
+		}
+	} else {
+		k.unknownInRow = 0
+	}
+	return res
+}
+
+// outage says what of the target is gone or frozen ("" when it is up): its own parts first
+// (Running.Alive: the process, the container), then the kernel's wire.handshake.
+func (k *kernelRun) outage(ctx context.Context) string {
+	if k.running != nil && k.running.Alive != nil {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := k.running.Alive(actx)
+		cancel()
+		if err != nil {
+			return err.Error()
+		}
+	}
+	if err := probeKernel(ctx, k.cl); err != nil {
+		return fmt.Sprintf("the kernel at %s does not answer (%v)", k.cl.URL(), err)
+	}
+	return ""
+}
+
+// waitBack polls the target until it is up again ("") or OutageWait has passed.
+func (k *kernelRun) waitBack(ctx context.Context, cause string) string {
+	fmt.Fprintf(k.cfg.Progress, "  the target is down: %s; waiting up to %s for it to come back\n", cause, k.cfg.OutageWait)
+	deadline := time.Now().Add(k.cfg.OutageWait)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return cause
+		case <-time.After(min(500*time.Millisecond, k.cfg.OutageWait)):
+		}
+		if cause = k.outage(ctx); cause == "" {
+			return ""
+		}
+	}
+	return cause
 }
 
 // kernelInfo is the certificate's account of a kernel's handshake.

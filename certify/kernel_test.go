@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,5 +219,27 @@ func TestCertifyKernelSlowNote(t *testing.T) {
 	}
 	if fast := certifyKernel(t, ref, certify.Config{Run: "^kernel/handshake/versions$"}); fast.Kernel.Latency == nil || fast.Kernel.Latency.Slow {
 		t.Errorf("certify/kernel: the reference kernel is called slow: %+v", fast.Kernel.Latency)
+	}
+}
+
+// A kernel that stops answering mid-run is the target's outage, not a clause's failure: the run
+// ends target-failed naming it, and the checks judged before it keep their verdicts.
+func TestCertifyKernelOutage(t *testing.T) {
+	ref := reference(t, kernel.Features{})
+	var calls atomic.Int64
+	gone := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 300 {
+			panic(http.ErrAbortHandler) // the connection drops: the kernel is gone
+		}
+		ref.ServeHTTP(w, r)
+	})
+	rep := certifyKernel(t, gone, certify.Config{OutageWait: time.Second})
+	if rep.Verdict != certify.TargetFailed || !strings.Contains(rep.TargetError, "does not answer") || len(rep.Checks) == 0 {
+		t.Fatalf("certify/kernel: a kernel gone mid-run = %s (%q, %d checks judged), want target-failed naming it", rep.Verdict, rep.TargetError, len(rep.Checks))
+	}
+	for _, c := range rep.Checks {
+		if c.Verdict == kits.Fail {
+			t.Errorf("certify/kernel: %s failed (%s) although the kernel was only gone", c.ID, c.Message)
+		}
 	}
 }
