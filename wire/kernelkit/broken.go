@@ -171,6 +171,9 @@ func BrokenKernels() []Broken {
 		{"divergence-as-not-runnable", "a replay divergence", carrier.CodeReplayDivergence, carrier.CodeNotRunnable, "kernel/errors/divergence"},
 		{"syscall-as-params", "syscall arguments the kernel refuses", carrier.CodeSyscallError, carrier.CodeInvalidParams, "kernel/errors/syscall"},
 		{"step-failed-as-typed", "an untyped step failure", carrier.CodeStepFailed, carrier.CodeTypedFailure, "kernel/errors/step-outcomes"},
+		{"typed-as-step-failed", "a typed failure", carrier.CodeTypedFailure, carrier.CodeStepFailed, "kernel/errors/step-outcomes"},
+		{"quota-as-typed", "a spent budget", carrier.CodeQuotaExceeded, carrier.CodeTypedFailure, "kernel/errors/step-outcomes"},
+		{"method-as-params", "an unknown method", carrier.CodeMethodNotFound, carrier.CodeInvalidParams, "kernel/bad-input/frame"},
 	} {
 		out = append(out, Broken{Name: "code-" + k.name, Defect: fmt.Sprintf("answers %s %d instead of %d", k.what, k.to, k.from),
 			Clauses: []string{"I-WIRE-25"}, CaughtBy: []string{k.caught}, carrier: carrier.Hooks{ErrorCodes: map[int]int{k.from: k.to}}})
