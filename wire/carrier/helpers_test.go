@@ -75,4 +75,3 @@ func inProcess(t testing.TB, prefix string, cases []clients.Case) map[string]Run
 	}
 	return out
 }
-
