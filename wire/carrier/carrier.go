@@ -318,7 +318,7 @@ func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge
 		return res, nil
 	case live:
 		// spec §5: a resume that arrives before the execution parks is refused (not-suspended)
-		return nil, rpcErr(CodeRefused, "resume-refused", fmt.Sprintf("resume refused (not-suspended): event type %q: execution %q is running (a driver holds it)", p.EventType, p.ExecutionID),
+		return nil, rpcErr(CodeRefused, "resume-refused", fmt.Sprintf("resume refused (not-suspended): event type %q: execution %q is running (a driver holds it or one is awaited), not parked", p.EventType, p.ExecutionID),
 			"reason", "not-suspended")
 	}
 	if c.opts.Hooks.DropResumeWithoutDriver && !p.Attach {
