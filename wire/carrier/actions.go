@@ -57,10 +57,10 @@ type wireRun struct {
 }
 
 // crashed reports whether err ends the drive as the armed crash: the call in flight when it fired
-// answered an internal error (the reference: -32603, kind crash) and the run is over.
+// answered an error that is no step outcome (the reference: -32603, kind crash) and the run is over.
 func (w *wireRun) crashed(err error) bool {
 	ce, ok := asCall(err)
-	if !w.armed || !ok || ce.RPC.Code != CodeInternalError {
+	if !w.armed || !ok || isFailure(ce.RPC) {
 		return false
 	}
 	w.armed, w.status = false, statusCrashed
