@@ -50,13 +50,19 @@ func measureLatency(ctx context.Context, target *carrier.Client) (*Latency, erro
 			*k.out = append(*k.out, time.Since(t0))
 		}
 	}
+	return judgeLatency(got, want), nil
+}
+
+// judgeLatency compares the kernel's round trips with the reference's: the medians, and slow when
+// the kernel's is above slowFactor times the reference's and slowFloor above it.
+func judgeLatency(got, want []time.Duration) *Latency {
 	m, r := median(got), median(want)
-	lat := &Latency{Samples: latencySamples, MedianMs: ms(m), ReferenceMs: ms(r)}
+	lat := &Latency{Samples: len(got), MedianMs: ms(m), ReferenceMs: ms(r)}
 	if r > 0 {
 		lat.SlowerByFactor = float64(m) / float64(r)
 	}
 	lat.Slow = m > slowFactor*r && m-r > slowFloor
-	return lat, nil
+	return lat
 }
 
 func median(ds []time.Duration) time.Duration {

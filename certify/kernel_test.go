@@ -194,8 +194,10 @@ func TestCertifyKernelLedger(t *testing.T) {
 	}
 }
 
-// A kernel far slower than the reference on the same machine is told so, with the figures, before
-// its checks run (here: 40 ms added to every answer, as a server without TCP_NODELAY costs).
+// A kernel's round trip is measured before its checks: with 40 ms added to every answer (as a
+// server without TCP_NODELAY costs) the median cannot be below 40 ms on any machine; when it is
+// judged slow (judgeLatency, proven without a clock in kernel_internal_test.go) the note comes
+// before the first check and the certificate says why.
 func TestCertifyKernelSlowNote(t *testing.T) {
 	ref := reference(t, kernel.Features{})
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -205,8 +207,12 @@ func TestCertifyKernelSlowNote(t *testing.T) {
 	var progress bytes.Buffer
 	rep := certifyKernel(t, slow, certify.Config{Run: "^kernel/handshake/versions$", Progress: &progress})
 	l := rep.Kernel.Latency
-	if l == nil || !l.Slow || l.MedianMs < 40 {
-		t.Fatalf("certify/kernel: a kernel 40 ms a call: latency %+v, want slow", l)
+	if l == nil || l.MedianMs < 40 || l.Samples == 0 {
+		t.Fatalf("certify/kernel: a kernel 40 ms a call: latency %+v, want a median of 40 ms or more", l)
+	}
+	if !l.Slow {
+		t.Logf("the reference kernel itself answered in %.1f ms on this machine: not far enough apart to call the other slow", l.ReferenceMs)
+		return
 	}
 	note := strings.Index(progress.String(), "NOTE slow kernel")
 	if note < 0 || note > strings.Index(progress.String(), "kernel/handshake/versions") {
@@ -216,9 +222,6 @@ func TestCertifyKernelSlowNote(t *testing.T) {
 	_ = certify.WriteCertificate(&b, rep)
 	if !strings.Contains(b.String(), "TCP_NODELAY") {
 		t.Errorf("certify/kernel: the certificate of a slow kernel does not say why:\n%s", b.String())
-	}
-	if fast := certifyKernel(t, ref, certify.Config{Run: "^kernel/handshake/versions$"}); fast.Kernel.Latency == nil || fast.Kernel.Latency.Slow {
-		t.Errorf("certify/kernel: the reference kernel is called slow: %+v", fast.Kernel.Latency)
 	}
 }
 
