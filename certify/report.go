@@ -18,21 +18,19 @@ type Report struct {
 	// Kind is ReportKind ("certify"), what `report merge` dispatches on.
 	Kind string `json:"kind"`
 	// Shard is "i/n" for a --shard run (Config.Shard), "" for a whole or merged run.
-	Shard     string            `json:"shard,omitempty"`
-	Tool      Tool              `json:"tool"`
-	Spec      map[string]string `json:"spec"` // kernel contract versions the tool encodes
-	Spi       map[string]string `json:"spi"`  // SPI versions the tool's kits encode, per seam
-	Kinds     []string          `json:"kinds"`
-	Target    Identity          `json:"target"`
-	Handshake *bridge.Handshake `json:"handshake,omitempty"`
-	// Kernel is a kernel certification's account of the kernel (its handshake, its round trip).
-	Kernel     *KernelInfo   `json:"kernel,omitempty"`
-	Options    RunOptions    `json:"options"`
-	Started    time.Time     `json:"started"`
-	DurationMs float64       `json:"durationMs"`
-	Seams      []SeamVerdict `json:"seams"`
-	Checks     []CheckResult `json:"checks"`
-	Summary    Summary       `json:"summary"`
+	Shard      string            `json:"shard,omitempty"`
+	Tool       Tool              `json:"tool"`
+	Spec       map[string]string `json:"spec"` // kernel contract versions the tool encodes
+	Spi        map[string]string `json:"spi"`  // SPI versions the tool's kits encode, per seam
+	Kinds      []string          `json:"kinds"`
+	Target     Identity          `json:"target"`
+	Handshake  *bridge.Handshake `json:"handshake,omitempty"`
+	Options    RunOptions        `json:"options"`
+	Started    time.Time         `json:"started"`
+	DurationMs float64           `json:"durationMs"`
+	Seams      []SeamVerdict     `json:"seams"`
+	Checks     []CheckResult     `json:"checks"`
+	Summary    Summary           `json:"summary"`
 	// Problems are run-level reasons the target is not certified (ledger drift, a seam that
 	// judged nothing, an interrupted run).
 	Problems []string `json:"problems,omitempty"`
@@ -42,6 +40,9 @@ type Report struct {
 	// Verdict is the run's one outcome (see Verdict); Headline and BadgeMessage put it in words.
 	Verdict Verdict `json:"verdict"`
 	Logs    string  `json:"logs,omitempty"`
+
+	// Kernel is a kernel certification's account of the kernel (its handshake, its round trip).
+	Kernel *KernelInfo `json:"kernel,omitempty"`
 }
 
 // Certified reports whether the run is a plain certificate (Verdict == Certified).
