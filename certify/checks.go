@@ -13,6 +13,12 @@ func Checks() []spec.Check {
 	}
 	return append(out,
 		t("certify/kernel", "TestCertifyKernel", "I-WIRE-8", "A26.acceptance", "A26.wire.kernel-authoritative"),
+		t("certify/kernel-broken", "TestCertifyBrokenKernel", "I-WIRE-8", "I-WIRE-3", "I-WIRE-25"),
+		t("certify/kernel-shards-merge", "TestCertifyKernelShardsMerge", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"),
+		t("certify/kernel-ledger", "TestCertifyKernelLedger", "I-BRIDGE-8"),
+		t("certify/kernel-slow-note", "TestCertifyKernelSlowNote", "I-WIRE-8"),
+		t("certify/kernel-judge-latency", "TestJudgeLatency", "I-WIRE-8"),
+		t("certify/kernel-outage", "TestCertifyKernelOutage", "I-CERT-12", "I-WIRE-8"),
 		t("certify/builtin-sqlite", "TestCertifyBuiltinSQLite", "S10.kits.reference-impls", "I-BRIDGE-1", "I-BRIDGE-6"),
 		t("certify/broken-stores-behind-bridge", "TestBrokenStoresBehindBridgeRejected", "S7.spi.versioned-kit", "I-BRIDGE-3", "I-BRIDGE-7"),
 		t("certify/bridge-kit-proven", "TestBridgeKitRejectsBrokenBridges", "I-BRIDGE-1", "I-BRIDGE-2", "I-BRIDGE-3", "I-BRIDGE-9"),

@@ -42,11 +42,12 @@ th{background:#f4f4f4}.pass{background:#e3f6e3}.fail{background:#fbe0e0}.skip{ba
 .verdict{font-size:1.4em;font-weight:bold}.ok{color:#1a7f37}.no{color:#cf222e}pre{background:#f6f8fa;padding:.6em;overflow:auto;white-space:pre-wrap}
 td.n{text-align:right}
 </style></head><body>
-<h1>loom store certification</h1>
+<h1>loom {{if eq (join .R.Kinds " ") "kernel"}}kernel{{else}}store{{end}} certification</h1>
 <p class="verdict {{if .R.Certified}}ok{{else}}no{{end}}" data-verdict="{{.R.Verdict}}">{{.Headline}}</p>
 <table>
 <tr><th>target</th><td>{{.R.Target}}</td></tr>
 {{with .R.Handshake}}<tr><th>implementation</th><td>{{.Implementation.Name}} {{.Implementation.Version}} (bridge protocol {{.Protocol}})</td></tr>{{end}}
+{{with .R.Kernel}}<tr><th>implementation</th><td>{{.Implementation.Name}} {{.Implementation.Version}} (wire {{.Wire}}, kernel ABI {{.KernelAbi}}, event schema {{.EventSchema}})</td></tr>{{end}}
 {{if .R.Target.ImageID}}<tr><th>image</th><td>{{.R.Target.ImageID}} {{join .R.Target.RepoDigests " "}}</td></tr>{{end}}
 <tr><th>harness</th><td>{{.R.Tool.Name}} {{.R.Tool.Version}}; kernel ABI {{index .R.Spec "kernelAbi"}}, event schema {{index .R.Spec "eventSchema"}}</td></tr>
 <tr><th>run</th><td>started {{.R.Started.Format "2006-01-02 15:04:05 UTC"}}, seed {{.R.Options.Seed}}{{if .R.Options.Run}}, --run {{.R.Options.Run}}{{end}}{{if .R.Options.Faults}}, with faults{{end}}</td></tr>

@@ -40,6 +40,9 @@ type Report struct {
 	// Verdict is the run's one outcome (see Verdict); Headline and BadgeMessage put it in words.
 	Verdict Verdict `json:"verdict"`
 	Logs    string  `json:"logs,omitempty"`
+
+	// Kernel is a kernel certification's account of the kernel (its handshake, its round trip).
+	Kernel *KernelInfo `json:"kernel,omitempty"`
 }
 
 // Certified reports whether the run is a plain certificate (Verdict == Certified).

@@ -48,10 +48,16 @@ exactly one of:
   --image IMG                        a bridge image, started with testcontainers and always removed
 
 certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
-kernel: the handshake and derived method table, the flow scripts the wire can express, goldens included (logs and folded states), the ring
-refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --url URL or --exec
-'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel must be served with the
-conformance profile (docs/wire.md).
+kernel, one check per obligation (docs/wire.md, "What certify kernel checks"): the handshake and
+derived method table, each syscall's arguments and refusals, the rings, the driver contract
+(start, attach, re-drive, complete, cancel), fencing of every driver method, the ingress gate, the
+code of each refusal, reconnect, read-only replay, terminal executions, the streaming form, the
+conformance profile's per-execution state, Wave 2 when the handshake advertises it, and every
+flow script and golden the wire can drive (kernel/golden/NAME, each with its own time limit).
+TARGET is --url URL or --exec 'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel
+must be served with the conformance profile. Before the checks it measures the kernel's round
+trip against the reference kernel's and says so when it is far slower. --run, --shard,
+--expected-failures and --write-ledger work as for stores.
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
 
@@ -220,6 +226,10 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if rep.Verdict != certify.TargetFailed { // nothing ran: the one error at the end says why
 		fmt.Fprintln(cmd.ErrOrStderr())
 		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err := certify.WriteSlowest(cmd.ErrOrStderr(), rep); err != nil {
 			return err
 		}
 		fmt.Fprintln(cmd.ErrOrStderr())
