@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 	"fmt"
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,11 +161,4 @@ func redactDSN(dsn string) string {
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return reportview.ShellQuote(s) }

@@ -19,6 +19,10 @@ func HTMLPage(r *Report) reportview.Page {
 	p := reportview.Page{Title: "loom store certification", Kind: ReportKind, Subject: r.Target.String(),
 		Verdict: string(r.Verdict), Tone: tone(r.Verdict), Headline: Headline(r), Counts: CountsLine(r),
 		Problems: append([]string(nil), r.Problems...), Logs: r.Logs, Tool: r.Tool.Name + " " + r.Tool.Version}
+	p.Name = r.Target.String()
+	if h := r.Handshake; h != nil && h.Implementation.Name != "" {
+		p.Name = strings.TrimSpace(h.Implementation.Name + " " + h.Implementation.Version)
+	}
 	if isKernelReport(r) {
 		p.Title, p.Kind = "loom kernel certification", ReportKind+" "+KernelKind
 	}

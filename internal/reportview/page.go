@@ -23,6 +23,9 @@ type Page struct {
 	// Title names the kind of run ("loom store certification"); Subject what was judged (the
 	// target, the fold, the corpus).
 	Title, Subject string
+	// Name is the implementation judged, as a column of the matrix names it (the bridge's
+	// implementation and version, the fold's command); Subject when empty.
+	Name string
 	// Kind is the report's "kind" ("certify", "certify kernel", "vectors", "goldens", "fitness"):
 	// the matrix puts only reports of one kind side by side.
 	Kind string
