@@ -27,7 +27,9 @@ type Problem struct {
 	Why    string
 }
 
-func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Target, p.Why) }
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Target, p.Why)
+}
 
 // Check reads every file of files (paths relative to root) and reports each relative link whose
 // file does not exist or whose fragment names no heading of its target. Absolute URLs (http:,

@@ -66,8 +66,8 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"I-FOLD-1 — the fold refuses a log, or whose payload/metadata is not JSON": "i-fold-1--the-fold-refuses-a-log-or-whose-payloadmetadata-is-not-json",
-		"`certify eventstore|all TARGET`":                                           "certify-eventstoreall-target",
-		"Résumé 10^6 × 2":                                                           "résumé-106--2",
+		"`certify eventstore|all TARGET`":                                          "certify-eventstoreall-target",
+		"Résumé 10^6 × 2":                                                          "résumé-106--2",
 	} {
 		if got := doclinks.Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)

@@ -69,7 +69,7 @@ var funcs = template.FuncMap{
 	"clauseA": func(id string) string {
 		return "clause-" + id
 	},
-	"req": func(it Item) string { return string(it.requirement()) },
+	"req":  func(it Item) string { return string(it.requirement()) },
 	"attn": func(it Item) int { return it.attention() },
 	"label": func(it Item) string {
 		switch it.attention() {
