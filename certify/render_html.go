@@ -58,6 +58,9 @@ func HTMLPage(r *Report) reportview.Page {
 		it := reportview.Item{ID: c.ID, Group: c.Kit, Verdict: string(c.Verdict), Level: string(c.Level),
 			Requirement: spec.RequirementOf(c.Clauses), Clauses: c.Clauses, Message: c.Message, Repro: c.Repro,
 			Blocking: c.Blocking, Why: c.Why, DurationMs: c.DurationMs}
+		if c.Witness != nil {
+			it.WitnessDrawing = c.Witness.Drawing
+		}
 		if c.Expected != nil {
 			it.Expected = c.Expected.Reason
 			if it.Expected == "" {

@@ -94,8 +94,9 @@ type CheckResult struct {
 	// Expected is the ledger entry for this check, when there is one.
 	Expected *Expectation `json:"expected,omitempty"`
 	// Blocking says this result keeps the target from being certified, and Why says why.
-	Blocking bool   `json:"blocking"`
-	Why      string `json:"why,omitempty"`
+	Blocking bool          `json:"blocking"`
+	Why      string        `json:"why,omitempty"`
+	Witness  *kits.Witness `json:"witness,omitempty"` // a linearizability failure's witness (rendered by render_html.go)
 }
 
 // Summary counts verdicts.

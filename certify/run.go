@@ -445,7 +445,7 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		return res
 	}
 	kr := results[0]
-	res.Verdict, res.Message, res.DurationMs = kr.Verdict, kr.Message, ms(kr.Duration)
+	res.Verdict, res.Message, res.DurationMs, res.Witness = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness
 	transport := after.TransportErrors > before.TransportErrors
 	protocol := after.ProtocolErrors > before.ProtocolErrors
 	switch {

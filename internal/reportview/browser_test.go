@@ -3,10 +3,14 @@ package reportview_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
 
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/goldens"
@@ -50,7 +54,26 @@ func pages(t *testing.T) map[string]reportview.Page {
 		{Gate: "perf/fold", Verdict: fitness.Unknown, Threshold: "≤ 2", Clauses: []string{"S10.fitness.kits"}, Detail: "A/A noise ±14 %"},
 		{Gate: "coverage/pending", Verdict: fitness.Pending, Threshold: "—", Clauses: []string{"S10.fitness.kits"}},
 	})
-	return map[string]reportview.Page{"vectors": vr.HTMLPage("loom-conform"), "goldens": gr.HTMLPage("loom-conform"), "fitness": fr.HTMLPage("loom-conform")}
+	// porcupine's drawing of a stale read, as a linearizability failure carries it.
+	model := porcupine.Model{Init: func() any { return 0 },
+		Step: func(st, in, out any) (bool, any) {
+			if in.(int) < 0 {
+				return out.(int) == st.(int), st
+			}
+			return true, in.(int)
+		},
+		DescribeOperation: func(in, out any) string { return fmt.Sprintf("%v -> %v", in, out) }}
+	_, info := porcupine.CheckOperationsVerbose(model, []porcupine.Operation{
+		{ClientId: 0, Input: 1, Output: 0, Call: 0, Return: 10}, {ClientId: 1, Input: -1, Output: 0, Call: 20, Return: 30}}, 0)
+	var drawing bytes.Buffer
+	if err := porcupine.Visualize(model, info, &drawing); err != nil {
+		t.Fatal(err)
+	}
+	wp := reportview.Page{Title: "loom store certification", Verdict: "not-certified", Tone: reportview.Bad, Headline: "NOT CERTIFIED",
+		Items: []reportview.Item{{ID: "eventstore/linearizable", Group: "eventstore", Verdict: "fail", Blocking: true, Clauses: []string{"I-STORE-14"},
+			Message:        "eventstore/linearizable [I-STORE-14]: CheckOperations(2 ops) = \"not linearizable\", want a linearizable history\nwitness: …",
+			WitnessDrawing: drawing.String(), Repro: "loom-conform certify eventstore --run '^eventstore/linearizable$' --seed 1"}}}
+	return map[string]reportview.Page{"vectors": vr.HTMLPage("loom-conform"), "goldens": gr.HTMLPage("loom-conform"), "fitness": fr.HTMLPage("loom-conform"), "witness": wp}
 }
 
 // The pages of vectors, goldens and fitness, and the matrix, in a real browser at 1280×800: the
@@ -76,6 +99,14 @@ func TestPagesInBrowser(t *testing.T) {
 	for name, p := range ps {
 		file := write(name+".html", func(w *bytes.Buffer) error { return reportview.WriteHTML(w, p) })
 		pg := b.Open(t, file, true)
+		if name == "witness" { // open the drawing: porcupine's script runs in its frame
+			var h float64
+			pg.Eval(t, `(() => { const d = document.querySelector("details.witness"); d.open = true; return d.querySelector("iframe").getBoundingClientRect().height; })()`, &h)
+			time.Sleep(500 * time.Millisecond)
+			if h < 100 {
+				t.Errorf("witness: the drawing's frame is %v px high when opened", h)
+			}
+		}
 		pg.CheckCommon(t, root)
 		var bottom float64
 		pg.Eval(t, `document.querySelector("#attention .finding h3").getBoundingClientRect().bottom`, &bottom)

@@ -165,8 +165,8 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 <p class="meta">{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}} {{with .Level}}{{.}} · {{end}}<span class="req-{{req .}}">{{req .}}</span> · {{label .}}{{with .Why}} — {{.}}{{end}}{{with .Expected}} — ledger: {{.}}{{end}}</p>
 {{with .Message}}<pre class="msg">{{range lines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}
 {{end}}</pre>{{end}}
-{{with .Witness}}<details class="witness"><summary>linearizability witness: the smallest history no order explains</summary><pre class="msg">{{.Text}}</pre>
-{{with .Drawing}}<iframe class="drawing" title="porcupine's drawing of the witness" sandbox="allow-scripts" srcdoc="{{.}}"></iframe>{{end}}</details>{{end}}
+{{with .WitnessDrawing}}<details class="witness" id="{{checkA $.ID}}-witness"><summary>porcupine's drawing of the witness (the smallest history no order explains)</summary>
+<iframe class="drawing" title="porcupine's drawing of the linearizability witness" sandbox="allow-scripts" srcdoc="{{.}}"></iframe></details>{{end}}
 {{with .Repro}}<p class="repro"><span>reproduce:</span> <code>{{.}}</code></p>{{end}}
 </article>{{end}}
 `))

@@ -95,15 +95,9 @@ type Item struct {
 	Why      string
 	// DurationMs is how long the item took.
 	DurationMs float64
-	// Witness is a linearizability witness with its drawing, when the check found one.
-	Witness *Witness
-}
-
-// Witness is the smallest history no order explains, as text and as porcupine's drawing (a
-// self-contained HTML document).
-type Witness struct {
-	Text    string `json:"text"`
-	Drawing string `json:"drawing,omitempty"`
+	// WitnessDrawing is porcupine's drawing of a linearizability witness (a self-contained HTML
+	// document, kits.Witness), when the check found one; the witness's text is in Message.
+	WitnessDrawing string
 }
 
 // RequirementOf is it.Requirement, or the requirement of its clauses when the report did not say.

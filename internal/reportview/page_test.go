@@ -78,7 +78,7 @@ func TestWriteHTML(t *testing.T) {
 	p := reportview.Page{Title: "t", Verdict: "fail", Tone: reportview.Bad, Headline: "FAIL", Items: []reportview.Item{
 		{ID: "k/x", Group: "k", Verdict: "fail", Blocking: true, Clauses: []string{"I-STORE-3", "S9.nope"},
 			Message: "k/x [I-STORE-3]: Op() = <script>alert(1)</script>, want y\n(-want +got):\n- a\n+ b", Repro: "loom-conform certify --run '^k/x$'",
-			Witness: &reportview.Witness{Text: "client 0: read() -> [a]", Drawing: "<html><body>drawing</body></html>"}},
+			WitnessDrawing: "<html><body>drawing</body></html>"},
 		{ID: "k/y", Group: "k", Verdict: "pass", Clauses: []string{"I-STORE-3"}},
 	}}
 	var b bytes.Buffer
