@@ -27,7 +27,7 @@ func TestNotLinearizableWitness(t *testing.T) {
 		op(1, linInput{read: true}, linOutput{log: strings.Join(log, ",")})
 	}
 	op(2, linInput{read: true}, linOutput{log: strings.Join(log[:4], ",")}) // stale: misses t4 and t5
-	for i := 6; i < 10; i++ {                                                // later writes
+	for i := 6; i < 10; i++ {                                               // later writes
 		op(0, linInput{seq: i, n: 1, tag: fmt.Sprintf("t%d", i)}, linOutput{ok: true})
 	}
 	if porcupine.CheckOperations(linModel(), h) {
