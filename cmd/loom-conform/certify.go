@@ -36,8 +36,9 @@ func newCertifyCmd() *cobra.Command {
 		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all|dispatcher|kernel TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
-through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies the four
-stores; "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
+through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies every seam the
+bridge serves of the seven (eventstore, snapshotstore, archivestore, branchregistry and the
+plugin-tier contentstore, durablestatestore, readmodelstore); "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
 (dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
 exactly one of:
 
@@ -54,6 +55,11 @@ refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --u
 conformance profile (docs/wire.md).
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
+--html writes one self-contained page for the reader of a red run: the verdict, the failures and
+unknowns first (grouped when several share one cause, clauses linked to their text, diffs,
+reproduce commands), a filterable table of every check, the clause coverage. "report matrix" puts
+several implementations' --report files side by side. In CI, the repository's GitHub Action
+(action.yml, see README) runs all of this for you.
 
 The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit properties, the
 HTML page and the badge all say it, and the exit code is its own:
@@ -82,7 +88,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 			}
 			return nil
 		},
-		ValidArgs: append(certify.Kinds(), "all", certify.KernelKind),
+		ValidArgs: append(certify.Kinds(), "all", certify.KindDispatcher, certify.KernelKind),
 		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
