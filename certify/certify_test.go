@@ -72,8 +72,8 @@ func TestCertifyBuiltinSQLite(t *testing.T) {
 	if n := strings.Count(progress.String(), "\n"); n != rep.Summary.Total {
 		t.Errorf("progress has %d lines, want one per check (%d)", n, rep.Summary.Total)
 	}
-	if rep.Summary.MustRun == 0 || rep.Summary.MustPass != rep.Summary.MustRun {
-		t.Errorf("Summary = %+v, want every MUST run and passed", rep.Summary)
+	if rep.Summary.RequiredRun == 0 || rep.Summary.RequiredPass != rep.Summary.RequiredRun {
+		t.Errorf("Summary = %+v, want every required check run and passed", rep.Summary)
 	}
 }
 

@@ -62,9 +62,9 @@ func TestSeamWithoutMustCheckNotCertified(t *testing.T) {
 		if rep.Certified() || len(rep.Seams) != 1 || rep.Seams[0].Verdict != certify.NotCertified || !rep.Seams[0].Served {
 			t.Errorf("certify/seam-needs-must [I-STORE-24]: Run(--run %s) = certified %v, seams %+v; want served, not certified", filter, rep.Certified(), rep.Seams)
 		}
-		if !strings.Contains(strings.Join(rep.Problems, "\n"), "EventStore is not certified: the eventstore kit ran no MUST check") ||
+		if !strings.Contains(strings.Join(rep.Problems, "\n"), "EventStore is not certified: the eventstore kit ran no required check") ||
 			!strings.Contains(strings.Join(rep.Problems, "\n"), "I-STORE-24") {
-			t.Errorf("certify/seam-needs-must [I-STORE-24]: Run(--run %s).Problems = %q, want one saying no MUST check ran", filter, rep.Problems)
+			t.Errorf("certify/seam-needs-must [I-STORE-24]: Run(--run %s).Problems = %q, want one saying no required check ran", filter, rep.Problems)
 		}
 	}
 	rep := run(t, "^(bridge/handshake|eventstore/version-claim|eventstore/fence-zombie|eventstore/append-read-order)$")

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
-	"github.com/loom-kernel/loom-conform/spec"
 )
 
 // WriteHTML writes the report as one self-contained page (internal/reportview): the verdict and
@@ -52,11 +51,14 @@ func HTMLPage(r *Report) reportview.Page {
 	if r.Options.Faults {
 		run += ", with faults"
 	}
+	if r.Options.Strict {
+		run += ", --strict (recommendations block)"
+	}
 	fact("run", run)
 	fact("ledger", r.Options.Ledger)
 	for _, c := range r.Checks {
 		it := reportview.Item{ID: c.ID, Group: c.Kit, Verdict: string(c.Verdict), Level: string(c.Level),
-			Requirement: spec.RequirementOf(c.Clauses), Clauses: c.Clauses, Message: c.Message, Repro: c.Repro,
+			Requirement: c.Requirement, Clauses: c.Clauses, Message: c.Message, Repro: c.Repro,
 			Blocking: c.Blocking, Why: c.Why, DurationMs: c.DurationMs}
 		if c.Witness != nil {
 			it.WitnessDrawing = c.Witness.Drawing

@@ -82,8 +82,9 @@ func SeamWords(s SeamVerdict) string {
 // checks that ran and passed, and the ones left out or skipped, which no certificate covers.
 func CountsLine(r *Report) string {
 	s := r.Summary
-	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them MUST waivers), %d skip, %d unknown; MUST %d/%d passed",
-		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.MustPass, s.MustRun)
+	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them waivers), %d skip, %d unknown; required %d/%d passed; recommended %d/%d met",
+		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.RequiredPass, s.RequiredRun,
+		s.RecommendedRun-s.RecommendationsNotMet, s.RecommendedRun)
 	if s.MustLeftOut > 0 || s.LeftOut > 0 {
 		line += fmt.Sprintf("; %d check(s) (%d MUST) left out by --run", s.LeftOut, s.MustLeftOut)
 	}

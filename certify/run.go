@@ -80,6 +80,9 @@ type Config struct {
 	Seed int64
 	// Ledger is the expected-failures ledger (nil = none).
 	Ledger *Ledger
+	// Strict holds the target to the recommended checks too: an unmet recommendation blocks the
+	// certificate like a required failure (DESIGN §7.1).
+	Strict bool
 	// Faults adds the fault checks (connection cuts, pauses) to the run.
 	Faults bool
 	// StartTimeout bounds starting the target and its handshake (default 60 s).
@@ -153,7 +156,7 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 		Spi:  map[string]string{},
 		Kind: ReportKind, Shard: cfg.Shard.String(),
 		Kinds: cfg.Kinds, Target: target.Describe(), Started: time.Now().UTC(),
-		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults},
+		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults, Strict: cfg.Strict},
 	}
 	for _, seam := range bridge.Seams() {
 		s, _ := manifest.LookupSpi(seam)
@@ -577,9 +580,32 @@ func (r *runner) finish() {
 				sv.SpiVersion = v
 			}
 		}
+		if sv.Served {
+			sv.Lacks = Lacks(*rep.Handshake, seam, sv.SpiVersion)
+		}
 		rep.Seams = append(rep.Seams, sv)
 	}
 	Conclude(rep, r.cfg.Ledger, r.cfg.Now(), r.leftOut)
+}
+
+// Lacks lists the optional methods of seam, up to SPI version held, that the handshake does not
+// declare, in manifest order: what a certificate of the seam does not cover.
+func Lacks(hs bridge.Handshake, seam, held string) []string {
+	s, ok := manifest.LookupSpi(seam)
+	if !ok {
+		return nil
+	}
+	v, err := manifest.ParseVersion(held)
+	if err != nil {
+		v, _ = manifest.ParseVersion(s.Version)
+	}
+	var out []string
+	for _, m := range s.Methods {
+		if m.Optional && !v.Less(mustVersion(m.Since)) && !hs.Declares(seam, m.Name) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 func mustVersion(s string) manifest.Version {

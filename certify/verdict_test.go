@@ -40,8 +40,12 @@ func TestConcludeVerdicts(t *testing.T) {
 		exit    int
 		badge   string
 	}{
-		{"full run, all MUST pass, a SHOULD fails", func(*certify.Report) {}, nil, nil, certify.Certified, 0, "certified"},
-		{"listed SHOULD failure is no waiver", func(*certify.Report) {}, waiveShould, nil, certify.Certified, 0, "certified"},
+		{"full run, all required pass, a recommended (SHOULD) fails", func(*certify.Report) {}, nil, nil, certify.Certified, 0, "certified, 1 recommendation not met"},
+		{"everything passes", func(r *certify.Report) { r.Checks[4].Verdict = kits.Pass }, nil, nil, certify.Certified, 0, "certified"},
+		{"listed recommendation is no waiver", func(*certify.Report) {}, waiveShould, nil, certify.Certified, 0, "certified, 1 recommendation not met"},
+		{"recommended without verdict", func(r *certify.Report) { r.Checks[4].Verdict = kits.Unknown }, nil, nil, certify.Certified, 0, "certified, 1 recommendation not met"},
+		{"--strict: an unmet recommendation blocks", func(r *certify.Report) { r.Options.Strict = true }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"--strict: a listed recommendation is a waiver", func(r *certify.Report) { r.Options.Strict = true }, waiveShould, nil, certify.CertifiedWithWaivers, 4, "certified with 1 waiver"},
 		{"waived MUST failure", func(r *certify.Report) { r.Checks[3].Verdict = kits.Fail }, waive, nil, certify.CertifiedWithWaivers, 4, "certified with 1 waiver"},
 		{"unlisted MUST failure", func(r *certify.Report) { r.Checks[3].Verdict = kits.Fail }, nil, nil, certify.NotCertified, 1, "not certified"},
 		{"MUST without verdict", func(r *certify.Report) { r.Checks[3].Verdict = kits.Unknown }, nil, nil, certify.NotCertified, 1, "not certified"},

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/childproc"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -78,6 +79,8 @@ func (o Options) withDefaults() Options {
 func execGoTest(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", append([]string{"test"}, args...)...)
 	cmd.Dir = dir
+	cmd.SysProcAttr = childproc.Attr()
+	cmd.Cancel = func() error { childproc.KillGroup(cmd.Process.Pid); return nil }
 	return cmd.CombinedOutput()
 }
 

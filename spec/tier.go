@@ -60,6 +60,17 @@ func RequirementOf(clauseIDs []string) Requirement {
 	return Recommended
 }
 
+// CheckRequirement is how a check of level enforcing clauseIDs binds a target: Required when it is a
+// MUST / MUST NOT check and RequirementOf its clauses is Required; every other check (a SHOULD or
+// MAY check, or one enforcing only choices) is Recommended. This is the one rule every runner and
+// report uses to decide whether a failure blocks a certificate.
+func CheckRequirement(level Level, clauseIDs []string) Requirement {
+	if level != Must && level != MustNot {
+		return Recommended
+	}
+	return RequirementOf(clauseIDs)
+}
+
 // protocol, consequence and choice set an interpretation's tier in the clause tables.
 func (c Clause) protocol() Clause { c.Tier = TierProtocol; return c }
 

@@ -23,7 +23,7 @@ type certifyFlags struct {
 	spi                                             []string
 	timeout, startTimeout                           time.Duration
 	seed                                            int64
-	faults                                          bool
+	faults, strict                                  bool
 	report, junit, html, badge                      string
 	accept                                          []string
 	writeLedger                                     string
@@ -61,16 +61,23 @@ reproduce commands), a filterable table of every check, the clause coverage. "re
 several implementations' --report files side by side. In CI, the repository's GitHub Action
 (action.yml, see README) runs all of this for you.
 
-The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit properties, the
-HTML page and the badge all say it, and the exit code is its own:
+Checks are required or recommended (DESIGN §7.1): a MUST check is required when it enforces a
+spec or ADR clause or an interpretation of tier protocol or consequence; a check that enforces
+only our own choices where the spec is silent (tier choice), and every SHOULD check, is
+recommended. Only required checks decide the verdict; the recommendations not met are counted
+and listed on every surface ("CERTIFIED: EventStore SPI 2.6.0 — 2 recommendations not met").
+--strict holds the target to the recommendations too: an unmet one then blocks (exit 1).
 
-  0  certified               every MUST check of every served seam ran and passed, full run,
-                             current SPI version, no waiver
-  1  not-certified           a MUST check failed or has no verdict, the ledger is untrue, or a
-                             served seam judged nothing
+The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit file, the HTML
+page and the badge all say it, and the exit code is its own:
+
+  0  certified               every required check of every served seam ran and passed, full
+                             run, current SPI version, no waiver
+  1  not-certified           a required check failed or has no verdict (under --strict: any
+                             check), the ledger is untrue, or a served seam judged nothing
   2  bad input               flags, ledger, an SPI version this harness does not know
   3  target-failed           the target never started or never answered the handshake
-  4  certified-with-waivers  as certified, but the ledger excused N MUST failures
+  4  certified-with-waivers  as certified, but the ledger excused N failures that would block
   5  partial                 --run selected a subset: never a certificate
   6  held-to-older-version   a seam was held to an older SPI version (--spi or its claim)
 
@@ -106,6 +113,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "timeout for the target to start and answer the handshake")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of randomised checks (0 = from the clock; printed in the report)")
 	fl.BoolVar(&f.faults, "faults", false, "add the fault checks: cut connections and pause the store mid-workload")
+	fl.BoolVar(&f.strict, "strict", false, "hold the target to the recommended checks too: an unmet recommendation blocks the certificate")
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fl.StringVar(&f.junit, "junit", "", "write JUnit XML to this file")
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
@@ -183,7 +191,7 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 		return badInput("certify: --shard %s needs --seed: every shard of one run must use the same seed", sh)
 	}
 	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
-		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
+		Faults: f.faults, Strict: f.strict, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
 		Command: invokedAs(os.Args[0])}
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {

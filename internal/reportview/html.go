@@ -53,7 +53,6 @@ type pageData struct {
 	Groups      []string
 	Levels      []string
 	VerdictOpts []string
-	Req         RequirementTally
 	Tally       map[string]int
 	Failing     map[string]bool
 }
@@ -105,7 +104,6 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 <div class="verdict tone-{{.Tone}}" role="status" data-verdict="{{.Verdict}}">
 <p class="headline">{{.Headline}}</p>
 {{with .Counts}}<p class="counts">{{.}}</p>{{end}}
-<p class="counts">required checks: {{.Req.RequiredPass}} of {{.Req.RequiredRun}} passed · recommendations: {{.Req.RecommendedPass}} of {{.Req.RecommendedRun}} met</p>
 </div>
 {{with .Facts}}<dl class="facts">{{range .}}<div><dt>{{.Name}}</dt><dd>{{.Value}}</dd></div>{{end}}</dl>{{end}}
 </header>
@@ -178,7 +176,7 @@ func WriteHTML(w io.Writer, p Page) error {
 	attention := p.Attention()
 	d := pageData{Page: p, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), CSP: csp, Findings: findings(attention),
 		Attention: len(attention), Coverage: p.Coverage(), Slowest: p.Slowest(5), Groups: p.groups(), Levels: p.levels(),
-		VerdictOpts: p.verdicts(), Req: p.Requirements(), Tally: p.Tally()}
+		VerdictOpts: p.verdicts(), Tally: p.Tally()}
 	if d.Tool == "" {
 		d.Tool = "loom-conform"
 	}

@@ -100,10 +100,14 @@ type Item struct {
 	WitnessDrawing string
 }
 
-// RequirementOf is it.Requirement, or the requirement of its clauses when the report did not say.
+// requirement is it.Requirement, or, when the report did not say, what its level and clauses make
+// it (spec.CheckRequirement; an item without a level by its clauses alone).
 func (it Item) requirement() spec.Requirement {
-	if it.Requirement != "" {
+	switch {
+	case it.Requirement != "":
 		return it.Requirement
+	case it.Level != "":
+		return spec.CheckRequirement(spec.Level(it.Level), it.Clauses)
 	}
 	return spec.RequirementOf(it.Clauses)
 }
