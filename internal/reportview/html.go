@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/loom-kernel/loom-conform/spec"
 )
 
 //go:embed page.css
@@ -77,6 +79,9 @@ var funcs = template.FuncMap{
 		case 3:
 			return "no verdict"
 		case 4:
+			if it.requirement() == spec.Recommended {
+				return "a recommendation not met: does not block"
+			}
 			return "does not block"
 		case 5:
 			return "excused by the ledger"
