@@ -225,6 +225,9 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
 			return err
 		}
+		if err := certify.WriteCauses(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
 		fmt.Fprintln(cmd.ErrOrStderr())
 	}
 	if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
