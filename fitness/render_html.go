@@ -2,7 +2,6 @@ package fitness
 
 import (
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 
@@ -10,13 +9,8 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
-// WriteHTML writes the report as one self-contained page (internal/reportview). command is how
-// reproduce lines name this binary.
-func (r Report) WriteHTML(w io.Writer, command string) error {
-	return reportview.WriteHTML(w, r.HTMLPage(command))
-}
-
-// HTMLPage is the report as the HTML page and `report matrix` show it: a gate that is not pass
+// HTMLPage is the report as the HTML page (reportview.WriteHTML, --html) and `report matrix` show
+// it; command is how reproduce lines name this binary. A gate that is not pass
 // (fail, unknown, pending) keeps the run from passing.
 func (r Report) HTMLPage(command string) reportview.Page {
 	p := reportview.Page{Title: "loom fitness gates", Kind: ReportKind, Subject: "spec §10", Verdict: "pass", Tone: reportview.Good,

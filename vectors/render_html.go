@@ -2,20 +2,14 @@ package vectors
 
 import (
 	"fmt"
-	"io"
 	"regexp"
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
-// WriteHTML writes the run as one self-contained page (internal/reportview). command is how
-// reproduce lines name this binary.
-func (r Report) WriteHTML(w io.Writer, command string) error {
-	return reportview.WriteHTML(w, r.HTMLPage(command))
-}
-
-// HTMLPage is the run as the HTML page and `report matrix` show it.
+// HTMLPage is the run as the HTML page (reportview.WriteHTML, --html) and `report matrix` show it;
+// command is how reproduce lines name this binary.
 func (r Report) HTMLPage(command string) reportview.Page {
 	c := r.Counts()
 	target := r.Meta.Target

@@ -11,6 +11,7 @@ import (
 	"github.com/loom-kernel/loom-conform/catalog"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ flags.`,
 			var report fitness.Report
 			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
 				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }},
-				{"--html", o.html, func(w io.Writer) error { return report.WriteHTML(w, invokedAs(os.Args[0])) }}}
+				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, report.HTMLPage(invokedAs(os.Args[0]))) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
 			}

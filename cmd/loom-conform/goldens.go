@@ -13,6 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -107,7 +108,7 @@ log, naming the file, statement or envelope index and field).`,
 			}
 			if o.html != "" {
 				rep := goldens.NewReport(corpus, copts, res)
-				out := []output{{"--html", o.html, func(w io.Writer) error { return rep.WriteHTML(w, invokedAs(os.Args[0])) }}}
+				out := []output{{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }}}
 				if err := writeOutputs(out, cmd.OutOrStdout()); err != nil {
 					return err
 				}

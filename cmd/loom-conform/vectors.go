@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -85,7 +86,7 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			var rep vectors.Report
 			outs := []output{{"--junit", o.junit, func(w io.Writer) error { return rep.WriteJUnit(w) }},
 				{"--report", o.report, func(w io.Writer) error { return rep.WriteJSON(w) }},
-				{"--html", o.html, func(w io.Writer) error { return rep.WriteHTML(w, invokedAs(os.Args[0])) }},
+				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }},
 				{"--write-ledger", o.writeLedger, func(w io.Writer) error { return vectors.WriteLedger(w, rep, time.Now()) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("vectors: %v", err)

@@ -1,13 +1,13 @@
 package fuzz
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
 
@@ -79,14 +79,14 @@ func answerPath(want, got vectors.Response) string {
 	if want.Output == nil || got.Output == nil {
 		return side(want) + " / " + side(got)
 	}
-	var a, b any
-	if json.Unmarshal([]byte(*want.Output), &a) != nil || json.Unmarshal([]byte(*got.Output), &b) != nil {
+	if !json.Valid([]byte(*want.Output)) || !json.Valid([]byte(*got.Output)) {
 		return "output (not JSON)"
 	}
-	if p, ok := firstDiff(a, b, nil); ok {
-		return "/" + strings.Join(p, "/")
+	d := goldens.DiffRuns(nil, nil, []byte(*want.Output), []byte(*got.Output), goldens.DiffOptions{})
+	if d == nil {
+		return "output bytes" // equal values, different text (spacing, key order, number spelling)
 	}
-	return "output bytes" // equal values, different text (spacing, key order, number spelling)
+	return classPath(d.Pointer)
 }
 
 // dataKeys are the objects whose member names are data (step ids, decision ids, digests, topics):
@@ -94,64 +94,22 @@ func answerPath(want, got vectors.Response) string {
 var dataKeys = map[string]bool{"frames": true, "_decisions": true, "_flowEmits": true, "_inbox": true, "_waits": true,
 	"_waitAnswers": true, "_scopes": true, "_quarantined": true, "_resumePayloads": true}
 
-// firstDiff finds the first path (object members in sorted order) where a and b differ.
-func firstDiff(a, b any, path []string) ([]string, bool) {
-	seg := func(k string) string {
-		if len(path) > 0 && dataKeys[path[len(path)-1]] || len(path) == 1 && path[0] == "variables" && !strings.HasPrefix(k, "_") {
-			return "*"
+// classPath generalises a JSON Pointer into a state: array indices become #, the member names of
+// data objects (and user variables) become *, so logs with other step ids share a class.
+func classPath(pointer string) string {
+	segs := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, s := range segs {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+		switch {
+		case s == "":
+		case strings.Trim(s, "0123456789") == "":
+			s = "#"
+		case i > 0 && dataKeys[segs[i-1]], i == 1 && segs[0] == "variables" && !strings.HasPrefix(s, "_"):
+			s = "*"
 		}
-		return k
+		segs[i] = s
 	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			return path, true
-		}
-		keys := map[string]bool{}
-		for k := range x {
-			keys[k] = true
-		}
-		for k := range y {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			xv, inX := x[k]
-			yv, inY := y[k]
-			if inX != inY {
-				return append(path, seg(k)), true
-			}
-			if p, ok := firstDiff(xv, yv, append(path, seg(k))); ok {
-				return p, true
-			}
-		}
-		return nil, false
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			return path, true
-		}
-		for i := 0; i < len(x) && i < len(y); i++ {
-			if p, ok := firstDiff(x[i], y[i], append(path, "#")); ok {
-				return p, true
-			}
-		}
-		if len(x) != len(y) {
-			return append(path, "#"+strconv.Itoa(min(len(x), len(y)))), true
-		}
-		return nil, false
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if !bytes.Equal(ja, jb) {
-		return path, true
-	}
-	return nil, false
+	return "/" + strings.Join(segs, "/")
 }
 
 // Summary says in one line how many logs the class holds and which seeds.

@@ -109,3 +109,23 @@ func TestFuzzForeignFailureIsNotADisagreement(t *testing.T) {
 		t.Fatalf("vectors/fuzz-foreign-failed: Run(a crashing fold) = %+v, want a Failure at seed 3 naming the stderr and no disagreement", res)
 	}
 }
+
+// A class names where the answers differ with data keys (step ids, user variables) and indices
+// generalised, so logs that differ only in their names share it.
+func TestClassKeyGeneralisesDataKeys(t *testing.T) {
+	out := func(s string) vectors.Response { return vectors.Response{Output: &s} }
+	c := fuzz.Case{Events: []json.RawMessage{json.RawMessage(`{"eventType":"STEP_COMPLETED"}`), json.RawMessage(`{"eventType":7}`)}}
+	for _, x := range []struct{ want, got, key string }{
+		{`{"frames":{"step-9":{"output":1}}}`, `{"frames":{"step-9":{"output":2}}}`, "[STEP_COMPLETED ?] @ /frames/*/output"},
+		{`{"variables":{"x":[1,2]}}`, `{"variables":{"x":[1,3]}}`, "[STEP_COMPLETED ?] @ /variables/*/#"},
+		{`{"variables":{"_decisions":{"d":{"seq":1}}}}`, `{"variables":{"_decisions":{"d":{}}}}`, "[STEP_COMPLETED ?] @ /variables/_decisions/*/seq"},
+		{`{"a":1}`, `{ "a" : 1 }`, "[STEP_COMPLETED ?] @ output bytes"},
+	} {
+		if got := fuzz.ClassKey(c, out(x.want), out(x.got)); got != x.key {
+			t.Errorf("ClassKey(%s, %s) = %q, want %q", x.want, x.got, got, x.key)
+		}
+	}
+	if got := fuzz.ClassKey(fuzz.Case{Snapshot: json.RawMessage(`{}`)}, vectors.Response{Error: "sequence"}, out(`{}`)); got != "snapshot+[] @ error sequence / output" {
+		t.Errorf("ClassKey(error, output) = %q", got)
+	}
+}
