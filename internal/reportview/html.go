@@ -20,13 +20,13 @@ var pageJS string
 // witness drawings are srcdoc frames that inherit it).
 const csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; frame-src 'self' about:; base-uri 'none'; form-action 'none'"
 
-// Line is one line of a message, classed "del" or "add" inside its (-want +got) diff.
-type Line struct{ Class, Text string }
+// line is one line of a message, classed "del" or "add" inside its (-want +got) diff.
+type line struct{ Class, Text string }
 
-// MessageLines splits a failure message into lines and marks the removed and added lines of its
+// messageLines splits a failure message into lines and marks the removed and added lines of its
 // diff.
-func MessageLines(msg string) []Line {
-	var out []Line
+func messageLines(msg string) []line {
+	var out []line
 	inDiff := false
 	for _, l := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
 		c := ""
@@ -38,7 +38,7 @@ func MessageLines(msg string) []Line {
 		case inDiff && strings.HasPrefix(l, "+"):
 			c = "add"
 		}
-		out = append(out, Line{c, l})
+		out = append(out, line{c, l})
 	}
 	return out
 }
@@ -55,23 +55,17 @@ type pageData struct {
 	Groups      []string
 	Levels      []string
 	VerdictOpts []string
-	Tally       map[string]int
-	Failing     map[string]bool
 }
 
 var funcs = template.FuncMap{
-	"join":   strings.Join,
-	"lines":  MessageLines,
-	"first":  firstLine,
-	"upper":  strings.ToUpper,
-	"ms":     func(f float64) string { return fmt.Sprintf("%.0f", f) },
-	"checkA": func(id string) string { return "check-" + id },
-	"rowA":   func(id string) string { return "row-" + id },
-	"clauseA": func(id string) string {
-		return "clause-" + id
-	},
-	"req":  func(it Item) string { return string(it.requirement()) },
-	"attn": func(it Item) int { return it.attention() },
+	"join":    strings.Join,
+	"lines":   messageLines,
+	"ms":      func(f float64) string { return fmt.Sprintf("%.0f", f) },
+	"checkA":  func(id string) string { return "check-" + id },
+	"rowA":    func(id string) string { return "row-" + id },
+	"clauseA": func(id string) string { return "clause-" + id },
+	"req":     func(it Item) string { return string(it.requirement()) },
+	"attn":    func(it Item) int { return it.attention() },
 	"label": func(it Item) string {
 		switch it.attention() {
 		case 1, 2:
@@ -181,7 +175,7 @@ func WriteHTML(w io.Writer, p Page) error {
 	attention := p.Attention()
 	d := pageData{Page: p, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), CSP: csp, Findings: findings(attention),
 		Attention: len(attention), Coverage: p.Coverage(), Slowest: p.Slowest(5), Groups: p.groups(), Levels: p.levels(),
-		VerdictOpts: p.verdicts(), Tally: p.Tally()}
+		VerdictOpts: p.verdicts()}
 	if d.Tool == "" {
 		d.Tool = "loom-conform"
 	}

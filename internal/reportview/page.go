@@ -143,8 +143,8 @@ func (p Page) Attention() []Item {
 	return out
 }
 
-// Tally counts the items per verdict.
-func (p Page) Tally() map[string]int {
+// tally counts the items per verdict.
+func (p Page) tally() map[string]int {
 	m := map[string]int{}
 	for _, it := range p.Items {
 		m[it.Verdict]++
@@ -282,7 +282,7 @@ func (p Page) levels() []string {
 
 func (p Page) verdicts() []string {
 	var out []string
-	t := p.Tally()
+	t := p.tally()
 	for _, v := range []string{Fail, Unknown, Pending, Skip, Pass} {
 		if t[v] > 0 {
 			out = append(out, v)

@@ -132,12 +132,7 @@ func Run(ctx context.Context, cfg Config, ref, under vectors.Folder) (Result, er
 			fmt.Fprintf(cfg.Progress, "fuzz: %d/%d logs, %d disagree in %d class(es)\n", res.Logs, cfg.Count, res.Disagreements, len(res.Classes))
 		}
 		if err != nil {
-			var fe errForeign
-			if errors.As(err, &fe) {
-				res.Failure = &Failure{Seed: seed, Profile: p, Err: fe.err}
-				return res, nil
-			}
-			return res, err
+			return res.stop(seed, p, err)
 		}
 		if same {
 			continue
@@ -154,12 +149,7 @@ func Run(ctx context.Context, cfg Config, ref, under vectors.Folder) (Result, er
 		}
 		f, err := shrink(ctx, cfg, ref, under, seed, p, c)
 		if err != nil {
-			var fe errForeign
-			if errors.As(err, &fe) {
-				res.Failure = &Failure{Seed: seed, Profile: p, Err: fe.err}
-				return res, nil
-			}
-			return res, err
+			return res.stop(seed, p, err)
 		}
 		key := ClassKey(f.Minimal, f.Want, f.Got)
 		cl := byKey[key]
@@ -174,6 +164,18 @@ func Run(ctx context.Context, cfg Config, ref, under vectors.Folder) (Result, er
 	}
 	sortClasses(res.Classes)
 	return res, nil
+}
+
+// stop ends the run at log seed on err: a fold under test that did not answer is the run's
+// Failure (the result, no error); anything else is an error of the run.
+func (res Result) stop(seed uint64, p fold.Profile, err error) (Result, error) {
+	sortClasses(res.Classes)
+	var fe errForeign
+	if errors.As(err, &fe) {
+		res.Failure = &Failure{Seed: seed, Profile: p, Err: fe.err}
+		return res, nil
+	}
+	return res, err
 }
 
 // shrink shrinks the disagreeing case c of seed to a minimal one.
