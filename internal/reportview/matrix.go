@@ -128,8 +128,39 @@ func BuildMatrix(pages []Page) (Matrix, error) {
 		sort.Slice(g.Rows, func(i, j int) bool { return g.Rows[i].ID < g.Rows[j].ID })
 		m.Groups = append(m.Groups, *g)
 	}
-	sort.Slice(m.Groups, func(i, j int) bool { return m.Groups[i].Clause < m.Groups[j].Clause })
+	sort.Slice(m.Groups, func(i, j int) bool { return naturalLess(m.Groups[i].Clause, m.Groups[j].Clause) })
 	return m, nil
+}
+
+// naturalLess orders clause ids with their numbers as numbers: I-BRIDGE-2 before I-BRIDGE-10.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // WriteMatrixJSON writes m as indented JSON.

@@ -97,3 +97,27 @@ func TestWriteHTML(t *testing.T) {
 		t.Error("page does not escape the target's text")
 	}
 }
+
+// The matrix keeps one column per report and orders clauses with their numbers as numbers.
+func TestBuildMatrix(t *testing.T) {
+	page := func(name, verdict string, items ...reportview.Item) reportview.Page {
+		return reportview.Page{Kind: "certify", Name: name, Verdict: verdict, Items: items}
+	}
+	a := page("a", "certified", reportview.Item{ID: "x/ten", Verdict: "pass", Clauses: []string{"I-BRIDGE-10"}},
+		reportview.Item{ID: "x/two", Verdict: "pass", Clauses: []string{"I-BRIDGE-2"}})
+	b := page("a", "not-certified", reportview.Item{ID: "x/two", Verdict: "fail", Message: "boom", Clauses: []string{"I-BRIDGE-2"}})
+	m, err := reportview.BuildMatrix([]reportview.Page{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Columns) != 2 || m.Columns[1].Name != "a (2)" || m.Groups[0].Clause != "I-BRIDGE-2" || m.Groups[1].Clause != "I-BRIDGE-10" {
+		t.Fatalf("BuildMatrix = %+v", m)
+	}
+	two, ten := m.Groups[0].Rows[0], m.Groups[1].Rows[0]
+	if two.Cells[1].Verdict != "fail" || two.Cells[1].Message != "boom" || !two.Differs() || ten.Cells[1].Verdict != "" || !ten.NotAllPass() {
+		t.Errorf("rows = %+v, %+v", two, ten)
+	}
+	if _, err := reportview.BuildMatrix([]reportview.Page{a, {Kind: "vectors"}}); err == nil {
+		t.Error("BuildMatrix(certify, vectors) = nil error, want a refusal")
+	}
+}
