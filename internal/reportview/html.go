@@ -142,6 +142,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 <table><thead><tr>{{range $t.Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range $t.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</tbody></table></section>
 {{end}}
+{{if .Logs}}<section id="logs" aria-labelledby="logs-h"><h2 id="logs-h">Target logs</h2><pre class="msg">{{.Logs}}</pre></section>{{end}}
 <section id="coverage" aria-labelledby="coverage-h">
 <h2 id="coverage-h">Clause coverage</h2>
 <p class="note">Every clause the checks above enforce: spec and ADR clauses are paraphrased from the registry (<code>loom-conform spec</code>); an interpretation is a decision this project made where the spec is silent, with its tier and its full text in docs/interpretations.md.</p>
@@ -152,7 +153,6 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 <td class="id">{{range $i, $x := .Items}}{{if $i}}, {{end}}<a href="#{{rowA $x}}">{{$x}}</a>{{end}}</td></tr>
 {{end}}</tbody></table>
 </section>
-{{if .Logs}}<section id="logs" aria-labelledby="logs-h"><h2 id="logs-h">Target logs</h2><pre class="msg">{{.Logs}}</pre></section>{{end}}
 </main>
 <footer><p>Written by {{.Tool}}. One self-contained file: it loads nothing from the network; the filters and copy buttons need JavaScript, everything else reads without it.</p></footer>
 <script>{{.JS}}</script>
