@@ -418,7 +418,7 @@ func progressNote(c CheckResult) string {
 	}
 	if len(msg) > 160 {
 		// Keep the part that names the field (a schema error's "at '/0/metadata': …", a
-		// "params.envelopes[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.
+		// "params.events[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.
 		head := clipRunes(msg, 100)
 		if loc := fieldNamed.FindString(msg[len(head):]); loc != "" {
 			return ": " + head + " … " + clipRunes(loc, 100) + more

@@ -38,9 +38,9 @@ func newCertifyCmd() *cobra.Command {
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
 through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies every seam the
 bridge serves of the seven (eventstore, snapshotstore, archivestore, branchregistry and the
-plugin-tier contentstore, durablestatestore, readmodelstore); "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
-(dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
-exactly one of:
+plugin-tier contentstore, durablestatestore, readmodelstore); "dispatcher" certifies an
+ExecutionDispatcher served by the same bridge protocol (dispatcher.* methods, docs/spi.md §8; the
+memory and postgres builtins serve one). TARGET is exactly one of:
 
   --builtin memory|sqlite|postgres   one of the reference stores, served in process
   --dsn DSN                          the PostgreSQL reference store on that database
