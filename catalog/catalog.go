@@ -66,6 +66,7 @@ func Checks() []spec.Check {
 		badges.Checks(),
 		cliChecks(),
 		coverageChecks(),
+		verdictChecks(),
 	} {
 		out = append(out, part...)
 	}

@@ -85,8 +85,10 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 				waivers++
 			}
 		}
-		if requiredRan == 0 && rep.Shard == "" { // a shard's part may hold none: decided over the merge
-			// A served seam is certified by checks that ran (I-STORE-24).
+		if requiredRan == 0 && !partial {
+			// A served seam is certified by checks that ran (I-STORE-24). A part of a run (--run, a
+			// shard) may hold none of a seam's checks: it is partial, and a shard's seams are
+			// decided over the merge.
 			v = worse(v, NotCertified)
 			rep.Problems = appendOnce(rep.Problems, noRequiredProblem(rep, *s))
 		}
@@ -132,26 +134,21 @@ func appendOnce(xs []string, x string) []string {
 	return append(xs, x)
 }
 
-// noRequiredProblem says why a served seam whose kit ran no required check is not certified.
+// noRequiredProblem says why a served seam whose kit ran no required check in a whole run is not
+// certified.
 func noRequiredProblem(rep *Report, s SeamVerdict) string {
-	skipped, selected := 0, 0
+	skipped, ran := 0, 0
 	for _, c := range rep.Checks {
 		if c.Kit == s.Kit {
-			selected++
+			ran++
 			if c.Verdict == kits.Skip {
 				skipped++
 			}
 		}
 	}
-	why := fmt.Sprintf("all %d of its selected checks were skipped or are not required checks (the version claim does not count)", selected)
-	switch {
-	case selected == 0:
-		why = "--run selected none of its checks"
-	case skipped == selected:
-		why = fmt.Sprintf("all %d of its selected checks were skipped (see their messages: undeclared methods, an older SPI claim)", selected)
-	}
-	if rep.Options.Run != "" && selected > 0 {
-		why += fmt.Sprintf("; --run %q left the others out", rep.Options.Run)
+	why := fmt.Sprintf("all %d of its checks were skipped or are not required checks (the version claim does not count)", ran)
+	if skipped == ran {
+		why = fmt.Sprintf("all %d of its checks were skipped (see their messages: undeclared methods, an older SPI claim)", ran)
 	}
 	return fmt.Sprintf("%s is not certified: the %s kit ran no required check, so it judged nothing (I-STORE-24): %s", s.Seam, s.Kit, why)
 }

@@ -43,3 +43,20 @@ func TestBadgeNamesJudgedSeams(t *testing.T) {
 		}
 	}
 }
+
+// The badge names the surface judged: a seam's unserved optional methods are on its label
+// (issue: "CERTIFIED: EventStore SPI 2.6.0" for a store serving neither deleteThrough nor storeNow).
+func TestBadgeNamesLackingMethods(t *testing.T) {
+	one := &Report{Seams: []SeamVerdict{{Seam: "EventStore", SpiVersion: "2.6.0", Served: true, Lacks: []string{"deleteThrough", "storeNow"}}}}
+	if got, want := BadgeLabel(one), "loom EventStore SPI 2.6.0 without deleteThrough, storeNow"; got != want {
+		t.Errorf("BadgeLabel = %q, want %q", got, want)
+	}
+	one.Verdict = Certified
+	if h := Headline(one); !strings.Contains(h, "EventStore SPI 2.6.0 without deleteThrough, storeNow") {
+		t.Errorf("Headline = %q, want the lacking methods named", h)
+	}
+	two := &Report{Seams: []SeamVerdict{one.Seams[0], {Seam: "SnapshotStore", SpiVersion: "1.3.0", Served: true}}}
+	if got, want := BadgeLabel(two), "loom 2 store SPIs, 2 optional methods not served"; got != want {
+		t.Errorf("BadgeLabel = %q, want %q", got, want)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/childproc"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 )
 
@@ -27,7 +28,7 @@ type ExecTarget struct {
 }
 
 func (t ExecTarget) Describe() Identity {
-	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shellQuote(t.Command)}
+	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shq.Quote(t.Command)}
 }
 
 func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
@@ -63,7 +64,18 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 	p := &process{cmd: cmd, exited: exited}
 	run := &Running{Identity: t.Describe(), Pauser: p,
 		Logs: func(context.Context) string { return logs.String() },
-		Stop: func(context.Context) error { p.stop(); return nil }}
+		Stop: func(context.Context) error { p.stop(); return nil },
+		Alive: func(context.Context) error {
+			select {
+			case <-exited:
+				return fmt.Errorf("the bridge process (pid %d) exited: %v", cmd.Process.Pid, waitErr)
+			default:
+			}
+			if childproc.Stopped(cmd.Process.Pid) {
+				return fmt.Errorf("the bridge process (pid %d) is stopped (SIGSTOP or a debugger) and answers nothing", cmd.Process.Pid)
+			}
+			return nil
+		}}
 	run.Identity.PID = cmd.Process.Pid
 	select {
 	case line := <-firstLine:

@@ -94,3 +94,22 @@ func TestURLThatRefusesIsTargetFailed(t *testing.T) {
 			rep.Verdict, rep.TargetError, len(rep.Checks))
 	}
 }
+
+// A reproduce line re-runs the same run: every flag that changes a check's verdict is on it.
+func TestReproCarriesTheRun(t *testing.T) {
+	rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "memory"}},
+		certify.Config{Kinds: []string{"eventstore"}, Run: "^eventstore/append-read-order$", Seed: 5, Timeout: 7 * time.Second,
+			Strict: true, SpiVersions: map[string]string{"EventStore": "2.3.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Checks) < 1 {
+		t.Fatalf("checks = %+v", rep.Checks)
+	}
+	got := rep.Checks[len(rep.Checks)-1].Repro
+	for _, want := range []string{"certify eventstore --builtin memory", "--run '^eventstore/append-read-order$'", "--seed 5", "--timeout 7s", "--strict", "--spi 2.3.0"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("repro %q lacks %q", got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -35,7 +36,7 @@ func (r Report) HTMLPage(command string) reportview.Page {
 		}
 		p.Items = append(p.Items, reportview.Item{ID: x.Gate, Group: group, Verdict: string(x.Verdict), Clauses: x.Clauses,
 			Requirement: spec.RequirementOf(x.Clauses), Message: msg, Blocking: x.Verdict != Pass, DurationMs: x.Seconds * 1000,
-			Repro: fmt.Sprintf("%s fitness --run %s", command, reportview.ShellQuote("^"+regexp.QuoteMeta(x.Gate)+"$"))})
+			Repro: fmt.Sprintf("%s fitness --run %s", command, shq.Quote("^"+regexp.QuoteMeta(x.Gate)+"$"))})
 	}
 	return p
 }

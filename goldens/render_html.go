@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -32,7 +33,7 @@ func (r Report) HTMLPage(command string) reportview.Page {
 		}
 		p.Items = append(p.Items, reportview.Item{ID: x.Name, Group: "goldens", Verdict: x.Verdict, Clauses: x.Clauses,
 			Requirement: spec.RequirementOf(x.Clauses), Message: strings.Join(msg, "\n\n"), Blocking: x.Failed(),
-			DurationMs: float64(x.Millis), Repro: fmt.Sprintf("%s goldens check --run %s", command, reportview.ShellQuote("^"+regexp.QuoteMeta(x.Name)+"$"))})
+			DurationMs: float64(x.Millis), Repro: fmt.Sprintf("%s goldens check --run %s", command, shq.Quote("^"+regexp.QuoteMeta(x.Name)+"$"))})
 	}
 	return p
 }

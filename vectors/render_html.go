@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -41,13 +42,13 @@ func (r Report) HTMLPage(command string) reportview.Page {
 	p.Problems = append(p.Problems, r.LedgerErrors...)
 	exec := ""
 	if target != "reference" {
-		exec = " --exec " + reportview.ShellQuote(target)
+		exec = " --exec " + shq.Quote(target)
 	}
 	for _, x := range r.Results {
 		it := reportview.Item{ID: x.ID, Group: string(x.Kind), Verdict: string(x.Verdict), Requirement: spec.RequirementOf(x.Clauses),
 			Clauses: x.Clauses, Message: x.Message, Expected: x.Expected, DurationMs: ms(x.Duration),
 			Blocking: x.Verdict != Pass && x.Expected == "",
-			Repro:    fmt.Sprintf("%s vectors%s --run %s", command, exec, reportview.ShellQuote("^"+regexp.QuoteMeta(x.ID)+"$"))}
+			Repro:    fmt.Sprintf("%s vectors%s --run %s", command, exec, shq.Quote("^"+regexp.QuoteMeta(x.ID)+"$"))}
 		if x.Message == "" && x.Verdict != Pass {
 			it.Message = fmt.Sprintf("want %s, got %s", x.Want, x.Got)
 		}

@@ -131,6 +131,9 @@ the union as one run would: that merged report carries the run's verdict.`,
 }
 
 func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
+	if err := needs(cmd, map[string]string{"schema": "dsn", "port": "image"}); err != nil {
+		return err
+	}
 	isKernel := kind == certify.KernelKind
 	var kinds []string
 	var spis map[string]string

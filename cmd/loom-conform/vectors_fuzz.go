@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/vectors/fuzz"
@@ -141,7 +141,7 @@ command or ledger, 3 when the fold under test failed.`,
 func writeFuzzResult(w io.Writer, exec, out string, res fuzz.Result, took time.Duration) error {
 	if f := res.Failure; f != nil {
 		fmt.Fprintf(w, "FOREIGN FOLD FAILED: on log %d (seed %d, profile %s) after %d disagreement(s): %v\n", res.Logs, f.Seed, f.Profile.Version(), res.Disagreements, f.Err)
-		fmt.Fprintf(w, "reproduce: loom-conform vectors fuzz --exec %s --seed %d --count 1 --profile %s\n", reportview.ShellQuote(exec), f.Seed, f.Profile.Version())
+		fmt.Fprintf(w, "reproduce: loom-conform vectors fuzz --exec %s --seed %d --count 1 --profile %s\n", shq.Quote(exec), f.Seed, f.Profile.Version())
 		fmt.Fprintln(w, "(not a disagreement: the fold did not answer; fix the crash, then fuzz again)")
 	}
 	open := res.Open()

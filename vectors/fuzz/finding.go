@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
 
@@ -48,7 +48,7 @@ func (f *Finding) VectorFile() []byte {
 
 // Reproduce is the one-line command that finds this disagreement again.
 func (f *Finding) Reproduce(exec string) string {
-	return fmt.Sprintf("loom-conform vectors fuzz --exec %s --seed %d --count 1 --profile %s", reportview.ShellQuote(exec), f.Seed, f.Profile.Version())
+	return fmt.Sprintf("loom-conform vectors fuzz --exec %s --seed %d --count 1 --profile %s", shq.Quote(exec), f.Seed, f.Profile.Version())
 }
 
 // Summary says in two lines what each fold answered for the minimal log.
