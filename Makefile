@@ -66,11 +66,12 @@ lint: ## gofmt, go mod tidy (no diff), go vet, actionlint (the workflows and, th
 	$(GO) tool actionlint .github/workflows/*.yml
 	$(GO) test -count=1 -run 'TestDocLinks' ./internal/doclinks
 
-docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates, the HTML report's screenshots: needs Chromium)
+docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates, the HTML report's screenshots: needs Chromium; the report matrix example: starts a throwaway PostgreSQL)
 	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
 	$(GO) run ./cmd/loom-conform fitness --list --markdown > docs/fitness.md
 	$(GO) test ./reference/fold -run TestEventsDocCurrent -update >/dev/null
 	CI=true $(GO) test -count=1 ./certify -run '^TestHTMLReportInBrowser$$' -update-screenshots >/dev/null
+	CI=true scripts/with-services.sh $(GO) test -count=1 ./cmd/loom-conform -run '^TestMatrixDocExample$$' -update-matrix-doc >/dev/null
 
 certify: ## the main job: certify the embedded SQLite store
 	$(GO) run ./cmd/loom-conform certify all --builtin sqlite

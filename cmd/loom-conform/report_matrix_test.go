@@ -80,6 +80,6 @@ func TestMatrixDocExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	} else if want != s {
-		t.Errorf("docs/matrix.md is stale: go test ./cmd/loom-conform -run TestMatrixDocExample -update-matrix-doc (with PostgreSQL)")
+		t.Errorf("docs/matrix.md is stale: make docs (or go test ./cmd/loom-conform -run TestMatrixDocExample -update-matrix-doc with PostgreSQL)")
 	}
 }
