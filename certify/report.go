@@ -111,6 +111,8 @@ type CheckResult struct {
 	Why      string `json:"why,omitempty"`
 	// Waived: a failure that would block and that the ledger excused (set by Conclude).
 	Waived bool `json:"waived,omitempty"`
+	// Witness is a linearizability failure's witness (rendered by render_html.go).
+	Witness *kits.Witness `json:"witness,omitempty"`
 }
 
 // NotMet reports whether c is a recommendation not met: a recommended check that failed or has no

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/internal/shq"
@@ -439,14 +440,34 @@ func progressNote(c CheckResult) string {
 	if c.Verdict == kits.Pass {
 		return ""
 	}
-	msg := c.Message
+	msg, more := c.Message, ""
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i] + " …"
+		msg, more = msg[:i], " …"
 	}
 	if len(msg) > 160 {
-		msg = msg[:160] + "…"
+		// Keep the part that names the field (a schema error's "at '/0/metadata': …", a
+		// "params.events[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.
+		head := clipRunes(msg, 100)
+		if loc := fieldNamed.FindString(msg[len(head):]); loc != "" {
+			return ": " + head + " … " + clipRunes(loc, 100) + more
+		}
+		return ": " + clipRunes(msg, 160) + "…"
 	}
-	return ": " + msg
+	return ": " + msg + more
+}
+
+// fieldNamed finds where a message names the member that was wrong.
+var fieldNamed = regexp.MustCompile(`at '/[^']*'[^;]*|\b(?:params|result)(?:\.[A-Za-z_]\w*|\[\d+\])+:[^;]*|envelope \d+: [A-Za-z_]\w*:[^;]*`)
+
+// clipRunes cuts s to at most n bytes at a rune boundary.
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // judge runs one check and tells its verdict from an outage (DESIGN §7.1 "whose fault"): after a
@@ -554,7 +575,7 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		return res
 	}
 	kr := results[0]
-	res.Verdict, res.Message, res.DurationMs = kr.Verdict, kr.Message, ms(kr.Duration)
+	res.Verdict, res.Message, res.DurationMs, res.Witness = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness
 	transport := after.TransportErrors > before.TransportErrors
 	protocol := after.ProtocolErrors > before.ProtocolErrors
 	switch {

@@ -48,10 +48,10 @@ func TestFuzzFindsAndShrinksDeviation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := res.Finding
-	if f == nil {
+	if len(res.Classes) == 0 {
 		t.Fatalf("%s [I-FOLD-22 A26.vectors.language-agnostic]: Run(strict-integers, 10 000 logs) = no disagreement, want one", check)
 	}
+	f := res.Classes[0].Finding
 	t.Logf("found after %d logs (seed %d), shrunk in %d fold pairs from %d to %d envelopes\n%s\n%s", res.Logs, f.Seed, f.Shrinks,
 		len(f.Original.Events), len(f.Minimal.Events), f.Summary(), f.VectorFile())
 	if len(f.Minimal.Events) > 1 || f.Minimal.Snapshot != nil {
@@ -100,9 +100,8 @@ func TestFuzzReferenceAgreesWithItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Finding != nil || res.Logs != n {
-		f := res.Finding
-		t.Fatalf("vectors/fuzz-self-agrees [A26.vectors.language-agnostic]: Run(reference, reference) = %d logs, finding seed %d:\n%s\n%s", res.Logs, f.Seed, f.Summary(), f.VectorFile())
+	if len(res.Classes) != 0 || res.Disagreements != 0 || res.Failure != nil || res.Logs != n {
+		t.Fatalf("vectors/fuzz-self-agrees [A26.vectors.language-agnostic]: Run(reference, reference) = %d logs, %d disagreements, failure %v", res.Logs, res.Disagreements, res.Failure)
 	}
 }
 
@@ -192,10 +191,10 @@ func TestFuzzFindsJavaScriptDeviation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := res.Finding
-	if f == nil {
+	if len(res.Classes) == 0 {
 		t.Fatalf("%s [I-FOLD-22]: Run(deviant-fold.js, 10 000 logs) = no disagreement, want one", check)
 	}
+	f := res.Classes[0].Finding
 	t.Logf("found after %d logs, shrunk in %d fold pairs\n%s", res.Logs, f.Shrinks, f.VectorFile())
 	var env map[string]json.RawMessage
 	if len(f.Minimal.Events) != 1 || json.Unmarshal(f.Minimal.Events[0], &env) != nil ||
