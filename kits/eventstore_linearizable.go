@@ -13,6 +13,127 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
+// Linearizability: the model is the log of one execution as a string of tags.
+
+type linInput struct {
+	read bool
+	seq  int
+	n    int
+	tag  string
+}
+
+type linOutput struct {
+	ok  bool   // append: true on success, false on conflict
+	log string // read: the tags
+}
+
+func linModel() porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return "" },
+		Step: func(state, input, output any) (bool, any) {
+			st, in, out := state.(string), input.(linInput), output.(linOutput)
+			tags := splitTags(st)
+			if in.read {
+				return out.log == st, st
+			}
+			if in.seq == len(tags) {
+				if !out.ok {
+					return false, st
+				}
+				for i := 0; i < in.n; i++ {
+					tags = append(tags, in.tag)
+				}
+				return true, strings.Join(tags, ",")
+			}
+			return !out.ok, st
+		},
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(linInput), output.(linOutput)
+			if in.read {
+				return fmt.Sprintf("read() -> [%s]", out.log)
+			}
+			return fmt.Sprintf("append(seq %d, %d×%s) -> ok=%v", in.seq, in.n, in.tag, out.ok)
+		},
+	}
+}
+
+func esLinearizable(ctx context.Context, c *EventStoreCase) error {
+	x := c.ExecID("lin")
+	const clients, opsPer = 4, 14
+	start := time.Now()
+	var mu sync.Mutex
+	var history []porcupine.Operation
+	var firstErr error
+	seeds := make([]int64, clients)
+	for i := range seeds {
+		seeds[i] = c.Rand.Int63()
+	}
+	var wg sync.WaitGroup
+	for cl := 0; cl < clients; cl++ {
+		wg.Add(1)
+		go func(cl int) {
+			defer wg.Done()
+			defer c.Recover()
+			rnd := newRand(seeds[cl])
+			known := 0
+			for op := 0; op < opsPer; op++ {
+				var in linInput
+				if rnd.Intn(10) < 3 {
+					in = linInput{read: true}
+				} else {
+					in = linInput{seq: known, n: 1 + rnd.Intn(3), tag: fmt.Sprintf("c%do%d", cl, op)}
+				}
+				call := time.Since(start).Nanoseconds()
+				var out linOutput
+				if in.read {
+					got, err := c.Store.Read(ctx, x)
+					if err != nil {
+						mu.Lock()
+						firstErr = errors.Join(firstErr, c.Failf("Read", fmt.Sprintf("%q", x), err, "nil"))
+						mu.Unlock()
+						return
+					}
+					out.log = tagsOf(got)
+					known = len(got)
+				} else {
+					b := batch(x, int64(in.seq), in.n, in.tag)
+					err := c.Store.Append(ctx, x, b, spi.AppendOptions{})
+					switch {
+					case err == nil:
+						out.ok = true
+						known = in.seq + in.n
+					case errors.Is(err, spi.ErrConflict):
+						known++ // someone wrote there; guess further next time
+					default:
+						mu.Lock()
+						firstErr = errors.Join(firstErr, c.Failf("Append", appendArgs(x, b, spi.AppendOptions{}), err, "nil or a conflict"))
+						mu.Unlock()
+						return
+					}
+				}
+				ret := time.Since(start).Nanoseconds()
+				mu.Lock()
+				history = append(history, porcupine.Operation{ClientId: cl, Input: in, Output: out, Call: call, Return: ret})
+				mu.Unlock()
+			}
+		}(cl)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	res, _ := porcupine.CheckOperationsVerbose(linModel(), history, 10*time.Second)
+	switch res {
+	case porcupine.Ok:
+		return nil
+	case porcupine.Illegal:
+		return notLinearizable(c.Failf("CheckOperations", fmt.Sprintf("%d ops of %d clients on %q", len(history), clients, x), "not linearizable", "a linearizable history"),
+			linModel(), history, func(op porcupine.Operation) bool { return op.Input.(linInput).read || !op.Output.(linOutput).ok })
+	default:
+		return c.Unknown("the linearizability checker timed out on a history of %d ops (no verdict)", len(history))
+	}
+}
+
 // The fenced model: the log of one execution and its current fence token. Workers acquire fences
 // and append under them; a worker whose token was superseded is a zombie.
 

@@ -2,10 +2,91 @@ package kits
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/loom-kernel/loom-conform/spi"
 )
+
+func rmCursorForged(ctx context.Context, c *ReadModelStoreCase) error {
+	m, cur, err := firstCursor(ctx, c, "forged", 6)
+	if err != nil {
+		return err
+	}
+	if p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2, Cursor: cur}); err != nil {
+		return c.Failf("Query", fmt.Sprintf("%q, the cursor it issued", m), pageOrErr(p, err), "nil")
+	}
+	forged := []forgedCursor{}
+	for _, f := range []string{"x", "not-a-cursor", "id-0003", "eyJtIjoiYSIsImEiOiJiIn0", strings.Repeat("A", 4096), cur[:len(cur)/2], cur + "x", "\x00"} {
+		forged = append(forged, forgedCursor{f, "made up"})
+	}
+	// The first page of 2 ends at id-0001; id-0002x is an id the model never held, so no cursor
+	// the store issued can resume after it.
+	forged = append(forged, forgeCursors(cur, "id-0001", "id-0002x")...)
+	for _, f := range forged {
+		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2, Cursor: f.cursor})
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Query", fmt.Sprintf("%q, cursor %q) a cursor the store never issued: the cursor it issued, %q, %s (", m, clipS(f.cursor), clipS(cur), f.how), pageOrErr(p, err), "an invalid-argument error")
+		}
+	}
+	return nil
+}
+
+func rmCursorForeign(ctx context.Context, c *ReadModelStoreCase) error {
+	m, cur, err := firstCursor(ctx, c, "home", 6)
+	if err != nil {
+		return err
+	}
+	for _, other := range []string{c.ExecID("other"), m + "x", upper(m)} {
+		for _, id := range rmIDs(6) {
+			if err := rmUpsert(ctx, c, other, id, `{}`); err != nil {
+				return err
+			}
+		}
+		p, err := c.Store.Query(ctx, other, spi.ReadModelQuery{Limit: 2, Cursor: cur})
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Query", fmt.Sprintf("%q) with a cursor issued for %q (", other, m), pageOrErr(p, err), "an invalid-argument error")
+		}
+	}
+	return nil
+}
+
+func rmCursorStale(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("stale")
+	ids := []string{"id-10", "id-20", "id-30", "id-40", "id-50", "id-60"}
+	for _, id := range ids {
+		if err := rmUpsert(ctx, c, m, id, `{"v":1}`); err != nil {
+			return err
+		}
+	}
+	p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2})
+	if err != nil || len(p.Docs) != 2 || p.NextCursor == "" {
+		return c.Failf("Query", fmt.Sprintf("%q, limit 2", m), pageOrErr(p, err), "2 documents and a next cursor")
+	}
+	// Upserts before the cursor's position, at it, and after it, then resume.
+	for _, id := range []string{"id-05", "id-15", "id-20", "id-25", "id-70"} {
+		if err := rmUpsert(ctx, c, m, id, `{"v":2}`); err != nil {
+			return err
+		}
+	}
+	var got []string
+	cursor := p.NextCursor
+	for cursor != "" {
+		q, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 2, Cursor: cursor})
+		if err != nil {
+			return c.Failf("Query", fmt.Sprintf("%q, a cursor kept across upserts", m), err, "nil")
+		}
+		for _, d := range q.Docs {
+			got = append(got, d.ID)
+		}
+		cursor = q.NextCursor
+	}
+	want := []string{"id-25", "id-30", "id-40", "id-50", "id-60", "id-70"}
+	return c.Diff("Query", fmt.Sprintf("%q) resumed after id-20 once id-05, id-15, id-20, id-25 and id-70 were upserted (", m), want, got)
+}
 
 // forgedCursor is a cursor the store never issued and what was done to make it.
 type forgedCursor struct {

@@ -5,6 +5,13 @@ import (
 	"sort"
 )
 
+func other(id, a, b string) string {
+	if id == a {
+		return b
+	}
+	return a
+}
+
 // idPairs are pairs of ids a store must keep apart on every method of every seam (I-STORE-4,
 // I-STORE-27): they differ only by case, by a trailing space, by Unicode normal form (é precomposed
 // vs e + U+0301), or one extends the other, plainly or after a delimiter stores join names with
