@@ -29,3 +29,23 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestKeyReorderingStorePasses"},
 	}, gapChecks()...)
 }
+
+// gapChecks are the tests that prove the kits with the gap stores.
+func gapChecks() []spec.Check {
+	return []spec.Check{
+		{ID: "kits/broken/gap-eventstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-26", "I-STORE-27", "I-STORE-28", "I-STORE-29", "I-STORE-30", "I-STORE-31"},
+			Where: "kits/broken:TestGapEventStoresRejected"},
+		{ID: "kits/broken/gap-snapshotstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-31", "I-STORE-32"},
+			Where: "kits/broken:TestGapSnapshotStoresRejected"},
+		{ID: "kits/broken/gap-archivestores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-29", "I-STORE-30", "I-STORE-31", "I-STORE-32"},
+			Where: "kits/broken:TestGapArchiveStoresRejected"},
+		{ID: "kits/broken/gap-branchregistries-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-28", "I-STORE-29"},
+			Where: "kits/broken:TestGapBranchRegistriesRejected"},
+		{ID: "kits/broken/gap-contentstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-12", "I-PLUGIN-13", "I-PLUGIN-14"},
+			Where: "kits/broken:TestGapContentStoresRejected"},
+		{ID: "kits/broken/gap-durablestatestores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-14", "I-PLUGIN-15"},
+			Where: "kits/broken:TestGapDurableStateStoresRejected"},
+		{ID: "kits/broken/gap-readmodelstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-14", "I-PLUGIN-15"},
+			Where: "kits/broken:TestGapReadModelStoresRejected"},
+	}
+}

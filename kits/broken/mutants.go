@@ -6,6 +6,49 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
+// gap is one broken store of the cross-seam rule classes (ids on every method, byte-order
+// listings, equality by value, refusals after valid items, atomicity seen by readers, whole-record
+// replacement, the storeNow unit), with the clause ids it violates.
+type gap[T any] struct {
+	Store[T]
+	Clauses []string
+}
+
+func g[T any](name, defect, catch string, clauses []string, mk func() T) gap[T] {
+	return gap[T]{Store[T]{Name: name, Defect: defect, Catch: catch, New: mk}, clauses}
+}
+
+func stores[T any](gs []gap[T]) []Store[T] {
+	out := make([]Store[T], len(gs))
+	for i, x := range gs {
+		out[i] = x.Store
+	}
+	return out
+}
+
+func gapMutants[T any](seam, where string, gs []gap[T]) []spec.Mutant {
+	out := make([]spec.Mutant, len(gs))
+	for i, x := range gs {
+		out[i] = spec.Mutant{ID: MutantID(seam, x.Name), Kind: "store", Defect: x.Defect,
+			Clauses: append([]string(nil), x.Clauses...), CaughtBy: []string{x.Catch}, Where: where}
+	}
+	return out
+}
+
+// GapMutants registers the broken stores of the cross-seam rule classes as mutants; each is
+// proven rejected by TestGap<Seam>Rejected.
+func GapMutants() []spec.Mutant {
+	var out []spec.Mutant
+	out = append(out, gapMutants("eventstore", "kits/broken:TestGapEventStoresRejected", gapEventStores())...)
+	out = append(out, gapMutants("snapshotstore", "kits/broken:TestGapSnapshotStoresRejected", gapSnapshotStores())...)
+	out = append(out, gapMutants("archivestore", "kits/broken:TestGapArchiveStoresRejected", gapArchiveStores())...)
+	out = append(out, gapMutants("branchregistry", "kits/broken:TestGapBranchRegistriesRejected", gapBranchRegistries())...)
+	out = append(out, gapMutants("contentstore", "kits/broken:TestGapContentStoresRejected", gapContentStores())...)
+	out = append(out, gapMutants("durablestatestore", "kits/broken:TestGapDurableStateStoresRejected", gapDurableStateStores())...)
+	out = append(out, gapMutants("readmodelstore", "kits/broken:TestGapReadModelStoresRejected", gapReadModelStores())...)
+	return out
+}
+
 // violates names, per broken store ("<seam>/<name>"), every clause its defect breaks — not only
 // the clauses of the check that catches it. A store missing here is reported by Mutants' tests.
 var violates = map[string][]string{

@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
-
-	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // window is how a broken store whose write is visible half-done holds that state open: after each
@@ -46,42 +44,4 @@ func (w window) hold(ctx context.Context) {
 	for w.seen.Load() <= after && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Microsecond)
 	}
-}
-
-// watchedES, watchedAS and watchedSS are the memory stores with their reads recorded by a window,
-// for the broken stores whose writes are visible half-done.
-type watchedES struct {
-	es
-	w window
-}
-
-func newWatchedES() watchedES { return watchedES{newES(), newWindow()} }
-
-func (s watchedES) Read(ctx context.Context, id string) (out []spi.Envelope, err error) {
-	s.w.read(func() { out, err = s.es.Read(ctx, id) })
-	return out, err
-}
-
-type watchedAS struct {
-	as
-	w window
-}
-
-func newWatchedAS() watchedAS { return watchedAS{newAS(), newWindow()} }
-
-func (s watchedAS) Read(ctx context.Context, id string) (out []spi.Envelope, err error) {
-	s.w.read(func() { out, err = s.as.Read(ctx, id) })
-	return out, err
-}
-
-type watchedSS struct {
-	ss
-	w window
-}
-
-func newWatchedSS() watchedSS { return watchedSS{newSS(), newWindow()} }
-
-func (s watchedSS) LoadLatest(ctx context.Context, id string) (out spi.Snapshot, err error) {
-	s.w.read(func() { out, err = s.ss.LoadLatest(ctx, id) })
-	return out, err
 }

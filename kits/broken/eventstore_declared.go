@@ -30,3 +30,8 @@ func (s fenceSaysUnsupported) Append(ctx context.Context, id string, events []sp
 	}
 	return s.es.Append(ctx, id, events, opts)
 }
+
+// --- a version claim from a future major.
+type futureClaim struct{ es }
+
+func (s futureClaim) EventStoreSpiVersion() string { return "3.0.0" }
