@@ -16,7 +16,7 @@ type ArchiveStoreCase = Case[spi.ArchiveStore]
 // ArchiveStoreKit is the ArchiveStore conformance kit (spec §7).
 func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 	type C = Check[spi.ArchiveStore]
-	return Kit[spi.ArchiveStore]{Name: "archivestore", Seam: manifest.SeamArchiveStore, Checks: append([]C{
+	return Kit[spi.ArchiveStore]{Name: "archivestore", Seam: manifest.SeamArchiveStore, Checks: []C{
 		{ID: "archivestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ArchiveStoreCase) error {
 				return versionClaim(c, manifest.SeamArchiveStore)
@@ -37,7 +37,24 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Requires: []string{spi.MethodDeleteExecution}, Doc: "deleteExecution removes one execution's archive only", Run: asDelete},
 		{ID: "archivestore/replace-segments", Clauses: []string{"S7.as.replace-segments", "I-STORE-19"}, Level: spec.Must,
 			Requires: []string{spi.MethodReplaceSegments}, Doc: "replaceSegments swaps exactly the range and leaves the rest", Run: asReplace},
-	}, asGapChecks()...)}
+		{ID: "archivestore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
+			Doc: "append, read and every declared optional method (replaceSegments, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: asIDsEveryMethod},
+		{ID: "archivestore/reappend-respelled", Clauses: []string{"I-STORE-18", "I-STORE-29"}, Level: spec.Must,
+			Doc: "re-archiving the same values in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is a conflict that changes nothing", Run: asReappendRespelled},
+		{ID: "archivestore/conflict-after-valid", Clauses: []string{"I-STORE-18", "I-STORE-30"}, Level: spec.Must,
+			Doc: "a call whose conflicting envelope comes after new and equal ones is refused whole: read back, the archive is unchanged", Run: asConflictAfterValid},
+		{ID: "archivestore/replace-invalid-after-valid", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-30"}, Level: spec.Must,
+			Requires: []string{spi.MethodReplaceSegments},
+			Doc:      "a replaceSegments whose envelope outside the range comes after valid ones is refused whole: read back, the archive is unchanged", Run: asReplaceInvalidAfterValid},
+		{ID: "archivestore/replace-whole-envelopes", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-32"}, Level: spec.Must,
+			Requires: []string{spi.MethodReplaceSegments},
+			Doc:      "an envelope put in by replaceSegments replaces the old one whole: every field, metadata dropped when the new one has none", Run: asReplaceWhole},
+		{ID: "archivestore/readers-whole-append", Clauses: []string{"I-STORE-18", "I-STORE-31"}, Level: spec.Must,
+			Doc: "readers racing archive appends only ever see whole calls (sees a partial call visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: asReadersWholeAppend},
+		{ID: "archivestore/readers-whole-replace", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-31"}, Level: spec.Must,
+			Requires: []string{spi.MethodReplaceSegments},
+			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (rounds and limit as readers-whole-append)", Run: asReadersWholeReplace},
+	}}
 }
 
 // CheckArchiveStore runs the ArchiveStore kit and returns errors.Join of every failure and unknown.
@@ -92,32 +109,6 @@ func removed(x string, through int64) []spi.Envelope {
 		out = append(out, e)
 	}
 	return out
-}
-
-// asGapChecks apply the cross-seam rules to the ArchiveStore: ids on every method, equality by
-// value, a conflict after valid envelopes, replacement of whole envelopes, and atomicity seen by
-// concurrent readers.
-func asGapChecks() []Check[spi.ArchiveStore] {
-	type C = Check[spi.ArchiveStore]
-	return []C{
-		{ID: "archivestore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "append, read and every declared optional method (replaceSegments, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: asIDsEveryMethod},
-		{ID: "archivestore/reappend-respelled", Clauses: []string{"I-STORE-18", "I-STORE-29"}, Level: spec.Must,
-			Doc: "re-archiving the same values in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is a conflict that changes nothing", Run: asReappendRespelled},
-		{ID: "archivestore/conflict-after-valid", Clauses: []string{"I-STORE-18", "I-STORE-30"}, Level: spec.Must,
-			Doc: "a call whose conflicting envelope comes after new and equal ones is refused whole: read back, the archive is unchanged", Run: asConflictAfterValid},
-		{ID: "archivestore/replace-invalid-after-valid", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-30"}, Level: spec.Must,
-			Requires: []string{spi.MethodReplaceSegments},
-			Doc:      "a replaceSegments whose envelope outside the range comes after valid ones is refused whole: read back, the archive is unchanged", Run: asReplaceInvalidAfterValid},
-		{ID: "archivestore/replace-whole-envelopes", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-32"}, Level: spec.Must,
-			Requires: []string{spi.MethodReplaceSegments},
-			Doc:      "an envelope put in by replaceSegments replaces the old one whole: every field, metadata dropped when the new one has none", Run: asReplaceWhole},
-		{ID: "archivestore/readers-whole-append", Clauses: []string{"I-STORE-18", "I-STORE-31"}, Level: spec.Must,
-			Doc: "readers racing archive appends only ever see whole calls (sees a partial call visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: asReadersWholeAppend},
-		{ID: "archivestore/readers-whole-replace", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-31"}, Level: spec.Must,
-			Requires: []string{spi.MethodReplaceSegments},
-			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (rounds and limit as readers-whole-append)", Run: asReadersWholeReplace},
-	}
 }
 
 func asHas(c *ArchiveStoreCase, method string) bool {

@@ -9,27 +9,13 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// brGapChecks apply the cross-seam rules to the BranchRegistry: ids on every method, children
-// listed in byte order, and equality by value on re-registration.
-func brGapChecks() []Check[spi.BranchRegistry] {
-	type C = Check[spi.BranchRegistry]
-	return []C{
-		{ID: "branchregistry/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"}, Level: spec.Must,
-			Doc: "register, get and listChildren keep branch and parent ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: brIDsEveryMethod},
-		{ID: "branchregistry/list-children-byte-order", Clauses: []string{"I-STORE-20", "I-STORE-28"}, Level: spec.Must,
-			Doc: "listChildren returns children whose ids differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order)", Run: brChildrenByteOrder},
-		{ID: "branchregistry/register-respelled", Clauses: []string{"I-STORE-20", "I-STORE-29"}, Level: spec.Must,
-			Doc: "registering the same branch with its metadata in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is already-exists and changes nothing", Run: brRegisterRespelled},
-	}
-}
-
 // BranchRegistryCase is what a BranchRegistry check runs against.
 type BranchRegistryCase = Case[spi.BranchRegistry]
 
 // BranchRegistryKit is the BranchRegistry conformance kit (spec §7).
 func BranchRegistryKit() Kit[spi.BranchRegistry] {
 	type C = Check[spi.BranchRegistry]
-	return Kit[spi.BranchRegistry]{Name: "branchregistry", Seam: manifest.SeamBranchRegistry, Checks: append([]C{
+	return Kit[spi.BranchRegistry]{Name: "branchregistry", Seam: manifest.SeamBranchRegistry, Checks: []C{
 		{ID: "branchregistry/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *BranchRegistryCase) error {
 				return versionClaim(c, manifest.SeamBranchRegistry)
@@ -48,7 +34,13 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 			Doc: "a branch that would close a cycle is refused", Run: brNoCycles},
 		{ID: "branchregistry/invalid", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "empty ids, a negative fork sequence and non-object metadata are invalid arguments", Run: brInvalid},
-	}, brGapChecks()...)}
+		{ID: "branchregistry/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"}, Level: spec.Must,
+			Doc: "register, get and listChildren keep branch and parent ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: brIDsEveryMethod},
+		{ID: "branchregistry/list-children-byte-order", Clauses: []string{"I-STORE-20", "I-STORE-28"}, Level: spec.Must,
+			Doc: "listChildren returns children whose ids differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order)", Run: brChildrenByteOrder},
+		{ID: "branchregistry/register-respelled", Clauses: []string{"I-STORE-20", "I-STORE-29"}, Level: spec.Must,
+			Doc: "registering the same branch with its metadata in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is already-exists and changes nothing", Run: brRegisterRespelled},
+	}}
 }
 
 // CheckBranchRegistry runs the BranchRegistry kit and returns errors.Join of every failure and unknown.

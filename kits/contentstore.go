@@ -17,7 +17,7 @@ type ContentStoreCase = Case[spi.ContentStore]
 // ContentStoreKit is the ContentStore conformance kit (spec §7, plugin tier).
 func ContentStoreKit() Kit[spi.ContentStore] {
 	type C = Check[spi.ContentStore]
-	return Kit[spi.ContentStore]{Name: "contentstore", Seam: manifest.SeamContentStore, Checks: append([]C{
+	return Kit[spi.ContentStore]{Name: "contentstore", Seam: manifest.SeamContentStore, Checks: []C{
 		{ID: "contentstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ContentStoreCase) error {
 				return versionClaim(c, manifest.SeamContentStore)
@@ -38,7 +38,13 @@ func ContentStoreKit() Kit[spi.ContentStore] {
 			Requires: []string{spi.MethodOwner}, Doc: "content put for one owner (put and putStream) is not readable through another owner's access or without one", Run: csOwnerIsolation},
 		{ID: "contentstore/seals-content", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-4"}, Level: spec.Must,
 			Requires: []string{spi.MethodSealsContent}, Doc: "sealsContent answers the same on every call, and a store that seals takes the owner argument", Run: csSeals},
-	}, csGapChecks()...)}
+		{ID: "contentstore/owners-apart-every-method", Clauses: []string{"I-PLUGIN-3", "I-PLUGIN-14", "I-STORE-4"}, Level: spec.Must,
+			Requires: []string{spi.MethodOwner}, Doc: "putFor, putStreamFor and getFor keep owners apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |), each owner of a pair putting with each method; the empty owner is the plain methods' (no owner)", Run: csOwnersEveryMethod},
+		{ID: "contentstore/json-content-bytes", Clauses: []string{"I-PLUGIN-1", "I-PLUGIN-12"}, Level: spec.Must,
+			Doc: "content that is JSON is kept as bytes: two spellings of one value (key order, exponent, escapes, spacing) get two digests and each reads back byte for byte", Run: csJSONContentBytes},
+		{ID: "contentstore/readers-whole-content", Clauses: []string{"I-PLUGIN-2", "I-PLUGIN-13"}, Level: spec.Must,
+			Doc: "readers racing put and putStream of large content see not-found or the whole content under its digest, never part of it, and never not-found once they saw it, also while stored content is put again; 8 rounds of 68 KiB, two readers reading the digest before, during and after each write (sees a partial write visible for at least one read)", Run: csReadersWholeContent},
+	}}
 }
 
 // CheckContentStore runs the ContentStore kit and returns errors.Join of every failure and unknown.
@@ -118,18 +124,4 @@ func refOrBool(b bool, err error) any {
 		return err
 	}
 	return b
-}
-
-// csGapChecks apply the cross-seam rules to the ContentStore: owners on every method, content
-// compared by its bytes, and content seen whole by concurrent readers.
-func csGapChecks() []Check[spi.ContentStore] {
-	type C = Check[spi.ContentStore]
-	return []C{
-		{ID: "contentstore/owners-apart-every-method", Clauses: []string{"I-PLUGIN-3", "I-PLUGIN-14", "I-STORE-4"}, Level: spec.Must,
-			Requires: []string{spi.MethodOwner}, Doc: "putFor, putStreamFor and getFor keep owners apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |), each owner of a pair putting with each method; the empty owner is the plain methods' (no owner)", Run: csOwnersEveryMethod},
-		{ID: "contentstore/json-content-bytes", Clauses: []string{"I-PLUGIN-1", "I-PLUGIN-12"}, Level: spec.Must,
-			Doc: "content that is JSON is kept as bytes: two spellings of one value (key order, exponent, escapes, spacing) get two digests and each reads back byte for byte", Run: csJSONContentBytes},
-		{ID: "contentstore/readers-whole-content", Clauses: []string{"I-PLUGIN-2", "I-PLUGIN-13"}, Level: spec.Must,
-			Doc: "readers racing put and putStream of large content see not-found or the whole content under its digest, never part of it, and never not-found once they saw it, also while stored content is put again; 8 rounds of 68 KiB, two readers reading the digest before, during and after each write (sees a partial write visible for at least one read)", Run: csReadersWholeContent},
-	}
 }

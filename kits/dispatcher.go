@@ -241,7 +241,7 @@ func leaseOrErr(l spi.Lease, err error) any {
 	return fmt.Sprintf("lease %q until %d", l.Token, l.ExpiresAt)
 }
 
-func names(ps []spi.ExecutionPackage, name func(spi.ExecutionPackage) string) string {
+func packageNames(ps []spi.ExecutionPackage, name func(spi.ExecutionPackage) string) string {
 	if len(ps) == 0 {
 		return "none"
 	}

@@ -73,7 +73,7 @@ func dClaimOldestDeliverable(ctx context.Context, c *DispatcherCase) error {
 			return err
 		}
 		if got := name(l.Package); got != name(p) {
-			return c.Failf("Claim", fmt.Sprintf("claim %d after dispatching A1 B1 A2 C1 D1) after (the earlier claims leased %s; A2 waits behind A1", i+1, names(want[:i], name)),
+			return c.Failf("Claim", fmt.Sprintf("claim %d after dispatching A1 B1 A2 C1 D1) after (the earlier claims leased %s; A2 waits behind A1", i+1, packageNames(want[:i], name)),
 				got, name(p)+", the oldest deliverable package")
 		}
 		leases = append(leases, l)

@@ -11,30 +11,13 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-// dsGapChecks apply the cross-seam rules to the DurableStateStore: keys on every method, sets
-// never skipped as unchanged, sets that replace the whole value, and sets seen whole by
-// concurrent readers.
-func dsGapChecks() []Check[spi.DurableStateStore] {
-	type C = Check[spi.DurableStateStore]
-	return []C{
-		{ID: "durablestatestore/keys-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-7", "I-PLUGIN-5", "I-STORE-4"}, Level: spec.Must,
-			Doc: "get, set (create-only, unconditional, on a version, stale) and delete (conditional, stale, unconditional) keep keys apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |), each key of a pair worked while the other holds a value; get of the empty key returns no value", Run: dsKeysEveryMethod},
-		{ID: "durablestatestore/set-never-skipped", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-6", "I-PLUGIN-7"}, Level: spec.Must,
-			Doc: "setting the value already stored, byte for byte or in another JSON spelling, still raises the version and reads back as that value; a value differing only in a number a double cannot tell apart is stored", Run: dsSetNeverSkipped},
-		{ID: "durablestatestore/set-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-7"}, Level: spec.Must,
-			Doc: "a set replaces the whole value: keys the new object lacks are gone, nested objects are not merged, also on a conditional set", Run: dsSetReplacesWhole},
-		{ID: "durablestatestore/readers-whole-set", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-6"}, Level: spec.Must,
-			Doc: "readers racing sets of a key that exists throughout always find it, with the value and version of one set, versions never going back (sees a torn set visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: dsReadersWholeSet},
-	}
-}
-
 // DurableStateStoreCase is what a DurableStateStore check runs against.
 type DurableStateStoreCase = Case[spi.DurableStateStore]
 
 // DurableStateStoreKit is the DurableStateStore conformance kit (spec §7, plugin tier).
 func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 	type C = Check[spi.DurableStateStore]
-	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: append([]C{
+	return Kit[spi.DurableStateStore]{Name: "durablestatestore", Seam: manifest.SeamDurableStateStore, Checks: []C{
 		{ID: "durablestatestore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DurableStateStoreCase) error {
 				return versionClaim(c, manifest.SeamDurableStateStore)
@@ -57,7 +40,15 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "keys that extend one another or differ only by case, trailing space or normal form are different keys", Run: dsKeys},
 		{ID: "durablestatestore/invalid", Clauses: []string{"I-PLUGIN-5", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "an empty key, a value that is not JSON and a negative expected version are invalid arguments and change nothing", Run: dsInvalid},
-	}, dsGapChecks()...)}
+		{ID: "durablestatestore/keys-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-7", "I-PLUGIN-5", "I-STORE-4"}, Level: spec.Must,
+			Doc: "get, set (create-only, unconditional, on a version, stale) and delete (conditional, stale, unconditional) keep keys apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |), each key of a pair worked while the other holds a value; get of the empty key returns no value", Run: dsKeysEveryMethod},
+		{ID: "durablestatestore/set-never-skipped", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-6", "I-PLUGIN-7"}, Level: spec.Must,
+			Doc: "setting the value already stored, byte for byte or in another JSON spelling, still raises the version and reads back as that value; a value differing only in a number a double cannot tell apart is stored", Run: dsSetNeverSkipped},
+		{ID: "durablestatestore/set-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-7"}, Level: spec.Must,
+			Doc: "a set replaces the whole value: keys the new object lacks are gone, nested objects are not merged, also on a conditional set", Run: dsSetReplacesWhole},
+		{ID: "durablestatestore/readers-whole-set", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-6"}, Level: spec.Must,
+			Doc: "readers racing sets of a key that exists throughout always find it, with the value and version of one set, versions never going back (sees a torn set visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: dsReadersWholeSet},
+	}}
 }
 
 // CheckDurableStateStore runs the DurableStateStore kit and returns errors.Join of every failure and unknown.

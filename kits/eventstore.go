@@ -41,38 +41,6 @@ func expectLog(ctx context.Context, c *EventStoreCase, exec string, want []spi.E
 	return c.Diff("Read", fmt.Sprintf("%q) after (%s", exec, after), want, got, envCmp)
 }
 
-// esGapChecks are the EventStore checks that apply the cross-seam rules to every method: ids on
-// every method, byte-order listing, no value-equality on the log, refusals that come after valid
-// items, atomicity seen by concurrent readers, and the storeNow unit.
-func esGapChecks() []Check[spi.EventStore] {
-	type C = Check[spi.EventStore]
-	return []C{
-		{ID: "eventstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "append, read and every optional method the store declares (readRange, acquireFence, acquireFenceIf, appendIfUnchanged, deleteThrough, deleteExecution, copyPrefix) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: esIDsEveryMethod},
-		{ID: "eventstore/list-executions-byte-order", Clauses: []string{"I-STORE-13", "I-STORE-28", "I-STORE-4"}, Level: spec.Must,
-			Requires: []string{spi.MethodListExecutionsPage},
-			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order)", Run: esListByteOrder},
-		{ID: "eventstore/append-resend-conflict", Clauses: []string{"I-STORE-1", "I-STORE-29", "I-STORE-30"}, Level: spec.Must,
-			Doc: "re-sending stored envelopes (byte-identical or respelled) at their sequences is a conflict, never an idempotent no-op, and a resend followed by new envelopes writes nothing", Run: esResendConflict},
-		{ID: "eventstore/invalid-after-valid", Clauses: []string{"I-STORE-2", "I-STORE-30", "S4.envelope.shape"}, Level: spec.Must,
-			Doc: "a batch at the head whose bad envelope comes after valid ones is refused whole: the log reads back unchanged and the head is still free", Run: esInvalidAfterValid},
-		{ID: "eventstore/readers-whole-append", Clauses: []string{"I-STORE-2", "I-STORE-31"}, Level: spec.Must,
-			Doc: "readers racing batch appends only ever see whole batches in 12 rounds, two readers reading before, during and after each append (sees a partial batch visible for at least one read; a window shorter than one read is beyond it)", Run: esReadersWholeAppend},
-		{ID: "eventstore/readers-whole-delete-through", Clauses: []string{"S7.es.delete-through-atomic", "I-STORE-31"}, Level: spec.Must,
-			Requires: []string{spi.MethodDeleteThrough},
-			Doc:      "readers racing deleteThrough only ever see the log before or after a whole delete, never a partly deleted prefix (rounds and limit as readers-whole-append)", Run: esReadersWholeDeleteThrough},
-		{ID: "eventstore/readers-whole-copy-prefix", Clauses: []string{"S7.es.copy-prefix", "I-STORE-11", "I-STORE-31"}, Level: spec.Must,
-			Requires: []string{spi.MethodCopyPrefix},
-			Doc:      "readers of a copyPrefix target see nothing or the whole copied prefix, never part of it (rounds and limit as readers-whole-append)", Run: esReadersWholeCopyPrefix},
-		{ID: "eventstore/readers-whole-delete-execution", Clauses: []string{"S7.es.delete-execution", "I-STORE-12", "I-STORE-31"}, Level: spec.Must,
-			Requires: []string{spi.MethodDeleteExecution},
-			Doc:      "readers racing deleteExecution see the whole log or nothing, never part of it (rounds and limit as readers-whole-append)", Run: esReadersWholeDeleteExecution},
-		{ID: "eventstore/store-now-unit", Clauses: []string{"S7.es.store-now", "I-STORE-26"}, Level: spec.Must,
-			Requires: []string{spi.MethodStoreNow},
-			Doc:      "storeNow answers epoch milliseconds: 13 digits (10^12..10^13), not seconds or microseconds", Run: esStoreNowUnit},
-	}
-}
-
 func esHas(c *EventStoreCase, method string) bool {
 	return spi.Has(manifest.SeamEventStore, c.Store, method)
 }
@@ -85,7 +53,7 @@ type EventStoreCase = Case[spi.EventStore]
 
 // EventStoreKit is the EventStore conformance kit (spec §7, DESIGN §6).
 func EventStoreKit() Kit[spi.EventStore] {
-	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: append(eventStoreChecks(), esGapChecks()...)}
+	return Kit[spi.EventStore]{Name: "eventstore", Seam: manifest.SeamEventStore, Checks: eventStoreChecks()}
 }
 
 func eventStoreChecks() []Check[spi.EventStore] {
@@ -160,6 +128,29 @@ func eventStoreChecks() []Check[spi.EventStore] {
 			Requires: []string{spi.MethodListExecutionsPage}, Doc: "executions inserted while paging never make a page skip or repeat an id", Run: esListConcurrent},
 		{ID: "eventstore/declared-methods-work", Clauses: []string{"I-STORE-24"}, Level: spec.Must,
 			Doc: "every method the store declares, a fenced append included, answers a harmless call without unsupported", Run: esDeclaredMethodsWork},
+		{ID: "eventstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
+			Doc: "append, read and every optional method the store declares (readRange, acquireFence, acquireFenceIf, appendIfUnchanged, deleteThrough, deleteExecution, copyPrefix) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: esIDsEveryMethod},
+		{ID: "eventstore/list-executions-byte-order", Clauses: []string{"I-STORE-13", "I-STORE-28", "I-STORE-4"}, Level: spec.Must,
+			Requires: []string{spi.MethodListExecutionsPage},
+			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order)", Run: esListByteOrder},
+		{ID: "eventstore/append-resend-conflict", Clauses: []string{"I-STORE-1", "I-STORE-29", "I-STORE-30"}, Level: spec.Must,
+			Doc: "re-sending stored envelopes (byte-identical or respelled) at their sequences is a conflict, never an idempotent no-op, and a resend followed by new envelopes writes nothing", Run: esResendConflict},
+		{ID: "eventstore/invalid-after-valid", Clauses: []string{"I-STORE-2", "I-STORE-30", "S4.envelope.shape"}, Level: spec.Must,
+			Doc: "a batch at the head whose bad envelope comes after valid ones is refused whole: the log reads back unchanged and the head is still free", Run: esInvalidAfterValid},
+		{ID: "eventstore/readers-whole-append", Clauses: []string{"I-STORE-2", "I-STORE-31"}, Level: spec.Must,
+			Doc: "readers racing batch appends only ever see whole batches in 12 rounds, two readers reading before, during and after each append (sees a partial batch visible for at least one read; a window shorter than one read is beyond it)", Run: esReadersWholeAppend},
+		{ID: "eventstore/readers-whole-delete-through", Clauses: []string{"S7.es.delete-through-atomic", "I-STORE-31"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteThrough},
+			Doc:      "readers racing deleteThrough only ever see the log before or after a whole delete, never a partly deleted prefix (rounds and limit as readers-whole-append)", Run: esReadersWholeDeleteThrough},
+		{ID: "eventstore/readers-whole-copy-prefix", Clauses: []string{"S7.es.copy-prefix", "I-STORE-11", "I-STORE-31"}, Level: spec.Must,
+			Requires: []string{spi.MethodCopyPrefix},
+			Doc:      "readers of a copyPrefix target see nothing or the whole copied prefix, never part of it (rounds and limit as readers-whole-append)", Run: esReadersWholeCopyPrefix},
+		{ID: "eventstore/readers-whole-delete-execution", Clauses: []string{"S7.es.delete-execution", "I-STORE-12", "I-STORE-31"}, Level: spec.Must,
+			Requires: []string{spi.MethodDeleteExecution},
+			Doc:      "readers racing deleteExecution see the whole log or nothing, never part of it (rounds and limit as readers-whole-append)", Run: esReadersWholeDeleteExecution},
+		{ID: "eventstore/store-now-unit", Clauses: []string{"S7.es.store-now", "I-STORE-26"}, Level: spec.Must,
+			Requires: []string{spi.MethodStoreNow},
+			Doc:      "storeNow answers epoch milliseconds: 13 digits (10^12..10^13), not seconds or microseconds", Run: esStoreNowUnit},
 	}
 }
 

@@ -16,7 +16,7 @@ type ReadModelStoreCase = Case[spi.ReadModelStore]
 // ReadModelStoreKit is the ReadModelStore conformance kit (spec §7, plugin tier).
 func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 	type C = Check[spi.ReadModelStore]
-	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: append([]C{
+	return Kit[spi.ReadModelStore]{Name: "readmodelstore", Seam: manifest.SeamReadModelStore, Checks: []C{
 		{ID: "readmodelstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *ReadModelStoreCase) error {
 				return versionClaim(c, manifest.SeamReadModelStore)
@@ -41,7 +41,17 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 			Doc: "paging while writers upsert new and existing ids (two upserts land before each page) lists every id present throughout exactly once, ascending", Run: rmConcurrent},
 		{ID: "readmodelstore/invalid", Clauses: []string{"I-PLUGIN-10"}, Level: spec.Must,
 			Doc: "an empty model or id, or a document that is not JSON, is an invalid argument and changes nothing", Run: rmInvalid},
-	}, rmGapChecks()...)}
+		{ID: "readmodelstore/ids-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9", "I-STORE-4"}, Level: spec.Must,
+			Doc: "upsert, query and cursors keep ids, and models, apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |); a cursor of either model of a pair is refused by the other", Run: rmIDsEveryMethod},
+		{ID: "readmodelstore/names-with-delimiters", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-4"}, Level: spec.Must,
+			Doc: "a model and an id that hold a delimiter stores join names with (: / . |) stay themselves: (m, \"a:x\") and (\"m:a\", \"x\") are two documents of two models, and querying m lists none of m:a's, on one page and paged at limit 1", Run: rmNamesWithDelimiters},
+		{ID: "readmodelstore/query-byte-order", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-28"}, Level: spec.Must,
+			Doc: "query lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order), on one page and paged at limits 1 and 3", Run: rmQueryByteOrder},
+		{ID: "readmodelstore/upsert-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-10", "I-PLUGIN-7"}, Level: spec.Must,
+			Doc: "an upsert replaces the whole document: keys the new object lacks are gone, nested objects are not merged, and a document differing only in a number a double cannot tell apart is stored", Run: rmUpsertReplacesWhole},
+		{ID: "readmodelstore/readers-whole-upsert", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-10"}, Level: spec.Must,
+			Doc: "readers querying while documents are upserted again always list every id present throughout, each document no older than one they saw (sees a replace visible half-done for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: rmReadersWholeUpsert},
+	}}
 }
 
 // CheckReadModelStore runs the ReadModelStore kit and returns errors.Join of every failure and unknown.
@@ -137,23 +147,4 @@ func firstCursor(ctx context.Context, c *ReadModelStoreCase, tag string, n int) 
 		return "", "", c.Failf("Query", fmt.Sprintf("%q, limit 2) of %d documents (", m, n), pageOrErr(p, err), "a next cursor")
 	}
 	return m, p.NextCursor, nil
-}
-
-// rmGapChecks apply the cross-seam rules to the ReadModelStore: models and ids on every method,
-// listings in byte order, upserts that replace the whole document, and upserts seen whole by
-// concurrent readers.
-func rmGapChecks() []Check[spi.ReadModelStore] {
-	type C = Check[spi.ReadModelStore]
-	return []C{
-		{ID: "readmodelstore/ids-apart-every-method", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9", "I-STORE-4"}, Level: spec.Must,
-			Doc: "upsert, query and cursors keep ids, and models, apart that differ only by case, trailing space or normal form, or extend one another (also after : / . |); a cursor of either model of a pair is refused by the other", Run: rmIDsEveryMethod},
-		{ID: "readmodelstore/names-with-delimiters", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-4"}, Level: spec.Must,
-			Doc: "a model and an id that hold a delimiter stores join names with (: / . |) stay themselves: (m, \"a:x\") and (\"m:a\", \"x\") are two documents of two models, and querying m lists none of m:a's, on one page and paged at limit 1", Run: rmNamesWithDelimiters},
-		{ID: "readmodelstore/query-byte-order", Clauses: []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-28"}, Level: spec.Must,
-			Doc: "query lists ids that differ only by case, trailing space or normal form once each, in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order), on one page and paged at limits 1 and 3", Run: rmQueryByteOrder},
-		{ID: "readmodelstore/upsert-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-10", "I-PLUGIN-7"}, Level: spec.Must,
-			Doc: "an upsert replaces the whole document: keys the new object lacks are gone, nested objects are not merged, and a document differing only in a number a double cannot tell apart is stored", Run: rmUpsertReplacesWhole},
-		{ID: "readmodelstore/readers-whole-upsert", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-10"}, Level: spec.Must,
-			Doc: "readers querying while documents are upserted again always list every id present throughout, each document no older than one they saw (sees a replace visible half-done for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: rmReadersWholeUpsert},
-	}
 }

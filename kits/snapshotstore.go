@@ -16,7 +16,7 @@ type SnapshotStoreCase = Case[spi.SnapshotStore]
 // SnapshotStoreKit is the SnapshotStore conformance kit (spec §3, §7).
 func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 	type C = Check[spi.SnapshotStore]
-	return Kit[spi.SnapshotStore]{Name: "snapshotstore", Seam: manifest.SeamSnapshotStore, Checks: append([]C{
+	return Kit[spi.SnapshotStore]{Name: "snapshotstore", Seam: manifest.SeamSnapshotStore, Checks: []C{
 		{ID: "snapshotstore/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *SnapshotStoreCase) error {
 				return versionClaim(c, manifest.SeamSnapshotStore)
@@ -47,7 +47,13 @@ func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 			Requires: []string{spi.MethodListSequences}, Doc: "listSequences is ascending, one per snapshot", Run: ssListSequences},
 		{ID: "snapshotstore/prune-dry-run", Clauses: []string{"S7.ss.list-sequences", "S7.ss.prune-range", "I-STORE-65"}, Level: spec.Must,
 			Requires: []string{spi.MethodListSequences, spi.MethodPruneSnapshots}, Doc: "the dry run from listSequences predicts exactly what pruneSnapshots deletes, also after sequences were saved again", Run: ssPruneDryRun},
-	}, ssGapChecks()...)}
+		{ID: "snapshotstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
+			Doc: "save, loadLatest and every declared optional method (loadLatestSealed, listSequences, pruneSnapshots, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: ssIDsEveryMethod},
+		{ID: "snapshotstore/save-replaces-whole", Clauses: []string{"I-STORE-15", "I-STORE-16", "I-STORE-32", "I-STORE-29"}, Level: spec.Must,
+			Doc: "a second save at a sequence replaces the whole record: the state is not merged with the old one, the sealed flag follows the last save both ways, and a state differing only where a double cannot tell is still replaced", Run: ssSaveReplacesWhole},
+		{ID: "snapshotstore/readers-whole-save", Clauses: []string{"I-STORE-15", "I-STORE-31"}, Level: spec.Must,
+			Doc: "readers racing saves and re-saves never see loadLatest go below a save that had returned, nor not-found (sees a half-done replace visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: ssReadersWholeSave},
+	}}
 }
 
 // CheckSnapshotStore runs the SnapshotStore kit and returns errors.Join of every failure and unknown.
@@ -93,20 +99,6 @@ func listSeqs(ctx context.Context, c *SnapshotStoreCase, x string) ([]int64, err
 		got = []int64{}
 	}
 	return got, nil
-}
-
-// ssGapChecks apply the cross-seam rules to the SnapshotStore: ids on every method, saves that
-// replace the whole record, and saves seen whole by concurrent readers.
-func ssGapChecks() []Check[spi.SnapshotStore] {
-	type C = Check[spi.SnapshotStore]
-	return []C{
-		{ID: "snapshotstore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
-			Doc: "save, loadLatest and every declared optional method (loadLatestSealed, listSequences, pruneSnapshots, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: ssIDsEveryMethod},
-		{ID: "snapshotstore/save-replaces-whole", Clauses: []string{"I-STORE-15", "I-STORE-16", "I-STORE-32", "I-STORE-29"}, Level: spec.Must,
-			Doc: "a second save at a sequence replaces the whole record: the state is not merged with the old one, the sealed flag follows the last save both ways, and a state differing only where a double cannot tell is still replaced", Run: ssSaveReplacesWhole},
-		{ID: "snapshotstore/readers-whole-save", Clauses: []string{"I-STORE-15", "I-STORE-31"}, Level: spec.Must,
-			Doc: "readers racing saves and re-saves never see loadLatest go below a save that had returned, nor not-found (sees a half-done replace visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: ssReadersWholeSave},
-	}
 }
 
 func ssHas(c *SnapshotStoreCase, method string) bool {

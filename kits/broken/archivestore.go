@@ -8,32 +8,32 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-func gapArchiveStores() []gap[spi.ArchiveStore] {
+func classArchiveStores() []classStore[spi.ArchiveStore] {
 	type A = spi.ArchiveStore
-	return []gap[A]{
-		g("archive-delete-folds-case", "deleteExecution matches ids case-insensitively", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+	return []classStore[A]{
+		class("archive-delete-folds-case", "deleteExecution matches ids case-insensitively", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() A { return archiveDeleteFoldsCase{newAS(), &sync.Mutex{}, map[string]bool{}} }),
-		g("archive-delimited-prefix-scan", "archived envelopes are keyed <id>|<sequence> and read scans the key prefix <id>|, so x reads the archive of x|q", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+		class("archive-delimited-prefix-scan", "archived envelopes are keyed <id>|<sequence> and read scans the key prefix <id>|, so x reads the archive of x|q", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() A { return prefixScanArchive{newAS(), "|", &sync.Mutex{}, map[string]bool{}} }),
-		g("archive-bytes-compare", "re-archived envelopes are compared byte for byte, so a respelled retry is a conflict", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
+		class("archive-bytes-compare", "re-archived envelopes are compared byte for byte, so a respelled retry is a conflict", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
 			func() A { return archiveBytesCompare{newAS()} }),
-		g("archive-float-compare", "re-archived envelopes are compared through float64 (and absent metadata matches any), so a different value is taken for a retry", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
+		class("archive-float-compare", "re-archived envelopes are compared through float64 (and absent metadata matches any), so a different value is taken for a retry", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
 			func() A { return archiveFloatCompare{newAS()} }),
-		g("archive-partial-before-conflict", "an archive call is written envelope by envelope and stops at the first conflict, keeping the new ones before it", "archivestore/conflict-after-valid", []string{"I-STORE-18", "I-STORE-30"},
+		class("archive-partial-before-conflict", "an archive call is written envelope by envelope and stops at the first conflict, keeping the new ones before it", "archivestore/conflict-after-valid", []string{"I-STORE-18", "I-STORE-30"},
 			func() A { return archivePartialBeforeConflict{newAS()} }),
-		g("archive-append-visible-midway", "an archive call is checked whole, then inserted one envelope per statement; readers see part of it", "archivestore/readers-whole-append", []string{"I-STORE-18", "I-STORE-31"},
+		class("archive-append-visible-midway", "an archive call is checked whole, then inserted one envelope per statement; readers see part of it", "archivestore/readers-whole-append", []string{"I-STORE-18", "I-STORE-31"},
 			func() A { return archiveAppendVisibleMidway{newWatchedAS(), &sync.Mutex{}} }),
-		g("replace-visible-midway", "replaceSegments deletes the range, then inserts the new envelopes, without a transaction", "archivestore/readers-whole-replace", []string{"I-STORE-19", "I-STORE-31"},
+		class("replace-visible-midway", "replaceSegments deletes the range, then inserts the new envelopes, without a transaction", "archivestore/readers-whole-replace", []string{"I-STORE-19", "I-STORE-31"},
 			func() A { return replaceVisibleMidway{newWatchedAS()} }),
-		g("replace-validates-lazily", "replaceSegments drops the range and inserts envelope by envelope, refusing an out-of-range one only when it comes to it", "archivestore/replace-invalid-after-valid", []string{"I-STORE-19", "I-STORE-30"},
+		class("replace-validates-lazily", "replaceSegments drops the range and inserts envelope by envelope, refusing an out-of-range one only when it comes to it", "archivestore/replace-invalid-after-valid", []string{"I-STORE-19", "I-STORE-30"},
 			func() A { return replaceValidatesLazily{newAS()} }),
-		g("replace-keeps-metadata", "replaceSegments keeps the old metadata when the new envelope has none", "archivestore/replace-whole-envelopes", []string{"I-STORE-19", "I-STORE-32"},
+		class("replace-keeps-metadata", "replaceSegments keeps the old metadata when the new envelope has none", "archivestore/replace-whole-envelopes", []string{"I-STORE-19", "I-STORE-32"},
 			func() A { return replaceKeepsMetadata{newAS()} }),
 	}
 }
 
-// GapArchiveStores are the broken ArchiveStores of the cross-seam rule classes.
-func GapArchiveStores() []Store[spi.ArchiveStore] { return stores(gapArchiveStores()) }
+// ClassArchiveStores are the broken ArchiveStores of the rule classes that apply across seams and methods.
+func ClassArchiveStores() []Store[spi.ArchiveStore] { return stores(classArchiveStores()) }
 
 // archived returns what is archived of id by sequence.
 func archived(ctx context.Context, s as, id string) (map[int64]spi.Envelope, error) {

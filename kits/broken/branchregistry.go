@@ -7,26 +7,26 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-func gapBranchRegistries() []gap[spi.BranchRegistry] {
+func classBranchRegistries() []classStore[spi.BranchRegistry] {
 	type B = spi.BranchRegistry
-	return []gap[B]{
-		g("branches-fold-case", "branches are keyed by the lower-cased id", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+	return []classStore[B]{
+		class("branches-fold-case", "branches are keyed by the lower-cased id", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() B { return branchesFoldCase{newBR()} }),
-		g("children-collated", "listChildren orders children case-insensitively (a before B)", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
+		class("children-collated", "listChildren orders children case-insensitively (a before B)", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
 			func() B { return childrenCollated{newBR(), collate} }),
-		g("children-by-path", "branches are kept as paths, so listChildren(p) also lists the children of p.q", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"},
+		class("children-by-path", "branches are kept as paths, so listChildren(p) also lists the children of p.q", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"},
 			func() B { return newChildrenByPath(".") }),
-		g("children-utf16-order", "listChildren orders children by UTF-16 code units: characters beyond U+FFFF before U+E000–U+FFFF", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
+		class("children-utf16-order", "listChildren orders children by UTF-16 code units: characters beyond U+FFFF before U+E000–U+FFFF", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
 			func() B { return childrenCollated{newBR(), utf16Less} }),
-		g("branch-bytes-compare", "re-registration compares metadata bytes, so a respelled retry is already-exists", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},
+		class("branch-bytes-compare", "re-registration compares metadata bytes, so a respelled retry is already-exists", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},
 			func() B { return branchBytesCompare{newBR()} }),
-		g("branch-float-compare", "re-registration compares metadata through float64, so a different value is taken for a retry", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},
+		class("branch-float-compare", "re-registration compares metadata through float64, so a different value is taken for a retry", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},
 			func() B { return branchFloatCompare{newBR()} }),
 	}
 }
 
-// GapBranchRegistries are the broken BranchRegistries of the cross-seam rule classes.
-func GapBranchRegistries() []Store[spi.BranchRegistry] { return stores(gapBranchRegistries()) }
+// ClassBranchRegistries are the broken BranchRegistries of the rule classes that apply across seams and methods.
+func ClassBranchRegistries() []Store[spi.BranchRegistry] { return stores(classBranchRegistries()) }
 
 type br struct{ *memory.BranchRegistry }
 

@@ -40,25 +40,25 @@ func ContentStores() []Store[spi.ContentStore] {
 	}
 }
 
-func gapContentStores() []gap[spi.ContentStore] {
+func classContentStores() []classStore[spi.ContentStore] {
 	type C = spi.ContentStore
 	owners := []string{"I-PLUGIN-3", "I-PLUGIN-14"}
-	return []gap[C]{
-		g("owners-fold-case", "owners are keyed lower-cased, so owners differing only by case read each other's content", "contentstore/owners-apart-every-method", owners,
+	return []classStore[C]{
+		class("owners-fold-case", "owners are keyed lower-cased, so owners differing only by case read each other's content", "contentstore/owners-apart-every-method", owners,
 			func() C { return ownersRekeyed{newCS(), strings.ToLower} }),
-		g("owners-trimmed", "owners are kept in a fixed-width column that drops trailing spaces, so \"o\" and \"o \" are one owner", "contentstore/owners-apart-every-method", owners,
+		class("owners-trimmed", "owners are kept in a fixed-width column that drops trailing spaces, so \"o\" and \"o \" are one owner", "contentstore/owners-apart-every-method", owners,
 			func() C { return ownersRekeyed{newCS(), func(s string) string { return strings.TrimRight(s, " ") }} }),
-		g("stream-owner-folds-case", "putStreamFor keys its owner lower-cased while putFor and getFor do not, so a stream put for \"O\" is read by \"o\"", "contentstore/owners-apart-every-method", owners,
+		class("stream-owner-folds-case", "putStreamFor keys its owner lower-cased while putFor and getFor do not, so a stream put for \"O\" is read by \"o\"", "contentstore/owners-apart-every-method", owners,
 			func() C { return streamOwnerFolded{newCS()} }),
-		g("owner-stream-keeps-partial", "putStreamFor, unlike putStream, keeps the part of the stream read before its source failed, under the owner", "contentstore/put-stream-failure", []string{"I-PLUGIN-2"},
+		class("owner-stream-keeps-partial", "putStreamFor, unlike putStream, keeps the part of the stream read before its source failed, under the owner", "contentstore/put-stream-failure", []string{"I-PLUGIN-2"},
 			func() C { return ownerStreamKeepsPartial{newCS()} }),
-		g("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
+		class("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
 			func() C { return jsonContentNormalised{newCS(), &sync.Mutex{}, map[string][]byte{}} }),
-		g("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},
+		class("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},
 			func() C { return putRaceRefused{newContentTable()} }),
-		g("content-written-in-parts", "content is written under its digest in 64 KiB parts, one statement each; readers see it grow (each part stays visible until a reader has looked)", "contentstore/readers-whole-content", []string{"I-PLUGIN-2", "I-PLUGIN-13"},
+		class("content-written-in-parts", "content is written under its digest in 64 KiB parts, one statement each; readers see it grow (each part stays visible until a reader has looked)", "contentstore/readers-whole-content", []string{"I-PLUGIN-2", "I-PLUGIN-13"},
 			func() C { return contentInParts{newContentTable(), newWindow(), false} }),
-		g("content-rewritten-in-parts", "a put of content already stored truncates it and writes it again in 64 KiB parts; readers that had it whole see it torn", "contentstore/readers-whole-content", []string{"I-PLUGIN-13"},
+		class("content-rewritten-in-parts", "a put of content already stored truncates it and writes it again in 64 KiB parts; readers that had it whole see it torn", "contentstore/readers-whole-content", []string{"I-PLUGIN-13"},
 			func() C { return contentInParts{newContentTable(), newWindow(), true} }),
 	}
 }
@@ -84,8 +84,8 @@ func (s contentTable) Get(ctx context.Context, digest string) ([]byte, error) {
 	return bytes.Clone(b), nil
 }
 
-// GapContentStores are the broken ContentStores of the cross-seam rule classes.
-func GapContentStores() []Store[spi.ContentStore] { return stores(gapContentStores()) }
+// ClassContentStores are the broken ContentStores of the rule classes that apply across seams and methods.
+func ClassContentStores() []Store[spi.ContentStore] { return stores(classContentStores()) }
 
 // putRead is PutStream for a broken store whose Put holds the fault: it reads the whole stream,
 // then puts it.

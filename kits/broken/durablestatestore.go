@@ -34,31 +34,31 @@ func DurableStateStores() []Store[spi.DurableStateStore] {
 	}
 }
 
-func gapDurableStateStores() []gap[spi.DurableStateStore] {
+func classDurableStateStores() []classStore[spi.DurableStateStore] {
 	type D = spi.DurableStateStore
 	keys := []string{"I-PLUGIN-14", "I-PLUGIN-7"}
-	return []gap[D]{
-		g("delete-folds-case", "delete matches keys case-insensitively, deleting every key that differs only by case", "durablestatestore/keys-apart-every-method", keys,
+	return []classStore[D]{
+		class("delete-folds-case", "delete matches keys case-insensitively, deleting every key that differs only by case", "durablestatestore/keys-apart-every-method", keys,
 			func() D { return deleteFoldsCaseDS{newDS(), &keyIndex{keys: map[string]bool{}}} }),
-		g("create-check-folds-case", "a create-only set looks for a present key case-insensitively, so a key differing only by case blocks it", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
+		class("create-check-folds-case", "a create-only set looks for a present key case-insensitively, so a key differing only by case blocks it", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
 			func() D { return createCheckFoldsCase{newDS(), &keyIndex{keys: map[string]bool{}}} }),
-		g("conditional-delete-normalises", "a delete on a version finds its key NFC-normalised (the one statement with another collation), so it checks and removes the key in the other normal form", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
+		class("conditional-delete-normalises", "a delete on a version finds its key NFC-normalised (the one statement with another collation), so it checks and removes the key in the other normal form", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
 			func() D { return dsKeyedOn{newDS(), "delete-if", composeAcute} }),
-		g("unconditional-set-trims", "an unconditional set drops trailing spaces of its key, so it writes the key without them", "durablestatestore/keys-apart-every-method", keys,
+		class("unconditional-set-trims", "an unconditional set drops trailing spaces of its key, so it writes the key without them", "durablestatestore/keys-apart-every-method", keys,
 			func() D { return dsKeyedOn{newDS(), "set", trimTrailing} }),
-		g("versioned-set-folds-case", "a set on a version (create-only included) looks its key up lower-cased, so it checks and writes another key's version", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
+		class("versioned-set-folds-case", "a set on a version (create-only included) looks its key up lower-cased, so it checks and writes another key's version", "durablestatestore/keys-apart-every-method", append(keys, "I-PLUGIN-5"),
 			func() D { return dsKeyedOn{newDS(), "set-if", lowerCase} }),
-		g("get-folds-case", "get reads its key lower-cased, so it returns another key's value", "durablestatestore/keys-apart-every-method", keys,
+		class("get-folds-case", "get reads its key lower-cased, so it returns another key's value", "durablestatestore/keys-apart-every-method", keys,
 			func() D { return dsKeyedOn{newDS(), "get", lowerCase} }),
-		g("unconditional-delete-trims", "an unconditional delete drops trailing spaces of its key, so it deletes the key without them", "durablestatestore/keys-apart-every-method", keys,
+		class("unconditional-delete-trims", "an unconditional delete drops trailing spaces of its key, so it deletes the key without them", "durablestatestore/keys-apart-every-method", keys,
 			func() D { return dsKeyedOn{newDS(), "delete", trimTrailing} }),
-		g("set-skips-float-equal", "a set whose value equals the stored one through float64 is skipped as unchanged and returns the old version", "durablestatestore/set-never-skipped", []string{"I-PLUGIN-15", "I-PLUGIN-6"},
+		class("set-skips-float-equal", "a set whose value equals the stored one through float64 is skipped as unchanged and returns the old version", "durablestatestore/set-never-skipped", []string{"I-PLUGIN-15", "I-PLUGIN-6"},
 			func() D { return setSkipsFloatEqual{newDS()} }),
-		g("set-merges-objects", "a set of an object merges its keys into the stored object (jsonb ||)", "durablestatestore/set-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
+		class("set-merges-objects", "a set of an object merges its keys into the stored object (jsonb ||)", "durablestatestore/set-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
 			func() D { return setMergesObjects{newDS(), &sync.Mutex{}} }),
-		g("set-value-then-version", "a set writes the value, then the version, in two statements; readers see a value with the version of the set before", "durablestatestore/readers-whole-set", []string{"I-PLUGIN-13", "I-PLUGIN-6"},
+		class("set-value-then-version", "a set writes the value, then the version, in two statements; readers see a value with the version of the set before", "durablestatestore/readers-whole-set", []string{"I-PLUGIN-13", "I-PLUGIN-6"},
 			func() D { return newTornState(false) }),
-		g("set-delete-then-insert", "a set deletes the key, then inserts the new value, without a transaction; readers find the key missing", "durablestatestore/readers-whole-set", []string{"I-PLUGIN-13"},
+		class("set-delete-then-insert", "a set deletes the key, then inserts the new value, without a transaction; readers find the key missing", "durablestatestore/readers-whole-set", []string{"I-PLUGIN-13"},
 			func() D { return newTornState(true) }),
 	}
 }
@@ -93,5 +93,7 @@ func (x *keyIndex) folded(k string) []string {
 	return out
 }
 
-// GapDurableStateStores are the broken DurableStateStores of the cross-seam rule classes.
-func GapDurableStateStores() []Store[spi.DurableStateStore] { return stores(gapDurableStateStores()) }
+// ClassDurableStateStores are the broken DurableStateStores of the rule classes that apply across seams and methods.
+func ClassDurableStateStores() []Store[spi.DurableStateStore] {
+	return stores(classDurableStateStores())
+}

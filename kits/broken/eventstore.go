@@ -75,51 +75,51 @@ func EventStores() []Store[spi.EventStore] {
 // 2.3.0 must make the incarnation check skip, not fail.
 func IncarnationReuseClaiming(v string) spi.EventStore { return contentAnchor{newES(), v} }
 
-func gapEventStores() []gap[spi.EventStore] {
+func classEventStores() []classStore[spi.EventStore] {
 	type E = spi.EventStore
 	ids := []string{"I-STORE-4", "I-STORE-27"}
-	return []gap[E]{
-		g("delete-folds-case", "deleteExecution matches ids case-insensitively, deleting an id that differs only by case", "eventstore/ids-apart-every-method", ids,
+	return []classStore[E]{
+		class("delete-folds-case", "deleteExecution matches ids case-insensitively, deleting an id that differs only by case", "eventstore/ids-apart-every-method", ids,
 			func() E { return deleteFoldsCase{newES()} }),
-		g("fence-folds-case", "fence tokens are keyed by the lower-cased id, so fencing one id fences another that differs only by case", "eventstore/ids-apart-every-method", ids,
+		class("fence-folds-case", "fence tokens are keyed by the lower-cased id, so fencing one id fences another that differs only by case", "eventstore/ids-apart-every-method", ids,
 			func() E { return newFenceFoldsCase() }),
-		g("fence-if-folds-case", "acquireFenceIf reads the current token case-insensitively, so another id's fence fails the expectation", "eventstore/ids-apart-every-method", ids,
+		class("fence-if-folds-case", "acquireFenceIf reads the current token case-insensitively, so another id's fence fails the expectation", "eventstore/ids-apart-every-method", ids,
 			func() E { return newFenceIfFoldsCase() }),
-		g("listing-collated", "listExecutionsPage orders ids case-insensitively (a before B)", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
+		class("listing-collated", "listExecutionsPage orders ids case-insensitively (a before B)", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
 			func() E { return listingCollated{newES(), collate} }),
-		g("append-resend-noop", "an append re-sending the stored envelopes is taken for an idempotent retry and succeeds", "eventstore/append-resend-conflict", []string{"I-STORE-1", "I-STORE-29"},
+		class("append-resend-noop", "an append re-sending the stored envelopes is taken for an idempotent retry and succeeds", "eventstore/append-resend-conflict", []string{"I-STORE-1", "I-STORE-29"},
 			func() E { return appendResendNoop{newES()} }),
-		g("validates-lazily", "a batch is written envelope by envelope, each validated as it is written, so valid ones before a bad one land", "eventstore/invalid-after-valid", []string{"I-STORE-2", "I-STORE-30"},
+		class("validates-lazily", "a batch is written envelope by envelope, each validated as it is written, so valid ones before a bad one land", "eventstore/invalid-after-valid", []string{"I-STORE-2", "I-STORE-30"},
 			func() E { return validatesLazily{newES()} }),
-		g("append-visible-midway", "a batch is checked whole, then inserted one envelope per statement without a transaction; readers see part of it", "eventstore/readers-whole-append", []string{"I-STORE-2", "I-STORE-31"},
+		class("append-visible-midway", "a batch is checked whole, then inserted one envelope per statement without a transaction; readers see part of it", "eventstore/readers-whole-append", []string{"I-STORE-2", "I-STORE-31"},
 			func() E { return appendVisibleMidway{newWatchedES(), &sync.Mutex{}} }),
-		g("delete-through-visible-midway", "deleteThrough deletes one sequence per statement; readers see a partly deleted prefix", "eventstore/readers-whole-delete-through", []string{"S7.es.delete-through-atomic", "I-STORE-31"},
+		class("delete-through-visible-midway", "deleteThrough deletes one sequence per statement; readers see a partly deleted prefix", "eventstore/readers-whole-delete-through", []string{"S7.es.delete-through-atomic", "I-STORE-31"},
 			func() E { return deleteThroughVisibleMidway{newWatchedES()} }),
-		g("replica-lag", "reads are served by an asynchronous replica about a millisecond behind the acknowledged appends", "eventstore/linearizable", []string{"I-STORE-14"},
+		class("replica-lag", "reads are served by an asynchronous replica about a millisecond behind the acknowledged appends", "eventstore/linearizable", []string{"I-STORE-14"},
 			func() E { return newReplicaLag() }),
-		g("stale-read-under-contention", "reads answer from a cache while two or more appends are in flight", "eventstore/linearizable", []string{"I-STORE-14"},
+		class("stale-read-under-contention", "reads answer from a cache while two or more appends are in flight", "eventstore/linearizable", []string{"I-STORE-14"},
 			func() E { return staleUnderContention{newES(), &atomic.Int64{}, &sync.Map{}} }),
-		g("fence-if-race-both-win", "acquireFenceIf compares and then writes in two steps, so racing calls with one expectation can both win", "eventstore/fence-if-race", []string{"I-STORE-7"},
+		class("fence-if-race-both-win", "acquireFenceIf compares and then writes in two steps, so racing calls with one expectation can both win", "eventstore/fence-if-race", []string{"I-STORE-7"},
 			func() E { return newFenced(&fenceBook{racy: true}) }),
-		g("copy-prefix-visible-midway", "copyPrefix copies in chunks of ten, one statement each; readers of the target see part of the prefix", "eventstore/readers-whole-copy-prefix", []string{"I-STORE-11", "I-STORE-31"},
+		class("copy-prefix-visible-midway", "copyPrefix copies in chunks of ten, one statement each; readers of the target see part of the prefix", "eventstore/readers-whole-copy-prefix", []string{"I-STORE-11", "I-STORE-31"},
 			func() E { return copyPrefixVisibleMidway{newWatchedES()} }),
-		g("delete-execution-visible-midway", "deleteExecution deletes in chunks of ten, one statement each; readers see part of the log", "eventstore/readers-whole-delete-execution", []string{"I-STORE-12", "I-STORE-31"},
+		class("delete-execution-visible-midway", "deleteExecution deletes in chunks of ten, one statement each; readers see part of the log", "eventstore/readers-whole-delete-execution", []string{"I-STORE-12", "I-STORE-31"},
 			func() E { return deleteExecutionVisibleMidway{newWatchedES()} }),
-		g("store-now-seconds-unit", "storeNow is in seconds (refused at MUST level by the unit check)", "eventstore/store-now-unit", []string{"I-STORE-26"},
+		class("store-now-seconds-unit", "storeNow is in seconds (refused at MUST level by the unit check)", "eventstore/store-now-unit", []string{"I-STORE-26"},
 			func() E { return nowInSeconds{newES()} }),
-		g("store-now-micros", "storeNow is in microseconds", "eventstore/store-now-unit", []string{"I-STORE-26"},
+		class("store-now-micros", "storeNow is in microseconds", "eventstore/store-now-unit", []string{"I-STORE-26"},
 			func() E { return nowInMicros{newES()} }),
-		g("fence-check-then-write", "a fenced append checks the token, then writes in a second step, so a stale holder's append lands after a newer acquireFence returned and a read saw nothing", "eventstore/fence-race", []string{"S6.fencing.zombie", "I-STORE-6"},
+		class("fence-check-then-write", "a fenced append checks the token, then writes in a second step, so a stale holder's append lands after a newer acquireFence returned and a read saw nothing", "eventstore/fence-race", []string{"S6.fencing.zombie", "I-STORE-6"},
 			func() E { return newFenceCheckThenWrite() }),
-		g("delimited-prefix-scan", "rows are keyed <id>:<sequence> and read scans the key prefix <id>:, so reading x also returns the log of x:q", "eventstore/ids-apart-every-method", ids,
+		class("delimited-prefix-scan", "rows are keyed <id>:<sequence> and read scans the key prefix <id>:, so reading x also returns the log of x:q", "eventstore/ids-apart-every-method", ids,
 			func() E { return delimitedScanES{newES(), ":"} }),
-		g("listing-utf16-order", "listExecutionsPage orders ids by UTF-16 code units (Java, JavaScript and .NET string order): characters beyond U+FFFF before U+E000–U+FFFF", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
+		class("listing-utf16-order", "listExecutionsPage orders ids by UTF-16 code units (Java, JavaScript and .NET string order): characters beyond U+FFFF before U+E000–U+FFFF", "eventstore/list-executions-byte-order", []string{"I-STORE-13", "I-STORE-28"},
 			func() E { return listingCollated{newES(), utf16Less} }),
 	}
 }
 
-// GapEventStores are the broken EventStores of the cross-seam rule classes.
-func GapEventStores() []Store[spi.EventStore] { return stores(gapEventStores()) }
+// ClassEventStores are the broken EventStores of the rule classes that apply across seams and methods.
+func ClassEventStores() []Store[spi.EventStore] { return stores(classEventStores()) }
 
 func allExecutions(ctx context.Context, s es) ([]string, error) {
 	var out []string

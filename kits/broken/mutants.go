@@ -6,19 +6,21 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
-// gap is one broken store of the cross-seam rule classes (ids on every method, byte-order
-// listings, equality by value, refusals after valid items, atomicity seen by readers, whole-record
-// replacement, the storeNow unit), with the clause ids it violates.
-type gap[T any] struct {
+// classStore is one broken store of a rule class that applies across seams and methods (ids on
+// every method, names holding delimiters, byte-order listings, equality by value, refusals after
+// valid items, atomicity seen by readers, whole-record replacement, the storeNow unit, fence
+// races), registered with the clause ids it violates. The per-rule stores of EventStores() and its
+// siblings are registered through violates instead (and certify serves them behind a bridge).
+type classStore[T any] struct {
 	Store[T]
 	Clauses []string
 }
 
-func g[T any](name, defect, catch string, clauses []string, mk func() T) gap[T] {
-	return gap[T]{Store[T]{Name: name, Defect: defect, Catch: catch, New: mk}, clauses}
+func class[T any](name, defect, catch string, clauses []string, mk func() T) classStore[T] {
+	return classStore[T]{Store[T]{Name: name, Defect: defect, Catch: catch, New: mk}, clauses}
 }
 
-func stores[T any](gs []gap[T]) []Store[T] {
+func stores[T any](gs []classStore[T]) []Store[T] {
 	out := make([]Store[T], len(gs))
 	for i, x := range gs {
 		out[i] = x.Store
@@ -26,7 +28,7 @@ func stores[T any](gs []gap[T]) []Store[T] {
 	return out
 }
 
-func gapMutants[T any](seam, where string, gs []gap[T]) []spec.Mutant {
+func classMutants[T any](seam, where string, gs []classStore[T]) []spec.Mutant {
 	out := make([]spec.Mutant, len(gs))
 	for i, x := range gs {
 		out[i] = spec.Mutant{ID: MutantID(seam, x.Name), Kind: "store", Defect: x.Defect,
@@ -35,17 +37,17 @@ func gapMutants[T any](seam, where string, gs []gap[T]) []spec.Mutant {
 	return out
 }
 
-// GapMutants registers the broken stores of the cross-seam rule classes as mutants; each is
-// proven rejected by TestGap<Seam>Rejected.
-func GapMutants() []spec.Mutant {
+// ClassMutants registers the broken stores of the rule classes as mutants; each is
+// proven rejected by TestClass<Seam>Rejected.
+func ClassMutants() []spec.Mutant {
 	var out []spec.Mutant
-	out = append(out, gapMutants("eventstore", "kits/broken:TestGapEventStoresRejected", gapEventStores())...)
-	out = append(out, gapMutants("snapshotstore", "kits/broken:TestGapSnapshotStoresRejected", gapSnapshotStores())...)
-	out = append(out, gapMutants("archivestore", "kits/broken:TestGapArchiveStoresRejected", gapArchiveStores())...)
-	out = append(out, gapMutants("branchregistry", "kits/broken:TestGapBranchRegistriesRejected", gapBranchRegistries())...)
-	out = append(out, gapMutants("contentstore", "kits/broken:TestGapContentStoresRejected", gapContentStores())...)
-	out = append(out, gapMutants("durablestatestore", "kits/broken:TestGapDurableStateStoresRejected", gapDurableStateStores())...)
-	out = append(out, gapMutants("readmodelstore", "kits/broken:TestGapReadModelStoresRejected", gapReadModelStores())...)
+	out = append(out, classMutants("eventstore", "kits/broken:TestClassEventStoresRejected", classEventStores())...)
+	out = append(out, classMutants("snapshotstore", "kits/broken:TestClassSnapshotStoresRejected", classSnapshotStores())...)
+	out = append(out, classMutants("archivestore", "kits/broken:TestClassArchiveStoresRejected", classArchiveStores())...)
+	out = append(out, classMutants("branchregistry", "kits/broken:TestClassBranchRegistriesRejected", classBranchRegistries())...)
+	out = append(out, classMutants("contentstore", "kits/broken:TestClassContentStoresRejected", classContentStores())...)
+	out = append(out, classMutants("durablestatestore", "kits/broken:TestClassDurableStateStoresRejected", classDurableStateStores())...)
+	out = append(out, classMutants("readmodelstore", "kits/broken:TestClassReadModelStoresRejected", classReadModelStores())...)
 	return out
 }
 
@@ -228,5 +230,5 @@ func Mutants() []spec.Mutant {
 	for _, s := range ReadModelStores() {
 		add("readmodelstore", s.Name, s.Defect, s.Catch)
 	}
-	return append(out, GapMutants()...)
+	return append(out, ClassMutants()...)
 }

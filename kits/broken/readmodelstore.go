@@ -10,32 +10,32 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-func gapReadModelStores() []gap[spi.ReadModelStore] {
+func classReadModelStores() []classStore[spi.ReadModelStore] {
 	type R = spi.ReadModelStore
-	return []gap[R]{
-		g("ids-collated", "query orders ids case-insensitively (a before B) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
+	return []classStore[R]{
+		class("ids-collated", "query orders ids case-insensitively (a before B) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
 			func() R { return idsCollated{newTable(), collate} }),
-		g("ids-trimmed", "ids are kept in a fixed-width column that drops trailing spaces, so \"x\" and \"x \" are one document", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10"},
+		class("ids-trimmed", "ids are kept in a fixed-width column that drops trailing spaces, so \"x\" and \"x \" are one document", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10"},
 			func() R { return idsTrimmed{newRM()} }),
-		g("models-normalised", "model names are NFC-normalised, so models differing only in normal form share documents and cursors", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9"},
+		class("models-normalised", "model names are NFC-normalised, so models differing only in normal form share documents and cursors", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9"},
 			func() R { return modelsNormalised{newRM()} }),
-		g("model-id-joined", "documents are keyed <model>:<id> in one table, so (m, \"a:x\") and (\"m:a\", \"x\") are one row and a query of m lists m:a's documents", "readmodelstore/names-with-delimiters", []string{"I-PLUGIN-14", "I-PLUGIN-10"},
+		class("model-id-joined", "documents are keyed <model>:<id> in one table, so (m, \"a:x\") and (\"m:a\", \"x\") are one row and a query of m lists m:a's documents", "readmodelstore/names-with-delimiters", []string{"I-PLUGIN-14", "I-PLUGIN-10"},
 			func() R { return newModelIDJoined() }),
-		g("ids-utf16-order", "query orders ids by UTF-16 code units (characters beyond U+FFFF before U+E000–U+FFFF) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
+		class("ids-utf16-order", "query orders ids by UTF-16 code units (characters beyond U+FFFF before U+E000–U+FFFF) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
 			func() R { return idsCollated{newTable(), utf16Less} }),
-		g("cursor-model-folds-case", "a cursor is accepted for any model equal to its own under case folding (only the cursor check folds case)", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-9"},
+		class("cursor-model-folds-case", "a cursor is accepted for any model equal to its own under case folding (only the cursor check folds case)", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-9"},
 			func() R { return cursorModelFolded{newTable()} }),
-		g("upsert-merges-objects", "an upsert of an object merges its keys into the stored object (jsonb ||)", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-10"},
+		class("upsert-merges-objects", "an upsert of an object merges its keys into the stored object (jsonb ||)", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-10"},
 			func() R { return upsertMerges{newTable()} }),
-		g("upsert-skips-float-equal", "an upsert whose document equals the stored one through float64 is skipped as unchanged", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
+		class("upsert-skips-float-equal", "an upsert whose document equals the stored one through float64 is skipped as unchanged", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},
 			func() R { return upsertSkipsFloatEqual{newTable()} }),
-		g("upsert-delete-then-insert", "an upsert deletes the document, then inserts the new one, without a transaction; readers miss it", "readmodelstore/readers-whole-upsert", []string{"I-PLUGIN-13", "I-PLUGIN-10"},
+		class("upsert-delete-then-insert", "an upsert deletes the document, then inserts the new one, without a transaction; readers miss it", "readmodelstore/readers-whole-upsert", []string{"I-PLUGIN-13", "I-PLUGIN-10"},
 			func() R { return upsertDeleteThenInsert{newTable(), newWindow()} }),
 	}
 }
 
-// GapReadModelStores are the broken ReadModelStores of the cross-seam rule classes.
-func GapReadModelStores() []Store[spi.ReadModelStore] { return stores(gapReadModelStores()) }
+// ClassReadModelStores are the broken ReadModelStores of the rule classes that apply across seams and methods.
+func ClassReadModelStores() []Store[spi.ReadModelStore] { return stores(classReadModelStores()) }
 
 type rm struct{ *memory.ReadModelStore }
 

@@ -114,25 +114,25 @@ func TestSeedDependence(t *testing.T) {
 	}
 	only := regexp.MustCompile(os.Getenv("LOOM_KITS_SEED_RATE_RUN"))
 	t.Run("eventstore", func(t *testing.T) {
-		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), broken.GapEventStores()...)), n)
+		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), broken.ClassEventStores()...)), n)
 	})
 	t.Run("snapshotstore", func(t *testing.T) {
-		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), broken.GapSnapshotStores()...)), n)
+		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), broken.ClassSnapshotStores()...)), n)
 	})
 	t.Run("archivestore", func(t *testing.T) {
-		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), broken.GapArchiveStores()...)), n)
+		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), broken.ClassArchiveStores()...)), n)
 	})
 	t.Run("branchregistry", func(t *testing.T) {
-		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.GapBranchRegistries()...)), n)
+		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.ClassBranchRegistries()...)), n)
 	})
 	t.Run("contentstore", func(t *testing.T) {
-		rates(t, kits.ContentStoreKit(), keep(only, append(broken.ContentStores(), broken.GapContentStores()...)), n)
+		rates(t, kits.ContentStoreKit(), keep(only, append(broken.ContentStores(), broken.ClassContentStores()...)), n)
 	})
 	t.Run("durablestatestore", func(t *testing.T) {
-		rates(t, kits.DurableStateStoreKit(), keep(only, append(broken.DurableStateStores(), broken.GapDurableStateStores()...)), n)
+		rates(t, kits.DurableStateStoreKit(), keep(only, append(broken.DurableStateStores(), broken.ClassDurableStateStores()...)), n)
 	})
 	t.Run("readmodelstore", func(t *testing.T) {
-		rates(t, kits.ReadModelStoreKit(), keep(only, append(broken.ReadModelStores(), broken.GapReadModelStores()...)), n)
+		rates(t, kits.ReadModelStoreKit(), keep(only, append(broken.ReadModelStores(), broken.ClassReadModelStores()...)), n)
 	})
 }
 

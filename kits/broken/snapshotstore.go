@@ -8,28 +8,28 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-func gapSnapshotStores() []gap[spi.SnapshotStore] {
+func classSnapshotStores() []classStore[spi.SnapshotStore] {
 	type S = spi.SnapshotStore
-	return []gap[S]{
-		g("snapshots-fold-case", "snapshots are keyed by the lower-cased execution id", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+	return []classStore[S]{
+		class("snapshots-fold-case", "snapshots are keyed by the lower-cased execution id", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() S { return snapshotsFoldCase{newSS()} }),
-		g("sealed-sticky", "an unsealed save at a sequence saved sealed keeps the sealed flag", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-16", "I-STORE-32"},
+		class("sealed-sticky", "an unsealed save at a sequence saved sealed keeps the sealed flag", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-16", "I-STORE-32"},
 			func() S { return sealedSticky{newSS(), &sync.Mutex{}, map[string]bool{}} }),
-		g("state-merged", "a second save merges the new state's keys into the old state", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-32"},
+		class("state-merged", "a second save merges the new state's keys into the old state", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-32"},
 			func() S { return stateMergedStore{newSS(), &sync.Mutex{}, map[string]map[string]json.RawMessage{}} }),
-		g("latest-pointer-race", "save moves a latest pointer with check-then-act, so racing saves can leave a lower snapshot latest", "snapshotstore/concurrent-saves", []string{"I-STORE-15", "I-STORE-14"},
+		class("latest-pointer-race", "save moves a latest pointer with check-then-act, so racing saves can leave a lower snapshot latest", "snapshotstore/concurrent-saves", []string{"I-STORE-15", "I-STORE-14"},
 			func() S { return latestPointerRace{newSS(), &sync.Mutex{}, map[string]spi.Snapshot{}} }),
-		g("save-skips-float-equal", "a save whose state equals the stored one through float64 is skipped as unchanged", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-29"},
+		class("save-skips-float-equal", "a save whose state equals the stored one through float64 is skipped as unchanged", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-29"},
 			func() S { return saveSkipsFloatEqual{newSS(), &sync.Mutex{}, map[string]json.RawMessage{}} }),
-		g("delimited-prefix-scan", "snapshots are keyed <id>/<sequence> and loadLatest scans the key prefix <id>/, so x loads the latest snapshot of x/q", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+		class("delimited-prefix-scan", "snapshots are keyed <id>/<sequence> and loadLatest scans the key prefix <id>/, so x loads the latest snapshot of x/q", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() S { return prefixScanSnapshots{newSS(), "/", &sync.Mutex{}, map[string]bool{}} }),
-		g("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
+		class("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
 			func() S { return saveDeleteThenInsert{newWatchedSS()} }),
 	}
 }
 
-// GapSnapshotStores are the broken SnapshotStores of the cross-seam rule classes.
-func GapSnapshotStores() []Store[spi.SnapshotStore] { return stores(gapSnapshotStores()) }
+// ClassSnapshotStores are the broken SnapshotStores of the rule classes that apply across seams and methods.
+func ClassSnapshotStores() []Store[spi.SnapshotStore] { return stores(classSnapshotStores()) }
 
 type ss struct{ *memory.SnapshotStore }
 
