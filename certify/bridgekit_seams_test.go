@@ -100,19 +100,6 @@ func nullDropped(next http.Handler) http.Handler {
 // skips the others naming what is missing, and is rejected when it breaks one of them.
 func TestSeamOnlyBridges(t *testing.T) {
 	const where = "certify:TestSeamOnlyBridges"
-	serve := func(t *testing.T, st bridge.Stores, wrap func(http.Handler) http.Handler) string {
-		srv, err := bridge.NewServer(st, bridge.ServerOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var h http.Handler = srv
-		if wrap != nil {
-			h = wrap(h)
-		}
-		hs := httptest.NewServer(h)
-		t.Cleanup(hs.Close)
-		return hs.URL + "/"
-	}
 	run := func(t *testing.T, url string) *certify.Report {
 		rep, err := certify.Run(context.Background(), certify.URLTarget{URL: url}, certify.Config{Kinds: []string{"all"}, Run: "^bridge/", Seed: 13})
 		if err != nil {

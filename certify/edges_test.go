@@ -52,6 +52,21 @@ func executesNotifications(next http.Handler) http.Handler {
 	})
 }
 
+// serve serves st over the bridge protocol, its handler wrapped by wrap when set, for the test.
+func serve(t *testing.T, st bridge.Stores, wrap func(http.Handler) http.Handler) string {
+	srv, err := bridge.NewServer(st, bridge.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs.URL + "/"
+}
+
 // The edge-case bridge checks pass on the reference store and reject the lying bridges registered
 // for them (certify.Mutants, kind bridge).
 func TestBridgeEdgeCases(t *testing.T) {
@@ -59,19 +74,6 @@ func TestBridgeEdgeCases(t *testing.T) {
 	stores := func(es spi.EventStore) bridge.Stores {
 		return bridge.Stores{Implementation: bridge.Implementation{Name: "edges", Version: "1"}, EventStore: es,
 			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry()}
-	}
-	serve := func(t *testing.T, st bridge.Stores, wrap func(http.Handler) http.Handler) string {
-		srv, err := bridge.NewServer(st, bridge.ServerOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var h http.Handler = srv
-		if wrap != nil {
-			h = wrap(h)
-		}
-		hs := httptest.NewServer(h)
-		t.Cleanup(hs.Close)
-		return hs.URL + "/"
 	}
 	run := func(t *testing.T, url string) *certify.Report {
 		rep, err := certify.Run(context.Background(), certify.URLTarget{URL: url},

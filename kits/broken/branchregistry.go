@@ -15,7 +15,7 @@ func classBranchRegistries() []classStore[spi.BranchRegistry] {
 		class("children-collated", "listChildren orders children case-insensitively (a before B)", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
 			func() B { return childrenCollated{newBR(), collate} }),
 		class("children-by-path", "branches are kept as paths, so listChildren(p) also lists the children of p.q", "branchregistry/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27", "I-STORE-20"},
-			func() B { return newChildrenByPath(".") }),
+			func() B { return newChildrenScanned(underPath(".")) }),
 		class("children-utf16-order", "listChildren orders children by UTF-16 code units: characters beyond U+FFFF before U+E000–U+FFFF", "branchregistry/list-children-byte-order", []string{"I-STORE-20", "I-STORE-28"},
 			func() B { return childrenCollated{newBR(), utf16Less} }),
 		class("branch-bytes-compare", "re-registration compares metadata bytes, so a respelled retry is already-exists", "branchregistry/register-respelled", []string{"I-STORE-20", "I-STORE-29"},
@@ -47,7 +47,7 @@ func BranchRegistries() []Store[spi.BranchRegistry] {
 		}},
 		{"zero-for-unknown", "get of an unknown id returns an empty branch, not not-found", "branchregistry/register-get", func() spi.BranchRegistry { return zeroForUnknown{newBR()} }},
 		{"children-like-prefix", "listChildren matches parent ids by prefix, so children of parents extending the id are listed", "branchregistry/list-children", func() spi.BranchRegistry {
-			return childrenLikePrefix{newBR(), &sync.Mutex{}, map[string]bool{}}
+			return newChildrenScanned(likePrefix)
 		}},
 		{"lossy-branch-metadata", "branch metadata numbers pass through float64", "branchregistry/roundtrip-precision", func() spi.BranchRegistry { return lossyBranch{newBR()} }},
 	}

@@ -25,15 +25,29 @@ func (r branchesFoldCase) Get(ctx context.Context, id string) (spi.Branch, error
 	return b, err
 }
 
-// --- listChildren matches the parent with LIKE '<parent>%' and drops only paths under
-// '<parent>/', so children of parents whose id extends it are listed too.
-type childrenLikePrefix struct {
+// --- listChildren(p) scans the parents whose id matches p by a pattern, not by equality, and lists
+// their children too: LIKE '<parent>%' that drops only paths under '<parent>/' (likePrefix), or
+// branches kept as paths, where p.q's children are under p (underPath).
+type childrenScanned struct {
 	br
+	match   func(parent, k string) bool
 	mu      *sync.Mutex
 	parents map[string]bool
 }
 
-func (r childrenLikePrefix) Register(ctx context.Context, b spi.Branch) error {
+func newChildrenScanned(match func(parent, k string) bool) childrenScanned {
+	return childrenScanned{newBR(), match, &sync.Mutex{}, map[string]bool{}}
+}
+
+func likePrefix(parent, k string) bool {
+	return strings.HasPrefix(k, parent) && !strings.HasPrefix(k, parent+"/")
+}
+
+func underPath(sep string) func(parent, k string) bool {
+	return func(parent, k string) bool { return strings.HasPrefix(k, parent+sep) }
+}
+
+func (r childrenScanned) Register(ctx context.Context, b spi.Branch) error {
 	err := r.br.Register(ctx, b)
 	if err == nil {
 		r.mu.Lock()
@@ -43,54 +57,13 @@ func (r childrenLikePrefix) Register(ctx context.Context, b spi.Branch) error {
 	return err
 }
 
-func (r childrenLikePrefix) ListChildren(ctx context.Context, parent string) ([]spi.Branch, error) {
+func (r childrenScanned) ListChildren(ctx context.Context, parent string) ([]spi.Branch, error) {
 	r.mu.Lock()
 	keys := sortedKeys(r.parents)
 	r.mu.Unlock()
 	out := []spi.Branch{}
 	for _, k := range keys {
-		if k == parent || (strings.HasPrefix(k, parent) && !strings.HasPrefix(k, parent+"/")) {
-			got, err := r.br.ListChildren(ctx, k)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, got...)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
-}
-
-// --- branches kept as paths: listChildren(p) lists the children of p and of every parent whose id
-// extends p after sep.
-type childrenByPath struct {
-	br
-	sep     string
-	mu      *sync.Mutex
-	parents map[string]bool
-}
-
-func newChildrenByPath(sep string) childrenByPath {
-	return childrenByPath{newBR(), sep, &sync.Mutex{}, map[string]bool{}}
-}
-
-func (r childrenByPath) Register(ctx context.Context, b spi.Branch) error {
-	err := r.br.Register(ctx, b)
-	if err == nil {
-		r.mu.Lock()
-		r.parents[b.ParentID] = true
-		r.mu.Unlock()
-	}
-	return err
-}
-
-func (r childrenByPath) ListChildren(ctx context.Context, parent string) ([]spi.Branch, error) {
-	r.mu.Lock()
-	keys := sortedKeys(r.parents)
-	r.mu.Unlock()
-	out := []spi.Branch{}
-	for _, k := range keys {
-		if k == parent || strings.HasPrefix(k, parent+r.sep) {
+		if k == parent || r.match(parent, k) {
 			got, err := r.br.ListChildren(ctx, k)
 			if err != nil {
 				return nil, err
