@@ -12,9 +12,9 @@ import (
 // while the write runs, and reads once more after it returned (after = true), so each round sees
 // the state before, during and after one write. How many reads land inside a write depends on the
 // machine (at most readsPerWrite per reader); that every round overlaps its write and ends after it
-// does not. A window that stays
-// open for one read is seen; a window shorter than one read is beyond any black-box check (the
-// broken stores of kits/broken hold their window open until a reader has looked).
+// does not. A window that stays open for one read is seen; a window shorter than one read is beyond
+// any black-box check (the broken stores of kits/broken hold their window open until a reader has
+// looked).
 //
 // read returns a violation or nil; write (given a context that ends when a reader has found a
 // violation) returns a violation or nil. The first violation ends the check; Progress counts the
@@ -61,6 +61,12 @@ func raceRound[T any](ctx context.Context, c *Case[T], readers, round int, write
 		go func() {
 			defer wg.Done()
 			defer c.Recover()
+			signalled := false
+			defer func() { // also when the target panicked in the first read
+				if !signalled {
+					ready <- struct{}{}
+				}
+			}()
 			fail := func(err error) bool {
 				if err != nil {
 					errs[r] = err
@@ -69,6 +75,7 @@ func raceRound[T any](ctx context.Context, c *Case[T], readers, round int, write
 				return err != nil
 			}
 			err := read(r, round, false)
+			signalled = true
 			ready <- struct{}{}
 			if fail(err) || !wait(started) {
 				return
