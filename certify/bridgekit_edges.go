@@ -169,7 +169,7 @@ func refusalOrderDispatcher(ctx context.Context, c *BridgeCase) (bool, error) {
 	if !c.Store.Handshake().Declares(manifest.SeamExecutionDispatcher, spi.MethodHeartbeat) {
 		return true, nil
 	}
-	ghost := spi.Lease{Token: c.ExecID("no-such-lease"), Package: spi.ExecutionPackage{ExecutionID: c.ExecID("ghost"), FlowID: "kit-flow"}, Worker: "kit-w1", Delivery: 1, ExpiresAt: 1}
+	ghost := ghostLease(c)
 	raw, _ := json.Marshal(map[string]any{"lease": ghost, "ttlMs": 0})
 	_, err := c.Store.CallRaw(ctx, "dispatcher.heartbeat", raw)
 	if err := wantCode(c, "dispatcher.heartbeat", "a lease never issued, ttlMs 0", err, invalidCodes...); err != nil {
@@ -385,7 +385,7 @@ func notFoundIs(err error, what string) (string, error) {
 	return "", err
 }
 
-// claimedAmong claims (for a minute, acking what it finds) until it meets package x or nothing
+// claimedAmong claims (leases of a minute) until it meets package x, which it acks, or nothing
 // deliverable is left, and says whether x was there.
 func claimedAmong(ctx context.Context, c *BridgeCase, d *bridge.Dispatcher, ts []string, x string) (string, error) {
 	for range 32 {
