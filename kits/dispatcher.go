@@ -170,7 +170,8 @@ func never(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what stri
 	return nil
 }
 
-// claimTimed claims and returns the kit's clock before and after the call, for waitExpired.
+// claimTimed awaits a claim like await and says when (on the kit's clock) it returned, for
+// waitExpired.
 func claimTimed(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) (spi.Lease, time.Time, error) {
 	l, err := await(ctx, c, r, what)
 	return l, time.Now(), err
