@@ -91,9 +91,9 @@ func dHeartbeat(ctx context.Context, c *DispatcherCase) error {
 	if err := dispatch(ctx, c, pkgFor(c, "beat", ts[0])); err != nil {
 		return err
 	}
-	// Three times the TTL in 24 heartbeats, each after a claim by another worker that must get
-	// nothing.
-	const ttl, beats = 1500 * time.Millisecond, 24
+	// One and a half times the TTL in 12 heartbeats, each after a claim by another worker that must
+	// get nothing: a lease that heartbeats do not extend is delivered again past its first expiry.
+	const ttl, beats = time.Second, 12
 	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
 	if err != nil {
 		return err
