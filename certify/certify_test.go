@@ -2,7 +2,6 @@ package certify_test
 
 import (
 	"context"
-	"github.com/loom-kernel/loom-conform/internal/proof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/certify/certifytest"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/reference/stores/postgres"

@@ -28,6 +28,7 @@ func Checks() []spec.Check {
 		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6", "I-CERT-12"),
 		t("certify/database-outage", "TestDatabaseOutageIsTargetFailed", "I-CERT-12"),
 		t("certify/hostile-bridge", "TestHostileBridgeNeverCrashesTheHarness", "I-CERT-13"),
+		t("certify/hostile-kernel", "TestHostileKernelNeverCrashesTheHarness", "I-CERT-13"),
 		t("certify/database-comes-back", "TestDatabaseThatComesBackIsJudged", "I-CERT-12"),
 		t("certify/reports", "TestReportsRender", "I-BRIDGE-6", "I-CERT-11"),
 		t("certify/badge-names-judged-seams", "TestBadgeNamesJudgedSeams", "I-CERT-9", "I-CERT-1"),

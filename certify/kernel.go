@@ -123,14 +123,15 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 			}
 		}
 	}
-	k := &kernelRun{cfg: cfg, rep: rep, kit: kit, cl: cl, running: running}
+	k := &kernelRun{cfg: cfg, rep: rep, kit: kit, cl: cl, running: running,
+		watch: outageWatch{cfg: cfg, running: running, what: "the kernel at " + cl.URL(),
+			probe: func(ctx context.Context) error { return probeKernel(ctx, cl) }}}
 	counts := map[kits.Verdict]int{}
 	for i, ch := range selected {
 		res, judged := k.judge(ctx, ch)
 		if !judged {
 			// Whose fault (DESIGN §7.1): an outage is the target's verdict, with its one cause.
-			rep.TargetError = fmt.Sprintf("the target failed during the run: %s; %d of %d checks were judged before it, the other %d were not run",
-				k.gone, i, len(selected), len(selected)-i)
+			rep.TargetError = outageError(k.watch.gone, i, len(selected))
 			break
 		}
 		rep.Checks = append(rep.Checks, res)
@@ -151,39 +152,21 @@ type kernelRun struct {
 	kit     kits.Kit[*carrier.Client]
 	cl      *carrier.Client
 	running *Running
-	// gone is the outage that ended the run; dead why the remaining checks are not run (a kernel
-	// that answers probes but leaves check after check without a verdict).
-	gone, dead   string
+	// watch tells verdicts from outages (watch.gone ended the run); dead is why the remaining
+	// checks are not run (a kernel that answers probes but leaves check after check without a
+	// verdict).
+	watch        outageWatch
+	dead         string
 	unknownInRow int
 }
 
-// judge runs one check and tells its verdict from an outage, as certify.Run does (DESIGN §7.1
-// "whose fault"): after a check that did not pass the kernel is probed; one that is gone or frozen
-// gets OutageWait to come back and the check runs once more; one that stays down ends the run
-// (judged false: nothing was learnt from the check). A check without a verdict while the kernel
-// answers runs once more too.
+// judge runs one check through the outage rule (outageWatch), as certify.Run does: a pass or a
+// skip stands without a probe, and so does a check not run because the kernel was given up on.
 func (k *kernelRun) judge(ctx context.Context, ch kits.Check[*carrier.Client]) (CheckResult, bool) {
-	for attempt := 0; ; attempt++ {
+	return k.watch.judge(ctx, ch.ID, func() (CheckResult, bool) {
 		res := k.runCheck(ctx, ch)
-		if res.Verdict == kits.Pass || res.Verdict == kits.Skip || ctx.Err() != nil {
-			return res, true
-		}
-		cause := k.outage(ctx)
-		switch {
-		case cause == "" && res.Verdict == kits.Unknown && attempt == 0 && k.dead == "":
-			fmt.Fprintf(k.cfg.Progress, "  %s: no verdict, and the kernel answers: running the check again\n", ch.ID)
-			continue
-		case cause == "":
-			return res, true
-		case attempt == 0:
-			if cause = k.waitBack(ctx, cause); cause == "" {
-				fmt.Fprintf(k.cfg.Progress, "  %s: the kernel came back: running the check again\n", ch.ID)
-				continue
-			}
-		}
-		k.gone = fmt.Sprintf("%s (during %s; it did not come back within %s)", cause, ch.ID, k.cfg.OutageWait)
-		return res, false
-	}
+		return res, res.Verdict == kits.Pass || res.Verdict == kits.Skip || k.dead != ""
+	})
 }
 
 func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]) CheckResult {
@@ -209,40 +192,6 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 		k.unknownInRow = 0
 	}
 	return res
-}
-
-// outage says what of the target is gone or frozen ("" when it is up): its own parts first
-// (Running.Alive: the process, the container), then the kernel's wire.handshake.
-func (k *kernelRun) outage(ctx context.Context) string {
-	if k.running != nil && k.running.Alive != nil {
-		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := k.running.Alive(actx)
-		cancel()
-		if err != nil {
-			return err.Error()
-		}
-	}
-	if err := probeKernel(ctx, k.cl); err != nil {
-		return fmt.Sprintf("the kernel at %s does not answer (%v)", k.cl.URL(), err)
-	}
-	return ""
-}
-
-// waitBack polls the target until it is up again ("") or OutageWait has passed.
-func (k *kernelRun) waitBack(ctx context.Context, cause string) string {
-	fmt.Fprintf(k.cfg.Progress, "  the target is down: %s; waiting up to %s for it to come back\n", cause, k.cfg.OutageWait)
-	deadline := time.Now().Add(k.cfg.OutageWait)
-	for time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return cause
-		case <-time.After(min(500*time.Millisecond, k.cfg.OutageWait)):
-		}
-		if cause = k.outage(ctx); cause == "" {
-			return ""
-		}
-	}
-	return cause
 }
 
 // kernelInfo is the certificate's account of a kernel's handshake.
