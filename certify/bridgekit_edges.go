@@ -181,65 +181,67 @@ func refusalOrderDispatcher(ctx context.Context, c *BridgeCase) (bool, error) {
 
 func callErr[T any](_ T, err error) error { return err }
 
-// bkEdgeCases: deleteExecution fences every earlier token (I-STORE-51); a target emptied by
-// deleteThrough is no copyPrefix target, and an out-of-range through is refused first (I-STORE-52);
-// archive batches are strictly increasing (I-STORE-53); a branch needs a parent id but not a
-// parent log (I-STORE-54).
+// bkDeleteFences: deleteExecution makes every earlier fence token stale, an unfenced append then
+// starts the new incarnation, and the next token is higher (I-STORE-51).
+func bkDeleteFences(ctx context.Context, c *BridgeCase) error {
+	hs, es := c.Store.Handshake(), c.Store.EventStore()
+	if es == nil || !hs.Declares(manifest.SeamEventStore, spi.MethodAcquireFence) || !hs.Declares(manifest.SeamEventStore, spi.MethodDeleteExecution) {
+		return c.Skip("the bridge serves no EventStore acquireFence with deleteExecution")
+	}
+	x := c.ExecID("delete-fence")
+	f, err := es.AcquireFence(ctx, x)
+	if err == nil {
+		err = es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: f.Token})
+	}
+	if err == nil {
+		err = es.DeleteExecution(ctx, x)
+	}
+	if err != nil {
+		return c.Failf("acquireFence/append/deleteExecution", fmt.Sprintf("%q", x), err, "nil")
+	}
+	if err := wantCode(c, "eventStore.append", fmt.Sprintf("%q, [seq 0], fence %d held before deleteExecution", x, f.Token),
+		es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: f.Token}), bridge.CodeFenced); err != nil {
+		return err
+	}
+	if err := es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{}); err != nil {
+		return c.Failf("eventStore.append", fmt.Sprintf("%q, [seq 0], unfenced, after deleteExecution", x), err, "nil")
+	}
+	g, err := es.AcquireFence(ctx, x)
+	if err != nil || g.Token <= f.Token {
+		return c.Failf("eventStore.acquireFence", fmt.Sprintf("%q after deleteExecution (token %d before)", x, f.Token), fmt.Sprint(g.Token, err), fmt.Sprintf("a token > %d", f.Token))
+	}
+	return nil
+}
+
+// bkEdgeCases: a target emptied by deleteThrough is no copyPrefix target, and an out-of-range
+// through is refused first (I-STORE-52); archive batches are strictly increasing (I-STORE-53); a
+// branch needs a parent id but not a parent log (I-STORE-54).
 func bkEdgeCases(ctx context.Context, c *BridgeCase) error {
 	hs := c.Store.Handshake()
-	decl := func(seam, m string) bool { return hs.Declares(seam, m) }
 	es, as, br := c.Store.EventStore(), c.Store.ArchiveStore(), c.Store.BranchRegistry()
-	fenceDelete := es != nil && decl(manifest.SeamEventStore, spi.MethodAcquireFence) && decl(manifest.SeamEventStore, spi.MethodDeleteExecution)
-	copyTrimmed := es != nil && decl(manifest.SeamEventStore, spi.MethodCopyPrefix) && decl(manifest.SeamEventStore, spi.MethodDeleteThrough)
-	if !fenceDelete && !copyTrimmed && as == nil && br == nil {
-		return c.Skip("the bridge serves none of the edge cases' methods (EventStore acquireFence with deleteExecution, or copyPrefix with deleteThrough; ArchiveStore; BranchRegistry)")
+	copyTrimmed := es != nil && hs.Declares(manifest.SeamEventStore, spi.MethodCopyPrefix) && hs.Declares(manifest.SeamEventStore, spi.MethodDeleteThrough)
+	if !copyTrimmed && as == nil && br == nil {
+		return c.Skip("the bridge serves none of the edge cases' methods (EventStore copyPrefix with deleteThrough; ArchiveStore; BranchRegistry)")
 	}
-	if es != nil {
-		if fenceDelete {
-			x := c.ExecID("delete-fence")
-			f, err := es.AcquireFence(ctx, x)
-			if err == nil {
-				err = es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: f.Token})
-			}
-			if err == nil {
-				err = es.DeleteExecution(ctx, x)
-			}
-			if err != nil {
-				return c.Failf("acquireFence/append/deleteExecution", fmt.Sprintf("%q", x), err, "nil")
-			}
-			if err := wantCode(c, "eventStore.append", fmt.Sprintf("%q, [seq 0], fence %d held before deleteExecution", x, f.Token),
-				es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: f.Token}), bridge.CodeFenced); err != nil {
-				return err
-			}
-			if err := es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{}); err != nil {
-				return c.Failf("eventStore.append", fmt.Sprintf("%q, [seq 0], unfenced, after deleteExecution", x), err, "nil")
-			}
-			g, err := es.AcquireFence(ctx, x)
-			if err != nil || g.Token <= f.Token {
-				return c.Failf("eventStore.acquireFence", fmt.Sprintf("%q after deleteExecution (token %d before)", x, f.Token), fmt.Sprint(g.Token, err), fmt.Sprintf("a token > %d", f.Token))
-			}
+	if copyTrimmed {
+		src, dst := c.ExecID("copy-src"), c.ExecID("copy-dst")
+		err := es.Append(ctx, src, []spi.Envelope{probeEnv(src, 0), probeEnv(src, 1)}, spi.AppendOptions{})
+		if err == nil {
+			err = es.Append(ctx, dst, []spi.Envelope{probeEnv(dst, 0)}, spi.AppendOptions{})
 		}
-		if copyTrimmed {
-			src, dst := c.ExecID("copy-src"), c.ExecID("copy-dst")
-			err := es.Append(ctx, src, []spi.Envelope{probeEnv(src, 0), probeEnv(src, 1)}, spi.AppendOptions{})
-			if err == nil {
-				err = es.Append(ctx, dst, []spi.Envelope{probeEnv(dst, 0)}, spi.AppendOptions{})
-			}
-			if err == nil {
-				err = es.DeleteThrough(ctx, dst, 0)
-			}
-			if err != nil {
-				return c.Failf("append/deleteThrough", fmt.Sprintf("%q, %q", src, dst), err, "nil")
-			}
-			cp := es
-			if err := wantCode(c, "eventStore.copyPrefix", fmt.Sprintf("%q → %q (emptied by deleteThrough), through 99 (outside the source)", src, dst),
-				cp.CopyPrefix(ctx, src, dst, 99), invalidCodes...); err != nil {
-				return err
-			}
-			if err := wantCode(c, "eventStore.copyPrefix", fmt.Sprintf("%q → %q (emptied by deleteThrough), through 0", src, dst),
-				cp.CopyPrefix(ctx, src, dst, 0), bridge.CodeAlreadyExists); err != nil {
-				return err
-			}
+		if err == nil {
+			err = es.DeleteThrough(ctx, dst, 0)
+		}
+		if err != nil {
+			return c.Failf("append/deleteThrough", fmt.Sprintf("%q, %q", src, dst), err, "nil")
+		}
+		if err := wantCode(c, "eventStore.copyPrefix", fmt.Sprintf("%q → %q (emptied by deleteThrough), through 99 (outside the source)", src, dst),
+			es.CopyPrefix(ctx, src, dst, 99), invalidCodes...); err != nil {
+			return err
+		}
+		if err := wantCode(c, "eventStore.copyPrefix", fmt.Sprintf("%q → %q (emptied by deleteThrough), through 0", src, dst),
+			es.CopyPrefix(ctx, src, dst, 0), bridge.CodeAlreadyExists); err != nil {
+			return err
 		}
 	}
 	if as != nil {

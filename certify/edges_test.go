@@ -77,14 +77,14 @@ func TestBridgeEdgeCases(t *testing.T) {
 	}
 	run := func(t *testing.T, url string) *certify.Report {
 		rep, err := certify.Run(context.Background(), certify.URLTarget{URL: url},
-			certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/(refusal-order|edge-cases|notifications)$", Seed: 11})
+			certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/(refusal-order|delete-fences|edge-cases|notifications)$", Seed: 11})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rep
 	}
 	rep := run(t, serve(t, stores(memory.NewEventStore()), nil))
-	for _, id := range []string{"bridge/refusal-order", "bridge/edge-cases", "bridge/notifications"} {
+	for _, id := range []string{"bridge/refusal-order", "bridge/delete-fences", "bridge/edge-cases", "bridge/notifications"} {
 		if c, ok := find(rep, id); !ok || c.Verdict != kits.Pass {
 			t.Errorf("%s on the reference memory store = %s %q, want pass", id, c.Verdict, firstLine(c.Message))
 		}
