@@ -38,7 +38,7 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 		{ID: "bridge/refusal-order", Clauses: []string{"I-STORE-50", "I-STORE-56"}, Level: spec.Must,
 			Doc: "a call wrong in several ways gets invalid argument first: on the event log then fenced, then conflict (empty batches are refused alike and otherwise write nothing; a negative sequence is invalid); on durable state, content and the dispatcher before a conflict, not found, unknown target or lost lease", Run: bkRefusalOrder},
 		{ID: "bridge/delete-fences", Clauses: []string{"I-STORE-51"}, Level: spec.Must,
-			Doc: "deleteExecution makes every earlier fence token stale, an unfenced append starts the new incarnation and the next token is higher (skipped when acquireFence or deleteExecution is not served)", Run: bkDeleteFences},
+			Doc: "deleteExecution makes every earlier fence token stale, the next token is higher and writes the new incarnation (skipped when acquireFence or deleteExecution is not served)", Run: bkDeleteFences},
 		{ID: "bridge/edge-cases", Clauses: []string{"I-STORE-52", "I-STORE-53", "I-STORE-54"}, Level: spec.Must,
 			Doc: "copyPrefix refuses an out-of-range through before a target deleteThrough emptied; archive batches are strictly increasing; a branch needs a parent id, not a parent log (skipped when none of these methods is served); our choices where the spec is silent, so recommended", Run: bkEdgeCases},
 		{ID: "bridge/notifications", Clauses: []string{"I-BRIDGE-10"}, Level: spec.Must,

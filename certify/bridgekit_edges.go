@@ -181,8 +181,10 @@ func refusalOrderDispatcher(ctx context.Context, c *BridgeCase) (bool, error) {
 
 func callErr[T any](_ T, err error) error { return err }
 
-// bkDeleteFences: deleteExecution makes every earlier fence token stale, an unfenced append then
-// starts the new incarnation, and the next token is higher (I-STORE-51).
+// bkDeleteFences: deleteExecution makes every earlier fence token stale, the next token is higher
+// and the new incarnation is written under it (I-STORE-51). Whether an unfenced append is accepted
+// after the delete is a choice (I-STORE-67, eventstore/unfenced-append), so the new incarnation
+// starts fenced here.
 func bkDeleteFences(ctx context.Context, c *BridgeCase) error {
 	hs, es := c.Store.Handshake(), c.Store.EventStore()
 	if es == nil || !hs.Declares(manifest.SeamEventStore, spi.MethodAcquireFence) || !hs.Declares(manifest.SeamEventStore, spi.MethodDeleteExecution) {
@@ -203,12 +205,16 @@ func bkDeleteFences(ctx context.Context, c *BridgeCase) error {
 		es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: f.Token}), bridge.CodeFenced); err != nil {
 		return err
 	}
-	if err := es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{}); err != nil {
-		return c.Failf("eventStore.append", fmt.Sprintf("%q, [seq 0], unfenced, after deleteExecution", x), err, "nil")
-	}
 	g, err := es.AcquireFence(ctx, x)
 	if err != nil || g.Token <= f.Token {
 		return c.Failf("eventStore.acquireFence", fmt.Sprintf("%q after deleteExecution (token %d before)", x, f.Token), fmt.Sprint(g.Token, err), fmt.Sprintf("a token > %d", f.Token))
+	}
+	if err := es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: g.Token}); err != nil {
+		return c.Failf("eventStore.append", fmt.Sprintf("%q, [seq 0], fence %d acquired after deleteExecution", x, g.Token), err, "nil")
+	}
+	if err := wantCode(c, "eventStore.append", fmt.Sprintf("%q, [seq 1], fence %d held before deleteExecution, after the new incarnation began", x, f.Token),
+		es.Append(ctx, x, []spi.Envelope{probeEnv(x, 1)}, spi.AppendOptions{Fence: f.Token}), bridge.CodeFenced); err != nil {
+		return err
 	}
 	return nil
 }

@@ -25,8 +25,8 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Doc: "the envelopes a compaction removed read back exactly, value-exact, ascending", Run: asKeepsRemoved},
 		{ID: "archivestore/roundtrip-precision", Clauses: []string{"I-STORE-25"}, Level: spec.Must,
 			Doc: "numbers a double cannot hold are archived exactly", Run: asRoundtripPrecision},
-		{ID: "archivestore/reappend-idempotent", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
-			Doc: "re-archiving equal envelopes (a retried compaction) succeeds and duplicates nothing", Run: asIdempotent},
+		{ID: "archivestore/reappend-idempotent", Clauses: []string{"I-STORE-70"}, Level: spec.Must,
+			Doc: "re-archiving equal envelopes (a retried compaction) succeeds and duplicates nothing; our choice, so recommended", Run: asIdempotent},
 		{ID: "archivestore/reappend-different-conflict", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
 			Doc: "a different envelope at an archived sequence is a conflict and the whole call changes nothing", Run: asConflict},
 		{ID: "archivestore/concurrent-archivers", Clauses: []string{"I-STORE-18", "I-STORE-14"}, Level: spec.Must,
@@ -39,8 +39,8 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Requires: []string{spi.MethodReplaceSegments}, Doc: "replaceSegments swaps exactly the range and leaves the rest", Run: asReplace},
 		{ID: "archivestore/ids-apart-every-method", Clauses: []string{"I-STORE-4", "I-STORE-27"}, Level: spec.Must,
 			Doc: "append, read and every declared optional method (replaceSegments, deleteExecution) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . |", Run: asIDsEveryMethod},
-		{ID: "archivestore/reappend-respelled", Clauses: []string{"I-STORE-18", "I-STORE-29"}, Level: spec.Must,
-			Doc: "re-archiving the same values in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op; a different value (a number a double cannot tell apart, a string for a number, an added key) is a conflict that changes nothing", Run: asReappendRespelled},
+		{ID: "archivestore/reappend-respelled", Clauses: []string{"I-STORE-70", "I-STORE-29"}, Level: spec.Must,
+			Doc: "re-archiving the same values in another JSON spelling (key order, 1 vs 10e-1, escapes) is a no-op, and a number a double cannot tell apart is a different value (a conflict that changes nothing); our choices, so recommended", Run: asReappendRespelled},
 		{ID: "archivestore/conflict-after-valid", Clauses: []string{"I-STORE-18", "I-STORE-30"}, Level: spec.Must,
 			Doc: "a call whose conflicting envelope comes after new and equal ones is refused whole: read back, the archive is unchanged", Run: asConflictAfterValid},
 		{ID: "archivestore/replace-invalid-after-valid", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-30"}, Level: spec.Must,
@@ -54,6 +54,10 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 		{ID: "archivestore/readers-whole-replace", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodReplaceSegments},
 			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (rounds and limit as readers-whole-append)", Run: asReadersWholeReplace},
+		{ID: "archivestore/reappend-keeps-once", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
+			Doc: "re-archived equal envelopes are never stored twice, whether the store answers success or a conflict", Run: asKeepsOnce},
+		{ID: "archivestore/reappend-different-values", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
+			Doc: "an envelope whose value differs at an archived sequence (a string for a number, an added null key, dropped metadata, a letter's case) is a conflict that changes nothing", Run: asReappendDifferentValues},
 	}}
 }
 

@@ -39,6 +39,7 @@ func asKeepsRemoved(ctx context.Context, c *ArchiveStoreCase) error {
 	return expectArchive(ctx, c, x, first, "compactions through 5 and 10")
 }
 
+// asIdempotent: re-archiving equal envelopes succeeds (I-STORE-70).
 func asIdempotent(ctx context.Context, c *ArchiveStoreCase) error {
 	x := c.ExecID("retry")
 	rm := removed(x, 4)
@@ -50,6 +51,22 @@ func asIdempotent(ctx context.Context, c *ArchiveStoreCase) error {
 	}
 	if err := archive(ctx, c, x, rm[2:]); err != nil {
 		return err
+	}
+	return expectArchive(ctx, c, x, rm, "archiving 0..4 twice and 2..4 again")
+}
+
+// asKeepsOnce: re-archived equal envelopes, whatever the store answers (success or a conflict),
+// are never stored twice (I-STORE-18).
+func asKeepsOnce(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("retry-once")
+	rm := removed(x, 4)
+	if err := archive(ctx, c, x, rm); err != nil {
+		return err
+	}
+	for _, again := range [][]spi.Envelope{rm, rm[2:]} {
+		if err := c.Store.Append(ctx, x, again); err != nil && !errors.Is(err, spi.ErrConflict) {
+			return c.Failf("Append", appendArgs(x, again, spi.AppendOptions{})+" (archived already)", err, "nil or a conflict")
+		}
 	}
 	return expectArchive(ctx, c, x, rm, "archiving 0..4 twice and 2..4 again")
 }
@@ -70,14 +87,23 @@ func asConflict(ctx context.Context, c *ArchiveStoreCase) error {
 	return expectArchive(ctx, c, x, rm, "a refused conflicting archive")
 }
 
-func asReappendRespelled(ctx context.Context, c *ArchiveStoreCase) error {
-	x := c.ExecID("respelled")
+// respelledArchive archives three envelopes with values worth respelling, the first with payload
+// first.
+func respelledArchive(ctx context.Context, c *ArchiveStoreCase, x, first string) ([]spi.Envelope, error) {
 	orig := batch(x, 0, 3, "orig")
-	orig[0].Payload = json.RawMessage(`{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`)
+	orig[0].Payload = json.RawMessage(first)
 	orig[0].Metadata = json.RawMessage(`{"k":10,"t":"v"}`)
 	orig[1].Payload = json.RawMessage(`"text"`)
 	orig[2].Payload = json.RawMessage(`[1,{"b":true,"a":null}]`)
-	if err := archive(ctx, c, x, orig); err != nil {
+	return orig, archive(ctx, c, x, orig)
+}
+
+// asReappendRespelled: re-archiving the same values respelled succeeds, and a value a double
+// cannot tell apart is still a different value (I-STORE-70, I-STORE-29).
+func asReappendRespelled(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("respelled")
+	orig, err := respelledArchive(ctx, c, x, `{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`)
+	if err != nil {
 		return err
 	}
 	respelled := []spi.Envelope{respelledEnvelope(orig[0]), respelledEnvelope(orig[1]), respelledEnvelope(orig[2])}
@@ -87,20 +113,35 @@ func asReappendRespelled(ctx context.Context, c *ArchiveStoreCase) error {
 	if err := expectArchive(ctx, c, x, orig, "re-archiving the same values respelled"); err != nil {
 		return err
 	}
+	e := orig[0]
+	e.Payload = json.RawMessage(`{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567891}`)
+	err = c.Store.Append(ctx, x, []spi.Envelope{e})
+	if ee := expectErr(c, "Append", appendArgs(x, []spi.Envelope{e}, spi.AppendOptions{})+") with (a number one off beyond 2^64", err, spi.ErrConflict); ee != nil {
+		return ee
+	}
+	return expectArchive(ctx, c, x, orig, "re-archiving a number one off beyond 2^64")
+}
+
+// asReappendDifferentValues: an envelope whose value differs in every reading (a string for a
+// number, an added key, dropped metadata, a letter's case) is a conflict that changes nothing
+// (I-STORE-18).
+func asReappendDifferentValues(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("different")
+	orig, err := respelledArchive(ctx, c, x, `{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]}}`)
+	if err != nil {
+		return err
+	}
 	variants := []struct {
 		name string
 		mut  func(e *spi.Envelope)
 	}{
-		{"a number one off beyond 2^64", func(e *spi.Envelope) {
-			e.Payload = json.RawMessage(`{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567891}`)
-		}},
 		{"a string for a number", func(e *spi.Envelope) {
-			e.Payload = json.RawMessage(`{"n":"1","s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`)
+			e.Payload = json.RawMessage(`{"n":"1","s":"Abc","o":{"x":1.5,"y":[2,-3]}}`)
 		}},
 		{"an added null key in metadata", func(e *spi.Envelope) { e.Metadata = json.RawMessage(`{"k":10,"t":"v","u":null}`) }},
 		{"metadata dropped", func(e *spi.Envelope) { e.Metadata = nil }},
 		{"a string differing in case", func(e *spi.Envelope) {
-			e.Payload = json.RawMessage(`{"n":1,"s":"ABC","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`)
+			e.Payload = json.RawMessage(`{"n":1,"s":"ABC","o":{"x":1.5,"y":[2,-3]}}`)
 		}},
 	}
 	var errs []error

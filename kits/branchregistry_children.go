@@ -3,27 +3,50 @@ package kits
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
+// brChildrenByteOrder: children whose ids differ only by case, trailing space or normal form are
+// listed in byte order (I-STORE-28).
 func brChildrenByteOrder(ctx context.Context, c *BranchRegistryCase) error {
+	p, names, asc, err := listByteOrderChildren(ctx, c)
+	if err != nil {
+		return err
+	}
+	return c.Diff("ListChildren", fmt.Sprintf("%q) ids only, children differing by case, trailing space and normal form (", p), asc, names)
+}
+
+// brChildrenIDsApart: children whose ids differ only by case, trailing space or normal form are
+// listed once each, in whatever order (I-STORE-20, I-STORE-4).
+func brChildrenIDsApart(ctx context.Context, c *BranchRegistryCase) error {
+	p, names, asc, err := listByteOrderChildren(ctx, c)
+	if err != nil {
+		return err
+	}
+	return c.Diff("ListChildren", fmt.Sprintf("%q) ids only, in any order, children differing by case, trailing space and normal form (", p), asc, slices.Sorted(slices.Values(names)))
+}
+
+// listByteOrderChildren registers the ids of byteOrderIDs as children of a fresh parent and lists
+// them: it returns the parent, the ids as listed and the ids in byte order.
+func listByteOrderChildren(ctx context.Context, c *BranchRegistryCase) (string, []string, []string, error) {
 	p := c.ExecID("parent")
 	ids, asc := byteOrderIDs(p + "/")
 	for i, id := range ids {
 		if err := register(ctx, c, spi.Branch{ID: id, ParentID: p, ForkSequence: int64(i)}); err != nil {
-			return err
+			return "", nil, nil, err
 		}
 	}
 	got, err := c.Store.ListChildren(ctx, p)
 	if err != nil {
-		return c.Failf("ListChildren", fmt.Sprintf("%q", p), err, "nil")
+		return "", nil, nil, c.Failf("ListChildren", fmt.Sprintf("%q", p), err, "nil")
 	}
 	names := make([]string, len(got))
 	for i, b := range got {
 		names[i] = b.ID
 	}
-	return c.Diff("ListChildren", fmt.Sprintf("%q) ids only, children differing by case, trailing space and normal form (", p), asc, names)
+	return p, names, asc, nil
 }
 
 func brChildren(ctx context.Context, c *BranchRegistryCase) error {

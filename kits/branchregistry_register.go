@@ -10,6 +10,8 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
+// brRegisterRespelled: registering the same branch with its metadata respelled succeeds, and a
+// number a double cannot tell apart is still a different value (I-STORE-72, I-STORE-29).
 func brRegisterRespelled(ctx context.Context, c *BranchRegistryCase) error {
 	b := spi.Branch{ID: c.ExecID("b"), ParentID: c.ExecID("p"), ForkSequence: 3,
 		Metadata: json.RawMessage(`{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`)}
@@ -21,13 +23,32 @@ func brRegisterRespelled(ctx context.Context, c *BranchRegistryCase) error {
 	if err := c.Store.Register(ctx, same); err != nil {
 		return c.Failf("Register", fmt.Sprintf("%q) the same branch, metadata respelled (%s", b.ID, same.Metadata), err, "nil (the same value)")
 	}
-	var errs []error
-	for _, v := range []struct{ name, meta string }{
+	return registerRefused(ctx, c, b, []struct{ name, meta string }{
 		{"a number one off beyond 2^64", `{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567891}`},
-		{"a string for a number", `{"n":"1","s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`},
-		{"an added null key", `{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890,"u":null}`},
-		{"a string differing in case", `{"n":1,"s":"ABC","o":{"x":1.5,"y":[2,-3]},"big":12345678901234567890}`},
-	} {
+	})
+}
+
+// brRegisterDifferentValues: metadata whose value differs in every reading (a string for a
+// number, an added key, a letter's case) is a different branch: already-exists, nothing changed
+// (I-STORE-20).
+func brRegisterDifferentValues(ctx context.Context, c *BranchRegistryCase) error {
+	b := spi.Branch{ID: c.ExecID("b"), ParentID: c.ExecID("p"), ForkSequence: 3,
+		Metadata: json.RawMessage(`{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]}}`)}
+	if err := register(ctx, c, b); err != nil {
+		return err
+	}
+	return registerRefused(ctx, c, b, []struct{ name, meta string }{
+		{"a string for a number", `{"n":"1","s":"Abc","o":{"x":1.5,"y":[2,-3]}}`},
+		{"an added null key", `{"n":1,"s":"Abc","o":{"x":1.5,"y":[2,-3]},"u":null}`},
+		{"a string differing in case", `{"n":1,"s":"ABC","o":{"x":1.5,"y":[2,-3]}}`},
+	})
+}
+
+// registerRefused registers b with each other metadata, expects already-exists each time, and b
+// still registered.
+func registerRefused(ctx context.Context, c *BranchRegistryCase, b spi.Branch, others []struct{ name, meta string }) error {
+	var errs []error
+	for _, v := range others {
 		d := b
 		d.Metadata = json.RawMessage(v.meta)
 		err := c.Store.Register(ctx, d)
@@ -75,6 +96,7 @@ func brRoundtripPrecision(ctx context.Context, c *BranchRegistryCase) error {
 	return expectBranch(ctx, c, b, "Register with numbers a double cannot hold")
 }
 
+// brIdempotent: registering an equal branch again succeeds and changes nothing (I-STORE-72).
 func brIdempotent(ctx context.Context, c *BranchRegistryCase) error {
 	b := spi.Branch{ID: c.ExecID("b"), ParentID: c.ExecID("p"), ForkSequence: 3, Metadata: json.RawMessage(`{"a":1,"b":2}`)}
 	if err := register(ctx, c, b); err != nil {
@@ -84,6 +106,16 @@ func brIdempotent(ctx context.Context, c *BranchRegistryCase) error {
 	same.Metadata = json.RawMessage(`{"b":2,"a":1}`)
 	if err := c.Store.Register(ctx, same); err != nil {
 		return c.Failf("Register", fmt.Sprintf("%q) an equal branch again (", b.ID), err, "nil")
+	}
+	return expectBranch(ctx, c, b, "an equal re-registration")
+}
+
+// brDifferentRefused: a different branch under a registered id is already-exists and changes
+// nothing (I-STORE-20).
+func brDifferentRefused(ctx context.Context, c *BranchRegistryCase) error {
+	b := spi.Branch{ID: c.ExecID("b"), ParentID: c.ExecID("p"), ForkSequence: 3, Metadata: json.RawMessage(`{"a":1,"b":2}`)}
+	if err := register(ctx, c, b); err != nil {
+		return err
 	}
 	diff := b
 	diff.ForkSequence = 4

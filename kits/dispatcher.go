@@ -41,20 +41,20 @@ var leaseMethods = []string{spi.MethodClaim, spi.MethodHeartbeat, spi.MethodAck}
 // ExecutionDispatcherKit is the ExecutionDispatcher conformance kit (spec §6, §7).
 func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 	type C = Check[spi.ExecutionDispatcher]
-	placement := []string{"S6.placement.compute-target", "I-DISPATCH-5"}
+	placement := []string{"S6.placement.compute-target", "I-DISPATCH-15"}
 	return Kit[spi.ExecutionDispatcher]{Name: "dispatcher", Seam: manifest.SeamExecutionDispatcher, Checks: []C{
 		{ID: "dispatcher/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DispatcherCase) error {
 				return versionClaim(c, manifest.SeamExecutionDispatcher)
 			}},
-		{ID: "dispatcher/targets-listed", Clauses: append(placement, "I-DISPATCH-9"), Level: spec.Must,
-			Doc: "at least one target is listed, ascending, unique and non-empty, and each one accepts (and, with a worker side, delivers) a package pinned to it; a claim serving no target is invalid", Run: dTargetsListed},
-		{ID: "dispatcher/unknown-target-refused", Clauses: placement, Level: spec.Must,
-			Doc: "a package pinned to an unlisted target is refused with a typed error naming it, and nothing is delivered", Run: dUnknownTarget},
-		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-2", "I-DISPATCH-10"}, Level: spec.Must,
-			Doc: "a package without ids, with non-object hints or hints over 4 096 bytes is invalid (4 096 bytes are not); a delivered package equals the dispatched one as sent, empty hints, empty strings, objects and arrays included, nothing added or dropped", Run: dCoordinates},
+		{ID: "dispatcher/targets-listed", Clauses: placement, Level: spec.Must,
+			Doc: "at least one target is listed, and each one accepts (and, with a worker side, delivers) a package pinned to it", Run: dTargetsListed},
+		{ID: "dispatcher/unknown-target-refused", Clauses: []string{"I-DISPATCH-5"}, Level: spec.Must,
+			Doc: "a package pinned to an unlisted target is refused with a typed error naming it, and nothing is delivered; our choice (spec §6 leaves the check to verify), so recommended", Run: dUnknownTarget},
+		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-14"}, Level: spec.Must,
+			Doc: "a delivered package equals the dispatched one as sent, empty hints, empty strings, objects and arrays included, nothing added or dropped", Run: dCoordinates},
 		{ID: "dispatcher/target-routing", Clauses: placement, Level: spec.Must, Requires: leaseMethods,
-			Doc: "a pinned package reaches only a worker serving its target; an unpinned one reaches any worker", Run: dRouting},
+			Doc: "a pinned package reaches only a worker serving its target", Run: dRouting},
 		{ID: "dispatcher/exclusive-lease", Clauses: []string{"I-DISPATCH-4", "S6.fencing.zombie"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "while a lease is live no other worker receives its package", Run: dExclusive},
 		{ID: "dispatcher/redeliver-after-crash", Clauses: []string{"S6.resume.is-migration", "I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,
@@ -72,9 +72,19 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 		{ID: "dispatcher/expired-lease-dead", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a lease past its expiresAt is dead even when no other worker claimed its package since: its heartbeat and ack are refused (lease lost), and the package is delivered again", Run: dExpiredLeaseDead},
 		{ID: "dispatcher/lease-terms", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11", "I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,
-			Doc: "a claim or heartbeat with a TTL outside 1 ms .. 10 min is invalid; a lease names a token, the claiming worker and delivery 1, and its expiresAt is epoch milliseconds (13 digits) that a heartbeat with a longer TTL moves later", Run: dLeaseTerms},
+			Doc: "a lease names a token, the claiming worker and delivery 1, and its expiresAt is epoch milliseconds (13 digits) that a heartbeat with a longer TTL moves later", Run: dLeaseTerms},
 		{ID: "dispatcher/claim-oldest-deliverable", Clauses: []string{"I-DISPATCH-12", "I-DISPATCH-6"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "claim leases the oldest deliverable package: packages of several executions come in dispatch order, and a leased package, with the packages queued behind it in its execution, never hides the deliverable packages of other executions", Run: dClaimOldestDeliverable},
+		{ID: "dispatcher/targets-form", Clauses: []string{"I-DISPATCH-5", "I-DISPATCH-9"}, Level: spec.Must,
+			Doc: "targets are non-empty names, ascending, without duplicates; a claim serving no target is invalid; our choices, so recommended", Run: dTargetsForm},
+		{ID: "dispatcher/package-shape", Clauses: []string{"I-DISPATCH-2", "I-DISPATCH-10"}, Level: spec.Must,
+			Doc: "a package without ids, with non-object hints or hints over 4 096 bytes is invalid, and hints of exactly 4 096 bytes are accepted and delivered; our choices, so recommended", Run: dPackageShape},
+		{ID: "dispatcher/roundtrip-precision", Clauses: []string{"I-STORE-25"}, Level: spec.Must,
+			Doc: "hints with numbers a double cannot hold are delivered exactly", Run: dRoundtripPrecision},
+		{ID: "dispatcher/lease-ttl-bounds", Clauses: []string{"I-DISPATCH-13"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "a claim or heartbeat with a TTL outside 1 ms .. 10 min (zero, negative, longer) is invalid, never clamped; our choice, so recommended", Run: dLeaseTTLBounds},
+		{ID: "dispatcher/unpinned-any-worker", Clauses: []string{"I-DISPATCH-5"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "an unpinned package reaches a worker serving any target, a listed one or not; our choice, so recommended", Run: dUnpinnedAnyWorker},
 	}}
 }
 

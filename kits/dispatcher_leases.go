@@ -254,18 +254,43 @@ func dExpiredLeaseDead(ctx context.Context, c *DispatcherCase) error {
 	return ack(ctx, c, again)
 }
 
+// dLeaseTTLBounds: a claim or heartbeat TTL outside 1 ms .. 10 min is an invalid argument
+// (I-DISPATCH-13).
+func dLeaseTTLBounds(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	q := queueOf(c)
+	outside := []time.Duration{0, -time.Second, spi.MaxLeaseTTL + time.Millisecond}
+	for _, ttl := range outside {
+		l, ok, err := q.Claim(ctx, claimReq("kit-w1", ttl, ts...))
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s", ttl), claimOrErr(l, ok, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
+		}
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "ttl-bounds", ts[0])); err != nil {
+		return err
+	}
+	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	for _, ttl := range outside {
+		nl, err := q.Heartbeat(ctx, l, ttl)
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, ttl), leaseOrErr(nl, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
+		}
+	}
+	return ack(ctx, c, l)
+}
+
 func dLeaseTerms(ctx context.Context, c *DispatcherCase) error {
 	ts, err := listTargets(ctx, c)
 	if err != nil {
 		return err
 	}
 	q := queueOf(c)
-	for _, ttl := range []time.Duration{0, spi.MaxLeaseTTL + time.Millisecond} {
-		l, ok, err := q.Claim(ctx, claimReq("kit-w1", ttl, ts...))
-		if !errors.Is(err, spi.ErrInvalidArgument) {
-			return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s", ttl), claimOrErr(l, ok, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
-		}
-	}
 	if err := dispatch(ctx, c, pkgFor(c, "terms", ts[0])); err != nil {
 		return err
 	}
@@ -280,12 +305,6 @@ func dLeaseTerms(ctx context.Context, c *DispatcherCase) error {
 	}
 	if l.ExpiresAt < 1e12 || l.ExpiresAt >= 1e13 {
 		return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s) at (%d ms on the kit's clock", ttl, before.UnixMilli()), fmt.Sprintf("expiresAt %d", l.ExpiresAt), "epoch milliseconds, 10^12 <= expiresAt < 10^13")
-	}
-	for _, bad := range []time.Duration{0, spi.MaxLeaseTTL + time.Millisecond} {
-		nl, err := q.Heartbeat(ctx, l, bad)
-		if !errors.Is(err, spi.ErrInvalidArgument) {
-			return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, bad), leaseOrErr(nl, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
-		}
 	}
 	nl, err := q.Heartbeat(ctx, l, 2*ttl)
 	if err != nil {

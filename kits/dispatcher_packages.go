@@ -16,7 +16,24 @@ func hintsOf(n int) json.RawMessage {
 	return json.RawMessage(`{"state":"` + strings.Repeat("x", n-12) + `"}`)
 }
 
+// dCoordinates: a package is delivered as dispatched, nothing added or dropped (I-DISPATCH-14).
 func dCoordinates(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	return deliveredAsSent(ctx, c, ts, []sentPackage{
+		{"hints with nesting and unicode", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"resume":{"eventType":"approval","n":1234567,"f":0.25,"note":"ünï ✓"},"reason":"recover"}`)}},
+		{"empty hints", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{}`)}},
+		{"hints with empty members", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"s":"","o":{},"a":[],"n":null,"z":0,"f":false,"deep":{"e":""}}`)}},
+		{"no hints, unpinned", spi.ExecutionPackage{}},
+	})
+}
+
+// dPackageShape: a package without ids, with hints that are not an object or over 4 096 bytes is
+// an invalid argument; hints of exactly 4 096 bytes are accepted and delivered (I-DISPATCH-2,
+// I-DISPATCH-10).
+func dPackageShape(ctx context.Context, c *DispatcherCase) error {
 	ts, err := listTargets(ctx, c)
 	if err != nil {
 		return err
@@ -36,17 +53,32 @@ func dCoordinates(ctx context.Context, c *DispatcherCase) error {
 			return c.Failf("Dispatch", b.name, err, "an invalid-argument refusal")
 		}
 	}
-	// Delivered exactly as dispatched: every member, empty values included (I-DISPATCH-2).
-	sent := []struct {
-		name string
-		p    spi.ExecutionPackage
-	}{
-		{"hints with a number beyond 2^64 and unicode", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"resume":{"eventType":"approval","n":12345678901234567890,"note":"ünï ✓"},"reason":"recover"}`)}},
-		{"empty hints", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{}`)}},
-		{"hints with empty members", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"s":"","o":{},"a":[],"n":null,"z":0,"f":false,"deep":{"e":""}}`)}},
-		{"no hints, unpinned", spi.ExecutionPackage{}},
+	return deliveredAsSent(ctx, c, ts, []sentPackage{
 		{fmt.Sprintf("hints of exactly %d bytes", spi.MaxHintsBytes), spi.ExecutionPackage{Target: ts[0], Hints: hintsOf(spi.MaxHintsBytes)}},
+	})
+}
+
+// dRoundtripPrecision: hints with numbers a double cannot hold are delivered exactly (I-STORE-25).
+func dRoundtripPrecision(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
 	}
+	return deliveredAsSent(ctx, c, ts, []sentPackage{
+		{"hints with numbers a double cannot hold", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"resume":{"n":12345678901234567890,"big":123456789012345678901234567890,"pi":3.141592653589793238462643383279}}`)}},
+	})
+}
+
+// sentPackage is a package a check dispatches, named for its messages.
+type sentPackage struct {
+	name string
+	p    spi.ExecutionPackage
+}
+
+// deliveredAsSent dispatches each package (with fresh ids) and, when the dispatcher has a worker
+// side, claims them all serving targets ts and compares each delivery with what was sent
+// (I-DISPATCH-14).
+func deliveredAsSent(ctx context.Context, c *DispatcherCase, ts []string, sent []sentPackage) error {
 	for i := range sent {
 		sent[i].p.ExecutionID, sent[i].p.FlowID = c.ExecID("coords"), "kit-flow"
 		if err := c.Store.Dispatch(ctx, sent[i].p); err != nil {

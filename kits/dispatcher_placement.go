@@ -9,7 +9,9 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
-func dTargetsListed(ctx context.Context, c *DispatcherCase) error {
+// dTargetsForm: targets are non-empty names, ascending, without duplicates, and a claim serving
+// no target is an invalid argument (I-DISPATCH-5, I-DISPATCH-9).
+func dTargetsForm(ctx context.Context, c *DispatcherCase) error {
 	ts, err := listTargets(ctx, c)
 	if err != nil {
 		return err
@@ -24,6 +26,16 @@ func dTargetsListed(ctx context.Context, c *DispatcherCase) error {
 		if !errors.Is(err, spi.ErrInvalidArgument) {
 			return c.Failf("Claim", `worker "kit-w1", targets []`, claimOrErr(l, ok, err), "an invalid-argument refusal (a worker serves at least one target)")
 		}
+	}
+	return nil
+}
+
+// dTargetsListed: every listed target resolves: a package pinned to it is accepted and, with a
+// worker side, delivered to a worker serving it (I-DISPATCH-15).
+func dTargetsListed(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
 	}
 	for _, t := range ts {
 		p := pkgFor(c, "listed", t)
@@ -84,14 +96,17 @@ func dRouting(ctx context.Context, c *DispatcherCase) error {
 	if err != nil {
 		return err
 	}
-	if err := ack(ctx, c, l); err != nil {
+	return ack(ctx, c, l)
+}
+
+// dUnpinnedAnyWorker: an unpinned package reaches a worker serving any target, a listed one or
+// not (I-DISPATCH-5).
+func dUnpinnedAnyWorker(ctx context.Context, c *DispatcherCase) error {
+	elsewhere := fmt.Sprintf("kit-elsewhere-%x", uint32(c.Seed))
+	if err := dispatch(ctx, c, pkgFor(c, "unpinned", "")); err != nil {
 		return err
 	}
-	free := pkgFor(c, "unpinned", "")
-	if err := dispatch(ctx, c, free); err != nil {
-		return err
-	}
-	l, err = await(ctx, c, claimReq("kit-w2", longTTL, elsewhere), "an unpinned package")
+	l, err := await(ctx, c, claimReq("kit-w2", longTTL, elsewhere), "an unpinned package")
 	if err != nil {
 		return err
 	}

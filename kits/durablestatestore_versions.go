@@ -131,9 +131,6 @@ func dsDelete(ctx context.Context, c *DurableStateStoreCase) error {
 	if err := dsAbsent(ctx, c, k, "Delete"); err != nil {
 		return err
 	}
-	if err := c.Store.Delete(ctx, k, spi.Precondition{}); err != nil {
-		return c.Failf("Delete", fmt.Sprintf("%q) an absent key (", k), err, "nil")
-	}
 	if err := dsExpect(ctx, c, other, `"b"`, ov, "deleting another key"); err != nil {
 		return err
 	}
@@ -141,6 +138,28 @@ func dsDelete(ctx context.Context, c *DurableStateStoreCase) error {
 		return c.Failf("Delete", fmt.Sprintf("%q", other), err, "nil")
 	}
 	return dsAbsent(ctx, c, other, "an unconditional Delete")
+}
+
+// dsDeleteAbsent: an unconditional delete of an absent key, never set or deleted already,
+// succeeds and changes nothing (I-PLUGIN-18).
+func dsDeleteAbsent(ctx context.Context, c *DurableStateStoreCase) error {
+	k, never := c.ExecID("del-absent"), c.ExecID("del-never")
+	v, err := dsSet(ctx, c, k, `"a"`, spi.Precondition{})
+	if err != nil {
+		return err
+	}
+	if err := c.Store.Delete(ctx, k, spi.IfVersion(v)); err != nil {
+		return c.Failf("Delete", fmt.Sprintf("%q, ifVersion %d", k, v), err, "nil")
+	}
+	for _, x := range []string{k, never} {
+		if err := c.Store.Delete(ctx, x, spi.Precondition{}); err != nil {
+			return c.Failf("Delete", fmt.Sprintf("%q) an absent key (", x), err, "nil (idempotent)")
+		}
+		if err := dsAbsent(ctx, c, x, "an unconditional Delete of an absent key"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dsVersionsNotReused(ctx context.Context, c *DurableStateStoreCase) error {

@@ -58,12 +58,39 @@ func esFenceZombie(ctx context.Context, c *EventStoreCase) error {
 	if err := appendOK(ctx, c, x, live, spi.AppendOptions{Fence: nw.Token}); err != nil {
 		return err
 	}
-	// Unfenced writes are not fence-checked (I-STORE-6).
-	tail := batch(x, 4, 1, "unfenced")
-	if err := appendOK(ctx, c, x, tail, spi.AppendOptions{}); err != nil {
+	return expectLog(ctx, c, x, append(first, live...), "the new holder's append")
+}
+
+// esUnfencedAppend: an append without a token is not fence-checked (I-STORE-67), while a fence
+// is current and, when the store deletes executions, right after deleteExecution.
+func esUnfencedAppend(ctx context.Context, c *EventStoreCase) error {
+	x := c.ExecID("unfenced")
+	f, err := acquire(ctx, c, x)
+	if err != nil {
 		return err
 	}
-	return expectLog(ctx, c, x, append(append(first, live...), tail...), "the new holder's append")
+	held := batch(x, 0, 2, "holder")
+	if err := appendOK(ctx, c, x, held, spi.AppendOptions{Fence: f.Token}); err != nil {
+		return err
+	}
+	tail := batch(x, 2, 1, "unfenced")
+	if err := c.Store.Append(ctx, x, tail, spi.AppendOptions{}); err != nil {
+		return c.Failf("Append", appendArgs(x, tail, spi.AppendOptions{})+fmt.Sprintf(" while fence %d is current", f.Token), err, "nil (an unfenced append is not fence-checked)")
+	}
+	if e := expectLog(ctx, c, x, append(held, tail...), "an unfenced append while a fence is current"); e != nil {
+		return e
+	}
+	if !esHas(c, spi.MethodDeleteExecution) {
+		return nil
+	}
+	if err := c.Store.(spi.ExecutionDeleter).DeleteExecution(ctx, x); err != nil {
+		return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
+	}
+	again := batch(x, 0, 1, "reborn-unfenced")
+	if err := c.Store.Append(ctx, x, again, spi.AppendOptions{}); err != nil {
+		return c.Failf("Append", appendArgs(x, again, spi.AppendOptions{})+" after DeleteExecution", err, "nil (an unfenced append is not fence-checked)")
+	}
+	return expectLog(ctx, c, x, again, "DeleteExecution and an unfenced append at 0")
 }
 
 func esFenceMonotonic(ctx context.Context, c *EventStoreCase) error {

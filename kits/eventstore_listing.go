@@ -10,24 +10,46 @@ import (
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
+// esListByteOrder: ids that differ only by case, trailing space or normal form are listed in
+// byte order (I-STORE-28).
 func esListByteOrder(ctx context.Context, c *EventStoreCase) error {
+	base, got, want, err := listByteOrderIDs(ctx, c)
+	if err != nil {
+		return err
+	}
+	return c.Diff("ListExecutionsPage", fmt.Sprintf("from %q, limit 3) paging ids that differ by case, trailing space and normal form (", base+"/"), want, got)
+}
+
+// esListIDsApart: ids that differ only by case, trailing space or normal form are listed once
+// each, in whatever order (I-STORE-4, I-STORE-13).
+func esListIDsApart(ctx context.Context, c *EventStoreCase) error {
+	base, got, want, err := listByteOrderIDs(ctx, c)
+	if err != nil {
+		return err
+	}
+	return c.Diff("ListExecutionsPage", fmt.Sprintf("from %q, limit 3) paging ids that differ by case, trailing space and normal form, in any order (", base+"/"), want, slices.Sorted(slices.Values(got)))
+}
+
+// listByteOrderIDs writes the ids of byteOrderIDs and pages through them, three at a time: it
+// returns their prefix, the ids as listed and the ids in byte order.
+func listByteOrderIDs(ctx context.Context, c *EventStoreCase) (string, []string, []string, error) {
 	lister := c.Store.(spi.ExecutionLister)
 	base := c.ExecID("order")
 	ids, want := byteOrderIDs(base + "/")
 	for _, x := range ids {
 		if err := appendOK(ctx, c, x, batch(x, 0, 1, "listed"), spi.AppendOptions{}); err != nil {
-			return err
+			return "", nil, nil, err
 		}
 	}
 	got := []string{}
 	cursor := base + "/"
 	for pages := 0; ; pages++ {
 		if pages > 2*len(ids)+2 {
-			return c.Failf("ListExecutionsPage", fmt.Sprintf("from %q, limit 3", base+"/"), fmt.Sprintf("more than %d pages", pages), fmt.Sprintf("%d ids in at most %d pages", len(ids), len(ids)/3+1))
+			return "", nil, nil, c.Failf("ListExecutionsPage", fmt.Sprintf("from %q, limit 3", base+"/"), fmt.Sprintf("more than %d pages", pages), fmt.Sprintf("%d ids in at most %d pages", len(ids), len(ids)/3+1))
 		}
 		page, err := lister.ListExecutionsPage(ctx, cursor, 3)
 		if err != nil {
-			return c.Failf("ListExecutionsPage", fmt.Sprintf("%q, 3", cursor), err, "nil")
+			return "", nil, nil, c.Failf("ListExecutionsPage", fmt.Sprintf("%q, 3", cursor), err, "nil")
 		}
 		stop := page.Next == ""
 		for _, x := range page.ExecutionIDs {
@@ -42,7 +64,7 @@ func esListByteOrder(ctx context.Context, c *EventStoreCase) error {
 		}
 		cursor = page.Next
 	}
-	return c.Diff("ListExecutionsPage", fmt.Sprintf("from %q, limit 3) paging ids that differ by case, trailing space and normal form (", base+"/"), want, got)
+	return base, got, want, nil
 }
 
 // listAll pages through the ids that start with prefix: it starts at the cursor prefix (any string is
@@ -130,40 +152,53 @@ func esListPages(ctx context.Context, c *EventStoreCase) error {
 			return e
 		}
 	}
-	// Only executions with a stored envelope are listed (I-STORE-13): not one deleted by
-	// deleteExecution, nor one whose every envelope deleteThrough removed.
-	var gone []string
-	if spi.Has(manifest.SeamEventStore, c.Store, spi.MethodDeleteExecution) {
-		x := ids[3]
-		if err := c.Store.(spi.ExecutionDeleter).DeleteExecution(ctx, x); err != nil {
-			return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
-		}
-		gone = append(gone, x)
+	// An execution deleted by deleteExecution is not listed (I-STORE-13).
+	if !spi.Has(manifest.SeamEventStore, c.Store, spi.MethodDeleteExecution) {
+		return nil
 	}
-	if spi.Has(manifest.SeamEventStore, c.Store, spi.MethodDeleteThrough) {
-		x := ids[7]
-		if err := c.Store.(spi.ThroughDeleter).DeleteThrough(ctx, x, 5); err != nil {
-			return c.Failf("DeleteThrough", fmt.Sprintf("%q, 5", x), err, "nil")
-		}
-		gone = append(gone, x)
+	x := ids[3]
+	if err := c.Store.(spi.ExecutionDeleter).DeleteExecution(ctx, x); err != nil {
+		return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
 	}
-	if len(gone) > 0 {
-		got, err := listAll(ctx, c, prefix, 5, nil)
-		if err != nil {
+	return expectListedAfter(ctx, c, prefix, ids, x, "deleting")
+}
+
+// expectListedAfter pages through prefix and expects ids without gone.
+func expectListedAfter(ctx context.Context, c *EventStoreCase, prefix string, ids []string, gone, how string) error {
+	got, err := listAll(ctx, c, prefix, 5, nil)
+	if err != nil {
+		return err
+	}
+	left := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == gone })
+	return c.Diff("ListExecutionsPage", fmt.Sprintf("pages of 5) after %s %q (", how, gone), left, got)
+}
+
+// esListEdges: a log deleteThrough emptied is not listed, and a limit below 1 is an invalid
+// argument (I-STORE-69).
+func esListEdges(ctx context.Context, c *EventStoreCase) error {
+	for _, limit := range []int{0, -1} {
+		_, err := c.Store.(spi.ExecutionLister).ListExecutionsPage(ctx, "", limit)
+		if e := expectErr(c, "ListExecutionsPage", fmt.Sprintf(`"", %d`, limit), err, spi.ErrInvalidArgument); e != nil {
+			return e
+		}
+	}
+	if !spi.Has(manifest.SeamEventStore, c.Store, spi.MethodDeleteThrough) {
+		return nil
+	}
+	prefix := c.ExecID("list-trimmed")
+	var ids []string
+	for i := 0; i < 4; i++ {
+		x := fmt.Sprintf("%s-%02d", prefix, i)
+		ids = append(ids, x)
+		if err := appendOK(ctx, c, x, batch(x, 0, 2, "l"), spi.AppendOptions{}); err != nil {
 			return err
 		}
-		var left []string
-		for _, id := range ids {
-			if !slices.Contains(gone, id) {
-				left = append(left, id)
-			}
-		}
-		if d := c.Diff("ListExecutionsPage", fmt.Sprintf("pages of 5) after deleting %q (", gone), left, got); d != nil {
-			return d
-		}
 	}
-	_, err := c.Store.(spi.ExecutionLister).ListExecutionsPage(ctx, "", 0)
-	return expectErr(c, "ListExecutionsPage", `"", 0`, err, spi.ErrInvalidArgument)
+	x := ids[1]
+	if err := c.Store.(spi.ThroughDeleter).DeleteThrough(ctx, x, 5); err != nil {
+		return c.Failf("DeleteThrough", fmt.Sprintf("%q, 5", x), err, "nil")
+	}
+	return expectListedAfter(ctx, c, prefix, ids, x, "deleteThrough emptied")
 }
 
 func esListConcurrent(ctx context.Context, c *EventStoreCase) error {

@@ -55,11 +55,22 @@ func esDeleteThrough(ctx context.Context, c *EventStoreCase) error {
 	if e := expectLog(ctx, c, x, nil, "DeleteThrough(100)"); e != nil {
 		return e
 	}
-	if err := appendOK(ctx, c, x, batch(x, 12, 1, "after-all"), spi.AppendOptions{}); err != nil {
+	return appendOK(ctx, c, x, batch(x, 12, 1, "after-all"), spi.AppendOptions{})
+}
+
+// esDeleteThroughNegative: a negative through is an invalid argument and deletes nothing
+// (I-STORE-68).
+func esDeleteThroughNegative(ctx context.Context, c *EventStoreCase) error {
+	x := c.ExecID("through-negative")
+	all := batch(x, 0, 3, "dt")
+	if err := appendOK(ctx, c, x, all, spi.AppendOptions{}); err != nil {
 		return err
 	}
-	err := dt.DeleteThrough(ctx, x, -1)
-	return expectErr(c, "DeleteThrough", fmt.Sprintf("%q, -1", x), err, spi.ErrInvalidArgument)
+	err := c.Store.(spi.ThroughDeleter).DeleteThrough(ctx, x, -1)
+	if e := expectErr(c, "DeleteThrough", fmt.Sprintf("%q, -1", x), err, spi.ErrInvalidArgument); e != nil {
+		return e
+	}
+	return expectLog(ctx, c, x, all, "DeleteThrough(-1)")
 }
 
 func esDeleteThroughConcurrent(ctx context.Context, c *EventStoreCase) error {
@@ -201,15 +212,36 @@ func esDeleteExecution(ctx context.Context, c *EventStoreCase) error {
 	if e := expectLog(ctx, c, y, keep, "DeleteExecution of another id"); e != nil {
 		return e
 	}
-	if err := del.DeleteExecution(ctx, x); err != nil {
-		return c.Failf("DeleteExecution", fmt.Sprintf("%q) again (", x), err, "nil (idempotent)")
-	}
-	if err := del.DeleteExecution(ctx, c.ExecID("del-unknown")); err != nil {
-		return c.Failf("DeleteExecution", "unknown id", err, "nil")
-	}
 	again := batch(x, 0, 2, "reborn")
 	if err := appendOK(ctx, c, x, again, spi.AppendOptions{}); err != nil {
 		return err
 	}
 	return expectLog(ctx, c, x, again, "DeleteExecution and a new append at 0")
+}
+
+// esDeleteExecutionAbsent: deleting an id with no stored envelope, never written or deleted
+// already, succeeds and changes nothing (I-STORE-71).
+func esDeleteExecutionAbsent(ctx context.Context, c *EventStoreCase) error {
+	del := c.Store.(spi.ExecutionDeleter)
+	x, y := c.ExecID("del-twice"), c.ExecID("del-keep")
+	if err := appendOK(ctx, c, x, batch(x, 0, 2, "gone"), spi.AppendOptions{}); err != nil {
+		return err
+	}
+	keep := batch(y, 0, 2, "kept")
+	if err := appendOK(ctx, c, y, keep, spi.AppendOptions{}); err != nil {
+		return err
+	}
+	if err := del.DeleteExecution(ctx, x); err != nil {
+		return c.Failf("DeleteExecution", fmt.Sprintf("%q", x), err, "nil")
+	}
+	if err := del.DeleteExecution(ctx, x); err != nil {
+		return c.Failf("DeleteExecution", fmt.Sprintf("%q) again (", x), err, "nil (idempotent)")
+	}
+	if err := del.DeleteExecution(ctx, c.ExecID("del-unknown")); err != nil {
+		return c.Failf("DeleteExecution", "unknown id", err, "nil (idempotent)")
+	}
+	if e := expectLog(ctx, c, x, nil, "DeleteExecution twice"); e != nil {
+		return e
+	}
+	return expectLog(ctx, c, y, keep, "DeleteExecution of other ids")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -50,16 +51,33 @@ func rmLimitInvalid(ctx context.Context, c *ReadModelStoreCase) error {
 			return err
 		}
 	}
-	for _, limit := range []int{0, -1, -1000, spi.ReadModelMaxLimit + 1, 1 << 31, math.MaxInt, math.MinInt} {
-		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: limit})
-		if !errors.Is(err, spi.ErrInvalidArgument) {
-			return c.Failf("Query", fmt.Sprintf("%q, limit %d", m, limit), pageOrErr(p, err), "an invalid-argument error")
-		}
+	if err := rmLimitsRefused(ctx, c, m, 0, -1, -1000, math.MinInt); err != nil {
+		return err
 	}
 	for _, limit := range []int{1, spi.ReadModelMaxLimit} {
 		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: limit})
 		if err != nil || len(p.Docs) != min(limit, 3) {
 			return c.Failf("Query", fmt.Sprintf("%q, limit %d", m, limit), pageOrErr(p, err), fmt.Sprintf("%d documents", min(limit, 3)))
+		}
+	}
+	return nil
+}
+
+// rmLimitMax: a limit above 1000 is an invalid argument, never clamped (I-PLUGIN-19).
+func rmLimitMax(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("limits-max")
+	if err := rmUpsert(ctx, c, m, "x", `{}`); err != nil {
+		return err
+	}
+	return rmLimitsRefused(ctx, c, m, spi.ReadModelMaxLimit+1, 1<<31, math.MaxInt)
+}
+
+// rmLimitsRefused queries m with each limit and expects an invalid argument each time.
+func rmLimitsRefused(ctx context.Context, c *ReadModelStoreCase, m string, limits ...int) error {
+	for _, limit := range limits {
+		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: limit})
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Query", fmt.Sprintf("%q, limit %d", m, limit), pageOrErr(p, err), "an invalid-argument error")
 		}
 	}
 	return nil
@@ -156,7 +174,21 @@ func rmConcurrent(ctx context.Context, c *ReadModelStoreCase) error {
 	return nil
 }
 
+// rmQueryByteOrder: ids that differ only by case, trailing space or normal form are listed in byte
+// order, on one page and paged (I-STORE-28).
 func rmQueryByteOrder(ctx context.Context, c *ReadModelStoreCase) error {
+	return rmQueryByteOrderIDs(ctx, c, func(names []string) []string { return names }, "")
+}
+
+// rmQueryIDsApart: ids that differ only by case, trailing space or normal form are listed once
+// each, in whatever order, on one page and paged (I-PLUGIN-14, I-PLUGIN-10).
+func rmQueryIDsApart(ctx context.Context, c *ReadModelStoreCase) error {
+	return rmQueryByteOrderIDs(ctx, c, func(names []string) []string { return slices.Sorted(slices.Values(names)) }, " in any order,")
+}
+
+// rmQueryByteOrderIDs upserts the ids of byteOrderIDs, pages through them at several limits and
+// compares order(ids as listed) with the ids in byte order.
+func rmQueryByteOrderIDs(ctx context.Context, c *ReadModelStoreCase, order func([]string) []string, how string) error {
 	m := c.ExecID("order")
 	ids, asc := byteOrderIDs("")
 	for _, id := range ids {
@@ -173,7 +205,7 @@ func rmQueryByteOrder(ctx context.Context, c *ReadModelStoreCase) error {
 		for i, d := range got {
 			names[i] = d.ID
 		}
-		if err := c.Diff("Query", fmt.Sprintf("%q, limit %d) ids only, paged to the end, ids differing by case, trailing space and normal form (", m, limit), asc, names); err != nil {
+		if err := c.Diff("Query", fmt.Sprintf("%q, limit %d) ids only,%s paged to the end, ids differing by case, trailing space and normal form (", m, limit, how), asc, order(names)); err != nil {
 			return err
 		}
 	}

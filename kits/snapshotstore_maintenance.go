@@ -83,8 +83,22 @@ func ssPrune(ctx context.Context, c *SnapshotStoreCase) error {
 			return d
 		}
 	}
-	_, err = p.PruneSnapshots(ctx, x, spi.SeqRange{From: 5, Through: 2})
-	return expectErr(c, "PruneSnapshots", fmt.Sprintf("%q, [5, 2]", x), err, spi.ErrInvalidArgument)
+	return nil
+}
+
+// ssPruneInverted: an inverted prune range is an invalid argument and deletes nothing (I-STORE-66).
+func ssPruneInverted(ctx context.Context, c *SnapshotStoreCase) error {
+	x := c.ExecID("prune-inverted")
+	for _, seq := range []int64{2, 4} {
+		if err := save(ctx, c, snap(x, seq, stateAt(seq, "p"))); err != nil {
+			return err
+		}
+	}
+	_, err := c.Store.(spi.SnapshotPruner).PruneSnapshots(ctx, x, spi.SeqRange{From: 5, Through: 2})
+	if e := expectErr(c, "PruneSnapshots", fmt.Sprintf("%q, [5, 2]", x), err, spi.ErrInvalidArgument); e != nil {
+		return e
+	}
+	return expectLatest(ctx, c, x, snap(x, 4, stateAt(4, "p")), "a refused inverted prune")
 }
 
 func ssListSequences(ctx context.Context, c *SnapshotStoreCase) error {

@@ -15,10 +15,12 @@ func classArchiveStores() []classStore[spi.ArchiveStore] {
 			func() A { return archiveDeleteFoldsCase{newAS(), &sync.Mutex{}, map[string]bool{}} }),
 		class("archive-delimited-prefix-scan", "archived envelopes are keyed <id>|<sequence> and read scans the key prefix <id>|, so x reads the archive of x|q", "archivestore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() A { return prefixScanArchive{newAS(), "|", &sync.Mutex{}, map[string]bool{}} }),
-		class("archive-bytes-compare", "re-archived envelopes are compared byte for byte, so a respelled retry is a conflict", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
+		class("archive-bytes-compare", "re-archived envelopes are compared byte for byte, so a respelled retry is a conflict", "archivestore/reappend-respelled", []string{"I-STORE-70", "I-STORE-29"},
 			func() A { return archiveBytesCompare{newAS()} }),
-		class("archive-float-compare", "re-archived envelopes are compared through float64 (and absent metadata matches any), so a different value is taken for a retry", "archivestore/reappend-respelled", []string{"I-STORE-18", "I-STORE-29"},
+		class("archive-float-compare", "re-archived envelopes are compared through float64, so a value a double cannot tell apart is taken for a retry", "archivestore/reappend-respelled", []string{"I-STORE-29"},
 			func() A { return archiveFloatCompare{newAS()} }),
+		class("archive-metadata-matches-any", "a re-archived envelope without metadata matches the archived one whatever its metadata, so a retry that lost its metadata is taken as equal", "archivestore/reappend-different-values", []string{"I-STORE-18"},
+			func() A { return archiveMetadataMatchesAny{newAS()} }),
 		class("archive-partial-before-conflict", "an archive call is written envelope by envelope and stops at the first conflict, keeping the new ones before it", "archivestore/conflict-after-valid", []string{"I-STORE-18", "I-STORE-30"},
 			func() A { return archivePartialBeforeConflict{newAS()} }),
 		class("archive-append-visible-midway", "an archive call is checked whole, then inserted one envelope per statement; readers see part of it", "archivestore/readers-whole-append", []string{"I-STORE-18", "I-STORE-31"},
@@ -56,7 +58,7 @@ func newAS() as { return as{memory.NewArchiveStore()} }
 func ArchiveStores() []Store[spi.ArchiveStore] {
 	return []Store[spi.ArchiveStore]{
 		{"archive-drops-metadata", "archived envelopes lose their metadata", "archivestore/keeps-removed-exactly", func() spi.ArchiveStore { return archiveDropsMetadata{newAS()} }},
-		{"archive-duplicates", "a retried compaction archives envelopes twice", "archivestore/reappend-idempotent", func() spi.ArchiveStore {
+		{"archive-duplicates", "a retried compaction archives envelopes twice", "archivestore/reappend-keeps-once", func() spi.ArchiveStore {
 			return archiveDuplicates{newAS(), &sync.Mutex{}, map[string][]spi.Envelope{}}
 		}},
 		{"archive-swallows-conflict", "a different envelope at an archived sequence is ignored and the rest stored", "archivestore/reappend-different-conflict", func() spi.ArchiveStore { return archiveSwallowsConflict{newAS()} }},
@@ -69,5 +71,6 @@ func ArchiveStores() []Store[spi.ArchiveStore] {
 			return prefixScanArchive{newAS(), "", &sync.Mutex{}, map[string]bool{}}
 		}},
 		{"lossy-archive", "archived numbers pass through float64", "archivestore/roundtrip-precision", func() spi.ArchiveStore { return lossyArchive{newAS()} }},
+		{"archive-equal-conflict", "re-archiving an equal envelope is a conflict (breaks only a recommendation)", "archivestore/reappend-idempotent", func() spi.ArchiveStore { return archiveEqualConflict{newAS()} }},
 	}
 }

@@ -55,6 +55,35 @@ func (s archiveFloatCompare) Append(ctx context.Context, id string, events []spi
 	return s.as.Append(ctx, id, fresh)
 }
 
+// --- a re-archived envelope without metadata matches the archived one whatever its metadata (a
+// nullable column compared only when set), so a retry that lost its metadata is taken as equal.
+type archiveMetadataMatchesAny struct{ as }
+
+func (s archiveMetadataMatchesAny) Append(ctx context.Context, id string, events []spi.Envelope) error {
+	m, err := archived(ctx, s.as, id)
+	if err != nil {
+		return err
+	}
+	var fresh []spi.Envelope
+	for _, e := range events {
+		old, ok := m[e.Sequence]
+		if !ok {
+			fresh = append(fresh, e)
+			continue
+		}
+		if len(e.Metadata) == 0 {
+			e.Metadata = old.Metadata
+		}
+		if !spi.SameEnvelope(old, e) {
+			return &spi.ConflictError{ExecutionID: id, Expected: e.Sequence, Actual: -1, Reason: "values differ"}
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	return s.as.Append(ctx, id, fresh)
+}
+
 // --- an archive call is written one envelope at a time and stops at the first conflict.
 type archivePartialBeforeConflict struct{ as }
 
@@ -132,4 +161,21 @@ func (s lossyArchive) Append(ctx context.Context, id string, events []spi.Envelo
 		out[i] = e
 	}
 	return s.as.Append(ctx, id, out)
+}
+
+// --- any envelope at an archived sequence is a conflict, an equal one included; a choice the spec
+// leaves open (I-STORE-70).
+type archiveEqualConflict struct{ as }
+
+func (s archiveEqualConflict) Append(ctx context.Context, id string, events []spi.Envelope) error {
+	m, err := archived(ctx, s.as, id)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if _, ok := m[e.Sequence]; ok {
+			return &spi.ConflictError{ExecutionID: id, Expected: e.Sequence, Actual: -1, Reason: "archived already"}
+		}
+	}
+	return s.as.Append(ctx, id, events)
 }

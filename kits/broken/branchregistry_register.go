@@ -147,3 +147,14 @@ func (r lossyBranch) Register(ctx context.Context, b spi.Branch) error {
 	b.Metadata = viaFloat(b.Metadata)
 	return r.br.Register(ctx, b)
 }
+
+// --- registering an id already registered is already-exists, an equal branch included; a choice
+// the spec leaves open (I-STORE-72).
+type registerEqualExists struct{ br }
+
+func (r registerEqualExists) Register(ctx context.Context, b spi.Branch) error {
+	if _, err := r.br.Get(ctx, b.ID); err == nil {
+		return spi.ErrAlreadyExists
+	}
+	return r.br.Register(ctx, b)
+}

@@ -26,7 +26,7 @@ func ContentStores() []Store[spi.ContentStore] {
 			return truncatesLarge{truncStore{newCS(), &sync.Mutex{}, map[string][]byte{}}}
 		}},
 		{"empty-for-unknown", "get of a digest never put returns no bytes and no error", "contentstore/get-unknown", func() spi.ContentStore { return emptyForUnknown{newCS()} }},
-		{"malformed-digest-not-found", "a malformed digest is looked up and not found instead of refused", "contentstore/get-unknown", func() spi.ContentStore { return malformedNotFound{newCS()} }},
+		{"malformed-digest-not-found", "a malformed digest is looked up and not found instead of refused", "contentstore/get-malformed-digest", func() spi.ContentStore { return malformedNotFound{newCS()} }},
 		{"put-twice-refused", "putting stored bytes again is refused as already existing", "contentstore/put-idempotent", func() spi.ContentStore { return putTwiceRefused{newCS()} }},
 		{"owner-leak", "content of any owner is readable through every access", "contentstore/owner-isolation", func() spi.ContentStore {
 			return ownerLeakAll{newCS(), &sync.Mutex{}, map[string]bool{}}

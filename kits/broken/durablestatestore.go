@@ -31,6 +31,7 @@ func DurableStateStores() []Store[spi.DurableStateStore] {
 		{"null-for-absent", "get of an absent key returns null at version 0 and no error", "durablestatestore/get-unknown", func() spi.DurableStateStore { return nullForAbsent{newDS()} }},
 		{"accepts-invalid", "an empty key and non-JSON values are accepted", "durablestatestore/invalid", func() spi.DurableStateStore { return acceptsInvalid{newDS()} }},
 		{"stale-version-returned", "set returns the version before the write, not the new one", "durablestatestore/set-get", func() spi.DurableStateStore { return staleVersionReturned{newDS()} }},
+		{"delete-absent-not-found", "an unconditional delete of an absent key answers not found (breaks only a recommendation)", "durablestatestore/delete-absent", func() spi.DurableStateStore { return deleteAbsentStateNotFound{newDS()} }},
 	}
 }
 

@@ -120,3 +120,14 @@ func (s staleVersionReturned) Set(ctx context.Context, key string, v json.RawMes
 	n, err := s.ds.Set(ctx, key, v, pre)
 	return n - 1, err
 }
+
+// --- an unconditional delete of an absent key answers not found; a choice the spec leaves open
+// (I-PLUGIN-18).
+type deleteAbsentStateNotFound struct{ ds }
+
+func (s deleteAbsentStateNotFound) Delete(ctx context.Context, key string, pre spi.Precondition) error {
+	if _, err := s.ds.Get(ctx, key); key != "" && errors.Is(err, spi.ErrNotFound) && pre == (spi.Precondition{}) {
+		return spi.ErrNotFound
+	}
+	return s.ds.Delete(ctx, key, pre)
+}

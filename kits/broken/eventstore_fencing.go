@@ -158,3 +158,69 @@ func (s fenceCheckThenWrite) Read(ctx context.Context, id string) (out []spi.Env
 	s.w.read(func() { out, err = s.es.Read(ctx, id) })
 	return out, err
 }
+
+// --- an append without a token is refused as fenced while a fence is held, until
+// deleteExecution; a choice the spec leaves open (I-STORE-67).
+type unfencedRefused struct {
+	es
+	mu   *sync.Mutex
+	held map[string]int64 // the current token of each fenced execution
+}
+
+func newUnfencedRefused() unfencedRefused {
+	return unfencedRefused{newES(), &sync.Mutex{}, map[string]int64{}}
+}
+
+func (s unfencedRefused) hold(f spi.Fence, err error) (spi.Fence, error) {
+	if err == nil {
+		s.mu.Lock()
+		s.held[f.ExecutionID] = f.Token
+		s.mu.Unlock()
+	}
+	return f, err
+}
+
+func (s unfencedRefused) AcquireFence(ctx context.Context, id string) (spi.Fence, error) {
+	return s.hold(s.es.AcquireFence(ctx, id))
+}
+
+func (s unfencedRefused) AcquireFenceIf(ctx context.Context, id string, expected int64) (spi.Fence, error) {
+	return s.hold(s.es.AcquireFenceIf(ctx, id, expected))
+}
+
+// refuse answers fenced for an unfenced write to an execution whose fence is held.
+func (s unfencedRefused) refuse(id string, opts spi.AppendOptions) error {
+	if opts.Fence != 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.held[id]; ok {
+		return &spi.FencedError{ExecutionID: id, Held: 0, Current: cur}
+	}
+	return nil
+}
+
+func (s unfencedRefused) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := s.refuse(id, opts); err != nil {
+		return err
+	}
+	return s.es.Append(ctx, id, events, opts)
+}
+
+func (s unfencedRefused) AppendIfUnchanged(ctx context.Context, id string, anchor spi.Anchor, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := s.refuse(id, opts); err != nil {
+		return err
+	}
+	return s.es.AppendIfUnchanged(ctx, id, anchor, events, opts)
+}
+
+func (s unfencedRefused) DeleteExecution(ctx context.Context, id string) error {
+	err := s.es.DeleteExecution(ctx, id)
+	if err == nil {
+		s.mu.Lock()
+		delete(s.held, id)
+		s.mu.Unlock()
+	}
+	return err
+}

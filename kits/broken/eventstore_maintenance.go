@@ -72,3 +72,25 @@ type malformedSealing struct{ es }
 func (s malformedSealing) SealingCapability(ctx context.Context) (*spi.Sealing, error) {
 	return &spi.Sealing{Covers: []string{"payload"}}, nil
 }
+
+// --- deleteThrough with a negative through deletes nothing and succeeds; a choice the spec
+// leaves open (I-STORE-68).
+type negativeThroughNoop struct{ es }
+
+func (s negativeThroughNoop) DeleteThrough(ctx context.Context, id string, through int64) error {
+	if through < 0 {
+		return nil
+	}
+	return s.es.DeleteThrough(ctx, id, through)
+}
+
+// --- deleteExecution of an id with no stored envelope answers not found; a choice the spec
+// leaves open (I-STORE-71).
+type deleteAbsentNotFound struct{ es }
+
+func (s deleteAbsentNotFound) DeleteExecution(ctx context.Context, id string) error {
+	if got, err := s.es.Read(ctx, id); err == nil && len(got) == 0 {
+		return spi.ErrNotFound
+	}
+	return s.es.DeleteExecution(ctx, id)
+}

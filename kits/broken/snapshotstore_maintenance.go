@@ -64,3 +64,14 @@ func (s sequencesDescending) ListSequences(ctx context.Context, id string) ([]in
 	sort.Slice(out, func(i, j int) bool { return out[i] > out[j] })
 	return out, err
 }
+
+// --- pruneSnapshots of an inverted range deletes nothing and succeeds; a choice the spec leaves
+// open (I-STORE-66).
+type pruneInvertedNoop struct{ ss }
+
+func (s pruneInvertedNoop) PruneSnapshots(ctx context.Context, id string, r spi.SeqRange) ([]int64, error) {
+	if r.From > r.Through {
+		return []int64{}, nil
+	}
+	return s.ss.PruneSnapshots(ctx, id, r)
+}
