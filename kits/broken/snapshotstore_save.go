@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -134,6 +135,29 @@ func (s saveSkipsFloatEqual) Save(ctx context.Context, sn spi.Snapshot) error {
 		return nil
 	}
 	return s.ss.Save(ctx, sn)
+}
+
+// DeleteExecution forgets what was saved for id, so its only defect is the float64 comparison.
+func (s saveSkipsFloatEqual) DeleteExecution(ctx context.Context, id string) error {
+	s.mu.Lock()
+	for k := range s.last {
+		if strings.HasPrefix(k, id+"\x00") {
+			delete(s.last, k)
+		}
+	}
+	s.mu.Unlock()
+	return s.ss.DeleteExecution(ctx, id)
+}
+
+// PruneSnapshots forgets what was saved at the pruned sequences.
+func (s saveSkipsFloatEqual) PruneSnapshots(ctx context.Context, id string, r spi.SeqRange) ([]int64, error) {
+	got, err := s.ss.PruneSnapshots(ctx, id, r)
+	s.mu.Lock()
+	for _, seq := range got {
+		delete(s.last, snapKey(id, seq))
+	}
+	s.mu.Unlock()
+	return got, err
 }
 
 // --- latest off by one: the second-highest snapshot once there are two.
