@@ -18,9 +18,9 @@ func classArchiveStores() []classStore[spi.ArchiveStore] {
 		class("archive-bytes-compare", "re-archived envelopes are compared byte for byte, so a respelled retry is a conflict", "archivestore/reappend-respelled", []string{"I-STORE-70", "I-STORE-29"},
 			func() A { return archiveBytesCompare{newAS()} }),
 		class("archive-float-compare", "re-archived envelopes are compared through float64, so a value a double cannot tell apart is taken for a retry", "archivestore/reappend-respelled", []string{"I-STORE-29"},
-			func() A { return archiveFloatCompare{newAS()} }),
+			func() A { return newArchiveFloatCompare() }),
 		class("archive-metadata-matches-any", "a re-archived envelope without metadata matches the archived one whatever its metadata, so a retry that lost its metadata is taken as equal", "archivestore/reappend-different-values", []string{"I-STORE-18"},
-			func() A { return archiveMetadataMatchesAny{newAS()} }),
+			func() A { return newArchiveMetadataMatchesAny() }),
 		class("archive-partial-before-conflict", "an archive call is written envelope by envelope and stops at the first conflict, keeping the new ones before it", "archivestore/conflict-after-valid", []string{"I-STORE-18", "I-STORE-30"},
 			func() A { return archivePartialBeforeConflict{newAS()} }),
 		class("archive-append-visible-midway", "an archive call is checked whole, then inserted one envelope per statement; readers see part of it", "archivestore/readers-whole-append", []string{"I-STORE-18", "I-STORE-31"},
@@ -71,6 +71,6 @@ func ArchiveStores() []Store[spi.ArchiveStore] {
 			return prefixScanArchive{newAS(), "", &sync.Mutex{}, map[string]bool{}}
 		}},
 		{"lossy-archive", "archived numbers pass through float64", "archivestore/roundtrip-precision", func() spi.ArchiveStore { return lossyArchive{newAS()} }},
-		{"archive-equal-conflict", "re-archiving an equal envelope is a conflict (breaks only a recommendation)", "archivestore/reappend-idempotent", func() spi.ArchiveStore { return archiveEqualConflict{newAS()} }},
+		{"archive-equal-conflict", "re-archiving an equal envelope is a conflict (breaks only a recommendation)", "archivestore/reappend-idempotent", func() spi.ArchiveStore { return newArchiveEqualConflict() }},
 	}
 }

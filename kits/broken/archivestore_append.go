@@ -30,11 +30,14 @@ func sameBytes(a, b spi.Envelope) bool {
 		a.EventType == b.EventType && a.Timestamp == b.Timestamp && a.WorkflowID == b.WorkflowID
 }
 
-// --- re-archived envelopes are compared after decoding through float64: values a double cannot
-// tell apart count as equal and the retry is taken as a no-op.
-type archiveFloatCompare struct{ as }
+// archiveComparing archives like the memory store but decides with same whether an envelope
+// re-sent at an archived sequence equals the archived one (a retry, taken as a no-op).
+type archiveComparing struct {
+	as
+	same func(archived, sent spi.Envelope) bool
+}
 
-func (s archiveFloatCompare) Append(ctx context.Context, id string, events []spi.Envelope) error {
+func (s archiveComparing) Append(ctx context.Context, id string, events []spi.Envelope) error {
 	m, err := archived(ctx, s.as, id)
 	if err != nil {
 		return err
@@ -45,7 +48,7 @@ func (s archiveFloatCompare) Append(ctx context.Context, id string, events []spi
 		switch {
 		case !ok:
 			fresh = append(fresh, e)
-		case !floatEqual(old.Payload, e.Payload) || !floatEqual(old.Metadata, e.Metadata) || old.ID != e.ID:
+		case !s.same(old, e):
 			return &spi.ConflictError{ExecutionID: id, Expected: e.Sequence, Actual: -1, Reason: "values differ"}
 		}
 	}
@@ -55,33 +58,23 @@ func (s archiveFloatCompare) Append(ctx context.Context, id string, events []spi
 	return s.as.Append(ctx, id, fresh)
 }
 
+// --- re-archived envelopes are compared after decoding through float64: values a double cannot
+// tell apart count as equal and the retry is taken as a no-op.
+func newArchiveFloatCompare() archiveComparing {
+	return archiveComparing{newAS(), func(old, e spi.Envelope) bool {
+		return floatEqual(old.Payload, e.Payload) && floatEqual(old.Metadata, e.Metadata) && old.ID == e.ID
+	}}
+}
+
 // --- a re-archived envelope without metadata matches the archived one whatever its metadata (a
 // nullable column compared only when set), so a retry that lost its metadata is taken as equal.
-type archiveMetadataMatchesAny struct{ as }
-
-func (s archiveMetadataMatchesAny) Append(ctx context.Context, id string, events []spi.Envelope) error {
-	m, err := archived(ctx, s.as, id)
-	if err != nil {
-		return err
-	}
-	var fresh []spi.Envelope
-	for _, e := range events {
-		old, ok := m[e.Sequence]
-		if !ok {
-			fresh = append(fresh, e)
-			continue
-		}
+func newArchiveMetadataMatchesAny() archiveComparing {
+	return archiveComparing{newAS(), func(old, e spi.Envelope) bool {
 		if len(e.Metadata) == 0 {
 			e.Metadata = old.Metadata
 		}
-		if !spi.SameEnvelope(old, e) {
-			return &spi.ConflictError{ExecutionID: id, Expected: e.Sequence, Actual: -1, Reason: "values differ"}
-		}
-	}
-	if len(fresh) == 0 {
-		return nil
-	}
-	return s.as.Append(ctx, id, fresh)
+		return spi.SameEnvelope(old, e)
+	}}
 }
 
 // --- an archive call is written one envelope at a time and stops at the first conflict.
@@ -165,17 +158,6 @@ func (s lossyArchive) Append(ctx context.Context, id string, events []spi.Envelo
 
 // --- any envelope at an archived sequence is a conflict, an equal one included; a choice the spec
 // leaves open (I-STORE-70).
-type archiveEqualConflict struct{ as }
-
-func (s archiveEqualConflict) Append(ctx context.Context, id string, events []spi.Envelope) error {
-	m, err := archived(ctx, s.as, id)
-	if err != nil {
-		return err
-	}
-	for _, e := range events {
-		if _, ok := m[e.Sequence]; ok {
-			return &spi.ConflictError{ExecutionID: id, Expected: e.Sequence, Actual: -1, Reason: "archived already"}
-		}
-	}
-	return s.as.Append(ctx, id, events)
+func newArchiveEqualConflict() archiveComparing {
+	return archiveComparing{newAS(), func(spi.Envelope, spi.Envelope) bool { return false }}
 }
