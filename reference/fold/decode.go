@@ -49,7 +49,7 @@ func decodeReader(r io.Reader, opt DecodeOptions, folding bool, fn func(int, *sp
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
-	d := &logReader{r: bufio.NewReaderSize(r, readBufferBytes), max: opt.MaxEnvelopeBytes, borrowInert: folding}
+	d := &logReader{r: bufio.NewReaderSize(r, readBufferSize(opt.SizeHint)), max: opt.MaxEnvelopeBytes, borrowInert: folding}
 	dec := decoder{skipID: folding}
 	var e spi.Envelope // reused: fn must not keep the pointer
 	c, err := d.nextNonSpace()
@@ -196,6 +196,17 @@ func decodeBytes(b []byte, skipID bool, fn func(int, *spi.Envelope) error) error
 // readBufferBytes is the stream decoder's read buffer: an envelope that lies whole in it is
 // decoded where it lies (see buffered), one scan per byte.
 const readBufferBytes = 1 << 20
+
+// readBufferSize is the read buffer for a stream of sizeHint bytes (0: unknown): readBufferBytes,
+// or just enough for the whole stream when it is known to be shorter, so folding a small log does
+// not allocate and clear a megabyte. A wrong hint changes no result, only how often an envelope
+// is framed across reads.
+func readBufferSize(sizeHint int64) int {
+	if sizeHint > 0 && sizeHint < readBufferBytes {
+		return max(int(sizeHint)+1, 4096)
+	}
+	return readBufferBytes
+}
 
 type logReader struct {
 	r           *bufio.Reader
@@ -451,12 +462,16 @@ func (d *decoder) intern(prev *string, b []byte) string {
 	return *prev
 }
 
-// envelope decodes the envelope object starting at b[i] == '{' and returns the index past it.
+// envelope decodes the envelope object starting at b[i] == '{' and returns the index past it. A
+// member is judged by its last occurrence, as JSON.parse keeps it (I-FOLD-31); when several are
+// at fault the first in member order (id, workflowId, executionId, eventType, sequence,
+// timestamp, payload, metadata) is named.
 func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) {
 	var (
-		e     spi.Envelope
-		seen  [7]bool
-		start = i
+		e       spi.Envelope
+		vals    [len(envelopeMembers)][]byte // the last value of each member, nil if absent
+		special [len(envelopeMembers)]bool   // a string value holding an escape or a non-ASCII byte
+		start   = i
 	)
 	fail := func(field, format string, a ...any) (spi.Envelope, int, error) {
 		return spi.Envelope{}, 0, inputErr(idx, field, format, a...)
@@ -489,7 +504,7 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			}
 			i = skipSpace(b, i+1)
 			vs := i
-			valSpecial := true // a string value holding an escape or a non-ASCII byte
+			valSpecial := true
 			if i < len(b) && b[i] == '"' {
 				i, valSpecial, err = skipStringSpecial(b, i)
 			} else {
@@ -498,68 +513,11 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			if err != nil {
 				return syntax(err)
 			}
-			v := b[vs:i]
 			if keySpecial && hasEscape(key) {
 				key = appendUnescaped(nil, key)
 			}
-			switch string(key) {
-			case "id":
-				if len(v) < 2 || v[0] != '"' {
-					return fail("id", "want a string, got %s", describe(v))
-				}
-				if !d.skipID {
-					e.ID, _ = stringValue(v)
-				}
-				seen[0] = true
-			case "workflowId", "executionId", "eventType":
-				if len(v) < 2 || v[0] != '"' {
-					return fail(string(key), "want a string, got %s", describe(v))
-				}
-				body := v[1 : len(v)-1]
-				if valSpecial && hasEscape(body) {
-					body = appendUnescaped(nil, body)
-				}
-				switch string(key) {
-				case "workflowId":
-					e.WorkflowID, seen[1] = d.intern(&d.workflowID, body), true
-				case "executionId":
-					e.ExecutionID, seen[2] = d.intern(&d.executionID, body), true
-				default:
-					t, ok := d.types[string(body)]
-					if !ok {
-						if d.types == nil {
-							d.types = map[string]string{}
-						}
-						t = string(body)
-						if len(d.types) < 1024 {
-							d.types[t] = t
-						}
-					}
-					e.EventType, seen[3] = t, true
-				}
-			case "sequence":
-				n, ok := jsonInt(v)
-				if !ok || n < 0 {
-					return fail("sequence", "want a non-negative integer, got %s", describe(v))
-				}
-				e.Sequence, seen[4] = n, true
-			case "timestamp":
-				n, ok := jsonInt(v)
-				if !ok {
-					return fail("timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
-				}
-				e.Timestamp, seen[5] = n, true
-			case "payload":
-				e.Payload, seen[6] = v[:len(v):len(v)], true
-			case "metadata":
-				switch {
-				case isNull(v):
-					e.Metadata = nil
-				case isObject(v):
-					e.Metadata = v[:len(v):len(v)]
-				default:
-					return fail("metadata", "want an object, got %s", describe(v))
-				}
+			if slot := memberSlot(key); slot >= 0 {
+				vals[slot], special[slot] = b[vs:i], valSpecial
 			}
 			i = skipSpace(b, i)
 			if i >= len(b) {
@@ -575,12 +533,99 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			i = skipSpace(b, i+1)
 		}
 	}
-	for slot, name := range [...]string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload"} {
-		if !seen[slot] {
+	for slot, name := range envelopeMembers {
+		v := vals[slot]
+		if v == nil {
+			if name == "metadata" {
+				continue
+			}
 			return fail(name, "missing")
+		}
+		switch name {
+		case "id":
+			if len(v) < 2 || v[0] != '"' {
+				return fail("id", "want a string, got %s", describe(v))
+			}
+			if !d.skipID {
+				e.ID, _ = stringValue(v)
+			}
+		case "workflowId", "executionId", "eventType":
+			if len(v) < 2 || v[0] != '"' {
+				return fail(name, "want a string, got %s", describe(v))
+			}
+			body := v[1 : len(v)-1]
+			if special[slot] && hasEscape(body) {
+				body = appendUnescaped(nil, body)
+			}
+			switch name {
+			case "workflowId":
+				e.WorkflowID = d.intern(&d.workflowID, body)
+			case "executionId":
+				e.ExecutionID = d.intern(&d.executionID, body)
+			default:
+				t, ok := d.types[string(body)]
+				if !ok {
+					if d.types == nil {
+						d.types = map[string]string{}
+					}
+					t = string(body)
+					if len(d.types) < 1024 {
+						d.types[t] = t
+					}
+				}
+				e.EventType = t
+			}
+		case "sequence":
+			n, ok := jsonInt(v)
+			if !ok || n < 0 {
+				return fail("sequence", "want a non-negative integer, got %s", describe(v))
+			}
+			e.Sequence = n
+		case "timestamp":
+			n, ok := jsonInt(v)
+			if !ok {
+				return fail("timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
+			}
+			e.Timestamp = n
+		case "payload":
+			e.Payload = v[:len(v):len(v)]
+		case "metadata":
+			switch {
+			case isNull(v):
+			case isObject(v):
+				e.Metadata = v[:len(v):len(v)]
+			default:
+				return fail("metadata", "want an object, got %s", describe(v))
+			}
 		}
 	}
 	return e, i, nil
+}
+
+// envelopeMembers are the envelope members the decoder reads, in the order it judges them.
+var envelopeMembers = [...]string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload", "metadata"}
+
+// memberSlot is the index of key in envelopeMembers, or -1.
+func memberSlot(key []byte) int {
+	switch string(key) {
+	case "id":
+		return 0
+	case "workflowId":
+		return 1
+	case "executionId":
+		return 2
+	case "eventType":
+		return 3
+	case "sequence":
+		return 4
+	case "timestamp":
+		return 5
+	case "payload":
+		return 6
+	case "metadata":
+		return 7
+	}
+	return -1
 }
 
 // jsonInt reads an integer the way every envelope and snapshot reader of the project does
