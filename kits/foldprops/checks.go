@@ -14,8 +14,10 @@ func Checks() []spec.Check {
 			Where: dir + "TestKitRejectsBrokenFolds"},
 		spec.Check{ID: "foldprops/fuzz", Kind: spec.KindFuzz, Clauses: []string{"S4.snapshot.every-k", "S1.P2.replay-identical", "S4.fold.unknown-inert", "S4.fold.status-execution-only"},
 			Where: dir + "FuzzProperties"},
-		spec.Check{ID: "foldprops/generator-frequencies", Kind: spec.KindTest, Clauses: []string{"I-COV-3"},
+		spec.Check{ID: "foldprops/generator-frequencies", Kind: spec.KindTest, Clauses: []string{"I-COV-3", "I-FOLD-29", "I-FOLD-30", "I-FOLD-31"},
 			Where: dir + "TestGeneratorFrequencies"},
+		spec.Check{ID: "foldprops/jsonb-reorder", Kind: spec.KindTest, Clauses: []string{"I-FOLD-16", "S3.snapshot.equivalence"},
+			Where: dir + "TestJSONBReorder"},
 		spec.Check{ID: "foldprops/classify", Kind: spec.KindTest, Clauses: []string{"S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq", "I-FOLD-20"},
 			Where: dir + "TestClassifyExceptions"},
 	)
