@@ -16,6 +16,7 @@ func Checks() []spec.Check {
 		t("duplicate-ids-refused", "TestLoadRefusesDuplicateIDs", "A26.vectors.language-agnostic", "I-VECTOR-1"),
 		t("malformed-refused", "TestLoadRefusesMalformed", "A26.vectors.language-agnostic", "I-VECTOR-1", "I-VECTOR-3"),
 		t("reason-not-contradicted", "TestReasonsNotContradicted", "I-VECTOR-9", "I-VECTOR-1"),
+		t("doc-names-vectors", "TestVectorsDocNamesExistingVectors", "I-VECTOR-1"),
 		t("split-args", "TestSplitArgs", "I-VECTOR-2"),
 		t("ledger-parse", "TestLedgerParse", "I-VECTOR-5"),
 		t("reference-passes", "TestReferencePassesCorpus", "A26.vectors.language-agnostic", "S10.pins.drift", "S3.determinism.enforced"),
