@@ -196,6 +196,7 @@ func TestWritePerformanceDoc(t *testing.T) {
 		doc.Write(rates)
 		doc.WriteString("\n")
 	}
+	doc.WriteString(generatorSection(t, ".."))
 	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

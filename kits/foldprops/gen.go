@@ -424,6 +424,8 @@ func (b *builder) suspend() {
 			waits = append(waits, map[string]any{"waitId": "__proto__"})
 		case b.hostileOneIn(5, "waitRepeated"): // a repeated waitId: the later entry wins
 			waits = append(waits, map[string]any{"waitId": "w1", "topic": "alerts"})
+		case b.hostileOneIn(4, "waitInvalid"): // entries without a string waitId are skipped (I-FOLD-7)
+			waits = append(waits, 7.0, map[string]any{"waitId": 2.0})
 		}
 		kv = append(kv, "waits", waits)
 	}
@@ -656,7 +658,11 @@ func (b *builder) fact() {
 			kv = append(kv, "ms", -3.0, "wallMs", "slow")
 		}
 		if b.wave2() && rapid.Bool().Draw(t, "custom") {
-			kv = append(kv, "custom", map[string]any{"gpu": 0.5, "neg": -1.0})
+			custom := map[string]any{"gpu": 0.5, "neg": -1.0}
+			if b.hostileOneIn(4, "customProto") { // rejects the whole measurement (I-FOLD-30)
+				custom["__proto__"] = 1.0
+			}
+			kv = append(kv, "custom", custom)
 		}
 		payload := b.obj(kv...)
 		if b.o.Hostile && rapid.Bool().Draw(t, "extremeMeasure") {
@@ -720,6 +726,12 @@ func (b *builder) wave2Fact() {
 	case 0, 1:
 		b.msgs++
 		kv := []any{"topic", "orders", "messageId", "m" + strconv.Itoa(b.msgs)}
+		if b.hostileOneIn(8, "consumedProto") { // rejected, even without its messageId (I-FOLD-30)
+			kv = []any{rapid.SampledFrom([]string{"topic", "waitId"}).Draw(t, "protoAt"), "__proto__"}
+			if rapid.Bool().Draw(t, "protoWithMessage") {
+				kv = append(kv, "messageId", "m0")
+			}
+		}
 		if !b.hostileOneIn(2, "noMessage") { // message is optional: a wait it answers then gets null
 			kv = append(kv, "message", jsonValue(t, 0))
 		}

@@ -27,7 +27,7 @@ var (
 		`"__loom_diverged__"`, `"__loom_x__"`, `"_input"`, `"_resources"`, `"constructor"`, `"step\u0049d"`}
 	// hostileShapes are values of the shapes the fold reads, holding reserved keys and extremes.
 	hostileShapes = []string{`{}`, `[]`, `null`, `true`, `{"__proto__":1}`, `{"\u005f_proto__":{"count":1,"last":"m"}}`,
-		`[{"waitId":"__proto__"}]`, `[{"waitId":"\ud800"},{"waitId":"\ud800"}]`, `{"tokens":1e400,"custom":{"__proto__":1}}`,
+		`[{"waitId":"__proto__"}]`, `[{"waitId":"\ud800"},{"waitId":"\ud800"}]`, `[7,{"waitId":2},{"waitId":"w"}]`, `{"tokens":1e400,"custom":{"__proto__":1}}`,
 		`{"count":1e400,"last":"\ud800"}`, `[{"messageId":"\ud800","state":"held"}]`, `{"t":{"count":-0,"last":""}}`,
 		`{"resources":{"tokens":-0,"custom":{"\ud800":5e-324}},"inbox":{"__loom_x__":{"count":9007199254740991,"last":"m"}}}`}
 	// hostileKeys are member names: reserved ones, escaped spellings of names the fold reads, odd Unicode.
