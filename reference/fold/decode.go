@@ -463,18 +463,22 @@ func (d *decoder) intern(prev *string, b []byte) string {
 }
 
 // envelope decodes the envelope object starting at b[i] == '{' and returns the index past it. A
-// member is judged by its last occurrence, as JSON.parse keeps it (I-FOLD-31); when several are
-// at fault the first in member order (id, workflowId, executionId, eventType, sequence,
-// timestamp, payload, metadata) is named.
+// member is judged by its last occurrence, as JSON.parse keeps it (I-FOLD-31): a wrong value is
+// held, not reported, until the envelope ends, and a later occurrence of the member replaces it.
+// When several members are at fault the first in member order (id, workflowId, executionId,
+// eventType, sequence, timestamp, payload, metadata) is named.
 func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) {
 	var (
-		e       spi.Envelope
-		vals    [len(envelopeMembers)][]byte // the last value of each member, nil if absent
-		special [len(envelopeMembers)]bool   // a string value holding an escape or a non-ASCII byte
-		start   = i
+		e     spi.Envelope
+		seen  uint8                        // a bit per slot of envelopeMembers
+		bad   *[len(envelopeMembers)]error // the held fault of each member, allocated at the first
+		start = i
 	)
-	fail := func(field, format string, a ...any) (spi.Envelope, int, error) {
-		return spi.Envelope{}, 0, inputErr(idx, field, format, a...)
+	fault := func(slot int, format string, a ...any) {
+		if bad == nil {
+			bad = new([len(envelopeMembers)]error)
+		}
+		bad[slot] = inputErr(idx, envelopeMembers[slot], format, a...)
 	}
 	syntax := func(err error) (spi.Envelope, int, error) {
 		var se *SyntaxError
@@ -504,7 +508,7 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			}
 			i = skipSpace(b, i+1)
 			vs := i
-			valSpecial := true
+			valSpecial := true // a string value holding an escape or a non-ASCII byte
 			if i < len(b) && b[i] == '"' {
 				i, valSpecial, err = skipStringSpecial(b, i)
 			} else {
@@ -513,11 +517,74 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			if err != nil {
 				return syntax(err)
 			}
+			v := b[vs:i]
 			if keySpecial && hasEscape(key) {
 				key = appendUnescaped(nil, key)
 			}
-			if slot := memberSlot(key); slot >= 0 {
-				vals[slot], special[slot] = b[vs:i], valSpecial
+			slot := memberSlot(key)
+			if slot >= 0 {
+				seen |= 1 << slot
+				if bad != nil {
+					bad[slot] = nil // a later occurrence replaces a held fault
+				}
+			}
+			switch slot {
+			case slotID:
+				if len(v) < 2 || v[0] != '"' {
+					fault(slot, "want a string, got %s", describe(v))
+				} else if !d.skipID {
+					e.ID, _ = stringValue(v)
+				}
+			case slotWorkflowID, slotExecutionID, slotEventType:
+				if len(v) < 2 || v[0] != '"' {
+					fault(slot, "want a string, got %s", describe(v))
+					break
+				}
+				body := v[1 : len(v)-1]
+				if valSpecial && hasEscape(body) {
+					body = appendUnescaped(nil, body)
+				}
+				switch slot {
+				case slotWorkflowID:
+					e.WorkflowID = d.intern(&d.workflowID, body)
+				case slotExecutionID:
+					e.ExecutionID = d.intern(&d.executionID, body)
+				default:
+					t, ok := d.types[string(body)]
+					if !ok {
+						if d.types == nil {
+							d.types = map[string]string{}
+						}
+						t = string(body)
+						if len(d.types) < 1024 {
+							d.types[t] = t
+						}
+					}
+					e.EventType = t
+				}
+			case slotSequence:
+				n, ok := jsonInt(v)
+				if !ok || n < 0 {
+					fault(slot, "want a non-negative integer, got %s", describe(v))
+				}
+				e.Sequence = n
+			case slotTimestamp:
+				n, ok := jsonInt(v)
+				if !ok {
+					fault(slot, "want an integer (epoch milliseconds), got %s", describe(v))
+				}
+				e.Timestamp = n
+			case slotPayload:
+				e.Payload = v[:len(v):len(v)]
+			case slotMetadata:
+				switch {
+				case isNull(v):
+					e.Metadata = nil
+				case isObject(v):
+					e.Metadata = v[:len(v):len(v)]
+				default:
+					fault(slot, "want an object, got %s", describe(v))
+				}
 			}
 			i = skipSpace(b, i)
 			if i >= len(b) {
@@ -533,97 +600,53 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			i = skipSpace(b, i+1)
 		}
 	}
-	for slot, name := range envelopeMembers {
-		v := vals[slot]
-		if v == nil {
-			if name == "metadata" {
-				continue
-			}
-			return fail(name, "missing")
-		}
-		switch name {
-		case "id":
-			if len(v) < 2 || v[0] != '"' {
-				return fail("id", "want a string, got %s", describe(v))
-			}
-			if !d.skipID {
-				e.ID, _ = stringValue(v)
-			}
-		case "workflowId", "executionId", "eventType":
-			if len(v) < 2 || v[0] != '"' {
-				return fail(name, "want a string, got %s", describe(v))
-			}
-			body := v[1 : len(v)-1]
-			if special[slot] && hasEscape(body) {
-				body = appendUnescaped(nil, body)
-			}
-			switch name {
-			case "workflowId":
-				e.WorkflowID = d.intern(&d.workflowID, body)
-			case "executionId":
-				e.ExecutionID = d.intern(&d.executionID, body)
-			default:
-				t, ok := d.types[string(body)]
-				if !ok {
-					if d.types == nil {
-						d.types = map[string]string{}
-					}
-					t = string(body)
-					if len(d.types) < 1024 {
-						d.types[t] = t
-					}
-				}
-				e.EventType = t
-			}
-		case "sequence":
-			n, ok := jsonInt(v)
-			if !ok || n < 0 {
-				return fail("sequence", "want a non-negative integer, got %s", describe(v))
-			}
-			e.Sequence = n
-		case "timestamp":
-			n, ok := jsonInt(v)
-			if !ok {
-				return fail("timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
-			}
-			e.Timestamp = n
-		case "payload":
-			e.Payload = v[:len(v):len(v)]
-		case "metadata":
+	if seen|1<<slotMetadata != 1<<len(envelopeMembers)-1 || bad != nil {
+		for slot, name := range envelopeMembers {
 			switch {
-			case isNull(v):
-			case isObject(v):
-				e.Metadata = v[:len(v):len(v)]
-			default:
-				return fail("metadata", "want an object, got %s", describe(v))
+			case bad != nil && bad[slot] != nil:
+				return spi.Envelope{}, 0, bad[slot]
+			case seen&(1<<slot) == 0 && slot != slotMetadata:
+				return spi.Envelope{}, 0, inputErr(idx, name, "missing")
 			}
 		}
 	}
 	return e, i, nil
 }
 
-// envelopeMembers are the envelope members the decoder reads, in the order it judges them.
+// envelopeMembers are the envelope members the decoder reads, in the order it judges them; the
+// slot constants index them.
 var envelopeMembers = [...]string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload", "metadata"}
 
-// memberSlot is the index of key in envelopeMembers, or -1.
+const (
+	slotID = iota
+	slotWorkflowID
+	slotExecutionID
+	slotEventType
+	slotSequence
+	slotTimestamp
+	slotPayload
+	slotMetadata
+)
+
+// memberSlot is the slot of key in envelopeMembers, or -1.
 func memberSlot(key []byte) int {
 	switch string(key) {
 	case "id":
-		return 0
+		return slotID
 	case "workflowId":
-		return 1
+		return slotWorkflowID
 	case "executionId":
-		return 2
+		return slotExecutionID
 	case "eventType":
-		return 3
+		return slotEventType
 	case "sequence":
-		return 4
+		return slotSequence
 	case "timestamp":
-		return 5
+		return slotTimestamp
 	case "payload":
-		return 6
+		return slotPayload
 	case "metadata":
-		return 7
+		return slotMetadata
 	}
 	return -1
 }
