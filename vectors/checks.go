@@ -22,6 +22,7 @@ func Checks() []spec.Check {
 		t("reference-passes", "TestReferencePassesCorpus", "A26.vectors.language-agnostic", "S10.pins.drift", "S3.determinism.enforced"),
 		t("profile-selects", "TestProfileSelects", "I-VECTOR-7"),
 		t("reports", "TestReports", "I-VECTOR-1", "I-VECTOR-2", "I-VECTOR-5"),
+		t("report-deep-values", "TestJSONDiffDeepValues", "I-VECTOR-1"),
 		t("clause-coverage", "TestHandVectorsCoverFoldClauses", "A26.vectors.language-agnostic", "I-VECTOR-6"),
 		t("js-oracle", "TestJavaScriptOracle", "S3.emit.canonical-form", "S3.emit.identity", "I-VECTOR-6"),
 		t("example-fold-js", "TestExampleFoldJS", "A26.vectors.language-agnostic", "I-VECTOR-2"),

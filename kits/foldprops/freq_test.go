@@ -162,7 +162,7 @@ func TestGeneratorFrequencies(t *testing.T) {
 			f := float64(c[shape]) / seeds
 			got = append(got, fmt.Sprintf("%s %.1f%%", shape, 100*f))
 			if f < min {
-				t.Errorf("foldprops/generator-frequencies [S4.fold.failed-while-parked-set S4.v1_25.release-exactly-one I-FOLD-29 I-FOLD-30 I-FOLD-31]: %s: Log(%s) over %d seeds: %q in %.1f%% of logs, want at least %.1f%%",
+				t.Errorf("foldprops/generator-frequencies [S4.fold.failed-while-parked-set S4.v1_25.release-exactly-one]: %s: Log(%s) over %d seeds: %q in %.1f%% of logs, want at least %.1f%%",
 					name, o.Profile, seeds, shape, 100*f, 100*min)
 			}
 		}

@@ -25,11 +25,13 @@ var (
 	hostileStrings = []string{`"\ud800"`, `"\udfff"`, `"a\ud800b"`, `"\ud83d\ude00"`, `"😀"`, `"\u2028\u2029"`, `"\ufeff"`,
 		`"\u0000"`, `"e\u0301"`, `"\uffff"`, `"｡"`, `""`, `"__proto__"`, `"\u005f_proto__"`, `"__loom_indoubt__"`,
 		`"__loom_diverged__"`, `"__loom_x__"`, `"_input"`, `"_resources"`, `"constructor"`, `"step\u0049d"`}
-	// hostileShapes are values of the shapes the fold reads, holding reserved keys and extremes.
+	// hostileShapes are values of the shapes the fold reads, holding reserved keys and extremes,
+	// and a deep nesting.
 	hostileShapes = []string{`{}`, `[]`, `null`, `true`, `{"__proto__":1}`, `{"\u005f_proto__":{"count":1,"last":"m"}}`,
 		`[{"waitId":"__proto__"}]`, `[{"waitId":"\ud800"},{"waitId":"\ud800"}]`, `[7,{"waitId":2},{"waitId":"w"}]`, `{"tokens":1e400,"custom":{"__proto__":1}}`,
 		`{"count":1e400,"last":"\ud800"}`, `[{"messageId":"\ud800","state":"held"}]`, `{"t":{"count":-0,"last":""}}`,
-		`{"resources":{"tokens":-0,"custom":{"\ud800":5e-324}},"inbox":{"__loom_x__":{"count":9007199254740991,"last":"m"}}}`}
+		`{"resources":{"tokens":-0,"custom":{"\ud800":5e-324}},"inbox":{"__loom_x__":{"count":9007199254740991,"last":"m"}}}`,
+		strings.Repeat(`[`, 200) + strings.Repeat(`]`, 200)}
 	// hostileKeys are member names: reserved ones, escaped spellings of names the fold reads, odd Unicode.
 	hostileKeys = []string{`"__proto__"`, `"\u005f_proto__"`, `"_inbox"`, `"__loom_x__"`, `"constructor"`, `""`,
 		`"\ud800"`, `"😀"`, `"\u2028"`, `"step\u0049d"`, `"e\u0301"`, `"é"`, `"\u0074opic"`}

@@ -374,7 +374,7 @@ func checkStatusOnly(tg Target, in Input) error {
 				string(cur.Variables.Values[fold.VarFailedWhileParked]) == "true"
 			a, b := stepVisible(prev.Variables, parked), stepVisible(cur.Variables, parked)
 			if !reflect.DeepEqual(a, b) && canonicalVars(a) != canonicalVars(b) { // DeepEqual first: cheap, and equal values print equal
-				d := cmp.Diff(varsJSON(a), varsJSON(b))
+				d := diff(varsJSON(a), varsJSON(b))
 				return fmt.Errorf("envelope %d (%s, status %s) changed variables beyond its frame (-before +after):\n%s", k, e.EventType, prev.Status, d)
 			}
 		}
@@ -458,8 +458,40 @@ func checkDifferential(tg Target, in Input) error {
 		return err
 	}
 	if !reflect.DeepEqual(want, got) { // decoded JSON: DeepEqual agrees with cmp.Equal, cheaper; Diff only to report
-		d := cmp.Diff(want, got)
-		return fmt.Errorf("Fold disagrees with the model (-model +fold):\n%s", d)
+		return fmt.Errorf("Fold disagrees with the model (-model +fold):\n%s", diff(want, got))
 	}
 	return nil
+}
+
+// diff is cmp.Diff of two decoded JSON values, or of their JSON texts when either nests deeper
+// than maxDiffDepth: go-cmp's time doubles with every level of nesting, and hostile logs hold
+// values 200 levels deep.
+func diff(want, got any) string {
+	if depthOf(want) > maxDiffDepth || depthOf(got) > maxDiffDepth {
+		w, _ := json.Marshal(want)
+		g, _ := json.Marshal(got)
+		return cmp.Diff(string(w), string(g))
+	}
+	return cmp.Diff(want, got)
+}
+
+// maxDiffDepth is the deepest nesting diff compares by value (milliseconds at worst).
+const maxDiffDepth = 12
+
+// depthOf is the nesting of a decoded JSON value.
+func depthOf(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	case []any:
+		for _, e := range x {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	}
+	return 0
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/loom-kernel/loom-conform/vectors/fuzz"
 )
 
-// Reference: I-FOLD-1, I-FOLD-16, I-FOLD-22, I-FOLD-23 — over a fixed seed set the generator's
+// Reference: I-COV-3 — over a fixed seed set the generator's
 // cases, folded by the reference, reach every refusal: each error kind, every envelope member
 // an invalid-envelope refusal can name, and the snapshot reader's refusals of each part of a
 // state. (Statement coverage of reference/fold while these cases fold is in docs/performance.md.)
@@ -56,7 +56,7 @@ func TestGeneratedCasesReachEveryRefusal(t *testing.T) {
 				got = append(got, k+"="+strconv.Itoa(n))
 			}
 			sort.Strings(got)
-			t.Errorf("%s [I-FOLD-1 I-FOLD-16 I-FOLD-22 I-FOLD-23]: over %d seeds %q never occurs; seen %v", check, seeds, k, got)
+			t.Errorf("%s [I-COV-3]: over %d seeds %q never occurs; seen %v", check, seeds, k, got)
 		}
 	}
 }
