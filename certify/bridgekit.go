@@ -28,19 +28,21 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 		{ID: "bridge/declared-methods-answer", Clauses: []string{"I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-12", "I-STORE-24"}, Level: spec.Must,
 			Doc: "every method the handshake declares answers a harmless call with a well-formed result or error, never method-not-found", Run: bkDeclared},
 		{ID: "bridge/error-codes", Clauses: []string{"I-BRIDGE-3"}, Level: spec.Must,
-			Doc: "conflict, invalid argument, fenced, not found and already exists arrive as their documented codes", Run: bkErrorCodes},
+			Doc: "conflict, invalid argument, fenced, not found, already exists, unknown target and lease lost arrive as their documented codes, on every served seam", Run: bkErrorCodes},
 		{ID: "bridge/unknown-method", Clauses: []string{"I-BRIDGE-2", "I-BRIDGE-9"}, Level: spec.Should,
 			Doc: "a method the bridge does not serve answers -32601", Run: bkUnknownMethod},
-		{ID: "bridge/malformed-requests", Clauses: []string{"I-BRIDGE-9"}, Level: spec.Should,
-			Doc: "a body that is not JSON, a batch and ill-typed params get -32700, -32600 and -32602/-32005, and the bridge keeps serving", Run: bkMalformed},
+		{ID: "bridge/malformed-requests", Clauses: []string{"I-BRIDGE-9", "I-BRIDGE-13"}, Level: spec.Should,
+			Doc: "a body that is not JSON, a batch and ill-typed params of every served seam (a null ifVersion, cursor or hints included) get -32700, -32600 and -32602/-32005, change nothing, and the bridge keeps serving", Run: bkMalformed},
 		{ID: "bridge/plugin-wire-forms", Clauses: []string{"I-PLUGIN-11", "I-PLUGIN-2", "I-PLUGIN-8"}, Level: spec.Must,
-			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; a non-integer or string query limit is refused", Run: bkPluginWire},
-		{ID: "bridge/refusal-order", Clauses: []string{"I-STORE-50"}, Level: spec.Must,
-			Doc: "a call wrong in several ways gets invalid argument, then fenced, then conflict; empty batches are refused alike and otherwise write nothing; a negative sequence is invalid", Run: bkRefusalOrder},
-		{ID: "bridge/edge-cases", Clauses: []string{"I-STORE-51", "I-STORE-52", "I-STORE-53", "I-STORE-54"}, Level: spec.Must,
-			Doc: "deleteExecution fences every earlier token; copyPrefix refuses an out-of-range through before a target deleteThrough emptied; archive batches are strictly increasing; a branch needs a parent id, not a parent log", Run: bkEdgeCases},
+			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; a non-integer or string query limit is refused (skipped when neither putStream nor query is served)", Run: bkPluginWire},
+		{ID: "bridge/refusal-order", Clauses: []string{"I-STORE-50", "I-STORE-56"}, Level: spec.Must,
+			Doc: "a call wrong in several ways gets invalid argument first: on the event log then fenced, then conflict (empty batches are refused alike and otherwise write nothing; a negative sequence is invalid); on durable state, content and the dispatcher before a conflict, not found, unknown target or lost lease", Run: bkRefusalOrder},
+		{ID: "bridge/delete-fences", Clauses: []string{"I-STORE-51"}, Level: spec.Must,
+			Doc: "deleteExecution makes every earlier fence token stale, an unfenced append starts the new incarnation and the next token is higher (skipped when acquireFence or deleteExecution is not served)", Run: bkDeleteFences},
+		{ID: "bridge/edge-cases", Clauses: []string{"I-STORE-52", "I-STORE-53", "I-STORE-54"}, Level: spec.Must,
+			Doc: "copyPrefix refuses an out-of-range through before a target deleteThrough emptied; archive batches are strictly increasing; a branch needs a parent id, not a parent log (skipped when none of these methods is served); our choices where the spec is silent, so recommended", Run: bkEdgeCases},
 		{ID: "bridge/notifications", Clauses: []string{"I-BRIDGE-10"}, Level: spec.Must,
-			Doc: "a request without an id (a JSON-RPC notification) is never executed", Run: bkNotifications},
+			Doc: "a request without an id (a JSON-RPC notification) is never executed, on every served seam whose writes can be read back", Run: bkNotifications},
 	}}
 }
 
@@ -159,7 +161,7 @@ func bkDeclared(ctx context.Context, c *BridgeCase) error {
 			call{"branchRegistry.listChildren", func() error { _, err := br.ListChildren(ctx, x); return err }},
 		)
 	}
-	for _, pc := range pluginCalls(ctx, c, x) {
+	for _, pc := range append(pluginCalls(ctx, c, x), dispatcherCalls(ctx, c, x)...) {
 		calls = append(calls, call{pc.name, pc.do})
 	}
 	hs := c.Store.Handshake()
@@ -196,8 +198,23 @@ func wantCode(c *BridgeCase, op, args string, err error, codes ...int) error {
 }
 
 func bkErrorCodes(ctx context.Context, c *BridgeCase) error {
+	if len(c.Store.Handshake().Seams) == 0 {
+		return c.Skip("the handshake names no seam")
+	}
+	for _, part := range []func(context.Context, *BridgeCase) error{storeErrorCodes, archiveErrorCodes, pluginErrorCodes, dispatcherErrorCodes} {
+		if err := part(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeErrorCodes: conflict, invalid argument, fenced, not found and already exists of the event
+// log, the snapshots and the branches arrive as their codes (I-BRIDGE-3).
+func storeErrorCodes(ctx context.Context, c *BridgeCase) error {
 	hs := c.Store.Handshake()
-	if es := c.Store.EventStore(); es != nil {
+	es, ss, br := c.Store.EventStore(), c.Store.SnapshotStore(), c.Store.BranchRegistry()
+	if es != nil {
 		x := c.ExecID("codes")
 		e0 := spi.Envelope{ID: x + "#0", WorkflowID: "wf-bridge", ExecutionID: x, EventType: "BRIDGE_PROBE", Timestamp: 1, Payload: json.RawMessage(`0`)}
 		if err := es.Append(ctx, x, []spi.Envelope{e0}, spi.AppendOptions{}); err != nil {
@@ -233,14 +250,14 @@ func bkErrorCodes(ctx context.Context, c *BridgeCase) error {
 			}
 		}
 	}
-	if ss := c.Store.SnapshotStore(); ss != nil {
+	if ss != nil {
 		x := c.ExecID("codes-snap")
 		_, err := ss.LoadLatest(ctx, x)
 		if err := wantCode(c, "snapshotStore.loadLatest", fmt.Sprintf("%q (never saved)", x), err, bridge.CodeNotFound); err != nil {
 			return err
 		}
 	}
-	if br := c.Store.BranchRegistry(); br != nil {
+	if br != nil {
 		x := c.ExecID("codes-branch")
 		_, err := br.Get(ctx, x)
 		if err := wantCode(c, "branchRegistry.get", fmt.Sprintf("%q (never registered)", x), err, bridge.CodeNotFound); err != nil {
@@ -262,6 +279,24 @@ func bkErrorCodes(ctx context.Context, c *BridgeCase) error {
 	return nil
 }
 
+// archiveErrorCodes: a different envelope at an archived sequence is a conflict, -32001.
+func archiveErrorCodes(ctx context.Context, c *BridgeCase) error {
+	as := c.Store.ArchiveStore()
+	if as == nil {
+		return nil
+	}
+	x := c.ExecID("codes-archive")
+	e := probeEnv(x, 0)
+	if err := as.Append(ctx, x, []spi.Envelope{e}); err != nil {
+		if perr := protocolBreach(c, "archiveStore.append", err); perr != nil {
+			return perr
+		}
+		return c.Failf("archiveStore.append", fmt.Sprintf("%q, [seq 0]", x), err, "nil")
+	}
+	e.Payload = json.RawMessage(`1`)
+	return wantCode(c, "archiveStore.append", fmt.Sprintf("%q, [seq 0] again with another payload", x), as.Append(ctx, x, []spi.Envelope{e}), bridge.CodeConflict)
+}
+
 func bkUnknownMethod(ctx context.Context, c *BridgeCase) error {
 	body := `{"jsonrpc":"2.0","id":1,"method":"eventStore.noSuchMethod","params":{}}`
 	_, resp, err := c.Store.PostRaw(ctx, []byte(body))
@@ -275,13 +310,42 @@ func bkUnknownMethod(ctx context.Context, c *BridgeCase) error {
 }
 
 func bkMalformed(ctx context.Context, c *BridgeCase) error {
-	cases := []struct {
+	type malformed struct {
 		body  string
 		codes []int
-	}{
+	}
+	cases := []malformed{
 		{`{"jsonrpc":"2.0","id":1,"method":`, []int{bridge.CodeParseError}},
 		{`[{"jsonrpc":"2.0","id":1,"method":"bridge.handshake","params":{}}]`, []int{bridge.CodeInvalidRequest}},
-		{`{"jsonrpc":"2.0","id":1,"method":"eventStore.read","params":{"executionId":42}}`, []int{bridge.CodeInvalidParams, bridge.CodeInvalidArgument, bridge.CodeMethodNotFound}},
+	}
+	illTyped := []int{bridge.CodeInvalidParams, bridge.CodeInvalidArgument}
+	if c.Store.EventStore() != nil {
+		cases = append(cases, malformed{`{"jsonrpc":"2.0","id":1,"method":"eventStore.read","params":{"executionId":42}}`, illTyped})
+	}
+	// null is not absence (I-BRIDGE-13): each of these is refused and changes nothing.
+	var after []func() error
+	if ds := c.Store.DurableStateStore(); ds != nil {
+		k := c.ExecID("null-version")
+		if _, err := ds.Set(ctx, k, json.RawMessage(`"first"`), spi.IfVersion(0)); err != nil {
+			if perr := protocolBreach(c, "durableStateStore.set", err); perr != nil {
+				return perr
+			}
+			return c.Failf("durableStateStore.set", fmt.Sprintf("%q, ifVersion 0", k), err, "nil")
+		}
+		cases = append(cases, malformed{fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"durableStateStore.set","params":{"key":%s,"value":"second","ifVersion":null}}`, quote(k)), illTyped})
+		after = append(after, func() error {
+			got, err := ds.Get(ctx, k)
+			if err != nil || string(got.Value) != `"first"` {
+				return c.Failf("durableStateStore.get", fmt.Sprintf("%q) after a set with ifVersion null (", k), entryOrErr(got, err), `"first" (the refused set changed nothing)`)
+			}
+			return nil
+		})
+	}
+	if c.Store.ReadModelStore() != nil {
+		cases = append(cases, malformed{fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"readModelStore.query","params":{"model":%s,"limit":1,"cursor":null}}`, quote(c.ExecID("null-cursor"))), illTyped})
+	}
+	if c.Store.Dispatcher() != nil {
+		cases = append(cases, malformed{fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"dispatcher.dispatch","params":{"package":{"executionId":%s,"flowId":"kit-flow","hints":null}}}`, quote(c.ExecID("null-hints"))), illTyped})
 	}
 	for _, tc := range cases {
 		_, resp, err := c.Store.PostRaw(ctx, []byte(tc.body))
@@ -297,10 +361,22 @@ func bkMalformed(ctx context.Context, c *BridgeCase) error {
 			return c.Failf("POST", tc.body, fmt.Sprintf("code %d (body %s)", code, clip(resp)), fmt.Sprintf("error %v", tc.codes))
 		}
 	}
+	for _, f := range after {
+		if err := f(); err != nil {
+			return err
+		}
+	}
 	if _, err := c.Store.FetchHandshake(ctx); err != nil {
 		return c.Failf("bridge.handshake", "after malformed requests", err, "the bridge still answering")
 	}
 	return nil
+}
+
+func entryOrErr(e spi.StateEntry, err error) any {
+	if err != nil {
+		return err
+	}
+	return fmt.Sprintf("version %d, value %s", e.Version, clip(e.Value))
 }
 
 func clip(b []byte) string {

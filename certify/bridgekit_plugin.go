@@ -55,16 +55,57 @@ func pluginCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
 	return calls
 }
 
+// pluginErrorCodes: a durable-state conflict, a key or digest never written and a malformed
+// argument of every plugin seam arrive as -32001, -32003 and -32005 (or -32602) (I-BRIDGE-3).
+func pluginErrorCodes(ctx context.Context, c *BridgeCase) error {
+	if ds := c.Store.DurableStateStore(); ds != nil {
+		k := c.ExecID("codes-state")
+		_, err := ds.Get(ctx, k)
+		if err := wantCode(c, "durableStateStore.get", fmt.Sprintf("%q (never set)", k), err, bridge.CodeNotFound); err != nil {
+			return err
+		}
+		if err := wantCode(c, "durableStateStore.set", fmt.Sprintf("%q, ifVersion 7 (the key is absent)", k),
+			callErr(ds.Set(ctx, k, json.RawMessage(`1`), spi.IfVersion(7))), bridge.CodeConflict); err != nil {
+			return err
+		}
+		if err := wantCode(c, "durableStateStore.set", `"" (empty key)`, callErr(ds.Set(ctx, "", json.RawMessage(`1`), spi.Precondition{})), invalidCodes...); err != nil {
+			return err
+		}
+	}
+	if cs := c.Store.ContentStore(); cs != nil {
+		never := spi.DigestOf([]byte(c.ExecID("codes-content")))
+		_, err := cs.Get(ctx, never)
+		if err := wantCode(c, "contentStore.get", "a digest never put", err, bridge.CodeNotFound); err != nil {
+			return err
+		}
+		_, err = cs.Get(ctx, "md5:00")
+		if err := wantCode(c, "contentStore.get", `"md5:00" (malformed)`, err, invalidCodes...); err != nil {
+			return err
+		}
+	}
+	if rm := c.Store.ReadModelStore(); rm != nil {
+		_, err := rm.Query(ctx, c.ExecID("codes-model"), spi.ReadModelQuery{Limit: 0})
+		if err := wantCode(c, "readModelStore.query", "limit 0", err, invalidCodes...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // bkPluginWire checks the wire forms the Go API cannot express: the chunked stream's visibility
 // and offset discipline, and limits that are not integers.
 func bkPluginWire(ctx context.Context, c *BridgeCase) error {
 	hs := c.Store.Handshake()
-	if hs.Declares(manifest.SeamContentStore, spi.MethodPutStream) {
+	stream, query := hs.Declares(manifest.SeamContentStore, spi.MethodPutStream), hs.Declares(manifest.SeamReadModelStore, spi.MethodQuery)
+	if !stream && !query {
+		return c.Skip("the bridge serves neither ContentStore.putStream nor ReadModelStore.query, the two plugin wire forms")
+	}
+	if stream {
 		if err := bkStreamForm(ctx, c); err != nil {
 			return err
 		}
 	}
-	if hs.Declares(manifest.SeamReadModelStore, spi.MethodQuery) {
+	if query {
 		m := c.ExecID("limits")
 		for _, limit := range []string{`2.5`, `"10"`, `1e400`, `null`, `true`} {
 			raw := json.RawMessage(`{"model":` + quote(m) + `,"limit":` + limit + `}`)
@@ -74,8 +115,6 @@ func bkPluginWire(ctx context.Context, c *BridgeCase) error {
 			}
 		}
 	}
-	// A bridge serving neither seam has no plugin wire form to get wrong (bridge/error-codes passes
-	// the same way for seams a bridge does not serve).
 	return nil
 }
 
@@ -126,6 +165,21 @@ func bkStreamForm(ctx context.Context, c *BridgeCase) error {
 	if got, err := cs.Get(ctx, ref.Digest); err != nil || string(got) != string(data) {
 		return c.Failf("contentStore.get", "a committed stream", gotBytes(got, err), "the bytes streamed")
 	}
+	// A finished stream takes no more chunks; aborting it, or a stream never opened, is a no-op.
+	if e := wantCode(c, "contentStore.streamWrite", "a committed stream", write(len(data), []byte("more")), bridge.CodeInvalidArgument, bridge.CodeInvalidParams); e != nil {
+		return e
+	}
+	for _, sid := range []string{id, c.ExecID("never-opened")} {
+		if err := c.Store.Call(ctx, "contentStore.streamAbort", map[string]any{"streamId": sid}, nil); err != nil {
+			if perr := protocolBreach(c, "contentStore.streamAbort", err); perr != nil {
+				return perr
+			}
+			return c.Failf("contentStore.streamAbort", fmt.Sprintf("%q (committed or never opened)", sid), err, "null (a no-op)")
+		}
+	}
+	if got, err := cs.Get(ctx, ref.Digest); err != nil || string(got) != string(data) {
+		return c.Failf("contentStore.get", "a committed stream, after a streamAbort of it", gotBytes(got, err), "the bytes streamed")
+	}
 	// A commit whose size disagrees aborts: nothing becomes visible.
 	other := []byte(c.ExecID("short") + " never visible")
 	if err := c.Store.Call(ctx, "contentStore.streamOpen", map[string]any{}, &open); err != nil {
@@ -158,6 +212,8 @@ func gotBytes(b []byte, err error) any {
 func pluginBridgeMutants() []spec.Mutant {
 	const where = "certify:TestPluginWireFormsRejectBrokenBridges"
 	return []spec.Mutant{
+		{ID: "bridge/plugin/abort-unknown-refused", Kind: "bridge", Defect: "refuses streamAbort of a stream it does not know (finished or never opened) instead of doing nothing",
+			Clauses: []string{"I-PLUGIN-11"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
 		{ID: "bridge/plugin/lenient-limit", Kind: "bridge", Defect: "coerces a non-integer or string query limit to an integer instead of refusing it",
 			Clauses: []string{"I-PLUGIN-8"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
 		{ID: "bridge/plugin/unchecked-offset", Kind: "bridge", Defect: "appends a stream chunk wherever it is sent, without checking its offset",

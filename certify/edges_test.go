@@ -52,6 +52,21 @@ func executesNotifications(next http.Handler) http.Handler {
 	})
 }
 
+// serve serves st over the bridge protocol, its handler wrapped by wrap when set, for the test.
+func serve(t *testing.T, st bridge.Stores, wrap func(http.Handler) http.Handler) string {
+	srv, err := bridge.NewServer(st, bridge.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs.URL + "/"
+}
+
 // The edge-case bridge checks pass on the reference store and reject the lying bridges registered
 // for them (certify.Mutants, kind bridge).
 func TestBridgeEdgeCases(t *testing.T) {
@@ -60,29 +75,16 @@ func TestBridgeEdgeCases(t *testing.T) {
 		return bridge.Stores{Implementation: bridge.Implementation{Name: "edges", Version: "1"}, EventStore: es,
 			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry()}
 	}
-	serve := func(t *testing.T, st bridge.Stores, wrap func(http.Handler) http.Handler) string {
-		srv, err := bridge.NewServer(st, bridge.ServerOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var h http.Handler = srv
-		if wrap != nil {
-			h = wrap(h)
-		}
-		hs := httptest.NewServer(h)
-		t.Cleanup(hs.Close)
-		return hs.URL + "/"
-	}
 	run := func(t *testing.T, url string) *certify.Report {
 		rep, err := certify.Run(context.Background(), certify.URLTarget{URL: url},
-			certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/(refusal-order|edge-cases|notifications)$", Seed: 11})
+			certify.Config{Kinds: []string{"eventstore"}, Run: "^bridge/(refusal-order|delete-fences|edge-cases|notifications)$", Seed: 11})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rep
 	}
 	rep := run(t, serve(t, stores(memory.NewEventStore()), nil))
-	for _, id := range []string{"bridge/refusal-order", "bridge/edge-cases", "bridge/notifications"} {
+	for _, id := range []string{"bridge/refusal-order", "bridge/delete-fences", "bridge/edge-cases", "bridge/notifications"} {
 		if c, ok := find(rep, id); !ok || c.Verdict != kits.Pass {
 			t.Errorf("%s on the reference memory store = %s %q, want pass", id, c.Verdict, firstLine(c.Message))
 		}

@@ -14,12 +14,12 @@ func Mutants() []spec.Mutant {
 	return append([]spec.Mutant{
 		b("future", "claims EventStore SPI 3.0.0 in its handshake", kit, []string{"bridge/handshake"}, "I-BRIDGE-1", "I-STORE-21", "S7.spi.semver"),
 		b("lying", "declares readRange, acquireFence and deleteExecution, which it does not serve", kit, []string{"bridge/declared-methods-answer"}, "I-BRIDGE-2", "I-STORE-24"),
-		b("wrongcodes", "sends typed SPI errors with the wrong JSON-RPC codes", kit, []string{"bridge/error-codes", "bridge/refusal-order", "bridge/edge-cases"}, "I-BRIDGE-3"),
+		b("wrongcodes", "sends typed SPI errors with the wrong JSON-RPC codes", kit, []string{"bridge/error-codes", "bridge/refusal-order", "bridge/delete-fences", "bridge/edge-cases"}, "I-BRIDGE-3"),
 		b("fragile", "answers an unknown method or a malformed request with an internal error", kit, []string{"bridge/unknown-method", "bridge/malformed-requests"}, "I-BRIDGE-9", "I-BRIDGE-2"),
 		b("malformed", "answers with responses that do not match the bridge schema", bad, []string{"bridge/declared-methods-answer", "eventstore/append-read-order"}, "I-BRIDGE-4"),
 		{ID: "bridge/edges/sequence-before-fence", Kind: "bridge", Defect: "refuses a stale-fenced append of a taken sequence as a conflict, so a zombie retries instead of stopping",
 			Clauses: []string{"I-STORE-50"}, CaughtBy: []string{"bridge/refusal-order"}, Where: edges},
 		{ID: "bridge/edges/executes-notifications", Kind: "bridge", Defect: "executes a request without an id (a notification) and answers nothing",
 			Clauses: []string{"I-BRIDGE-10"}, CaughtBy: []string{"bridge/notifications"}, Where: edges},
-	}, pluginBridgeMutants()...)
+	}, append(pluginBridgeMutants(), seamBridgeMutants()...)...)
 }

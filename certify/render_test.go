@@ -66,7 +66,8 @@ func TestReportsRender(t *testing.T) {
 		if err := xml.Unmarshal(ju.Bytes(), &suites); err != nil {
 			t.Fatalf("WriteJUnit: %v\n%s", err, ju.String())
 		}
-		wantFail, wantErr := 1, 1
+		// the verdict case fails too when the run is not a certificate (I-CERT-11)
+		wantFail, wantErr := 2, 1
 		if certified {
 			wantFail, wantErr = 0, 0
 		}
@@ -83,7 +84,7 @@ func TestReportsRender(t *testing.T) {
 		b := bd.String()
 		color, word := "#e05d44", ">not certified<"
 		if certified {
-			color, word = "#4c1", ">certified<"
+			color, word = "#4c1", ">certified, 1 recommendation not met<" // the listed SHOULD failure
 		}
 		if !strings.Contains(b, "loom EventStore SPI 2.6.0") || !strings.Contains(b, color) || !strings.Contains(b, word) || !strings.HasPrefix(b, "<svg") {
 			t.Errorf("WriteBadge(certified=%v) = %s", certified, b)
@@ -101,5 +102,22 @@ func TestReportsRender(t *testing.T) {
 		if !strings.Contains(txt.String(), "eventstore/read-range-bounds") || !strings.Contains(txt.String(), "reproduce:") {
 			t.Errorf("WriteSummary lacks the failure and its reproducing command:\n%s", txt.String())
 		}
+	}
+}
+
+// Failures that share one difference are named once, with their checks.
+func TestWriteCausesGroupsOneDifference(t *testing.T) {
+	r := &certify.Report{Verdict: certify.NotCertified}
+	for _, id := range []string{"eventstore/a", "eventstore/b", "eventstore/c"} {
+		r.Checks = append(r.Checks, certify.CheckResult{Kit: "eventstore", ID: id, Verdict: kits.Fail, Blocking: true, Level: spec.Must,
+			Message: id + " [I-STORE-3]: Read(\"kit-" + id + "\") = other content, want same\n(-want +got):\n-   Metadata: json.RawMessage(`{}`),\n+   Metadata: nil,"})
+	}
+	r.Checks = append(r.Checks, certify.CheckResult{Kit: "eventstore", ID: "eventstore/d", Verdict: kits.Fail, Blocking: true, Message: "eventstore/d [I-STORE-1]: Append() = conflict, want nil"})
+	var b bytes.Buffer
+	if err := certify.WriteCauses(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "3 checks fail with one difference: +   Metadata: nil, — eventstore/a, eventstore/b, eventstore/c\n" {
+		t.Errorf("WriteCauses = %q", got)
 	}
 }

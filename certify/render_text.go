@@ -3,6 +3,7 @@ package certify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -32,8 +33,16 @@ func WriteSummary(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, id := range NotMetIDs(r) {
+		c, _ := findCheck(r, id)
+		if c.Expected != nil || c.Blocking {
+			continue // listed below with the failures
+		}
+		fmt.Fprintf(w, "\nRECOMMENDATION NOT MET %s [%s] (%s, recommended: does not block)\n  %s\n  reproduce: %s\n",
+			c.ID, strings.Join(c.Clauses, " "), c.Level, indent(c.Message), c.Repro)
+	}
 	for _, c := range r.Checks {
-		if !c.Blocking && c.Verdict != kits.Fail {
+		if !c.Blocking && (c.Verdict != kits.Fail || c.NotMet() && c.Expected == nil) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s [%s] (%s)", strings.ToUpper(string(c.Verdict)), c.ID, strings.Join(c.Clauses, " "), c.Level)
@@ -51,6 +60,15 @@ func WriteSummary(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "\nTARGET FAILED %s\n", r.TargetError)
 	}
 	return nil
+}
+
+func findCheck(r *Report, id string) (CheckResult, bool) {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return CheckResult{}, false
 }
 
 func addTo(s Summary, c CheckResult) Summary {
@@ -82,8 +100,9 @@ func SeamWords(s SeamVerdict) string {
 // checks that ran and passed, and the ones left out or skipped, which no certificate covers.
 func CountsLine(r *Report) string {
 	s := r.Summary
-	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them MUST waivers), %d skip, %d unknown; MUST %d/%d passed",
-		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.MustPass, s.MustRun)
+	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them waivers), %d skip, %d unknown; required %d/%d passed; recommended %d/%d met",
+		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.RequiredPass, s.RequiredRun,
+		s.RecommendedRun-s.RecommendationsNotMet, s.RecommendedRun)
 	if s.MustLeftOut > 0 || s.LeftOut > 0 {
 		line += fmt.Sprintf("; %d check(s) (%d MUST) left out by --run", s.LeftOut, s.MustLeftOut)
 	}
@@ -93,6 +112,9 @@ func CountsLine(r *Report) string {
 // WriteCertificate writes the certificate: the verdict's headline, what was certified, per seam
 // the SPI version and its verdict, the counts. It is the last thing `certify` prints (to stdout).
 func WriteCertificate(w io.Writer, r *Report) error {
+	if slices.Equal(r.Kinds, []string{KernelKind}) {
+		return writeKernelCertificate(w, r)
+	}
 	impl := "(no handshake)"
 	if r.Handshake != nil {
 		impl = fmt.Sprintf("%s %s", r.Handshake.Implementation.Name, r.Handshake.Implementation.Version)

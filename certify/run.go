@@ -8,8 +8,10 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -79,6 +81,9 @@ type Config struct {
 	Seed int64
 	// Ledger is the expected-failures ledger (nil = none).
 	Ledger *Ledger
+	// Strict holds the target to the recommended checks too: an unmet recommendation blocks the
+	// certificate like a required failure (DESIGN §7.1).
+	Strict bool
 	// Faults adds the fault checks (connection cuts, pauses) to the run.
 	Faults bool
 	// StartTimeout bounds starting the target and its handshake (default 60 s).
@@ -95,6 +100,11 @@ type Config struct {
 	// DeadAfter is how many checks in a row may end unknown, although the bridge still answers a
 	// probe, before the rest are not run (default 10).
 	DeadAfter int
+	// OutageWait bounds how long a target that is gone or frozen (its process exited or stopped,
+	// its database or container down, its bridge silent) may take to come back before the run
+	// ends target-failed (default 30 s). A target that comes back has the interrupted check run
+	// again.
+	OutageWait time.Duration
 	// Shard, when set, runs only the checks whose id falls in it (internal/shard): the report is a
 	// part of a run, never a certificate, until MergeReports joins every shard (I-SHARD-2).
 	Shard shard.Shard
@@ -121,6 +131,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DeadAfter <= 0 {
 		c.DeadAfter = 10
+	}
+	if c.OutageWait <= 0 {
+		c.OutageWait = 30 * time.Second
 	}
 	return c
 }
@@ -152,7 +165,7 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 		Spi:  map[string]string{},
 		Kind: ReportKind, Shard: cfg.Shard.String(),
 		Kinds: cfg.Kinds, Target: target.Describe(), Started: time.Now().UTC(),
-		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults},
+		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults, Strict: cfg.Strict},
 	}
 	for _, seam := range bridge.Seams() {
 		s, _ := manifest.LookupSpi(seam)
@@ -184,7 +197,9 @@ type runner struct {
 	running *Running
 	client  *bridge.Client
 	// dead, once set, is why the remaining checks are not run.
-	dead         string
+	dead string
+	// watch tells verdicts from outages; watch.gone, once set, ended the run.
+	watch        outageWatch
 	unknownInRow int
 	total, done  int
 	leftOut      []spec.Level         // levels of the checks --run did not select
@@ -238,6 +253,10 @@ func (r *runner) run(ctx context.Context) {
 			defer r.client.Close()
 		}
 	}
+	r.watch = outageWatch{cfg: r.cfg, running: r.running}
+	if r.client != nil {
+		r.watch.probe, r.watch.what = r.probe, "the bridge at "+r.client.URL()
+	}
 	plans := r.plans(proxy)
 	for i := range plans {
 		plans[i].checks = inShard(plans[i].checks, r.cfg.Shard)
@@ -248,10 +267,19 @@ func (r *runner) run(ctx context.Context) {
 	for _, p := range plans {
 		r.runPlan(ctx, p)
 	}
+	if r.watch.gone != "" {
+		// Whose fault (DESIGN §7.1): an outage is the target's verdict, target-failed, with its
+		// one cause; the checks judged before it keep their verdicts, no clause is cited for it.
+		r.rep.TargetError = outageError(r.watch.gone, r.done, r.total)
+	}
 }
 
 func (r *runner) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	wait := 30 * time.Second
+	if r.watch.gone != "" {
+		wait = 5 * time.Second // what is gone will not answer a teardown either
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if r.running.Logs != nil {
 		r.rep.Logs = r.running.Logs(ctx)
@@ -387,7 +415,13 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 
 func (r *runner) runPlan(ctx context.Context, p plan) {
 	for _, m := range p.checks {
-		res := r.runCheck(ctx, p, m)
+		if r.watch.gone != "" {
+			return
+		}
+		res, judged := r.judge(ctx, p, m)
+		if !judged {
+			return
+		}
 		r.done++
 		r.rep.Checks = append(r.rep.Checks, res)
 		r.counts[res.Verdict]++
@@ -408,14 +442,51 @@ func progressNote(c CheckResult) string {
 	if c.Verdict == kits.Pass {
 		return ""
 	}
-	msg := c.Message
+	msg, more := c.Message, ""
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i] + " …"
+		msg, more = msg[:i], " …"
 	}
 	if len(msg) > 160 {
-		msg = msg[:160] + "…"
+		// Keep the part that names the field (a schema error's "at '/0/metadata': …", a
+		// "params.events[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.
+		head := clipRunes(msg, 100)
+		if loc := fieldNamed.FindString(msg[len(head):]); loc != "" {
+			return ": " + head + " … " + clipRunes(loc, 100) + more
+		}
+		return ": " + clipRunes(msg, 160) + "…"
 	}
-	return ": " + msg
+	return ": " + msg + more
+}
+
+// fieldNamed finds where a message names the member that was wrong.
+var fieldNamed = regexp.MustCompile(`at '/[^']*'[^;]*|\b(?:params|result)(?:\.[A-Za-z_]\w*|\[\d+\])+:[^;]*|envelope \d+: [A-Za-z_]\w*:[^;]*`)
+
+// clipRunes cuts s to at most n bytes at a rune boundary.
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// judge runs one check through the outage rule (outageWatch): a pass, a skip with no link
+// failure, and the fault kit's own verdicts stand without a probe.
+func (r *runner) judge(ctx context.Context, p plan, m checkMeta) (CheckResult, bool) {
+	return r.watch.judge(ctx, m.id, func() (CheckResult, bool) {
+		before := r.transportErrors()
+		res := r.runCheck(ctx, p, m)
+		return res, res.Verdict == kits.Pass || res.Verdict == kits.Skip && r.transportErrors() == before || p.kit == "faults"
+	})
+}
+
+func (r *runner) transportErrors() int64 {
+	if r.client == nil {
+		return 0
+	}
+	return r.client.Stats().TransportErrors
 }
 
 func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult {
@@ -445,7 +516,7 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		return res
 	}
 	kr := results[0]
-	res.Verdict, res.Message, res.DurationMs = kr.Verdict, kr.Message, ms(kr.Duration)
+	res.Verdict, res.Message, res.DurationMs, res.Witness = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness
 	transport := after.TransportErrors > before.TransportErrors
 	protocol := after.ProtocolErrors > before.ProtocolErrors
 	switch {
@@ -453,19 +524,20 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		// The bridge broke the protocol: that is the bridge's failure, named by its clause.
 		res.Verdict = kits.Fail
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-4")
-		res.Message = fmt.Sprintf("the bridge broke the protocol during the check: %v\n%s", after.LastFault, res.Message)
+		res.Message = fmt.Sprintf("%s [%s]: Call(a bridge method) = a frame that breaks the protocol (%v), want a bridge protocol answer\n%s",
+			m.id, strings.Join(res.Clauses, " "), after.LastFault, res.Message)
 	case transport && res.Verdict == kits.Fail && p.kit != "faults":
 		// The link failed: no judgement on the store is possible.
 		res.Verdict = kits.Unknown
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
-		res.Message = fmt.Sprintf("the link to the bridge failed during the check (%v); no verdict on the store\n%s", after.LastFault, res.Message)
+		res.Message = fmt.Sprintf("%s: the link to the bridge failed during the check (%v); no verdict on the store\n%s", m.id, after.LastFault, res.Message)
 	}
+	// A target that answers probes but leaves check after check without a verdict is slow beyond
+	// use: after DeadAfter in a row the rest are not run (judge has already ruled out an outage).
 	if res.Verdict == kits.Unknown {
 		r.unknownInRow++
-		if err := r.probe(ctx); err != nil {
-			r.dead = fmt.Sprintf("the bridge stopped answering during %s (%v)", m.id, err)
-		} else if r.unknownInRow >= r.cfg.DeadAfter {
-			r.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s); the bridge is treated as unresponsive", r.unknownInRow, m.id)
+		if r.unknownInRow >= r.cfg.DeadAfter {
+			r.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s) although the bridge still answers; it is treated as unresponsive", r.unknownInRow, m.id)
 		}
 	} else {
 		r.unknownInRow = 0
@@ -475,11 +547,17 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 
 // probe asks for the handshake and makes one cheap store call, with a short deadline: a bridge
 // that still answers both is alive (slow checks alone do not end a run); one whose store calls hang
-// is not. A store error (not found, …) counts as an answer.
+// is not. Any answer counts, a store error (not found, …) or one that breaks the protocol: the
+// bridge is there, and what it said is for the checks to judge.
 func (r *runner) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	if _, err := r.client.FetchHandshake(pctx); err != nil {
+	answered := func(err error) bool {
+		var re *bridge.RemoteError
+		var pe *bridge.ProtocolError
+		return err == nil || errors.As(err, &re) || errors.As(err, &pe)
+	}
+	if _, err := r.client.FetchHandshake(pctx); !answered(err) {
 		return err
 	}
 	var err error
@@ -493,8 +571,7 @@ func (r *runner) probe(ctx context.Context) error {
 	case r.client.BranchRegistry() != nil:
 		_, err = r.client.BranchRegistry().Get(pctx, "loom-certify-probe")
 	}
-	var re *bridge.RemoteError
-	if errors.As(err, &re) {
+	if answered(err) {
 		return nil
 	}
 	return err
@@ -518,12 +595,18 @@ func (r *runner) repro(p plan, id string) string {
 		}
 	}
 	s := fmt.Sprintf("%s certify %s %s --run %s --seed %d", r.cfg.Command, kind, r.target.Describe().Flag,
-		shellQuote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
+		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
 	if v := r.cfg.SpiVersions[p.seam]; v != "" {
 		s += " --spi " + v
 	}
 	if p.kit == "faults" {
 		s += " --faults"
+	}
+	if r.cfg.Timeout != kits.DefaultTimeout {
+		s += " --timeout " + r.cfg.Timeout.String()
+	}
+	if r.cfg.Strict {
+		s += " --strict"
 	}
 	return s
 }
@@ -556,9 +639,32 @@ func (r *runner) finish() {
 				sv.SpiVersion = v
 			}
 		}
+		if sv.Served {
+			sv.Lacks = Lacks(*rep.Handshake, seam, sv.SpiVersion)
+		}
 		rep.Seams = append(rep.Seams, sv)
 	}
 	Conclude(rep, r.cfg.Ledger, r.cfg.Now(), r.leftOut)
+}
+
+// Lacks lists the optional methods of seam, up to SPI version held, that the handshake does not
+// declare, in manifest order: what a certificate of the seam does not cover.
+func Lacks(hs bridge.Handshake, seam, held string) []string {
+	s, ok := manifest.LookupSpi(seam)
+	if !ok {
+		return nil
+	}
+	v, err := manifest.ParseVersion(held)
+	if err != nil {
+		v, _ = manifest.ParseVersion(s.Version)
+	}
+	var out []string
+	for _, m := range s.Methods {
+		if m.Optional && !v.Less(mustVersion(m.Since)) && !hs.Declares(seam, m.Name) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 func mustVersion(s string) manifest.Version {

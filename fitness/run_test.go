@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/spec"
 )
@@ -62,9 +63,14 @@ func TestGateFailurePaths(t *testing.T) {
 	if r := run(checks, skipped); r.Verdict != Unknown {
 		t.Errorf("checks gate, the test skipped: verdict %s, want unknown (not judged is not a pass)", r.Verdict)
 	}
-	subSkip, _ := fakeGoTest("    --- SKIP: TestOne/store-now (0.00s)\n--- PASS: TestOne (0.00s)\nPASS\n", nil)
-	if r := run(checks, subSkip); r.Verdict != Pass {
-		t.Errorf("checks gate, a subtest skipped: verdict %s, want pass (a kit's own skip is its verdict)", r.Verdict)
+	subSkip, _ := fakeGoTest("    --- SKIP: TestOne/store-now (0.00s)\n        testing.go:38: target does not implement storeNow\n--- PASS: TestOne (0.00s)\nPASS\n", nil)
+	if r := run(checks, subSkip); r.Verdict != Pass || !strings.Contains(r.Figure, "subtests skipped") {
+		t.Errorf("checks gate, a subtest skipped for an undeclared method: verdict %s (%s), want pass naming the skip (a kit's own skip is its verdict)", r.Verdict, r.Figure)
+	}
+	// A reference store claiming an older SPI skips the newer checks: never judged, so the gate fails.
+	heldBack, _ := fakeGoTest("    --- SKIP: TestOne/eventstore/delete-through (0.00s)\n        testing.go:38: needs EventStore SPI 2.6.0, target held to 2.0.0\n--- PASS: TestOne (0.00s)\nPASS\n", nil)
+	if r := run(checks, heldBack); r.Verdict != Fail || !strings.Contains(r.Detail, "eventstore/delete-through") {
+		t.Errorf("checks gate, a kit check skipped below the current SPI: verdict %s (%s), want fail naming it", r.Verdict, r.Detail)
 	}
 	if r := run(Gate{ID: "g", Kind: KindChecks, Checks: []string{"nope"}}, pass); r.Verdict != Fail {
 		t.Errorf("checks gate naming no catalog check: verdict %s, want fail", r.Verdict)
@@ -148,7 +154,23 @@ func TestMutantsGate(t *testing.T) {
 	if r := run(dir); r.Verdict != Fail || !strings.Contains(r.Detail, "store/x/a") {
 		t.Errorf("mutants gate, no kill recorded: verdict %s (%s), want fail naming the survivor", r.Verdict, r.Detail)
 	}
-	rec := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2"}` + "\n"
+	root, err := proof.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build, err := proof.BuildID(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record of another build (a stale run, or one written by hand) proves nothing.
+	stale := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2","build":"src:0000"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "proofs-1.jsonl"), []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(dir); r.Verdict != Fail || !strings.Contains(r.Detail, "refused") {
+		t.Errorf("mutants gate, the kill recorded by another build: verdict %s (%s), want fail naming the refused record", r.Verdict, r.Detail)
+	}
+	rec := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2","build":"` + build + `"}` + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "proofs-1.jsonl"), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -18,14 +17,23 @@ import (
 // DispatcherCase is what an ExecutionDispatcher check runs against.
 type DispatcherCase = Case[spi.ExecutionDispatcher]
 
-// Lease timings of the dispatcher checks. Every wait for something that must happen is bounded by
-// patience and fails past it; every wait for something that must not happen lasts quiet; neither
-// judges a duration, so load only slows a check down (docs/spi.md, ExecutionDispatcher).
+// The dispatcher checks count their work in claims, never in time (DESIGN §7.1). A wait for
+// something that must happen claims up to awaitClaims times, awaitPause apart, and fails only after
+// the last (at least 5 s on any machine; a correct dispatcher delivers on the first claim after
+// the package became deliverable); a watch for something that must not happen claims
+// quietClaims times, quietPause apart. A slow machine makes each claim take longer, never fewer.
+// Leases are judged on the dispatcher's clock: a lease is dead once expiresAt has passed there,
+// which the kit waits for as described at waitExpired.
 const (
-	shortTTL = 150 * time.Millisecond
-	longTTL  = 2 * time.Minute
-	patience = 5 * time.Second
-	quiet    = 400 * time.Millisecond
+	shortTTL    = 150 * time.Millisecond
+	longTTL     = 2 * time.Minute
+	awaitClaims = 500
+	awaitPause  = 10 * time.Millisecond
+	quietClaims = 20
+	quietPause  = 20 * time.Millisecond
+	// expiryMargin is how long past a lease's expiry (by the kit's reckoning) the kit waits before
+	// it treats the lease as dead.
+	expiryMargin = 50 * time.Millisecond
 )
 
 var leaseMethods = []string{spi.MethodClaim, spi.MethodHeartbeat, spi.MethodAck}
@@ -37,14 +45,14 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 	return Kit[spi.ExecutionDispatcher]{Name: "dispatcher", Seam: manifest.SeamExecutionDispatcher, Checks: []C{
 		{ID: "dispatcher/version-claim", Clauses: []string{"I-STORE-21", "S7.spi.semver"}, Level: spec.Must,
 			Doc: "a stated SPI version parses, shares the kit's major and is not newer than it", Run: func(ctx context.Context, c *DispatcherCase) error {
-				return versionClaim(c.Store, manifest.SeamExecutionDispatcher, c.Failf)
+				return versionClaim(c, manifest.SeamExecutionDispatcher)
 			}},
-		{ID: "dispatcher/targets-listed", Clauses: placement, Level: spec.Must,
-			Doc: "targets are listed ascending, unique and non-empty, and each one accepts (and, with a worker side, delivers) a package pinned to it", Run: dTargetsListed},
+		{ID: "dispatcher/targets-listed", Clauses: append(placement, "I-DISPATCH-9"), Level: spec.Must,
+			Doc: "at least one target is listed, ascending, unique and non-empty, and each one accepts (and, with a worker side, delivers) a package pinned to it; a claim serving no target is invalid", Run: dTargetsListed},
 		{ID: "dispatcher/unknown-target-refused", Clauses: placement, Level: spec.Must,
 			Doc: "a package pinned to an unlisted target is refused with a typed error naming it, and nothing is delivered", Run: dUnknownTarget},
-		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-2"}, Level: spec.Must,
-			Doc: "a package without ids, with non-object or oversized hints is invalid; a delivered package equals the dispatched one, nothing added", Run: dCoordinates},
+		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-2", "I-DISPATCH-10"}, Level: spec.Must,
+			Doc: "a package without ids, with non-object hints or hints over 4 096 bytes is invalid (4 096 bytes are not); a delivered package equals the dispatched one as sent, empty hints, empty strings, objects and arrays included, nothing added or dropped", Run: dCoordinates},
 		{ID: "dispatcher/target-routing", Clauses: placement, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a pinned package reaches only a worker serving its target; an unpinned one reaches any worker", Run: dRouting},
 		{ID: "dispatcher/exclusive-lease", Clauses: []string{"I-DISPATCH-4", "S6.fencing.zombie"}, Level: spec.Must, Requires: leaseMethods,
@@ -61,6 +69,12 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "packages of one execution are delivered one at a time, in dispatch order", Run: dOrder},
 		{ID: "dispatcher/concurrent-claims", Clauses: []string{"I-DISPATCH-3", "I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "workers claiming concurrently receive every package exactly once", Run: dConcurrent},
+		{ID: "dispatcher/expired-lease-dead", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "a lease past its expiresAt is dead even when no other worker claimed its package since: its heartbeat and ack are refused (lease lost), and the package is delivered again", Run: dExpiredLeaseDead},
+		{ID: "dispatcher/lease-terms", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11", "I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "a claim or heartbeat with a TTL outside 1 ms .. 10 min is invalid; a lease names a token, the claiming worker and delivery 1, and its expiresAt is epoch milliseconds (13 digits) that a heartbeat with a longer TTL moves later", Run: dLeaseTerms},
+		{ID: "dispatcher/claim-oldest-deliverable", Clauses: []string{"I-DISPATCH-12", "I-DISPATCH-6"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "claim leases the oldest deliverable package: packages of several executions come in dispatch order, and a leased package, with the packages queued behind it in its execution, never hides the deliverable packages of other executions", Run: dClaimOldestDeliverable},
 	}}
 }
 
@@ -122,27 +136,25 @@ func claimOne(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest) (spi.L
 	return spi.Lease{}, false, nil
 }
 
-// await claims until this case's package arrives, failing after patience.
+// await claims until this case's package arrives, failing after awaitClaims empty claims.
 func await(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) (spi.Lease, error) {
-	deadline := time.Now().Add(patience)
-	for {
+	for i := 0; ; i++ {
 		l, ok, err := claimOne(ctx, c, r)
 		if err != nil || ok {
 			return l, err
 		}
-		if time.Now().After(deadline) {
-			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) for %s after (%s", r.Worker, r.Targets, patience, what), "no package", "the package delivered")
+		if i == awaitClaims-1 {
+			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) %d times, %s apart, after (%s", r.Worker, r.Targets, awaitClaims, awaitPause, what), "no package", "the package delivered")
 		}
-		if err := sleep(ctx, 10*time.Millisecond); err != nil {
+		if err := sleep(ctx, awaitPause); err != nil {
 			return l, err
 		}
 	}
 }
 
-// never claims for quiet and fails if this case's package arrives.
+// never claims quietClaims times and fails if this case's package arrives.
 func never(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) error {
-	deadline := time.Now().Add(quiet)
-	for time.Now().Before(deadline) {
+	for i := 0; i < quietClaims; i++ {
 		l, ok, err := claimOne(ctx, c, r)
 		if err != nil {
 			return err
@@ -151,22 +163,38 @@ func never(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what stri
 			return c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) after (%s", r.Worker, r.Targets, what),
 				fmt.Sprintf("delivery %d of %q", l.Delivery, l.Package.ExecutionID), "no delivery")
 		}
-		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+		if err := sleep(ctx, quietPause); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+// claimTimed awaits a claim like await and says when (on the kit's clock) it returned, for
+// waitExpired.
+func claimTimed(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) (spi.Lease, time.Time, error) {
+	l, err := await(ctx, c, r, what)
+	return l, time.Now(), err
+}
+
+// waitExpired waits until lease l, claimed with ttl and returned at claimed (the kit's clock), has
+// certainly expired on the dispatcher's clock: ttl plus expiryMargin after the claim returned
+// (the dispatcher set expiresAt = its now + ttl before that), and, when expiresAt read on the kit's
+// clock is later (a dispatcher clock running ahead, or a lease longer than asked), until then too,
+// by at most one second more. A lease is dead from expiresAt on (I-DISPATCH-11).
+func waitExpired(ctx context.Context, l spi.Lease, ttl time.Duration, claimed time.Time) error {
+	until := claimed.Add(ttl)
+	if at := time.UnixMilli(l.ExpiresAt); at.After(until) {
+		until = minTime(at, until.Add(time.Second))
 	}
+	return sleep(ctx, time.Until(until.Add(expiryMargin)))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func ack(ctx context.Context, c *DispatcherCase, l spi.Lease) error {
@@ -184,374 +212,8 @@ func claimReq(worker string, ttl time.Duration, targets ...string) spi.ClaimRequ
 	return spi.ClaimRequest{Worker: worker, Targets: targets, TTL: ttl}
 }
 
-func dTargetsListed(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	for i, t := range ts {
-		if t == "" || (i > 0 && ts[i-1] >= t) {
-			return c.Failf("Targets", "", ts, "non-empty names, ascending, without duplicates")
-		}
-	}
-	for _, t := range ts {
-		p := pkgFor(c, "listed", t)
-		if err := dispatch(ctx, c, p); err != nil {
-			return err
-		}
-		if queueOf(c) == nil {
-			continue
-		}
-		l, err := await(ctx, c, claimReq("kit-w1", longTTL, t), "dispatching to listed target "+t)
-		if err != nil {
-			return err
-		}
-		if l.Package.ExecutionID != p.ExecutionID {
-			return c.Failf("Claim", "worker serving "+t, l.Package.ExecutionID, p.ExecutionID)
-		}
-		if err := ack(ctx, c, l); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func dUnknownTarget(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	unknown := fmt.Sprintf("kit-unregistered-%x", uint32(c.Seed))
-	p := pkgFor(c, "unknown", unknown)
-	err = c.Store.Dispatch(ctx, p)
-	if !errors.Is(err, spi.ErrUnknownTarget) {
-		return c.Failf("Dispatch", fmt.Sprintf("%q, target %q", p.ExecutionID, unknown), err, "an unknown-target refusal")
-	}
-	if !strings.Contains(err.Error(), unknown) {
-		return c.Failf("Dispatch", fmt.Sprintf("target %q", unknown), err, "an error naming the target")
-	}
-	if queueOf(c) != nil {
-		return never(ctx, c, claimReq("kit-w1", longTTL, append([]string{unknown}, ts...)...), "a refused dispatch")
-	}
-	return nil
-}
-
-func dCoordinates(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	big := `{"state":"` + strings.Repeat("x", spi.MaxHintsBytes) + `"}`
-	bad := []struct {
-		name string
-		p    spi.ExecutionPackage
-	}{
-		{"empty executionId", spi.ExecutionPackage{FlowID: "f"}},
-		{"empty flowId", spi.ExecutionPackage{ExecutionID: c.ExecID("noflow")}},
-		{"hints an array", spi.ExecutionPackage{ExecutionID: c.ExecID("arr"), FlowID: "f", Hints: []byte(`[1]`)}},
-		{"hints a string", spi.ExecutionPackage{ExecutionID: c.ExecID("str"), FlowID: "f", Hints: []byte(`"code"`)}},
-		{"hints over the bound", spi.ExecutionPackage{ExecutionID: c.ExecID("big"), FlowID: "f", Hints: []byte(big)}},
-	}
-	for _, b := range bad {
-		if err := c.Store.Dispatch(ctx, b.p); !errors.Is(err, spi.ErrInvalidArgument) {
-			return c.Failf("Dispatch", b.name, err, "an invalid-argument refusal")
-		}
-	}
-	p := pkgFor(c, "coords", ts[0])
-	p.Hints = []byte(`{"resume":{"eventType":"approval","n":12345678901234567890,"note":"ünï ✓"},"reason":"recover"}`)
-	if err := dispatch(ctx, c, p); err != nil {
-		return err
-	}
-	if queueOf(c) == nil {
-		return nil
-	}
-	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "dispatching")
-	if err != nil {
-		return err
-	}
-	if err := c.Diff("Claim", "worker kit-w1", pkgView(p), pkgView(l.Package)); err != nil {
-		return err
-	}
-	if l.Delivery != 1 || l.Worker != "kit-w1" || l.Token == "" {
-		return c.Failf("Claim", "first delivery", fmt.Sprintf("delivery %d, worker %q, token %q", l.Delivery, l.Worker, l.Token), "delivery 1 to kit-w1 with a token")
-	}
-	return ack(ctx, c, l)
-}
-
-func dRouting(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	elsewhere := fmt.Sprintf("kit-elsewhere-%x", uint32(c.Seed))
-	pinned := pkgFor(c, "pinned", ts[0])
-	if err := dispatch(ctx, c, pinned); err != nil {
-		return err
-	}
-	if err := never(ctx, c, claimReq("kit-w2", longTTL, elsewhere), "a package pinned to "+ts[0]); err != nil {
-		return err
-	}
-	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts[0]), "a package pinned to "+ts[0])
-	if err != nil {
-		return err
-	}
-	if err := ack(ctx, c, l); err != nil {
-		return err
-	}
-	free := pkgFor(c, "unpinned", "")
-	if err := dispatch(ctx, c, free); err != nil {
-		return err
-	}
-	l, err = await(ctx, c, claimReq("kit-w2", longTTL, elsewhere), "an unpinned package")
-	if err != nil {
-		return err
-	}
-	return ack(ctx, c, l)
-}
-
-func dExclusive(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	if err := dispatch(ctx, c, pkgFor(c, "excl", ts[0])); err != nil {
-		return err
-	}
-	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "dispatching")
-	if err != nil {
-		return err
-	}
-	if err := never(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1 leased it for "+longTTL.String()); err != nil {
-		return err
-	}
-	return ack(ctx, c, l)
-}
-
-// crashed dispatches a package, leases it to kit-w1 with a short TTL and never acks (kit-w1 died),
-// then waits for kit-w2 to receive it.
-func crashed(ctx context.Context, c *DispatcherCase) (first, second spi.Lease, err error) {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return first, second, err
-	}
-	p := pkgFor(c, "crash", ts[0])
-	if err = dispatch(ctx, c, p); err != nil {
-		return
-	}
-	if first, err = await(ctx, c, claimReq("kit-w1", shortTTL, ts...), "dispatching"); err != nil {
-		return
-	}
-	second, err = await(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1 crashed holding a "+shortTTL.String()+" lease")
-	if err != nil {
-		return
-	}
-	if err = c.Diff("Claim", "kit-w2 after kit-w1 crashed", pkgView(p), pkgView(second.Package)); err != nil {
-		return
-	}
-	if second.Delivery != first.Delivery+1 || second.Token == first.Token {
-		err = c.Failf("Claim", "kit-w2 after kit-w1 crashed", fmt.Sprintf("delivery %d token %q", second.Delivery, second.Token),
-			fmt.Sprintf("delivery %d with a new token", first.Delivery+1))
-	}
-	return
-}
-
-func dRedeliver(ctx context.Context, c *DispatcherCase) error {
-	_, second, err := crashed(ctx, c)
-	if err != nil {
-		return err
-	}
-	return ack(ctx, c, second)
-}
-
-func dDeadLease(ctx context.Context, c *DispatcherCase) error {
-	first, second, err := crashed(ctx, c)
-	if err != nil {
-		return err
-	}
-	q := queueOf(c)
-	if _, err := q.Heartbeat(ctx, first, longTTL); !errors.Is(err, spi.ErrLeaseLost) {
-		return c.Failf("Heartbeat", fmt.Sprintf("dead lease %q) after (re-delivery", first.Token), err, "lease lost")
-	}
-	if err := q.Ack(ctx, first); !errors.Is(err, spi.ErrLeaseLost) {
-		return c.Failf("Ack", fmt.Sprintf("dead lease %q) after (re-delivery", first.Token), err, "lease lost")
-	}
-	if err := ack(ctx, c, second); err != nil {
-		return err
-	}
-	ts, _ := c.Store.Targets(ctx)
-	return never(ctx, c, claimReq("kit-w3", longTTL, ts...), "the live holder acked")
-}
-
-func dHeartbeat(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	if err := dispatch(ctx, c, pkgFor(c, "beat", ts[0])); err != nil {
-		return err
-	}
-	const ttl = 1500 * time.Millisecond
-	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
-	if err != nil {
-		return err
-	}
-	last := time.Now()
-	var worstGap time.Duration
-	end := last.Add(3 * ttl)
-	for time.Now().Before(end) {
-		if err := sleep(ctx, ttl/8); err != nil {
-			return err
-		}
-		if l2, ok, err := claimOne(ctx, c, claimReq("kit-w2", longTTL, ts...)); err != nil {
-			return err
-		} else if ok {
-			if worstGap >= ttl*3/4 || time.Since(last) >= ttl*3/4 {
-				return c.Unknown("heartbeats were %s apart (the lease is %s): the machine stalled, no judgement", max(worstGap, time.Since(last)), ttl)
-			}
-			return c.Failf("Claim", fmt.Sprintf("kit-w2) while (kit-w1 heartbeats every %s on a %s lease", ttl/8, ttl),
-				fmt.Sprintf("delivery %d", l2.Delivery), "no delivery")
-		}
-		nl, err := queueOf(c).Heartbeat(ctx, l, ttl)
-		if err != nil {
-			return c.Failf("Heartbeat", fmt.Sprintf("live lease %q", l.Token), err, "the extended lease")
-		}
-		worstGap = max(worstGap, time.Since(last))
-		last, l = time.Now(), nl
-	}
-	return ack(ctx, c, l)
-}
-
-func dAckFinal(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	if err := dispatch(ctx, c, pkgFor(c, "acked", ts[0])); err != nil {
-		return err
-	}
-	l, err := await(ctx, c, claimReq("kit-w1", shortTTL, ts...), "dispatching")
-	if err != nil {
-		return err
-	}
-	if err := ack(ctx, c, l); err != nil {
-		return err
-	}
-	return never(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1 acked its "+shortTTL.String()+" lease")
-}
-
-func dOrder(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	id := c.ExecID("order")
-	p1 := spi.ExecutionPackage{ExecutionID: id, FlowID: "kit-flow", Target: ts[0], Hints: []byte(`{"n":1}`)}
-	p2 := spi.ExecutionPackage{ExecutionID: id, FlowID: "kit-flow", Target: ts[0], Hints: []byte(`{"n":2}`)}
-	if err := dispatch(ctx, c, p1); err != nil {
-		return err
-	}
-	if err := dispatch(ctx, c, p2); err != nil {
-		return err
-	}
-	l1, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "two dispatches of one execution")
-	if err != nil {
-		return err
-	}
-	if err := c.Diff("Claim", "first of two packages of one execution", pkgView(p1), pkgView(l1.Package)); err != nil {
-		return err
-	}
-	if err := never(ctx, c, claimReq("kit-w2", longTTL, ts...), "the execution's first package is leased"); err != nil {
-		return err
-	}
-	if err := ack(ctx, c, l1); err != nil {
-		return err
-	}
-	l2, err := await(ctx, c, claimReq("kit-w2", longTTL, ts...), "the first package was acked")
-	if err != nil {
-		return err
-	}
-	if err := c.Diff("Claim", "second package after the first was acked", pkgView(p2), pkgView(l2.Package)); err != nil {
-		return err
-	}
-	return ack(ctx, c, l2)
-}
-
-func dConcurrent(ctx context.Context, c *DispatcherCase) error {
-	ts, err := listTargets(ctx, c)
-	if err != nil {
-		return err
-	}
-	const n, workers = 24, 4
-	want := map[string]bool{}
-	for i := range n {
-		p := pkgFor(c, fmt.Sprintf("conc%d", i), ts[c.Rand.Intn(len(ts))])
-		want[p.ExecutionID] = true
-		if err := dispatch(ctx, c, p); err != nil {
-			return err
-		}
-	}
-	type got struct {
-		worker string
-		l      spi.Lease
-		err    error
-	}
-	ch := make(chan got, 4*n)
-	done := make(chan struct{})
-	for w := range workers {
-		go func() {
-			defer c.Recover()
-			name := fmt.Sprintf("kit-w%d", w+1)
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				l, ok, err := claimOne(ctx, c, claimReq(name, longTTL, ts...))
-				if err != nil {
-					ch <- got{name, l, err}
-					return
-				}
-				if !ok {
-					if sleep(ctx, 5*time.Millisecond) != nil {
-						return
-					}
-					continue
-				}
-				ch <- got{name, l, queueOf(c).Ack(ctx, l)}
-			}
-		}()
-	}
-	defer close(done)
-	seen := map[string]string{}
-	deadline := time.After(patience + quiet)
-	for len(seen) < n {
-		select {
-		case g := <-ch:
-			if g.err != nil {
-				return c.Failf("Claim/Ack", g.worker, g.err, "nil")
-			}
-			if prev, dup := seen[g.l.Package.ExecutionID]; dup {
-				return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently", workers),
-					fmt.Sprintf("%q delivered to %s and %s", g.l.Package.ExecutionID, prev, g.worker), "each package exactly once")
-			}
-			seen[g.l.Package.ExecutionID] = g.worker
-		case <-deadline:
-			return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently", workers), fmt.Sprintf("%d of %d packages delivered", len(seen), n), "all of them")
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	select {
-	case g := <-ch:
-		return c.Failf("Claim", "after every package was delivered and acked", fmt.Sprintf("%q again to %s", g.l.Package.ExecutionID, g.worker), "no delivery")
-	case <-time.After(quiet):
-	}
-	return nil
-}
-
 // pkgView is a package as JSON values, for diffs that print readably (hints compared by value;
-// numbers kept exact as json.Number).
+// numbers kept exact as json.Number; absent hints stay absent, an empty object is an empty object).
 func pkgView(p spi.ExecutionPackage) map[string]any {
 	m := map[string]any{"executionId": p.ExecutionID, "flowId": p.FlowID, "target": p.Target}
 	if len(p.Hints) > 0 {
@@ -564,4 +226,29 @@ func pkgView(p spi.ExecutionPackage) map[string]any {
 		m["hints"] = v
 	}
 	return m
+}
+
+func claimOrErr(l spi.Lease, ok bool, err error) any {
+	if err == nil && !ok {
+		return "no package"
+	}
+	return leaseOrErr(l, err)
+}
+
+func leaseOrErr(l spi.Lease, err error) any {
+	if err != nil {
+		return err
+	}
+	return fmt.Sprintf("lease %q until %d", l.Token, l.ExpiresAt)
+}
+
+func packageNames(ps []spi.ExecutionPackage, name func(spi.ExecutionPackage) string) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = name(p)
+	}
+	return strings.Join(out, " ")
 }

@@ -23,4 +23,10 @@
 //
 // The kits prove themselves: package kits/broken holds one deliberately broken store per rule and a
 // test that each is rejected by the check meant for it. docs/spi.md states every rule checked here.
+//
+// Files are named for the seam and the family of rules they check (eventstore_fencing.go,
+// readmodelstore_cursors.go, …; the seam's own file, eventstore.go, holds its kit table). Helpers
+// every seam uses live in files named for them (envelopes.go, values.go, names.go, readers.go,
+// respell.go, …); a seam's files use those, never another seam's. kits/broken is laid out the same
+// way.
 package kits

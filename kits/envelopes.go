@@ -58,45 +58,63 @@ func seqRange(from, through int64) []int64 {
 	return out
 }
 
-// hardValues are payloads and metadata a store must keep value-exact (I-STORE-3).
-func hardValues() []struct{ name, payload, metadata string } {
-	deep := strings.Repeat(`{"d":[`, 40) + `"bottom"` + strings.Repeat(`]}`, 40)
-	return []struct{ name, payload, metadata string }{
-		{"unicode", `{"s":"héllo wörld — 日本語 🧵 \u2028\u2029","k\u00e9":"v"}`, `{"kernel":true}`},
-		{"escapes", `{"s":"quote \" backslash \\ slash \/ nl \n tab \t nul \u0000 ctl \u001f","<html>":"&amp;"}`, ``},
-		{"lone-surrogate-free-astral", `["\ud83e\uddf5","x"]`, `{"forkChain":["a","b"],"forkedBy":"op"}`},
-		{"integers", `{"i":42,"neg":-7,"max53":9007199254740991,"min53":-9007199254740991,"z":-0}`, `{"flowEmit":"00ff00ff00ff00ff"}`},
-		{"fractions", `{"f":0.1,"g":1.5e-7,"h":1e+21,"i":-0.000001,"j":1.50}`, ``},
-		{"deep-nesting", deep, `{"seal":{"v":1,"cipher":"none","covers":[]}}`},
-		{"empty-containers", `{"o":{},"a":[],"s":"","n":null,"nested":{"o":{},"a":[[]]}}`, `{}`},
-		{"scalar-null", `null`, ``},
-		{"scalar-string", `"just a string"`, ``},
-		{"scalar-number", `0`, ``},
-		{"booleans", `[true,false,null]`, `{"kernel":false}`},
+func splitTags(s string) []string {
+	if s == "" {
+		return nil
 	}
+	return strings.Split(s, ",")
 }
 
-// precisionValues are numbers a double cannot hold: integers beyond 2^53 and 2^64, long fractions.
-// I-STORE-3 requires them exact; they have their own checks (*/roundtrip-precision, I-STORE-25) so
-// a store whose platform parses JSON numbers as doubles can list exactly those as expected failures.
-func precisionValues() []struct{ name, payload, metadata string } {
-	return []struct{ name, payload, metadata string }{
-		{"big-integers", `{"u64":12345678901234567890,"i":12345678901234567890123456789,"max53":9007199254740993,"neg":-9223372036854775809}`, `{"flowEmit":12345678901234567890}`},
-		{"long-fractions", `{"pi":3.141592653589793238462643383279,"tiny":0.100000000000000000000000000001,"e":1.0000000000000000000000001e-30}`, ``},
-	}
-}
-
-// largeValue returns a payload of at least size bytes and metadata of at least metaSize bytes whose
-// content varies along its length (so truncation or a corrupted chunk shows).
-func largeValue(size, metaSize int) (payload, metadata string) {
-	blob := func(n int, tag string) string {
-		var b strings.Builder
-		for i := 0; b.Len() < n; i++ {
-			fmt.Fprintf(&b, "%s%07d ✓ ", tag, i)
+func tagsOf(envs []spi.Envelope) string {
+	tags := make([]string, len(envs))
+	for i, e := range envs {
+		var p struct {
+			Tag string `json:"tag"`
 		}
-		return b.String()
+		_ = json.Unmarshal(e.Payload, &p)
+		tags[i] = p.Tag
 	}
-	payload = fmt.Sprintf(`{"blob":%q,"n":[1,2,3],"end":"tail"}`, blob(size, "p"))
-	metadata = fmt.Sprintf(`{"notes":%q}`, blob(metaSize, "m"))
-	return payload, metadata
+	return strings.Join(tags, ",")
 }
+
+func nonNil(e []spi.Envelope) []spi.Envelope {
+	if e == nil {
+		return []spi.Envelope{}
+	}
+	return e
+}
+
+func appendArgs(exec string, events []spi.Envelope, opts spi.AppendOptions) string {
+	s := fmt.Sprintf("%q, ", exec)
+	switch len(events) {
+	case 0:
+		s += "[]"
+	case 1:
+		s += fmt.Sprintf("[seq %d]", events[0].Sequence)
+	default:
+		s += fmt.Sprintf("[seq %d..%d]", events[0].Sequence, events[len(events)-1].Sequence)
+	}
+	if opts.Fence != 0 {
+		s += fmt.Sprintf(", fence %d", opts.Fence)
+	}
+	return s
+}
+
+// readWhole checks one read of a log written in whole batches of size: dense from first, its
+// length a multiple of size, each batch one tag.
+func wholeBatches(envs []spi.Envelope, first int64, size int) string {
+	if len(envs)%size != 0 {
+		return fmt.Sprintf("%d envelopes, not a whole number of batches of %d", len(envs), size)
+	}
+	for i, e := range envs {
+		if e.Sequence != first+int64(i) {
+			return fmt.Sprintf("sequence %d at position %d", e.Sequence, i)
+		}
+		if i%size != 0 && tagOf(e) != tagOf(envs[i-1]) {
+			return fmt.Sprintf("envelope %d from another batch (%s after %s)", e.Sequence, tagOf(e), tagOf(envs[i-1]))
+		}
+	}
+	return ""
+}
+
+func tagOf(e spi.Envelope) string { return tagsOf([]spi.Envelope{e}) }

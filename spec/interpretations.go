@@ -10,7 +10,7 @@ func interpretations() []Clause {
 		wireInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
-		dispatchInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
+		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
 	} {
 		out = append(out, part...)
 	}

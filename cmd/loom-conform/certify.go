@@ -23,7 +23,7 @@ type certifyFlags struct {
 	spi                                             []string
 	timeout, startTimeout                           time.Duration
 	seed                                            int64
-	faults                                          bool
+	faults, strict                                  bool
 	report, junit, html, badge                      string
 	accept                                          []string
 	writeLedger                                     string
@@ -36,10 +36,11 @@ func newCertifyCmd() *cobra.Command {
 		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all|dispatcher|kernel TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
-through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies the four
-stores; "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
-(dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
-exactly one of:
+through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies every seam the
+bridge serves of the seven (eventstore, snapshotstore, archivestore, branchregistry and the
+plugin-tier contentstore, durablestatestore, readmodelstore); "dispatcher" certifies an
+ExecutionDispatcher served by the same bridge protocol (dispatcher.* methods, docs/spi.md §8; the
+memory and postgres builtins serve one). TARGET is exactly one of:
 
   --builtin memory|sqlite|postgres   one of the reference stores, served in process
   --dsn DSN                          the PostgreSQL reference store on that database
@@ -48,23 +49,41 @@ exactly one of:
   --image IMG                        a bridge image, started with testcontainers and always removed
 
 certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
-kernel: the handshake and derived method table, the flow scripts the wire can express, goldens included (logs and folded states), the ring
-refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --url URL or --exec
-'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel must be served with the
-conformance profile (docs/wire.md).
+kernel, one check per obligation (docs/wire.md, "What certify kernel checks"): the handshake and
+derived method table, each syscall's arguments and refusals, the rings, the driver contract
+(start, attach, re-drive, complete, cancel), fencing of every driver method, the ingress gate, the
+code of each refusal, reconnect, read-only replay, terminal executions, the streaming form, the
+conformance profile's per-execution state, Wave 2 when the handshake advertises it, and every
+flow script and golden the wire can drive (kernel/golden/NAME, each with its own time limit).
+TARGET is --url URL or --exec 'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel
+must be served with the conformance profile. Before the checks it measures the kernel's round
+trip against the reference kernel's and says so when it is far slower. --run, --shard,
+--expected-failures and --write-ledger work as for stores.
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
+--html writes one self-contained page for the reader of a red run: the verdict, the failures and
+unknowns first (grouped when several share one cause, clauses linked to their text, diffs,
+reproduce commands), a filterable table of every check, the clause coverage. "report matrix" puts
+several implementations' --report files side by side. In CI, the repository's GitHub Action
+(action.yml, see README) runs all of this for you.
 
-The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit properties, the
-HTML page and the badge all say it, and the exit code is its own:
+Checks are required or recommended (DESIGN §7.1): a MUST check is required when it enforces a
+spec or ADR clause or an interpretation of tier protocol or consequence; a check that enforces
+only our own choices where the spec is silent (tier choice), and every SHOULD check, is
+recommended. Only required checks decide the verdict; the recommendations not met are counted
+and listed on every surface ("CERTIFIED: EventStore SPI 2.6.0 — 2 recommendations not met").
+--strict holds the target to the recommendations too: an unmet one then blocks (exit 1).
 
-  0  certified               every MUST check of every served seam ran and passed, full run,
-                             current SPI version, no waiver
-  1  not-certified           a MUST check failed or has no verdict, the ledger is untrue, or a
-                             served seam judged nothing
+The run has exactly one verdict; the certificate, the JSON "verdict", the JUnit file, the HTML
+page and the badge all say it, and the exit code is its own:
+
+  0  certified               every required check of every served seam ran and passed, full
+                             run, current SPI version, no waiver
+  1  not-certified           a required check failed or has no verdict (under --strict: any
+                             check), the ledger is untrue, or a served seam judged nothing
   2  bad input               flags, ledger, an SPI version this harness does not know
   3  target-failed           the target never started or never answered the handshake
-  4  certified-with-waivers  as certified, but the ledger excused N MUST failures
+  4  certified-with-waivers  as certified, but the ledger excused N failures that would block
   5  partial                 --run selected a subset: never a certificate
   6  held-to-older-version   a seam was held to an older SPI version (--spi or its claim)
 
@@ -82,7 +101,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 			}
 			return nil
 		},
-		ValidArgs: append(certify.Kinds(), "all", certify.KernelKind),
+		ValidArgs: append(certify.Kinds(), "all", certify.KindDispatcher, certify.KernelKind),
 		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
@@ -100,6 +119,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "timeout for the target to start and answer the handshake")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of randomised checks (0 = from the clock; printed in the report)")
 	fl.BoolVar(&f.faults, "faults", false, "add the fault checks: cut connections and pause the store mid-workload")
+	fl.BoolVar(&f.strict, "strict", false, "hold the target to the recommended checks too: an unmet recommendation blocks the certificate")
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fl.StringVar(&f.junit, "junit", "", "write JUnit XML to this file")
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
@@ -117,6 +137,9 @@ the union as one run would: that merged report carries the run's verdict.`,
 }
 
 func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
+	if err := needs(cmd, map[string]string{"schema": "dsn", "port": "image"}); err != nil {
+		return err
+	}
 	isKernel := kind == certify.KernelKind
 	var kinds []string
 	var spis map[string]string
@@ -177,7 +200,7 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 		return badInput("certify: --shard %s needs --seed: every shard of one run must use the same seed", sh)
 	}
 	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
-		Faults: f.faults, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
+		Faults: f.faults, Strict: f.strict, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
 		Command: invokedAs(os.Args[0])}
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
@@ -209,6 +232,13 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if rep.Verdict != certify.TargetFailed { // nothing ran: the one error at the end says why
 		fmt.Fprintln(cmd.ErrOrStderr())
 		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		if err := certify.WriteCauses(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err := certify.WriteSlowest(cmd.ErrOrStderr(), rep); err != nil {
 			return err
 		}
 		fmt.Fprintln(cmd.ErrOrStderr())

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim"
+	"github.com/loom-kernel/loom-conform/internal/childproc"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -93,6 +94,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		name := fmt.Sprintf("w%d", born)
 		cmd := exec.Command(cfg.Binary, "worker", "--dsn", cfg.DSN, "--schema", schema, "--target", "default", "--name", name, "--ttl", ttl.String())
 		cmd.Stdout, cmd.Stderr = cfg.Log, cfg.Log
+		cmd.SysProcAttr = childproc.Attr() // a worker dies with the simulation, even a SIGKILLed one
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("starting worker %s: %w", name, err)
 		}

@@ -2,10 +2,11 @@ package broken_test
 
 import (
 	"context"
-	"github.com/loom-kernel/loom-conform/internal/proof"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/proof"
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"

@@ -27,5 +27,26 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestJsonbLikeStorePasses"},
 		{ID: "kits/broken/key-reordering-passes", Kind: spec.KindTest, Clauses: []string{"S3.snapshot.equivalence", "I-STORE-15"},
 			Where: "kits/broken:TestKeyReorderingStorePasses"},
-	}, gapChecks()...)
+	}, classChecks()...)
+}
+
+// classChecks are the tests that prove the kits with the rule-class stores (their ids predate the
+// name and stay).
+func classChecks() []spec.Check {
+	return []spec.Check{
+		{ID: "kits/broken/gap-eventstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-26", "I-STORE-27", "I-STORE-28", "I-STORE-29", "I-STORE-30", "I-STORE-31"},
+			Where: "kits/broken:TestClassEventStoresRejected"},
+		{ID: "kits/broken/gap-snapshotstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-31", "I-STORE-32"},
+			Where: "kits/broken:TestClassSnapshotStoresRejected"},
+		{ID: "kits/broken/gap-archivestores-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-29", "I-STORE-30", "I-STORE-31", "I-STORE-32"},
+			Where: "kits/broken:TestClassArchiveStoresRejected"},
+		{ID: "kits/broken/gap-branchregistries-rejected", Kind: spec.KindTest, Clauses: []string{"I-STORE-27", "I-STORE-28", "I-STORE-29"},
+			Where: "kits/broken:TestClassBranchRegistriesRejected"},
+		{ID: "kits/broken/gap-contentstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-12", "I-PLUGIN-13", "I-PLUGIN-14"},
+			Where: "kits/broken:TestClassContentStoresRejected"},
+		{ID: "kits/broken/gap-durablestatestores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-14", "I-PLUGIN-15"},
+			Where: "kits/broken:TestClassDurableStateStoresRejected"},
+		{ID: "kits/broken/gap-readmodelstores-rejected", Kind: spec.KindTest, Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-14", "I-PLUGIN-15"},
+			Where: "kits/broken:TestClassReadModelStoresRejected"},
+	}
 }

@@ -1,3 +1,8 @@
+//go:build seedrate
+
+// The seed-rate measurement is a long run of its own (make seed-rate builds it with -tags
+// seedrate): it is not part of the default suite, where nothing skips.
+
 package broken_test
 
 import (
@@ -12,9 +17,9 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken"
 )
 
-// concurrencyChecks are the kit checks whose verdict depends on how goroutines are scheduled. Each
-// must reject the broken store it exists for on at least 99 % of seeds, or say in its Doc what it
-// cannot see.
+// concurrencyChecks are the kit checks whose verdict depends on how goroutines are scheduled (and,
+// below them, the seeded checks of the rule classes stores once slipped through). Each must reject
+// the broken store it exists for on at least 99 % of seeds, or say in its Doc what it cannot see.
 var concurrencyChecks = map[string]bool{
 	"eventstore/append-concurrent-one-wins":     true,
 	"eventstore/append-cancel-not-torn":         true,
@@ -41,6 +46,20 @@ var concurrencyChecks = map[string]bool{
 	"contentstore/readers-whole-content":        true,
 	"durablestatestore/readers-whole-set":       true,
 	"readmodelstore/readers-whole-upsert":       true,
+	"eventstore/fence-race":                     true,
+	// Not scheduled, but seeded (ids and contents come from the seed): measured so that the rate
+	// of every check of a class that stores once slipped through is on record.
+	"eventstore/ids-apart-every-method":         true,
+	"eventstore/list-executions-byte-order":     true,
+	"snapshotstore/ids-apart-every-method":      true,
+	"archivestore/ids-apart-every-method":       true,
+	"branchregistry/ids-apart-every-method":     true,
+	"branchregistry/list-children-byte-order":   true,
+	"contentstore/owners-apart-every-method":    true,
+	"durablestatestore/keys-apart-every-method": true,
+	"readmodelstore/ids-apart-every-method":     true,
+	"readmodelstore/names-with-delimiters":      true,
+	"readmodelstore/query-byte-order":           true,
 }
 
 // alsoMeasured names, per broken store ("<kit>/<name>"), concurrency checks that exist for its
@@ -95,25 +114,25 @@ func TestSeedDependence(t *testing.T) {
 	}
 	only := regexp.MustCompile(os.Getenv("LOOM_KITS_SEED_RATE_RUN"))
 	t.Run("eventstore", func(t *testing.T) {
-		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), broken.GapEventStores()...)), n)
+		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), broken.ClassEventStores()...)), n)
 	})
 	t.Run("snapshotstore", func(t *testing.T) {
-		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), broken.GapSnapshotStores()...)), n)
+		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), broken.ClassSnapshotStores()...)), n)
 	})
 	t.Run("archivestore", func(t *testing.T) {
-		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), broken.GapArchiveStores()...)), n)
+		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), broken.ClassArchiveStores()...)), n)
 	})
 	t.Run("branchregistry", func(t *testing.T) {
-		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.GapBranchRegistries()...)), n)
+		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.ClassBranchRegistries()...)), n)
 	})
 	t.Run("contentstore", func(t *testing.T) {
-		rates(t, kits.ContentStoreKit(), keep(only, append(broken.ContentStores(), broken.GapContentStores()...)), n)
+		rates(t, kits.ContentStoreKit(), keep(only, append(broken.ContentStores(), broken.ClassContentStores()...)), n)
 	})
 	t.Run("durablestatestore", func(t *testing.T) {
-		rates(t, kits.DurableStateStoreKit(), keep(only, append(broken.DurableStateStores(), broken.GapDurableStateStores()...)), n)
+		rates(t, kits.DurableStateStoreKit(), keep(only, append(broken.DurableStateStores(), broken.ClassDurableStateStores()...)), n)
 	})
 	t.Run("readmodelstore", func(t *testing.T) {
-		rates(t, kits.ReadModelStoreKit(), keep(only, append(broken.ReadModelStores(), broken.GapReadModelStores()...)), n)
+		rates(t, kits.ReadModelStoreKit(), keep(only, append(broken.ReadModelStores(), broken.ClassReadModelStores()...)), n)
 	})
 }
 

@@ -36,6 +36,14 @@ type Hooks struct {
 	HeartbeatNoExtend bool // heartbeat answers success but does not extend the lease
 	AckKeeps          bool // ack answers success but the package is delivered again later
 	PhantomTarget     bool // Targets lists a target that Dispatch then refuses
+	ReviveExpired     bool // an expired lease lives on until its package is claimed again: its heartbeat and ack succeed
+	NewestFirst       bool // claim leases the newest deliverable package, not the oldest
+	HeadOfLine        bool // claim looks only at the oldest unacked package: while it is leased nothing is delivered
+	DropEmptyHints    bool // hints that are an empty object are delivered as no hints
+	DropEmptyMembers  bool // hint members whose value is empty ("", {}, [], null) are dropped on delivery
+	HintsBoundBelow   bool // hints of exactly spi.MaxHintsBytes bytes are refused (the bound taken as exclusive)
+	ExpiresInSeconds  bool // a lease's expiresAt is in epoch seconds, not milliseconds
+	AnyTTL            bool // a TTL out of 1 ms .. 10 min is clamped into it instead of refused
 }
 
 // Dispatcher is the in-memory ExecutionDispatcher with its worker side (spi.LeaseQueue).
@@ -104,6 +112,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context, pkg spi.ExecutionPackage) err
 	if err := pkg.Validate(); err != nil {
 		return err
 	}
+	if d.cfg.Hooks.HintsBoundBelow && len(pkg.Hints) >= spi.MaxHintsBytes {
+		return &spi.InvalidArgumentError{Op: "dispatch", Argument: "hints", Reason: "too large"}
+	}
 	if pkg.Target != "" && !d.known(pkg.Target) && !d.cfg.Hooks.AcceptAnyTarget {
 		return &spi.UnknownTargetError{Target: pkg.Target, Known: slices.Clone(d.targets)}
 	}
@@ -121,6 +132,9 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 	if err := ctx.Err(); err != nil {
 		return spi.Lease{}, false, err
 	}
+	if d.cfg.Hooks.AnyTTL {
+		r.TTL = min(max(r.TTL, spi.MinLeaseTTL), spi.MaxLeaseTTL)
+	}
 	if err := r.Validate(); err != nil {
 		return spi.Lease{}, false, err
 	}
@@ -129,9 +143,13 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 	now := d.cfg.Now()
 	d.dropLost(now)
 	heads := map[string]bool{}
-	for _, e := range d.queue {
+	var deliverable []*entry // in dispatch order
+	for i, e := range d.queue {
 		head := !heads[e.pkg.ExecutionID]
 		heads[e.pkg.ExecutionID] = true
+		if d.cfg.Hooks.HeadOfLine && i > 0 {
+			break
+		}
 		if !head && !d.cfg.Hooks.NoOrder {
 			continue
 		}
@@ -141,16 +159,23 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 		if e.pkg.Target != "" && !slices.Contains(r.Targets, e.pkg.Target) && !d.cfg.Hooks.IgnoreTarget {
 			continue
 		}
-		e.deliveries++
-		e.token = fmt.Sprintf("lease-%d-%d", e.id, e.deliveries)
-		e.worker = r.Worker
-		e.until = now + r.TTL.Milliseconds()
-		if r.TTL < time.Millisecond*1 || e.until == now {
-			e.until = now + 1
-		}
-		return d.lease(e), true, nil
+		deliverable = append(deliverable, e)
 	}
-	return spi.Lease{}, false, nil
+	if len(deliverable) == 0 {
+		return spi.Lease{}, false, nil
+	}
+	e := deliverable[0]
+	if d.cfg.Hooks.NewestFirst {
+		e = deliverable[len(deliverable)-1]
+	}
+	e.deliveries++
+	e.token = fmt.Sprintf("lease-%d-%d", e.id, e.deliveries)
+	e.worker = r.Worker
+	e.until = now + r.TTL.Milliseconds()
+	if r.TTL < time.Millisecond*1 || e.until == now {
+		e.until = now + 1
+	}
+	return d.lease(e), true, nil
 }
 
 // dropLost is the LoseExpired mutant: expired leases lose their package.
@@ -164,6 +189,12 @@ func (d *Dispatcher) dropLost(now int64) {
 func (d *Dispatcher) lease(e *entry) spi.Lease {
 	pkg := e.pkg
 	pkg.Hints = slices.Clone(pkg.Hints)
+	if d.cfg.Hooks.DropEmptyMembers {
+		pkg.Hints = dropEmptyMembers(pkg.Hints)
+	}
+	if d.cfg.Hooks.DropEmptyHints && string(pkg.Hints) == "{}" {
+		pkg.Hints = nil
+	}
 	if d.cfg.Hooks.AddState {
 		var m map[string]any
 		_ = json.Unmarshal(pkg.Hints, &m)
@@ -173,14 +204,35 @@ func (d *Dispatcher) lease(e *entry) spi.Lease {
 		m["state"] = map[string]any{"status": "running"}
 		pkg.Hints, _ = json.Marshal(m)
 	}
-	return spi.Lease{Token: e.token, Package: pkg, Worker: e.worker, Delivery: e.deliveries, ExpiresAt: e.until}
+	until := e.until
+	if d.cfg.Hooks.ExpiresInSeconds {
+		until /= 1000
+	}
+	return spi.Lease{Token: e.token, Package: pkg, Worker: e.worker, Delivery: e.deliveries, ExpiresAt: until}
+}
+
+// dropEmptyMembers is the DropEmptyMembers mutant: hints without their members whose value is
+// "", {}, [] or null.
+func dropEmptyMembers(hints json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(hints, &m) != nil || m == nil {
+		return hints
+	}
+	for k, v := range m {
+		switch string(v) {
+		case `""`, `{}`, `[]`, `null`:
+			delete(m, k)
+		}
+	}
+	out, _ := json.Marshal(m)
+	return out
 }
 
 // live finds the entry whose live lease is l.
 func (d *Dispatcher) live(l spi.Lease, now int64) (*entry, error) {
 	for _, e := range d.queue {
 		if e.token == l.Token && l.Token != "" {
-			if e.until > now || d.cfg.Hooks.AcceptDeadLease {
+			if e.until > now || d.cfg.Hooks.AcceptDeadLease || d.cfg.Hooks.ReviveExpired {
 				return e, nil
 			}
 			break
@@ -196,6 +248,9 @@ func (d *Dispatcher) live(l spi.Lease, now int64) (*entry, error) {
 func (d *Dispatcher) Heartbeat(ctx context.Context, l spi.Lease, ttl time.Duration) (spi.Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return spi.Lease{}, err
+	}
+	if d.cfg.Hooks.AnyTTL {
+		ttl = min(max(ttl, spi.MinLeaseTTL), spi.MaxLeaseTTL)
 	}
 	if ttl < spi.MinLeaseTTL || ttl > spi.MaxLeaseTTL {
 		return spi.Lease{}, &spi.InvalidArgumentError{Op: "heartbeat", Argument: "ttl", Reason: fmt.Sprintf("%s, want %s..%s", ttl, spi.MinLeaseTTL, spi.MaxLeaseTTL)}

@@ -1,0 +1,298 @@
+package kits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/spi"
+)
+
+func dExclusive(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "excl", ts[0])); err != nil {
+		return err
+	}
+	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	if err := never(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1 leased it for "+longTTL.String()); err != nil {
+		return err
+	}
+	return ack(ctx, c, l)
+}
+
+// crashed dispatches a package, leases it to kit-w1 with a short TTL and never acks (kit-w1 died),
+// then waits for kit-w2 to receive it.
+func crashed(ctx context.Context, c *DispatcherCase) (first, second spi.Lease, err error) {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return first, second, err
+	}
+	p := pkgFor(c, "crash", ts[0])
+	if err = dispatch(ctx, c, p); err != nil {
+		return
+	}
+	if first, err = await(ctx, c, claimReq("kit-w1", shortTTL, ts...), "dispatching"); err != nil {
+		return
+	}
+	second, err = await(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1 crashed holding a "+shortTTL.String()+" lease")
+	if err != nil {
+		return
+	}
+	if err = c.Diff("Claim", "kit-w2 after kit-w1 crashed", pkgView(p), pkgView(second.Package)); err != nil {
+		return
+	}
+	if second.Delivery != first.Delivery+1 || second.Token == first.Token {
+		err = c.Failf("Claim", "kit-w2 after kit-w1 crashed", fmt.Sprintf("delivery %d token %q", second.Delivery, second.Token),
+			fmt.Sprintf("delivery %d with a new token", first.Delivery+1))
+	}
+	return
+}
+
+func dRedeliver(ctx context.Context, c *DispatcherCase) error {
+	_, second, err := crashed(ctx, c)
+	if err != nil {
+		return err
+	}
+	return ack(ctx, c, second)
+}
+
+func dDeadLease(ctx context.Context, c *DispatcherCase) error {
+	first, second, err := crashed(ctx, c)
+	if err != nil {
+		return err
+	}
+	q := queueOf(c)
+	if _, err := q.Heartbeat(ctx, first, longTTL); !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Heartbeat", fmt.Sprintf("dead lease %q) after (re-delivery", first.Token), err, "lease lost")
+	}
+	if err := q.Ack(ctx, first); !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Ack", fmt.Sprintf("dead lease %q) after (re-delivery", first.Token), err, "lease lost")
+	}
+	if err := ack(ctx, c, second); err != nil {
+		return err
+	}
+	ts, _ := c.Store.Targets(ctx)
+	return never(ctx, c, claimReq("kit-w3", longTTL, ts...), "the live holder acked")
+}
+
+func dHeartbeat(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "beat", ts[0])); err != nil {
+		return err
+	}
+	// One and a half times the TTL in 12 heartbeats, each after a claim by another worker that must
+	// get nothing: a lease that heartbeats do not extend is delivered again past its first expiry.
+	const ttl, beats = time.Second, 12
+	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	last := time.Now()
+	var worstGap time.Duration
+	for i := 0; i < beats; i++ {
+		c.Progress(i, beats)
+		if err := sleep(ctx, ttl/8); err != nil {
+			return err
+		}
+		if l2, ok, err := claimOne(ctx, c, claimReq("kit-w2", longTTL, ts...)); err != nil {
+			return err
+		} else if ok {
+			if worstGap >= ttl*3/4 || time.Since(last) >= ttl*3/4 {
+				return c.Unknown("heartbeats were %s apart (the lease is %s): the machine stalled, no judgement", max(worstGap, time.Since(last)), ttl)
+			}
+			return c.Failf("Claim", fmt.Sprintf("kit-w2) while (kit-w1 heartbeats every %s on a %s lease", ttl/8, ttl),
+				fmt.Sprintf("delivery %d", l2.Delivery), "no delivery")
+		}
+		nl, err := queueOf(c).Heartbeat(ctx, l, ttl)
+		if err != nil {
+			return c.Failf("Heartbeat", fmt.Sprintf("live lease %q", l.Token), err, "the extended lease")
+		}
+		worstGap = max(worstGap, time.Since(last))
+		last, l = time.Now(), nl
+	}
+	return ack(ctx, c, l)
+}
+
+func dAckFinal(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "acked", ts[0])); err != nil {
+		return err
+	}
+	l, err := await(ctx, c, claimReq("kit-w1", shortTTL, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	if err := ack(ctx, c, l); err != nil {
+		return err
+	}
+	return never(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1 acked its "+shortTTL.String()+" lease")
+}
+
+func dConcurrent(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	const n, workers = 24, 4
+	for i := range n {
+		p := pkgFor(c, fmt.Sprintf("conc%d", i), ts[c.Rand.Intn(len(ts))])
+		if err := dispatch(ctx, c, p); err != nil {
+			return err
+		}
+	}
+	// Each worker claims (and acks what it gets) until it has met awaitClaims empty claims in a
+	// row; then every package must have been delivered exactly once.
+	type got struct {
+		worker string
+		l      spi.Lease
+		err    error
+	}
+	var mu sync.Mutex
+	var gots []got
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.Recover()
+			name := fmt.Sprintf("kit-w%d", w+1)
+			for empty := 0; empty < awaitClaims && ctx.Err() == nil; {
+				mu.Lock()
+				all := len(gots) >= n
+				mu.Unlock()
+				if all {
+					// Everything arrived: a few more claims must find nothing.
+					empty = max(empty, awaitClaims-quietClaims)
+				}
+				l, ok, err := claimOne(ctx, c, claimReq(name, longTTL, ts...))
+				if err == nil && ok {
+					err = queueOf(c).Ack(ctx, l)
+				}
+				if err != nil || ok {
+					mu.Lock()
+					gots = append(gots, got{name, l, err})
+					mu.Unlock()
+					if err != nil {
+						return
+					}
+					continue
+				}
+				empty++
+				if sleep(ctx, awaitPause) != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	for _, g := range gots {
+		if g.err != nil {
+			return c.Failf("Claim/Ack", g.worker, g.err, "nil")
+		}
+		if prev, dup := seen[g.l.Package.ExecutionID]; dup {
+			return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently", workers),
+				fmt.Sprintf("%q delivered to %s and %s", g.l.Package.ExecutionID, prev, g.worker), "each package exactly once")
+		}
+		seen[g.l.Package.ExecutionID] = g.worker
+	}
+	if len(seen) < n {
+		return c.Failf("Claim", fmt.Sprintf("%d workers claiming concurrently, each until %d empty claims", workers, awaitClaims), fmt.Sprintf("%d of %d packages delivered", len(seen), n), "all of them")
+	}
+	return nil
+}
+
+func dExpiredLeaseDead(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "expired", ts[0])); err != nil {
+		return err
+	}
+	l, claimed, err := claimTimed(ctx, c, claimReq("kit-w1", shortTTL, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	// Nobody claims meanwhile: the lease dies of age alone.
+	if err := waitExpired(ctx, l, shortTTL, claimed); err != nil {
+		return err
+	}
+	q := queueOf(c)
+	what := fmt.Sprintf("dead lease %q) past its expiresAt (%d, a %s lease; nobody claimed its package since", l.Token, l.ExpiresAt, shortTTL)
+	if nl, err := q.Heartbeat(ctx, l, longTTL); !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Heartbeat", what, leaseOrErr(nl, err), "lease lost")
+	}
+	if err := q.Ack(ctx, l); !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Ack", what, err, "lease lost")
+	}
+	again, err := await(ctx, c, claimReq("kit-w2", longTTL, ts...), "kit-w1's lease expired unacked")
+	if err != nil {
+		return err
+	}
+	if again.Delivery != l.Delivery+1 || again.Token == l.Token {
+		return c.Failf("Claim", "kit-w2 after kit-w1's lease expired", fmt.Sprintf("delivery %d token %q", again.Delivery, again.Token),
+			fmt.Sprintf("delivery %d with a new token", l.Delivery+1))
+	}
+	return ack(ctx, c, again)
+}
+
+func dLeaseTerms(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	q := queueOf(c)
+	for _, ttl := range []time.Duration{0, spi.MaxLeaseTTL + time.Millisecond} {
+		l, ok, err := q.Claim(ctx, claimReq("kit-w1", ttl, ts...))
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s", ttl), claimOrErr(l, ok, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
+		}
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "terms", ts[0])); err != nil {
+		return err
+	}
+	const ttl = time.Minute
+	before := time.Now()
+	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	if l.Token == "" || l.Worker != "kit-w1" || l.Delivery != 1 {
+		return c.Failf("Claim", "worker kit-w1, first delivery", fmt.Sprintf("token %q, worker %q, delivery %d", l.Token, l.Worker, l.Delivery), "a token, worker kit-w1, delivery 1")
+	}
+	if l.ExpiresAt < 1e12 || l.ExpiresAt >= 1e13 {
+		return c.Failf("Claim", fmt.Sprintf("worker kit-w1, ttl %s) at (%d ms on the kit's clock", ttl, before.UnixMilli()), fmt.Sprintf("expiresAt %d", l.ExpiresAt), "epoch milliseconds, 10^12 <= expiresAt < 10^13")
+	}
+	for _, bad := range []time.Duration{0, spi.MaxLeaseTTL + time.Millisecond} {
+		nl, err := q.Heartbeat(ctx, l, bad)
+		if !errors.Is(err, spi.ErrInvalidArgument) {
+			return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, bad), leaseOrErr(nl, err), "an invalid-argument refusal (a TTL is 1 ms .. 10 min)")
+		}
+	}
+	nl, err := q.Heartbeat(ctx, l, 2*ttl)
+	if err != nil {
+		return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, 2*ttl), err, "the extended lease")
+	}
+	if nl.ExpiresAt <= l.ExpiresAt {
+		return c.Failf("Heartbeat", fmt.Sprintf("live lease %q (expiresAt %d), ttl %s", l.Token, l.ExpiresAt, 2*ttl), fmt.Sprintf("expiresAt %d", nl.ExpiresAt), fmt.Sprintf("later than %d", l.ExpiresAt))
+	}
+	return ack(ctx, c, nl)
+}
