@@ -149,14 +149,14 @@ type builder struct {
 	msgs     int
 }
 
-func (b *builder) wave2() bool { return b.o.Profile.AtLeast(23) }
+func (b *builder) wave2() bool      { return b.o.Profile.AtLeast(23) }
+func (b *builder) quarantine() bool { return b.o.Profile.AtLeast(25) }
 
-// hostile reports, for a Hostile log, a one-in-n draw: a targeted hostile shape a rule exists for
-// (a reserved key where the fold uses a name, a counter at its bound, a member left out).
+// hostileOneIn reports, for a Hostile log, a one-in-n draw: a targeted hostile shape a rule exists
+// for (a reserved key where the fold uses a name, a counter at its bound, a member left out).
 func (b *builder) hostileOneIn(n int, label string) bool {
 	return b.o.Hostile && rapid.IntRange(0, n-1).Draw(b.t, label) == 0
 }
-func (b *builder) quarantine() bool { return b.o.Profile.AtLeast(25) }
 
 func (b *builder) add(typ string, payload json.RawMessage, meta map[string]any) {
 	seq := int64(len(b.evs))
@@ -667,7 +667,7 @@ func (b *builder) fact() {
 		payload := b.obj(kv...)
 		if b.o.Hostile && rapid.Bool().Draw(t, "extremeMeasure") {
 			// a measurement spelled as JSON.parse alone reads it: -0, 1e-400, 2^53+1, 1e400 (I-FOLD-29)
-			payload = withMember(payload, rapid.SampledFrom(resourceNames[:]).Draw(t, "extremeDim"),
+			payload = withMember(payload, rapid.SampledFrom(fold.ResourceDimensions()).Draw(t, "extremeDim"),
 				rapid.SampledFrom([]string{`-0`, `1e-400`, `9007199254740993`, `1e400`, `-1e400`, `5e-324`}).Draw(t, "extreme"))
 		}
 		b.add("RESOURCE_METERED", payload, nil)
@@ -823,9 +823,6 @@ func (b *builder) quarantineFact() {
 		}
 	}
 }
-
-// resourceNames are the RESOURCE_METERED members the fold sums (spec §8).
-var resourceNames = [...]string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
 
 // withMember returns the payload object with member name set to the raw JSON value (spelled as
 // given: 1e400 stays 1e400); the last of a repeated name wins, as the fold reads it.

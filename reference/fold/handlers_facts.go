@@ -44,6 +44,10 @@ func (ps *pass) decisionRecorded(e *spi.Envelope, m meta) bool {
 // resourceDimensions are the fixed _resources dimensions (spec §8, ADR 0032).
 var resourceDimensions = [...]string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
 
+// ResourceDimensions returns the fixed _resources dimensions a RESOURCE_METERED payload and a
+// carry's resources name (spec §8).
+func ResourceDimensions() []string { return resourceDimensions[:] }
+
 // meterValue reads a finite, non-negative number (I-FOLD-15, I-FOLD-29); anything else is not a
 // measurement.
 func meterValue(raw []byte) (float64, bool) {
