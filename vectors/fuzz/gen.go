@@ -68,22 +68,6 @@ func hostileSnapshot(r *rand.Rand, raw json.RawMessage) json.RawMessage {
 	setVars := false // whether a case changed vars, to be written back
 	pick := func(vs ...string) json.RawMessage { return json.RawMessage(vs[r.IntN(len(vs))]) }
 	switch r.IntN(11) {
-	case 9: // a container of the wrong shape, or a member the fold does not write (kept verbatim)
-		switch r.IntN(4) {
-		case 0:
-			st[[]string{"frames", "variables"}[r.IntN(2)]] = pick(`[]`, `7`, `null`)
-		case 1:
-			frames["s"] = pick(`7`, `{"attempt":1,"status":"running","stepId":"s","note":{"__proto__":1e400}}`)
-			st["frames"] = encode(frames)
-		case 2:
-			vars["_decisions"], setVars = pick(`{"d":{"choice":1,"seq":0,"note":1}}`, `{"d":7}`, `{"d":{"choice":1,"seq":1.5}}`), true
-		default:
-			vars[[]string{"_suspendedOn", "_waits", "_flowEmits", "_resources"}[r.IntN(4)]] = pick(`{}`, `[]`, `{"__proto__":1}`, `{"d":-1}`, `7`)
-			setVars = true
-		}
-	case 10: // a frame member of an odd shape that reads back verbatim
-		frames["\u2028"] = json.RawMessage(`{"attempt":-0,"status":"completed","stepId":"\u2028","output":1e400}`)
-		st["frames"] = encode(frames)
 	case 0: // a frame's attempt, or a new frame
 		if len(frames) == 0 || r.IntN(3) == 0 {
 			frames["s"] = json.RawMessage(`{"attempt":1,"status":"running","stepId":"s"}`)
@@ -128,6 +112,22 @@ func hostileSnapshot(r *rand.Rand, raw json.RawMessage) json.RawMessage {
 		setVars = true
 	case 7: // not an object at all
 		return pick(`[]`, `null`, `"state"`, `{}`)
+	case 9: // a container of the wrong shape, or a member the fold does not write (kept verbatim)
+		switch r.IntN(4) {
+		case 0:
+			st[[]string{"frames", "variables"}[r.IntN(2)]] = pick(`[]`, `7`, `null`)
+		case 1:
+			frames["s"] = pick(`7`, `{"attempt":1,"status":"running","stepId":"s","note":{"__proto__":1e400}}`)
+			st["frames"] = encode(frames)
+		case 2:
+			vars["_decisions"], setVars = pick(`{"d":{"choice":1,"seq":0,"note":1}}`, `{"d":7}`, `{"d":{"choice":1,"seq":1.5}}`), true
+		default:
+			vars[[]string{"_suspendedOn", "_waits", "_flowEmits", "_resources"}[r.IntN(4)]] = pick(`{}`, `[]`, `{"__proto__":1}`, `{"d":-1}`, `7`)
+			setVars = true
+		}
+	case 10: // a frame member of an odd shape that reads back verbatim
+		frames["\u2028"] = json.RawMessage(`{"attempt":-0,"status":"completed","stepId":"\u2028","output":1e400}`)
+		st["frames"] = encode(frames)
 	default: // a repeated key: an invalid value before the valid one (which wins, I-FOLD-31)
 		return json.RawMessage(`{"status":"weird","frames":7,` + string(raw[1:]))
 	}
