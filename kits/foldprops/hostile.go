@@ -12,8 +12,9 @@ import (
 // I-FOLD-30, I-FOLD-31). Envelopes stay well-formed: only what a handler reads is touched.
 
 var (
-	// hostileNumbers are numbers a double cannot hold as spelled: beyond the range, below it,
-	// negative zero, integers past 2^53, other spellings of small integers.
+	// hostileNumbers are finite numbers a double does not hold as spelled, or that read alike
+	// spelled apart: below the range, negative zero, integers past 2^53, the largest doubles,
+	// other spellings of small numbers.
 	hostileNumbers = []string{`-0`, `-0.0`, `0e0`, `1e-400`, `-1e-400`, `5e-324`, `2.5e-324`,
 		`9007199254740993`, `9007199254740992`, `-9007199254740993`, `1.7976931348623157e308`, `1e308`,
 		`18446744073709551616`, `1E2`, `0.1`, `100000000000000000000000`, `2.0`}
