@@ -167,6 +167,8 @@ func appendCanonicalRaw(dst, raw []byte, depth int) ([]byte, error) {
 		return appendQuoted(dst, string(appendUnescaped(nil, body))), nil
 	case c == 't' || c == 'f' || c == 'n':
 		return append(dst, raw...), nil
+	case (c == '[' || c == '{') && depth >= deepFrom:
+		return appendIndexed(dst, raw, indexContainers(raw), 0, depth) // linear however deep
 	case c == '[':
 		dst = append(dst, '[')
 		first := true
