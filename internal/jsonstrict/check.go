@@ -228,6 +228,7 @@ func (c *checker) member() error {
 		key = unescape(key)
 	}
 	if top.seen(key) {
+		top.key = key // the path names the repeated member
 		return c.fail(Duplicate, start, "key %s appears twice in one object", strconv.Quote(string(key)))
 	}
 	top.key = key
