@@ -39,6 +39,11 @@ type Options struct {
 	// Features are the Wave 2 feature flags of the runtime NewProfile builds (serve-kernel
 	// --wave2); a carrier mounted on a runtime of its own serves that runtime's flags.
 	Features kernel.Features
+	// Token, when set, must come as "Authorization: Bearer <token>" on every request (401
+	// otherwise; docs/wire.md, "Running it safely").
+	Token string
+	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
+	AllowedHosts []string
 }
 
 // Hooks are carrier-level defects; each one breaks one rule a certified kernel must keep.
@@ -85,6 +90,7 @@ type Carrier struct {
 	opts      Options
 	methods   map[string]Method
 	handshake Handshake
+	guard     guard // who may call over HTTP, and how many bytes at once
 
 	mu       sync.Mutex
 	sessions map[string]*session // execution id → its live run
@@ -109,11 +115,15 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = bridge.DefaultMaxRequestBytes
 	}
+	g, err := newGuard(opts)
+	if err != nil {
+		return nil, err
+	}
 	table := opts.Syscalls
 	if table == nil {
 		table = rt.Syscalls()
 	}
-	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{}}
+	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{}, guard: g}
 	if opts.Hooks.AdoptsFlows {
 		for _, def := range rt.Flows() {
 			def.CodeHash = "wire-carrier/" + manifest.WireAbiVersion

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -18,15 +20,42 @@ import (
 // newline-delimited JSON, the request object on the first line, one chunk payload per line after.
 const ContentTypeStream = "application/x-ndjson"
 
+// guard is who may call a carrier over HTTP (the policy) and how many request bytes it holds at
+// once (the budget).
+type guard struct {
+	policy safehttp.Policy
+	budget *safehttp.Budget
+}
+
+func newGuard(opts Options) (guard, error) {
+	if err := safehttp.CheckToken(opts.Token); err != nil {
+		return guard{}, fmt.Errorf("carrier: %w", err)
+	}
+	return guard{
+		policy: safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts, ContentTypes: []string{"application/json", ContentTypeStream}},
+		budget: safehttp.NewBudget(4*opts.MaxRequestBytes, opts.MaxRequestBytes),
+	}, nil
+}
+
 // ServeHTTP answers the wire ABI over HTTP POST: one JSON-RPC 2.0 request per body
 // (application/json), or a channel syscall in its streaming form (application/x-ndjson).
-// JSON-RPC errors travel with HTTP status 200.
+// JSON-RPC errors travel with HTTP status 200; a request the policy refuses (Host, Origin, token,
+// Content-Type: docs/wire.md, "Running it safely") gets a plain-text 403, 401 or 415.
 func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "the kernel wire ABI answers JSON-RPC 2.0 over POST (docs/wire.md)", http.StatusMethodNotAllowed)
 		return
 	}
+	if ref := c.guard.policy.Check(r); ref != nil {
+		safehttp.Refuse(w, ref)
+		return
+	}
+	release, err := c.guard.budget.Reserve(r)
+	if err != nil {
+		return // the client left while it waited
+	}
+	defer release()
 	body := http.MaxBytesReader(w, r.Body, c.opts.MaxRequestBytes)
 	if strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream) {
 		c.serveStream(w, r, body)
@@ -187,8 +216,8 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 			if len(line) == 0 {
 				continue
 			}
-			if !json.Valid(line) {
-				return nil, errors.New("not JSON")
+			if err := jsonstrict.Check(line, jsonstrict.Options{ExactDoubles: true}); err != nil {
+				return nil, err
 			}
 			return append(json.RawMessage(nil), line...), nil
 		}
