@@ -69,6 +69,10 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		return conclude(), nil
 	}
 	cl := carrier.NewClient(running.URL, cfg.Timeout)
+	cl.Token = cfg.Token
+	if running.Token != "" {
+		cl.Token = running.Token
+	}
 	defer cl.Close()
 	if err := waitWireHandshake(ctx, cl, cfg.StartTimeout); err != nil {
 		rep.TargetError = fmt.Sprintf("no wire.handshake within %v: %v", cfg.StartTimeout, err)

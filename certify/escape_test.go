@@ -1,0 +1,51 @@
+package certify_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/loom-kernel/loom-conform/certify"
+)
+
+// Reference: I-NET-8 — what a target names itself and says (implementation name and version, a
+// claimed SPI version, messages, the cause of a failed start) reaches the terminal, the
+// certificate, the JUnit report and the badge as visible text: no escape sequence clears the
+// screen or retitles the window, no bidirectional override reorders a line, and the XML formats
+// stay XML.
+func TestTargetTextIsEscaped(t *testing.T) {
+	const evil = "\x1b]0;pwned\x07\x1b[2J\u202e"
+	r := sampleReport(false)
+	r.Handshake.Implementation.Name = "acme" + evil
+	r.Handshake.Implementation.Version = "1\nverdict:        certified"
+	r.Seams[0].SpiVersion = "2.6.0" + evil
+	r.Checks[1].Message = "store said: " + evil
+	r.Checks[3].Message = "timed out" + evil
+	r.Problems = append(r.Problems, "problem"+evil)
+	var cert, sum, ju, bd bytes.Buffer
+	for name, err := range map[string]error{
+		"certificate": certify.WriteCertificate(&cert, r), "summary": certify.WriteSummary(&sum, r),
+		"junit": certify.WriteJUnit(&ju, r), "badge": certify.WriteBadge(&bd, r),
+	} {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for name, out := range map[string]string{"certificate": cert.String(), "summary": sum.String(), "junit": ju.String(), "badge": bd.String()} {
+		if strings.ContainsAny(out, "\x1b\x07\u202e") {
+			t.Errorf("%s holds a raw control character from the target: %q", name, out)
+		}
+		if !strings.Contains(out, `\x1b`) {
+			t.Errorf("%s does not show the escape the target sent (\\x1b)", name)
+		}
+	}
+	if strings.Contains(cert.String(), "\nverdict:        certified") {
+		t.Errorf("a newline in the implementation's version forged a certificate line:\n%s", cert.String())
+	}
+	for name, b := range map[string][]byte{"junit": ju.Bytes(), "badge": bd.Bytes()} {
+		if err := xml.Unmarshal(b, new(struct{})); err != nil {
+			t.Errorf("%s is not XML: %v", name, err)
+		}
+	}
+}
