@@ -36,14 +36,17 @@ func TestDeploysimReal(t *testing.T) {
 }
 
 func TestWorkerBadFlags(t *testing.T) {
+	t.Setenv(storespg.DSNEnv, "") // no DSN from the environment either
 	for _, c := range []struct {
 		args []string
 		err  string
 	}{
-		{[]string{"worker"}, "--dsn is required"},
+		{[]string{"worker"}, "a DSN is required"},
 		{[]string{"worker", "--dsn", "postgres://x", "--code", "3"}, "--code 3"},
 		{[]string{"worker", "--dsn", "postgres://x", "--ttl", "1ms"}, "--ttl 1ms"},
-		{[]string{"deploysim", "--real"}, "--dsn is required"},
+		{[]string{"worker", "--dsn", "postgres://x", "--dsn-file", "f"}, "give the DSN once"},
+		{[]string{"worker", "--dsn-file", "/nonexistent/dsn"}, "--dsn-file"},
+		{[]string{"deploysim", "--real"}, "--dsn (or $" + storespg.DSNEnv + ") is required"},
 	} {
 		if code, _, stderr := runCLI(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.err) {
 			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
