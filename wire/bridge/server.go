@@ -209,16 +209,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResponse(w, req.ID, result, rpcErr)
 }
 
-// handle answers one request body (the HTTP layer aside): decode, then dispatch.
-func (s *Server) handle(ctx context.Context, body []byte) (json.RawMessage, any, *RPCError) {
-	req, rpcErr := s.decode(body)
-	if rpcErr != nil {
-		return req.ID, nil, rpcErr
-	}
-	result, rpcErr := s.dispatch(ctx, req)
-	return req.ID, result, rpcErr
-}
-
 // decode reads one request body strictly (wireLimits): JSON, UTF-8, no repeated key, nesting
 // within the limit; then the JSON-RPC 2.0 frame. The id is returned whenever it can be read, so
 // a refusal answers the request it refuses.
