@@ -71,6 +71,7 @@ func Checks() []spec.Check {
 		badges.Checks(),
 		cliChecks(),
 		coverageChecks(),
+		verdictChecks(),
 		safehttp.Checks(),
 		jsonstrict.Checks(),
 		redact.Checks(),

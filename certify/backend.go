@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/redact"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	dispmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
 	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -34,13 +35,31 @@ func Backends() []string { return []string{"memory", "sqlite", "postgres"} }
 // OpenBackend opens the backend's seven stores for a bridge server. close releases them (and
 // removes a temporary SQLite file).
 func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) {
+	o, err := openBackend(ctx, b)
+	return o.stores, o.close, err
+}
+
+// openedBackend is an open backend: its stores, how to release them, and how to tell whether the
+// parts it depends on are up (nil for in-process stores, which have none to lose).
+type openedBackend struct {
+	stores bridge.Stores
+	close  func()
+	alive  func(ctx context.Context) error
+}
+
+func openBackend(ctx context.Context, b Backend) (openedBackend, error) {
+	stores, closer, alive, err := openBackendParts(ctx, b)
+	return openedBackend{stores, closer, alive}, err
+}
+
+func openBackendParts(ctx context.Context, b Backend) (bridge.Stores, func(), func(context.Context) error, error) {
 	impl := bridge.Implementation{Name: "loom-conform " + b.Name, Version: b.Version}
 	if impl.Version == "" {
 		impl.Version = "dev"
 	}
 	if strings.HasPrefix(b.Name, "broken:") {
 		st, _, err := brokenBackend(b.Name)
-		return st, func() {}, err
+		return st, func() {}, nil, err
 	}
 	switch b.Name {
 	case "memory":
@@ -48,27 +67,27 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 			ArchiveStore: memory.NewArchiveStore(), BranchRegistry: memory.NewBranchRegistry(),
 			Dispatcher:   dispmem.New(dispmem.Config{Targets: []string{"default"}}),
 			ContentStore: memory.NewContentStore(), DurableStateStore: memory.NewDurableStateStore(),
-			ReadModelStore: memory.NewReadModelStore()}, func() {}, nil
+			ReadModelStore: memory.NewReadModelStore()}, func() {}, nil, nil
 	case "sqlite":
 		file, cleanup := b.File, func() {}
 		if file == "" {
 			dir, err := os.MkdirTemp("", "loom-sqlite-")
 			if err != nil {
-				return bridge.Stores{}, nil, fmt.Errorf("sqlite backend: %w", err)
+				return bridge.Stores{}, nil, nil, fmt.Errorf("sqlite backend: %w", err)
 			}
 			file, cleanup = filepath.Join(dir, "loom.db"), func() { _ = os.RemoveAll(dir) }
 		}
 		db, err := sqlite.Open(ctx, file)
 		if err != nil {
 			cleanup()
-			return bridge.Stores{}, nil, err
+			return bridge.Stores{}, nil, nil, err
 		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
 			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
-			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, func() { _ = db.Close(); cleanup() }, nil
+			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, func() { _ = db.Close(); cleanup() }, nil, nil
 	case "postgres":
 		if b.DSN == "" {
-			return bridge.Stores{}, nil, fmt.Errorf("postgres backend: a DSN is required (--dsn)")
+			return bridge.Stores{}, nil, nil, fmt.Errorf("postgres backend: a DSN is required (--dsn)")
 		}
 		schema, temporary := b.Schema, b.Schema == ""
 		if temporary {
@@ -78,11 +97,11 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 		}
 		db, err := postgres.Open(ctx, b.DSN, schema)
 		if err != nil {
-			return bridge.Stores{}, nil, err
+			return bridge.Stores{}, nil, nil, err
 		}
 		closeDB := func() {
 			if temporary {
-				dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				_ = db.DropSchema(dctx)
 				cancel()
 			}
@@ -91,14 +110,14 @@ func OpenBackend(ctx context.Context, b Backend) (bridge.Stores, func(), error) 
 		d, err := dispatchpg.New(ctx, db.Pool(), []string{"default"})
 		if err != nil {
 			closeDB()
-			return bridge.Stores{}, nil, err
+			return bridge.Stores{}, nil, nil, err
 		}
 		return bridge.Stores{Implementation: impl, EventStore: db.Events(), SnapshotStore: db.Snapshots(),
 			Dispatcher:   d,
 			ArchiveStore: db.Archive(), BranchRegistry: db.Branches(), ContentStore: db.Content(),
-			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, closeDB, nil
+			DurableStateStore: db.DurableState(), ReadModelStore: db.ReadModels()}, closeDB, databaseAlive(db.Pool(), b.DSN), nil
 	}
-	return bridge.Stores{}, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
+	return bridge.Stores{}, nil, nil, fmt.Errorf("unknown backend %q (want one of %s)", b.Name, strings.Join(Backends(), ", "))
 }
 
 // BuiltinTarget certifies one of the project's own stores end to end: it is served by an
@@ -113,10 +132,11 @@ func (t BuiltinTarget) Describe() Identity {
 }
 
 func (t BuiltinTarget) Start(ctx context.Context) (*Running, error) {
-	stores, closeStores, err := OpenBackend(ctx, t.Backend)
+	opened, err := openBackend(ctx, t.Backend)
 	if err != nil {
 		return nil, err
 	}
+	stores, closeStores := opened.stores, opened.close
 	srv, err := bridge.NewServer(stores, bridge.ServerOptions{})
 	if err != nil {
 		closeStores()
@@ -130,7 +150,7 @@ func (t BuiltinTarget) Start(ctx context.Context) (*Running, error) {
 	id := t.Describe()
 	id.URL = url
 	stopped := false
-	return &Running{URL: url, Identity: id, Stop: func(context.Context) error {
+	return &Running{URL: url, Identity: id, Alive: opened.alive, Stop: func(context.Context) error {
 		if !stopped {
 			stopped = true
 			stop()
@@ -140,21 +160,23 @@ func (t BuiltinTarget) Start(ctx context.Context) (*Running, error) {
 	}}, nil
 }
 
+// databaseAlive pings the database behind a PostgreSQL backend: an error names the database (its
+// DSN with the password hidden) and why it does not answer (scrubbed: a driver's message may quote
+// what a first-'@' parse made of the password).
+func databaseAlive(pool interface{ Ping(context.Context) error }, dsn string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := pool.Ping(ctx); err != nil {
+			return redact.New(dsn).Error(fmt.Errorf("the database %s does not answer: %v", redact.DSN(dsn), err))
+		}
+		return nil
+	}
+}
+
 // dsnArg is the --dsn value of a reproducing command: the DSN itself when it holds no password,
 // else the environment variable that conventionally holds it (the password is never printed).
 func dsnArg(dsn string) string {
 	if redact.DSN(dsn) != dsn {
 		return `"$` + postgres.DSNEnv + `"`
 	}
-	return shellQuote(dsn)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shq.Quote(dsn)
 }

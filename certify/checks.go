@@ -19,8 +19,11 @@ func Checks() []spec.Check {
 		t("certify/ledger", "TestLedgerKeptTrue", "I-BRIDGE-8"),
 		t("certify/seam-needs-must", "TestSeamWithoutMustCheckNotCertified", "I-STORE-24", "I-BRIDGE-6"),
 		t("certify/all-unsupported-bridge", "TestAllUnsupportedBridgeNotCertified", "I-STORE-24", "I-BRIDGE-2"),
-		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6"),
-		t("certify/reports", "TestReportsRender", "I-BRIDGE-6"),
+		t("certify/bad-bridges", "TestBadBridges", "I-BRIDGE-2", "I-BRIDGE-4", "I-BRIDGE-6", "I-CERT-12"),
+		t("certify/database-outage", "TestDatabaseOutageIsTargetFailed", "I-CERT-12"),
+		t("certify/hostile-bridge", "TestHostileBridgeNeverCrashesTheHarness", "I-CERT-13"),
+		t("certify/database-comes-back", "TestDatabaseThatComesBackIsJudged", "I-CERT-12"),
+		t("certify/reports", "TestReportsRender", "I-BRIDGE-6", "I-CERT-11"),
 		t("certify/badge-names-judged-seams", "TestBadgeNamesJudgedSeams", "I-CERT-9", "I-CERT-1"),
 		t("certify/postgres-dsn", "TestCertifyPostgres", "S7.spi.versioned-kit", "I-BRIDGE-1"),
 		t("certify/exec-target", "TestCertifyExec", "S7.spi.versioned-kit", "I-BRIDGE-1"),
@@ -34,6 +37,6 @@ func Checks() []spec.Check {
 		t("certify/shards-merge", "TestShardsMergeIntoOneRun", "S10.fitness.gated", "I-CERT-1", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"),
 		t("certify/target-text-escaped", "TestTargetTextIsEscaped", "I-NET-8"),
 		t("certify/progress-escaped", "TestProgressNoteEscapesTargetText", "I-NET-8"),
-		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-STORE-24"),
+		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-CERT-10", "I-STORE-24"),
 	)
 }

@@ -14,24 +14,34 @@ import (
 // that applies. leftOut are the levels of the checks --run did not select. Any certifying verb
 // fills Report (see its doc) and calls Conclude, so every verb's certificate means the same.
 func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) {
+	strict := rep.Options.Strict
 	for i := range rep.Checks {
 		c := &rep.Checks[i]
-		c.Expected, c.Blocking, c.Why = nil, false, ""
+		c.Requirement = spec.CheckRequirement(c.Level, c.Clauses)
+		c.Expected, c.Blocking, c.Why, c.Waived = nil, false, "", false
 		if e, ok := ledger.Lookup(c.ID); ok {
 			e := e
 			c.Expected = &e
 		}
+		// binds: a failure of this check keeps the target from being certified — a required check,
+		// or under --strict any check (DESIGN §7.1, I-CERT-10).
+		binds := c.Requirement == spec.Required || strict
 		switch {
 		case c.Expected != nil && c.Expected.Expired(now):
 			c.Blocking, c.Why = true, fmt.Sprintf("the expected-failures entry expired on %s (I-BRIDGE-8)", c.Expected.Expires)
 		case c.Expected != nil && c.Verdict == kits.Pass:
 			c.Blocking, c.Why = true, "listed as an expected failure but it passes: remove the entry (I-BRIDGE-8)"
 		case c.Expected != nil && c.Verdict == kits.Fail:
-			// Known and listed: does not block; a MUST one is a waiver (I-CERT-2).
-		case isMust(c.Level) && c.Verdict == kits.Fail:
-			c.Blocking, c.Why = true, "a MUST check failed"
-		case isMust(c.Level) && c.Verdict == kits.Unknown:
-			c.Blocking, c.Why = true, "a MUST check has no verdict (I-CERT-3)"
+			// Known and listed: does not block; one that would have blocked is a waiver (I-CERT-2).
+			c.Waived = binds
+		case binds && c.Verdict == kits.Fail && c.Requirement == spec.Required:
+			c.Blocking, c.Why = true, "a required check failed"
+		case binds && c.Verdict == kits.Unknown && c.Requirement == spec.Required:
+			c.Blocking, c.Why = true, "a required check has no verdict (I-CERT-3)"
+		case binds && c.Verdict == kits.Fail:
+			c.Blocking, c.Why = true, "a recommendation is not met, and --strict holds the target to recommendations"
+		case binds && c.Verdict == kits.Unknown:
+			c.Blocking, c.Why = true, "a recommended check has no verdict, and --strict holds the target to recommendations"
 		}
 	}
 	rep.Summary = summarize(rep.Checks)
@@ -59,7 +69,7 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 		}
 		served++
 		v := Certified
-		mustRan, waivers := 0, 0
+		requiredRan, waivers := 0, 0
 		for _, c := range rep.Checks {
 			if !applies(c, *s) {
 				continue
@@ -68,17 +78,19 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 				v = worse(v, NotCertified)
 			}
 			// The version claim alone judges nothing about the store (I-STORE-24).
-			if c.Kit == s.Kit && isMust(c.Level) && c.Verdict != kits.Skip && !strings.HasSuffix(c.ID, "/version-claim") {
-				mustRan++
+			if c.Kit == s.Kit && c.Requirement == spec.Required && c.Verdict != kits.Skip && !strings.HasSuffix(c.ID, "/version-claim") {
+				requiredRan++
 			}
-			if c.Expected != nil && !c.Blocking && isMust(c.Level) && c.Verdict == kits.Fail {
+			if c.Waived {
 				waivers++
 			}
 		}
-		if mustRan == 0 && rep.Shard == "" { // a shard's part may hold none: decided over the merge
-			// A served seam is certified by checks that ran (I-STORE-24).
+		if requiredRan == 0 && !partial {
+			// A served seam is certified by checks that ran (I-STORE-24). A part of a run (--run, a
+			// shard) may hold none of a seam's checks: it is partial, and a shard's seams are
+			// decided over the merge.
 			v = worse(v, NotCertified)
-			rep.Problems = append(rep.Problems, noMustProblem(rep, *s))
+			rep.Problems = appendOnce(rep.Problems, noRequiredProblem(rep, *s))
 		}
 		if partial {
 			v = worse(v, Partial)
@@ -113,26 +125,30 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 	rep.Verdict = overall
 }
 
-// noMustProblem says why a served seam whose kit ran no MUST check is not certified.
-func noMustProblem(rep *Report, s SeamVerdict) string {
-	skipped, selected := 0, 0
+func appendOnce(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// noRequiredProblem says why a served seam whose kit ran no required check in a whole run is not
+// certified.
+func noRequiredProblem(rep *Report, s SeamVerdict) string {
+	skipped, ran := 0, 0
 	for _, c := range rep.Checks {
 		if c.Kit == s.Kit {
-			selected++
+			ran++
 			if c.Verdict == kits.Skip {
 				skipped++
 			}
 		}
 	}
-	why := fmt.Sprintf("all %d of its selected checks were skipped or are not MUST checks (the version claim does not count)", selected)
-	switch {
-	case selected == 0:
-		why = "--run selected none of its checks"
-	case skipped == selected:
-		why = fmt.Sprintf("all %d of its selected checks were skipped (see their messages: undeclared methods, an older SPI claim)", selected)
+	why := fmt.Sprintf("all %d of its checks were skipped or are not required checks (the version claim does not count)", ran)
+	if skipped == ran {
+		why = fmt.Sprintf("all %d of its checks were skipped (see their messages: undeclared methods, an older SPI claim)", ran)
 	}
-	if rep.Options.Run != "" && selected > 0 {
-		why += fmt.Sprintf("; --run %q left the others out", rep.Options.Run)
-	}
-	return fmt.Sprintf("%s is not certified: the %s kit ran no MUST check, so it judged nothing (I-STORE-24): %s", s.Seam, s.Kit, why)
+	return fmt.Sprintf("%s is not certified: the %s kit ran no required check, so it judged nothing (I-STORE-24): %s", s.Seam, s.Kit, why)
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -87,7 +88,7 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 	for _, r := range results {
 		c := CheckResult{Kit: KernelKind, ID: r.CheckID, Clauses: r.Clauses, Level: r.Level, Verdict: r.Verdict,
 			DurationMs: ms(r.Duration), Message: r.Message, Seed: cfg.Seed,
-			Repro: fmt.Sprintf("%s certify kernel %s --run %s --seed %d", cfg.Command, rep.Target.Flag, shellQuote("^"+regexp.QuoteMeta(r.CheckID)+"$"), cfg.Seed)}
+			Repro: fmt.Sprintf("%s certify kernel %s --run %s --seed %d", cfg.Command, rep.Target.Flag, shq.Quote("^"+regexp.QuoteMeta(r.CheckID)+"$"), cfg.Seed)}
 		rep.Checks = append(rep.Checks, c)
 		fmt.Fprintf(cfg.Progress, "%-8s %s\n", c.Verdict, c.ID)
 	}

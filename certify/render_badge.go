@@ -9,17 +9,26 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/svgbadge"
 )
 
-// BadgeLabel is the badge's left half, naming exactly the seams the run judged (the served ones):
-// "loom EventStore SPI 2.6.0" for one, "loom 3 store SPIs" for several (the certificate lists
-// them), "loom store SPIs" when none was served — then the message is never "certified". A seam
-// the target did not serve is never named, so no badge claims a seam that was not judged.
+// BadgeLabel is the badge's left half, naming exactly the surface the run judged (the served
+// seams): "loom EventStore SPI 2.6.0" for one, with the optional methods it does not serve
+// ("loom EventStore SPI 2.6.0 without deleteThrough, storeNow"), "loom 3 store SPIs" for several
+// (the certificate lists them; ", 2 optional methods not served" when some are missing), "loom
+// store SPIs" when none was served — then the message is never "certified". A seam the target did
+// not serve is never named, so no badge claims a surface that was not judged.
 func BadgeLabel(r *Report) string {
 	judged := JudgedSeams(r)
 	switch len(judged) {
 	case 0:
 		return "loom store SPIs"
 	case 1:
-		return "loom " + seamVersion(judged[0])
+		return "loom " + seamVersion(judged[0]) + lacksWords(judged[0])
+	}
+	lacking := 0
+	for _, s := range judged {
+		lacking += len(s.Lacks)
+	}
+	if lacking > 0 {
+		return fmt.Sprintf("loom %d store SPIs, %d optional %s not served", len(judged), lacking, plural(lacking, "method", "methods"))
 	}
 	return fmt.Sprintf("loom %d store SPIs", len(judged))
 }

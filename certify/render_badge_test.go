@@ -25,7 +25,7 @@ func TestBadgeNamesJudgedSeams(t *testing.T) {
 		{"three served", []SeamVerdict{seam("EventStore", "2.6.0", true), seam("SnapshotStore", "1.2.0", true), seam("ArchiveStore", "1.0.0", true)},
 			Certified, "loom 3 store SPIs", "CERTIFIED: 3 store SPIs (EventStore 2.6.0, SnapshotStore 1.2.0, ArchiveStore 1.0.0)", nil},
 		{"two of three served with a waiver", []SeamVerdict{seam("EventStore", "2.6.0", true), seam("SnapshotStore", "1.2.0", true), seam("ArchiveStore", "", false)},
-			CertifiedWithWaivers, "loom 2 store SPIs", "CERTIFIED WITH 1 WAIVER (MUST failures excused by the expected-failures ledger): 2 store SPIs (EventStore 2.6.0, SnapshotStore 1.2.0) (not served, so not judged: ArchiveStore)", []string{"ArchiveStore"}},
+			CertifiedWithWaivers, "loom 2 store SPIs", "CERTIFIED WITH 1 WAIVER (failures excused by the expected-failures ledger): 2 store SPIs (EventStore 2.6.0, SnapshotStore 1.2.0) (not served, so not judged: ArchiveStore)", []string{"ArchiveStore"}},
 		{"none served", []SeamVerdict{seam("EventStore", "", false)}, NotCertified, "loom store SPIs", "NOT CERTIFIED", nil},
 	}
 	for _, c := range cases {
@@ -41,5 +41,22 @@ func TestBadgeNamesJudgedSeams(t *testing.T) {
 		if got := Headline(r); got != c.headline {
 			t.Errorf("certify/badge-names-judged-seams [I-CERT-9]: Headline(%s) = %q, want %q", c.name, got, c.headline)
 		}
+	}
+}
+
+// The badge names the surface judged: a seam's unserved optional methods are on its label
+// (issue: "CERTIFIED: EventStore SPI 2.6.0" for a store serving neither deleteThrough nor storeNow).
+func TestBadgeNamesLackingMethods(t *testing.T) {
+	one := &Report{Seams: []SeamVerdict{{Seam: "EventStore", SpiVersion: "2.6.0", Served: true, Lacks: []string{"deleteThrough", "storeNow"}}}}
+	if got, want := BadgeLabel(one), "loom EventStore SPI 2.6.0 without deleteThrough, storeNow"; got != want {
+		t.Errorf("BadgeLabel = %q, want %q", got, want)
+	}
+	one.Verdict = Certified
+	if h := Headline(one); !strings.Contains(h, "EventStore SPI 2.6.0 without deleteThrough, storeNow") {
+		t.Errorf("Headline = %q, want the lacking methods named", h)
+	}
+	two := &Report{Seams: []SeamVerdict{one.Seams[0], {Seam: "SnapshotStore", SpiVersion: "1.3.0", Served: true}}}
+	if got, want := BadgeLabel(two), "loom 2 store SPIs, 2 optional methods not served"; got != want {
+		t.Errorf("BadgeLabel = %q, want %q", got, want)
 	}
 }

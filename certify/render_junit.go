@@ -9,13 +9,25 @@ import (
 	"github.com/loom-kernel/loom-conform/kits"
 )
 
-// WriteJUnit writes the report as JUnit XML: one suite per kit, one case per check. A failing
-// check is a failure, an unknown one an error, a skipped one skipped; a listed expected failure
-// passes with its reason in system-out. Every suite carries the run's verdict as properties
-// (loom.verdict, loom.headline, loom.exitCode, loom.waivers, loom.seam.<Seam>); a target that
-// never started is one suite "target" whose one case is an error naming the cause.
+// WriteJUnit writes the report as JUnit XML: one suite per kit, one case per check. A blocking
+// check is a failure (an error when it has no verdict), a skipped one skipped; a recommendation
+// not met that does not block is skipped too, its message saying so; a listed expected failure
+// passes with its reason in system-out. The first suite, "verdict", holds one case that passes
+// only when the run is a plain certificate: a waived, partial, held-to-older or not-certified run
+// is a failure there, so a viewer that reads only the counts never shows it green (I-CERT-11).
+// Every suite carries the run's verdict as properties (loom.verdict, loom.headline,
+// loom.exitCode, loom.waivers, loom.recommendationsNotMet, loom.seam.<Seam>); a target that failed
+// is a suite "target" whose one case is an error naming the cause.
 func WriteJUnit(w io.Writer, r *Report) error {
 	out := junit.Suites{Name: "loom-conform certify " + strings.Join(r.Kinds, ","), Time: secs(r.DurationMs)}
+	vs := junit.Suite{Name: "verdict"}
+	vc := junit.Case{Name: "loom/verdict", ClassName: "loom.verdict", SystemOut: Headline(r)}
+	if r.Verdict != Certified {
+		vc.Failure = &junit.Message{Message: Headline(r), Type: string(r.Verdict),
+			Body: fmt.Sprintf("verdict %s (exit %d): %s", r.Verdict, r.Verdict.ExitCode(), CountsLine(r))}
+	}
+	vs.Add(vc)
+	out.Suites = append(out.Suites, vs)
 	idx := map[string]int{}
 	if r.TargetError != "" {
 		s := junit.Suite{Name: "target"}
@@ -41,6 +53,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			jc.Failure = &junit.Message{Message: firstLine(c.Why + ": " + c.Message), Type: string(c.Verdict), Body: body}
 		case c.Verdict == kits.Skip:
 			jc.Skipped = &junit.Message{Message: firstLine(c.Message)}
+		case c.NotMet() && c.Expected == nil:
+			jc.Skipped = &junit.Message{Message: "recommendation not met (not blocking): " + firstLine(c.Message)}
+			jc.SystemOut = body
 		case c.Verdict != kits.Pass:
 			jc.SystemOut = fmt.Sprintf("%s (not blocking: %s)\n%s", c.Verdict, notBlocking(c), body)
 		}
@@ -66,6 +81,7 @@ func verdictProperties(r *Report) []junit.Property {
 		{Name: "loom.headline", Value: Headline(r)},
 		{Name: "loom.exitCode", Value: fmt.Sprint(r.Verdict.ExitCode())},
 		{Name: "loom.waivers", Value: fmt.Sprint(r.Summary.Waivers)},
+		{Name: "loom.recommendationsNotMet", Value: fmt.Sprint(r.Summary.RecommendationsNotMet)},
 		{Name: "loom.counts", Value: CountsLine(r)},
 	}
 	if r.Options.Run != "" {
@@ -84,7 +100,7 @@ func notBlocking(c CheckResult) string {
 	if c.Expected != nil {
 		return "expected failure: " + c.Expected.Reason
 	}
-	return "level " + string(c.Level)
+	return fmt.Sprintf("level %s, %s", c.Level, c.Requirement)
 }
 
 func firstLine(s string) string {

@@ -1,10 +1,13 @@
 package certify
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/safetext"
 	"github.com/loom-kernel/loom-conform/kits"
@@ -33,8 +36,24 @@ func WriteSummary(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if slow := Slowest(r, 5); len(slow) > 0 {
+		var parts []string
+		for _, c := range slow {
+			parts = append(parts, fmt.Sprintf("%s %s", c.ID, time.Duration(c.DurationMs*float64(time.Millisecond)).Round(time.Millisecond)))
+		}
+		fmt.Fprintf(w, "slowest: %s (limit %s each; --timeout raises it)\n", strings.Join(parts, ", "),
+			time.Duration(r.Options.TimeoutMs*float64(time.Millisecond)))
+	}
+	for _, id := range NotMetIDs(r) {
+		c, _ := findCheck(r, id)
+		if c.Expected != nil || c.Blocking {
+			continue // listed below with the failures
+		}
+		fmt.Fprintf(w, "\nRECOMMENDATION NOT MET %s [%s] (%s, recommended: does not block)\n  %s\n  reproduce: %s\n",
+			c.ID, strings.Join(c.Clauses, " "), c.Level, indent(c.Message), c.Repro)
+	}
 	for _, c := range r.Checks {
-		if !c.Blocking && c.Verdict != kits.Fail {
+		if !c.Blocking && (c.Verdict != kits.Fail || c.NotMet() && c.Expected == nil) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s [%s] (%s)", strings.ToUpper(string(c.Verdict)), c.ID, strings.Join(c.Clauses, " "), c.Level)
@@ -52,6 +71,22 @@ func WriteSummary(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "\nTARGET FAILED %s\n", safetext.Visible(r.TargetError))
 	}
 	return nil
+}
+
+// Slowest are the n checks of r that took longest, slowest first (ties by report order).
+func Slowest(r *Report, n int) []CheckResult {
+	cs := slices.Clone(r.Checks)
+	slices.SortStableFunc(cs, func(a, b CheckResult) int { return cmp.Compare(b.DurationMs, a.DurationMs) })
+	return cs[:min(n, len(cs))]
+}
+
+func findCheck(r *Report, id string) (CheckResult, bool) {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return CheckResult{}, false
 }
 
 func addTo(s Summary, c CheckResult) Summary {
@@ -83,8 +118,9 @@ func SeamWords(s SeamVerdict) string {
 // checks that ran and passed, and the ones left out or skipped, which no certificate covers.
 func CountsLine(r *Report) string {
 	s := r.Summary
-	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them MUST waivers), %d skip, %d unknown; MUST %d/%d passed",
-		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.MustPass, s.MustRun)
+	line := fmt.Sprintf("%d run: %d pass, %d fail (%d expected, %d of them waivers), %d skip, %d unknown; required %d/%d passed; recommended %d/%d met",
+		s.Total, s.Pass, s.Fail, s.Expected, s.Waivers, s.Skip, s.Unknown, s.RequiredPass, s.RequiredRun,
+		s.RecommendedRun-s.RecommendationsNotMet, s.RecommendedRun)
 	if s.MustLeftOut > 0 || s.LeftOut > 0 {
 		line += fmt.Sprintf("; %d check(s) (%d MUST) left out by --run", s.LeftOut, s.MustLeftOut)
 	}

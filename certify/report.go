@@ -59,17 +59,23 @@ type RunOptions struct {
 	Seed       int64   `json:"seed"`
 	Faults     bool    `json:"faults"`
 	Ledger     string  `json:"expectedFailures,omitempty"`
+	// Strict holds the target to the recommended checks too (--strict): an unmet recommendation
+	// then blocks like a required failure.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // SeamVerdict is the verdict for one seam: the SPI version the store was held to, the current
 // version the harness knows, and the seam's own Verdict (empty when the seam is not served).
 type SeamVerdict struct {
-	Seam       string  `json:"seam"`
-	Kit        string  `json:"kit"`
-	SpiVersion string  `json:"spiVersion"` // the version the store was held to
-	Current    string  `json:"current"`    // the newest version of this seam the harness knows
-	Served     bool    `json:"served"`
-	Verdict    Verdict `json:"verdict,omitempty"`
+	Seam       string `json:"seam"`
+	Kit        string `json:"kit"`
+	SpiVersion string `json:"spiVersion"` // the version the store was held to
+	Current    string `json:"current"`    // the newest version of this seam the harness knows
+	Served     bool   `json:"served"`
+	// Lacks lists the optional methods of the seam at SpiVersion that the target does not serve:
+	// the certificate covers the seam without them ("EventStore SPI 2.6.0 without deleteThrough").
+	Lacks   []string `json:"lacks,omitempty"`
+	Verdict Verdict  `json:"verdict,omitempty"`
 }
 
 // Held reports whether the seam was held to a version older than the current one.
@@ -82,34 +88,51 @@ func (s SeamVerdict) Held() bool {
 
 // CheckResult is one check's verdict in a report.
 type CheckResult struct {
-	Kit        string       `json:"kit"`
-	ID         string       `json:"id"`
-	Clauses    []string     `json:"clauses"`
-	Level      spec.Level   `json:"level"`
-	Verdict    kits.Verdict `json:"verdict"`
-	DurationMs float64      `json:"durationMs"`
-	Message    string       `json:"message,omitempty"`
-	Seed       int64        `json:"seed"`
-	Repro      string       `json:"repro"`
+	Kit     string     `json:"kit"`
+	ID      string     `json:"id"`
+	Clauses []string   `json:"clauses"`
+	Level   spec.Level `json:"level"`
+	// Requirement is spec.CheckRequirement of Level and Clauses (set by Conclude): only a required
+	// check blocks a certificate; a recommended one that fails or has no verdict is a
+	// recommendation not met (blocking only under --strict).
+	Requirement spec.Requirement `json:"requirement"`
+	Verdict     kits.Verdict     `json:"verdict"`
+	DurationMs  float64          `json:"durationMs"`
+	Message     string           `json:"message,omitempty"`
+	Seed        int64            `json:"seed"`
+	Repro       string           `json:"repro"`
 	// Expected is the ledger entry for this check, when there is one.
 	Expected *Expectation `json:"expected,omitempty"`
 	// Blocking says this result keeps the target from being certified, and Why says why.
 	Blocking bool   `json:"blocking"`
 	Why      string `json:"why,omitempty"`
+	// Waived: a failure that would block and that the ledger excused (set by Conclude).
+	Waived bool `json:"waived,omitempty"`
+}
+
+// NotMet reports whether c is a recommendation not met: a recommended check that failed or has no
+// verdict, listed in the ledger or not.
+func (c CheckResult) NotMet() bool {
+	return c.Requirement == spec.Recommended && (c.Verdict == kits.Fail || c.Verdict == kits.Unknown)
 }
 
 // Summary counts verdicts.
 type Summary struct {
-	Total    int `json:"total"`
-	Pass     int `json:"pass"`
-	Fail     int `json:"fail"`
-	Skip     int `json:"skip"`
-	Unknown  int `json:"unknown"`
-	Expected int `json:"expectedFailures"` // failures the ledger lists (and that do not block)
-	Blocking int `json:"blocking"`
-	MustRun  int `json:"mustRun"`  // MUST / MUST NOT checks that ran (not skipped)
-	MustPass int `json:"mustPass"` // … and passed
-	// Waivers counts MUST checks that failed and that the ledger excused (and do not block).
+	Total        int `json:"total"`
+	Pass         int `json:"pass"`
+	Fail         int `json:"fail"`
+	Skip         int `json:"skip"`
+	Unknown      int `json:"unknown"`
+	Expected     int `json:"expectedFailures"` // failures the ledger lists (and that do not block)
+	Blocking     int `json:"blocking"`
+	RequiredRun  int `json:"requiredRun"`  // required checks that ran (not skipped)
+	RequiredPass int `json:"requiredPass"` // … and passed
+	// RecommendedRun counts the recommended checks that ran; RecommendationsNotMet those of them
+	// that failed or have no verdict (CheckResult.NotMet).
+	RecommendedRun        int `json:"recommendedRun"`
+	RecommendationsNotMet int `json:"recommendationsNotMet"`
+	// Waivers counts the failures that would block (required ones; recommended ones too under
+	// --strict) and that the ledger excused.
 	Waivers int `json:"waivers"`
 	// LeftOut counts the checks --run did not select, MustLeftOut the MUST ones among them.
 	LeftOut     int `json:"leftOut"`
@@ -127,9 +150,6 @@ func summarize(checks []CheckResult) Summary {
 			s.Fail++
 			if c.Expected != nil && !c.Blocking {
 				s.Expected++
-				if isMust(c.Level) {
-					s.Waivers++
-				}
 			}
 		case kits.Skip:
 			s.Skip++
@@ -139,10 +159,21 @@ func summarize(checks []CheckResult) Summary {
 		if c.Blocking {
 			s.Blocking++
 		}
-		if isMust(c.Level) && c.Verdict != kits.Skip {
-			s.MustRun++
+		if c.Waived {
+			s.Waivers++
+		}
+		if c.Verdict == kits.Skip {
+			continue
+		}
+		if c.Requirement == spec.Required {
+			s.RequiredRun++
 			if c.Verdict == kits.Pass {
-				s.MustPass++
+				s.RequiredPass++
+			}
+		} else {
+			s.RecommendedRun++
+			if c.NotMet() {
+				s.RecommendationsNotMet++
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -81,6 +82,9 @@ type Config struct {
 	Seed int64
 	// Ledger is the expected-failures ledger (nil = none).
 	Ledger *Ledger
+	// Strict holds the target to the recommended checks too: an unmet recommendation blocks the
+	// certificate like a required failure (DESIGN §7.1).
+	Strict bool
 	// Faults adds the fault checks (connection cuts, pauses) to the run.
 	Faults bool
 	// StartTimeout bounds starting the target and its handshake (default 60 s).
@@ -97,6 +101,11 @@ type Config struct {
 	// DeadAfter is how many checks in a row may end unknown, although the bridge still answers a
 	// probe, before the rest are not run (default 10).
 	DeadAfter int
+	// OutageWait bounds how long a target that is gone or frozen (its process exited or stopped,
+	// its database or container down, its bridge silent) may take to come back before the run
+	// ends target-failed (default 30 s). A target that comes back has the interrupted check run
+	// again.
+	OutageWait time.Duration
 	// Shard, when set, runs only the checks whose id falls in it (internal/shard): the report is a
 	// part of a run, never a certificate, until MergeReports joins every shard (I-SHARD-2).
 	Shard shard.Shard
@@ -128,6 +137,9 @@ func (c Config) withDefaults() Config {
 	if c.DeadAfter <= 0 {
 		c.DeadAfter = 10
 	}
+	if c.OutageWait <= 0 {
+		c.OutageWait = 30 * time.Second
+	}
 	return c
 }
 
@@ -158,7 +170,7 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 		Spi:  map[string]string{},
 		Kind: ReportKind, Shard: cfg.Shard.String(),
 		Kinds: cfg.Kinds, Target: target.Describe(), Started: time.Now().UTC(),
-		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults},
+		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults, Strict: cfg.Strict},
 	}
 	for _, seam := range bridge.Seams() {
 		s, _ := manifest.LookupSpi(seam)
@@ -190,7 +202,10 @@ type runner struct {
 	running *Running
 	client  *bridge.Client
 	// dead, once set, is why the remaining checks are not run.
-	dead         string
+	dead string
+	// gone, once set, is the outage that ended the run: the target (a component of it) is gone or
+	// frozen and did not come back within OutageWait. The check it interrupted is not judged.
+	gone         string
 	unknownInRow int
 	total, done  int
 	leftOut      []spec.Level         // levels of the checks --run did not select
@@ -257,10 +272,20 @@ func (r *runner) run(ctx context.Context) {
 	for _, p := range plans {
 		r.runPlan(ctx, p)
 	}
+	if r.gone != "" {
+		// Whose fault (DESIGN §7.1): an outage is the target's verdict, target-failed, with its
+		// one cause; the checks judged before it keep their verdicts, no clause is cited for it.
+		r.rep.TargetError = fmt.Sprintf("the target failed during the run: %s; %d of %d checks were judged before it, the other %d were not run",
+			r.gone, r.done, r.total, r.total-r.done)
+	}
 }
 
 func (r *runner) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	wait := 30 * time.Second
+	if r.gone != "" {
+		wait = 5 * time.Second // what is gone will not answer a teardown either
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if r.running.Logs != nil {
 		r.rep.Logs = r.running.Logs(ctx)
@@ -397,7 +422,13 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 
 func (r *runner) runPlan(ctx context.Context, p plan) {
 	for _, m := range p.checks {
-		res := r.runCheck(ctx, p, m)
+		if r.gone != "" {
+			return
+		}
+		res, judged := r.judge(ctx, p, m)
+		if !judged {
+			return
+		}
 		r.done++
 		r.rep.Checks = append(r.rep.Checks, res)
 		r.counts[res.Verdict]++
@@ -427,6 +458,84 @@ func progressNote(c CheckResult) string {
 		msg = msg[:160] + "…"
 	}
 	return ": " + msg
+}
+
+// judge runs one check and tells its verdict from an outage (DESIGN §7.1 "whose fault"): after a
+// check that did not pass, or whose link failed, the target is probed; a target that is gone or
+// frozen is given OutageWait to come back, and then the check runs once more, so a verdict never
+// rests on an outage. A target that stays down ends the run (r.gone): judged is false and the
+// check is not reported, since nothing about the target was learnt from it. A check left without
+// a verdict while the target answers probes runs once more too: an outage that ended before the
+// probe, or a stall of the machine, leaves no other trace.
+func (r *runner) judge(ctx context.Context, p plan, m checkMeta) (res CheckResult, judged bool) {
+	for attempt := 0; ; attempt++ {
+		before := r.transportErrors()
+		res = r.runCheck(ctx, p, m)
+		if res.Verdict == kits.Pass || res.Verdict == kits.Skip && r.transportErrors() == before || p.kit == "faults" || ctx.Err() != nil {
+			return res, true
+		}
+		cause := r.outage(ctx)
+		switch {
+		case cause == "" && res.Verdict == kits.Unknown && attempt == 0:
+			fmt.Fprintf(r.cfg.Progress, "  %s: no verdict, and the target answers: running the check again\n", m.id)
+			continue
+		case cause == "":
+			return res, true
+		case attempt == 0:
+			if cause = r.waitBack(ctx, cause); cause == "" {
+				fmt.Fprintf(r.cfg.Progress, "  %s: the target came back: running the check again\n", m.id)
+				continue
+			}
+		}
+		r.gone = fmt.Sprintf("%s (during %s; it did not come back within %s)", cause, m.id, r.cfg.OutageWait)
+		return res, false
+	}
+}
+
+func (r *runner) transportErrors() int64 {
+	if r.client == nil {
+		return 0
+	}
+	return r.client.Stats().TransportErrors
+}
+
+// outage says what of the target is gone or frozen ("" when it is up): its own parts first
+// (Running.Alive: the process, the container, the database), then the bridge itself (the
+// handshake and one store call).
+func (r *runner) outage(ctx context.Context) string {
+	if r.running != nil && r.running.Alive != nil {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := r.running.Alive(actx)
+		cancel()
+		if err != nil {
+			return err.Error()
+		}
+	}
+	if r.client == nil {
+		return ""
+	}
+	if err := r.probe(ctx); err != nil {
+		return fmt.Sprintf("the bridge at %s does not answer (%v)", r.client.URL(), err)
+	}
+	return ""
+}
+
+// waitBack polls the target until it is up again ("") or OutageWait has passed (the last cause
+// seen, which may say more than the first: a process that was dying has exited by then).
+func (r *runner) waitBack(ctx context.Context, cause string) string {
+	fmt.Fprintf(r.cfg.Progress, "  the target is down: %s; waiting up to %s for it to come back\n", cause, r.cfg.OutageWait)
+	deadline := time.Now().Add(r.cfg.OutageWait)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return cause
+		case <-time.After(min(500*time.Millisecond, r.cfg.OutageWait)):
+		}
+		if cause = r.outage(ctx); cause == "" {
+			return ""
+		}
+	}
+	return cause
 }
 
 func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult {
@@ -471,12 +580,12 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
 		res.Message = fmt.Sprintf("the link to the bridge failed during the check (%v); no verdict on the store\n%s", after.LastFault, res.Message)
 	}
+	// A target that answers probes but leaves check after check without a verdict is slow beyond
+	// use: after DeadAfter in a row the rest are not run (judge has already ruled out an outage).
 	if res.Verdict == kits.Unknown {
 		r.unknownInRow++
-		if err := r.probe(ctx); err != nil {
-			r.dead = fmt.Sprintf("the bridge stopped answering during %s (%v)", m.id, err)
-		} else if r.unknownInRow >= r.cfg.DeadAfter {
-			r.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s); the bridge is treated as unresponsive", r.unknownInRow, m.id)
+		if r.unknownInRow >= r.cfg.DeadAfter {
+			r.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s) although the bridge still answers; it is treated as unresponsive", r.unknownInRow, m.id)
 		}
 	} else {
 		r.unknownInRow = 0
@@ -486,11 +595,17 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 
 // probe asks for the handshake and makes one cheap store call, with a short deadline: a bridge
 // that still answers both is alive (slow checks alone do not end a run); one whose store calls hang
-// is not. A store error (not found, …) counts as an answer.
+// is not. Any answer counts, a store error (not found, …) or one that breaks the protocol: the
+// bridge is there, and what it said is for the checks to judge.
 func (r *runner) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	if _, err := r.client.FetchHandshake(pctx); err != nil {
+	answered := func(err error) bool {
+		var re *bridge.RemoteError
+		var pe *bridge.ProtocolError
+		return err == nil || errors.As(err, &re) || errors.As(err, &pe)
+	}
+	if _, err := r.client.FetchHandshake(pctx); !answered(err) {
 		return err
 	}
 	var err error
@@ -504,8 +619,7 @@ func (r *runner) probe(ctx context.Context) error {
 	case r.client.BranchRegistry() != nil:
 		_, err = r.client.BranchRegistry().Get(pctx, "loom-certify-probe")
 	}
-	var re *bridge.RemoteError
-	if errors.As(err, &re) {
+	if answered(err) {
 		return nil
 	}
 	return err
@@ -529,12 +643,18 @@ func (r *runner) repro(p plan, id string) string {
 		}
 	}
 	s := fmt.Sprintf("%s certify %s %s --run %s --seed %d", r.cfg.Command, kind, r.target.Describe().Flag,
-		shellQuote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
+		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
 	if v := r.cfg.SpiVersions[p.seam]; v != "" {
 		s += " --spi " + v
 	}
 	if p.kit == "faults" {
 		s += " --faults"
+	}
+	if r.cfg.Timeout != kits.DefaultTimeout {
+		s += " --timeout " + r.cfg.Timeout.String()
+	}
+	if r.cfg.Strict {
+		s += " --strict"
 	}
 	return s
 }
@@ -567,9 +687,32 @@ func (r *runner) finish() {
 				sv.SpiVersion = v
 			}
 		}
+		if sv.Served {
+			sv.Lacks = Lacks(*rep.Handshake, seam, sv.SpiVersion)
+		}
 		rep.Seams = append(rep.Seams, sv)
 	}
 	Conclude(rep, r.cfg.Ledger, r.cfg.Now(), r.leftOut)
+}
+
+// Lacks lists the optional methods of seam, up to SPI version held, that the handshake does not
+// declare, in manifest order: what a certificate of the seam does not cover.
+func Lacks(hs bridge.Handshake, seam, held string) []string {
+	s, ok := manifest.LookupSpi(seam)
+	if !ok {
+		return nil
+	}
+	v, err := manifest.ParseVersion(held)
+	if err != nil {
+		v, _ = manifest.ParseVersion(s.Version)
+	}
+	var out []string
+	for _, m := range s.Methods {
+		if m.Optional && !v.Less(mustVersion(m.Since)) && !hs.Declares(seam, m.Name) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 func mustVersion(s string) manifest.Version {

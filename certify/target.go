@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
@@ -30,7 +31,7 @@ func PauseWithRetry(ctx context.Context, pause, unpause func(context.Context) er
 type URLTarget struct{ URL string }
 
 func (t URLTarget) Describe() Identity {
-	return Identity{Kind: "url", Spec: t.URL, Flag: "--url " + shellQuote(t.URL), URL: t.URL}
+	return Identity{Kind: "url", Spec: t.URL, Flag: "--url " + shq.Quote(t.URL), URL: t.URL}
 }
 
 func (t URLTarget) Start(ctx context.Context) (*Running, error) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/childproc"
+	"github.com/loom-kernel/loom-conform/internal/shq"
+	"github.com/loom-kernel/loom-conform/internal/tailbuf"
 )
 
 // ExecTarget starts a bridge as a subprocess (no shell) and reads its address from the first line
@@ -25,7 +28,7 @@ type ExecTarget struct {
 }
 
 func (t ExecTarget) Describe() Identity {
-	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shellQuote(t.Command)}
+	return Identity{Kind: "exec", Spec: t.Command, Flag: "--exec " + shq.Quote(t.Command)}
 }
 
 func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
@@ -35,7 +38,7 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), t.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = childproc.Attr() // its own group, and dead when the harness dies (even by SIGKILL)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -61,7 +64,18 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 	p := &process{cmd: cmd, exited: exited}
 	run := &Running{Identity: t.Describe(), Pauser: p,
 		Logs: func(context.Context) string { return logs.String() },
-		Stop: func(context.Context) error { p.stop(); return nil }}
+		Stop: func(context.Context) error { p.stop(); return nil },
+		Alive: func(context.Context) error {
+			select {
+			case <-exited:
+				return fmt.Errorf("the bridge process (pid %d) exited: %v", cmd.Process.Pid, waitErr)
+			default:
+			}
+			if childproc.Stopped(cmd.Process.Pid) {
+				return fmt.Errorf("the bridge process (pid %d) is stopped (SIGSTOP or a debugger) and answers nothing", cmd.Process.Pid)
+			}
+			return nil
+		}}
 	run.Identity.PID = cmd.Process.Pid
 	select {
 	case line := <-firstLine:
@@ -99,24 +113,24 @@ type process struct {
 // stop sends SIGTERM to the process group, then SIGKILL after three seconds.
 func (p *process) stop() {
 	p.once.Do(func() {
-		pg := -p.cmd.Process.Pid
-		_ = syscall.Kill(pg, syscall.SIGCONT)
-		_ = syscall.Kill(pg, syscall.SIGTERM)
+		pid := p.cmd.Process.Pid
+		_ = childproc.Signal(pid, syscall.SIGCONT)
+		_ = childproc.Signal(pid, syscall.SIGTERM)
 		select {
 		case <-p.exited:
 		case <-time.After(3 * time.Second):
-			_ = syscall.Kill(pg, syscall.SIGKILL)
+			childproc.KillGroup(pid)
 			<-p.exited
 		}
 	})
 }
 
 func (p *process) Pause(context.Context) error {
-	return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP)
+	return childproc.Signal(p.cmd.Process.Pid, syscall.SIGSTOP)
 }
 
 func (p *process) Resume(context.Context) error {
-	return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
+	return childproc.Signal(p.cmd.Process.Pid, syscall.SIGCONT)
 }
 
 // SplitCommand splits a command line into words: blanks separate, single quotes keep everything,

@@ -13,11 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loom-kernel/loom-conform/internal/safehttp"
-	"github.com/loom-kernel/loom-conform/wire/target"
 	"github.com/moby/moby/client"
 	tc "github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
+	"github.com/loom-kernel/loom-conform/internal/shq"
+	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
 // DefaultBridgePort is the container port a bridge image listens on unless --port says otherwise.
@@ -37,7 +39,7 @@ type ImageTarget struct {
 }
 
 func (t ImageTarget) Describe() Identity {
-	return Identity{Kind: "image", Spec: t.Image, Flag: "--image " + shellQuote(t.Image)}
+	return Identity{Kind: "image", Spec: t.Image, Flag: "--image " + shq.Quote(t.Image)}
 }
 
 func (t ImageTarget) port() string {
@@ -70,6 +72,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 		run.Logs = ic.logs
 		run.Stop = ic.remove
 		run.Pauser = ic
+		run.Alive = ic.alive
 		if cli, cerr := tc.NewDockerClientWithOpts(ctx); cerr == nil {
 			ic.cli = cli.Client
 			if ins, ierr := cli.ImageInspect(ctx, t.Image); ierr == nil {
@@ -181,6 +184,27 @@ func (c *imageContainer) remove(ctx context.Context) error {
 	c.logs(ctx)
 	c.removed = true
 	return c.ctr.Terminate(ctx)
+}
+
+// alive reports a container that stopped or is paused.
+func (c *imageContainer) alive(ctx context.Context) error {
+	st, err := c.ctr.State(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the container %s cannot be inspected: %v", shortContainer(c.ctr.GetContainerID()), err)
+	case st.Paused:
+		return fmt.Errorf("the container %s is paused and answers nothing", shortContainer(c.ctr.GetContainerID()))
+	case !st.Running:
+		return fmt.Errorf("the container %s stopped (%s, exit code %d)", shortContainer(c.ctr.GetContainerID()), st.Status, st.ExitCode)
+	}
+	return nil
+}
+
+func shortContainer(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 // Pause freezes the container, retrying a freeze the runtime could not complete (PauseWithRetry).

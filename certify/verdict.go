@@ -110,23 +110,50 @@ func ParseVerdict(s string) (Verdict, error) {
 func Headline(r *Report) string {
 	switch r.Verdict {
 	case Certified:
-		return "CERTIFIED: " + judgedList(r)
+		return "CERTIFIED: " + judgedList(r) + notMetSuffix(r)
 	case CertifiedWithWaivers:
-		return fmt.Sprintf("CERTIFIED WITH %d %s (MUST failures excused by the expected-failures ledger): %s", r.Summary.Waivers, plural(r.Summary.Waivers, "WAIVER", "WAIVERS"), judgedList(r))
+		return fmt.Sprintf("CERTIFIED WITH %d %s (failures excused by the expected-failures ledger): %s%s", r.Summary.Waivers, plural(r.Summary.Waivers, "WAIVER", "WAIVERS"), judgedList(r), notMetSuffix(r))
 	case HeldToOlder:
-		return fmt.Sprintf("HELD TO %s — NOT A CERTIFICATE OF THE CURRENT SPI", heldList(r, true))
+		return fmt.Sprintf("HELD TO %s — NOT A CERTIFICATE OF THE CURRENT SPI%s", heldList(r, true), notMetSuffix(r))
 	case Partial:
 		return fmt.Sprintf("PARTIAL RUN (%s) — NOT A CERTIFICATE", partOf(r))
 	case TargetFailed:
 		return "TARGET FAILED: " + r.TargetError
 	}
+	if r.Options.Strict && r.Summary.RecommendationsNotMet > 0 {
+		return "NOT CERTIFIED (--strict)" + notMetSuffix(r)
+	}
 	return "NOT CERTIFIED"
+}
+
+// notMetSuffix is " — 2 recommendations not met" when recommended checks failed or have no verdict
+// ("" when none): a certificate always says so (DESIGN §7.1, I-CERT-10).
+func notMetSuffix(r *Report) string {
+	n := r.Summary.RecommendationsNotMet
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" — %d %s not met", n, plural(n, "recommendation", "recommendations"))
+}
+
+// NotMetIDs lists the recommended checks that failed or have no verdict, in report order.
+func NotMetIDs(r *Report) []string {
+	var out []string
+	for _, c := range r.Checks {
+		if c.NotMet() {
+			out = append(out, c.ID)
+		}
+	}
+	return out
 }
 
 // BadgeMessage is the badge's right half and its colour for r's verdict.
 func BadgeMessage(r *Report) (msg, color string) {
 	switch r.Verdict {
 	case Certified:
+		if n := r.Summary.RecommendationsNotMet; n > 0 {
+			return fmt.Sprintf("certified, %d %s not met", n, plural(n, "recommendation", "recommendations")), "#4c1"
+		}
 		return "certified", "#4c1"
 	case CertifiedWithWaivers:
 		return fmt.Sprintf("certified with %d %s", r.Summary.Waivers, plural(r.Summary.Waivers, "waiver", "waivers")), "#dfb317"
@@ -153,7 +180,7 @@ func judgedList(r *Report) string {
 	case 0:
 		s = "no seam served"
 	case 1:
-		s = seamVersion(judged[0])
+		s = seamVersion(judged[0]) + lacksWords(judged[0])
 	default:
 		var parts []string
 		for _, j := range judged {
@@ -161,7 +188,7 @@ func judgedList(r *Report) string {
 			if v == "" {
 				v = "?"
 			}
-			parts = append(parts, j.Seam+" "+v)
+			parts = append(parts, j.Seam+" "+v+lacksWords(j))
 		}
 		s = fmt.Sprintf("%d store SPIs (%s)", len(judged), strings.Join(parts, ", "))
 	}
@@ -175,6 +202,15 @@ func judgedList(r *Report) string {
 		s += " (not served, so not judged: " + strings.Join(unserved, ", ") + ")"
 	}
 	return s
+}
+
+// lacksWords is " without deleteThrough, storeNow" for a seam served without some of its optional
+// methods: the certificate covers the seam without them (I-CERT-3).
+func lacksWords(s SeamVerdict) string {
+	if len(s.Lacks) == 0 {
+		return ""
+	}
+	return " without " + strings.Join(s.Lacks, ", ")
 }
 
 // heldList names the seams held below their current version: "EventStore 1.0.0 (current 2.6.0)"

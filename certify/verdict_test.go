@@ -40,8 +40,12 @@ func TestConcludeVerdicts(t *testing.T) {
 		exit    int
 		badge   string
 	}{
-		{"full run, all MUST pass, a SHOULD fails", func(*certify.Report) {}, nil, nil, certify.Certified, 0, "certified"},
-		{"listed SHOULD failure is no waiver", func(*certify.Report) {}, waiveShould, nil, certify.Certified, 0, "certified"},
+		{"full run, all required pass, a recommended (SHOULD) fails", func(*certify.Report) {}, nil, nil, certify.Certified, 0, "certified, 1 recommendation not met"},
+		{"everything passes", func(r *certify.Report) { r.Checks[4].Verdict = kits.Pass }, nil, nil, certify.Certified, 0, "certified"},
+		{"listed recommendation is no waiver", func(*certify.Report) {}, waiveShould, nil, certify.Certified, 0, "certified, 1 recommendation not met"},
+		{"recommended without verdict", func(r *certify.Report) { r.Checks[4].Verdict = kits.Unknown }, nil, nil, certify.Certified, 0, "certified, 1 recommendation not met"},
+		{"--strict: an unmet recommendation blocks", func(r *certify.Report) { r.Options.Strict = true }, nil, nil, certify.NotCertified, 1, "not certified"},
+		{"--strict: a listed recommendation is a waiver", func(r *certify.Report) { r.Options.Strict = true }, waiveShould, nil, certify.CertifiedWithWaivers, 4, "certified with 1 waiver"},
 		{"waived MUST failure", func(r *certify.Report) { r.Checks[3].Verdict = kits.Fail }, waive, nil, certify.CertifiedWithWaivers, 4, "certified with 1 waiver"},
 		{"unlisted MUST failure", func(r *certify.Report) { r.Checks[3].Verdict = kits.Fail }, nil, nil, certify.NotCertified, 1, "not certified"},
 		{"MUST without verdict", func(r *certify.Report) { r.Checks[3].Verdict = kits.Unknown }, nil, nil, certify.NotCertified, 1, "not certified"},
@@ -88,5 +92,24 @@ func TestURLThatRefusesIsTargetFailed(t *testing.T) {
 	if rep.Verdict != certify.TargetFailed || !strings.Contains(rep.TargetError, "refused") || len(rep.Checks) != 0 {
 		t.Errorf("certify/verdicts [I-CERT-4]: Run(refusing URL) = %s, target error %q, %d checks; want target-failed naming the refusal, no check",
 			rep.Verdict, rep.TargetError, len(rep.Checks))
+	}
+}
+
+// A reproduce line re-runs the same run: every flag that changes a check's verdict is on it.
+func TestReproCarriesTheRun(t *testing.T) {
+	rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "memory"}},
+		certify.Config{Kinds: []string{"eventstore"}, Run: "^eventstore/append-read-order$", Seed: 5, Timeout: 7 * time.Second,
+			Strict: true, SpiVersions: map[string]string{"EventStore": "2.3.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Checks) < 1 {
+		t.Fatalf("checks = %+v", rep.Checks)
+	}
+	got := rep.Checks[len(rep.Checks)-1].Repro
+	for _, want := range []string{"certify eventstore --builtin memory", "--run '^eventstore/append-read-order$'", "--seed 5", "--timeout 7s", "--strict", "--spi 2.3.0"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("repro %q lacks %q", got, want)
+		}
 	}
 }

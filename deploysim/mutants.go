@@ -2,26 +2,31 @@ package deploysim
 
 import "github.com/loom-kernel/loom-conform/spec"
 
-// BrokenFleet is a fleet with one defect, the scenario that exposes it and the invariant meant to
-// catch it.
+// BrokenFleet is a fleet with one defect, the scenario that exposes it, the invariant meant to
+// catch it and the clauses the defect violates (not every clause of that invariant).
 type BrokenFleet struct {
 	Name     string
 	Defect   string
 	Broken   Broken
 	Scenario string
 	Catch    string
+	Clauses  []string
 }
 
 func brokenFleets() []BrokenFleet {
 	return []BrokenFleet{
-		{"skip-fence", "workers append without a fence, so a woken zombie's write is refused only by luck (a conflict), not fenced", Broken{SkipFence: true}, "zombie", "sim/zombie-fenced"},
-		{"double-deliver", "the dispatcher delivers a package to a second live worker while the first still holds its lease", Broken{DoubleDeliver: true}, "zombie", "sim/one-owner"},
-		{"newer-snapshot-as-own", "an older worker reads snapshots a newer profile wrote as if its own fold wrote them", Broken{ReadNewerSnapshot: true}, "rollback", "sim/snapshot-every-k"},
-		{"rerun-completed-effect", "a re-dispatched worker re-runs the effect of a step whose completion is logged", Broken{RerunCompletedEffect: true}, "crash", "sim/served-not-rerun"},
-		{"migration-drops-resume-payloads", "upgraded workers snapshot migrated executions without _resumePayloads", Broken{MigrationDropsResumes: true}, "migration", "sim/snapshot-every-k"},
-		{"append-after-lease-lost", "a worker told its lease is lost keeps running and appending", Broken{AppendAfterLeaseLost: true}, "zombie", "sim/lease-respected"},
-		{"lose-on-crash", "the dispatcher drops the package of a worker that crashed before acking it", Broken{LoseOnCrash: true}, "crash", "sim/ends-visibly"},
-		{"running-no-owner", "a re-delivered package is acked without driving the execution, which stays running with no owner", Broken{AckWithoutDriving: true}, "crash", "sim/ends-visibly"},
+		{"skip-fence", "workers append without a fence, so a woken zombie's write is refused only by luck (a conflict), not fenced", Broken{SkipFence: true}, "zombie", "sim/zombie-fenced", []string{"S6.fencing.zombie"}},
+		{"double-deliver", "the dispatcher delivers a package to a second live worker while the first still holds its lease", Broken{DoubleDeliver: true}, "zombie", "sim/one-owner", []string{"I-DISPATCH-4"}},
+		{"newer-snapshot-as-own", "an older worker reads snapshots a newer profile wrote as if its own fold wrote them", Broken{ReadNewerSnapshot: true}, "rollback", "sim/snapshot-every-k",
+			// a mixed-fleet reading the spec leaves open (I-SIM-4), not a broken snapshot equivalence
+			[]string{"I-SIM-4"}},
+		{"rerun-completed-effect", "a re-dispatched worker re-runs the effect of a step whose completion is logged", Broken{RerunCompletedEffect: true}, "crash", "sim/served-not-rerun", []string{"S2.execute.served-not-rerun"}},
+		{"migration-drops-resume-payloads", "upgraded workers snapshot migrated executions without _resumePayloads", Broken{MigrationDropsResumes: true}, "migration", "sim/snapshot-every-k", []string{"S4.snapshot.every-k", "S3.snapshot.equivalence", "I-SIM-2"}},
+		{"append-after-lease-lost", "a worker told its lease is lost keeps running and appending", Broken{AppendAfterLeaseLost: true}, "zombie", "sim/lease-respected",
+			// the worker ignores its lease; no successor holds the fence, so no fencing is broken
+			[]string{"I-SIM-3"}},
+		{"lose-on-crash", "the dispatcher drops the package of a worker that crashed before acking it", Broken{LoseOnCrash: true}, "crash", "sim/ends-visibly", []string{"I-DISPATCH-3", "I-SIM-2"}},
+		{"running-no-owner", "a re-delivered package is acked without driving the execution, which stays running with no owner", Broken{AckWithoutDriving: true}, "crash", "sim/ends-visibly", []string{"S6.resume.is-migration", "I-SIM-2"}},
 	}
 }
 
@@ -33,7 +38,7 @@ func Mutants() []spec.Mutant {
 	var out []spec.Mutant
 	for _, b := range brokenFleets() {
 		out = append(out, spec.Mutant{ID: "fleet/deploysim/" + b.Name, Kind: "fleet", Defect: b.Defect,
-			Clauses: invariant(b.Catch).Clauses, CaughtBy: []string{b.Catch}, Where: "deploysim:TestBrokenFleetsCaught"})
+			Clauses: b.Clauses, CaughtBy: []string{b.Catch}, Where: "deploysim:TestBrokenFleetsCaught"})
 	}
 	return out
 }

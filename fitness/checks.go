@@ -21,16 +21,24 @@ func Checks() []spec.Check {
 		t("shards-merge", "TestShardsMergeIntoOneRun", "S10.fitness.gated"),
 		t("gates-valid", "TestGatesValid", "S10.fitness.gated"),
 		t("doc-current", "TestFitnessDocCurrent", "S10.fitness.gated"),
+		t("gated-in-ci", "TestGatesGatedInCI", "S10.fitness.gated"),
 	}
 }
 
 // Mutants lists the broken implementations this package proves its gates reject.
 func Mutants() []spec.Mutant {
+	ci := func(id, defect string) spec.Mutant {
+		return spec.Mutant{ID: id, Kind: "fitness", Defect: defect, Clauses: []string{"S10.fitness.gated"},
+			CaughtBy: []string{"fitness/gated-in-ci"}, Where: "fitness:TestGatesGatedInCI"}
+	}
 	return []spec.Mutant{{
 		ID: "kernel-hook/g2/unwired-work", Kind: "kernel-hook",
 		Defect:   "a kernel whose configured-but-unwired options add 10 % work: one plain execution every hundredth live step (kernel.Hooks.UnwiredWork)",
 		Clauses:  []string{"S10.g2.behavioural-and-ratio", "S1.G2.unwired-byte-identical"},
 		CaughtBy: []string{"fitness/g2-gate-proof"},
 		Where:    "fitness:TestG2GateCatchesSlowUnwiredPath",
-	}}
+	},
+		ci("fitness/ci/workflow-skips-gates", "the CI workflow's fitness job no longer runs `loom-conform fitness`, so no gate is enforced"),
+		ci("fitness/registry/enforcement-unnamed", "a gate is listed without the place that enforces it"),
+	}
 }

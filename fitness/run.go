@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/childproc"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -78,6 +79,8 @@ func (o Options) withDefaults() Options {
 func execGoTest(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", append([]string{"test"}, args...)...)
 	cmd.Dir = dir
+	cmd.SysProcAttr = childproc.Attr()
+	cmd.Cancel = func() error { childproc.KillGroup(cmd.Process.Pid); return nil }
 	return cmd.CombinedOutput()
 }
 
@@ -176,7 +179,8 @@ func runChecks(ctx context.Context, g Gate, o Options) Result {
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	var skipped []string
+	var skipped, held []string
+	subSkips := 0
 	for _, d := range dirs {
 		run := "^(" + strings.Join(byDir[d], "|") + ")$"
 		out, err := o.GoTest(ctx, o.Root, "-v", "-run", run, "./"+d)
@@ -185,13 +189,59 @@ func runChecks(ctx context.Context, g Gate, o Options) Result {
 				Detail: fmt.Sprintf("go test -run '%s' ./%s: %v\n%s", run, d, err, tail(out, 40))}
 		}
 		skipped = append(skipped, topLevelSkips(out)...)
+		subs := subtestSkips(out)
+		subSkips += len(subs)
+		for _, s := range subs {
+			if heldSkip.MatchString(s.reason) {
+				held = append(held, s.name+": "+s.reason)
+			}
+		}
 	}
 	figure := fmt.Sprintf("%d checks in %d packages", len(checks), len(dirs))
-	if len(skipped) > 0 {
+	if subSkips > 0 {
+		figure += fmt.Sprintf(", %d subtests skipped", subSkips)
+	}
+	switch {
+	case len(held) > 0:
+		// A reference implementation is held to the current SPI: a kit check it skipped because it
+		// claims an older version was never judged, whatever methods it declares.
+		return Result{Verdict: Fail, Figure: figure,
+			Detail: fmt.Sprintf("%d kit checks skipped because the target claims an older SPI version than the harness's current one: %s",
+				len(held), strings.Join(held, "; "))}
+	case len(skipped) > 0:
 		return Result{Verdict: Unknown, Figure: figure,
 			Detail: "skipped, so not judged: " + strings.Join(skipped, "; ")}
 	}
 	return Result{Verdict: Pass, Figure: figure}
+}
+
+// heldSkip is the reason a kit gives for a check newer than the version the target claims
+// (kits.skipReason).
+var heldSkip = regexp.MustCompile(`needs \S+ SPI \S+, target held to \S+`)
+
+type subSkip struct{ name, reason string }
+
+// subtestSkips returns the subtests go test -v reports as skipped, each with the first line of
+// its skip message (a kit check the target's capabilities or version claim left out).
+func subtestSkips(out []byte) []subSkip {
+	lines := strings.Split(string(out), "\n")
+	var skips []subSkip
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if !strings.HasPrefix(t, "--- SKIP: ") || t == l {
+			continue
+		}
+		name := strings.Fields(strings.TrimPrefix(t, "--- SKIP: "))[0]
+		reason := ""
+		if i+1 < len(lines) {
+			reason = strings.TrimSpace(lines[i+1])
+			if _, msg, ok := strings.Cut(reason, ": "); ok && strings.Contains(reason[:len(reason)-len(msg)], ".go:") {
+				reason = msg
+			}
+		}
+		skips = append(skips, subSkip{name, reason})
+	}
+	return skips
 }
 
 var skipLine = regexp.MustCompile(`(?m)^--- SKIP: (\S+)`)

@@ -62,9 +62,14 @@ func TestGateFailurePaths(t *testing.T) {
 	if r := run(checks, skipped); r.Verdict != Unknown {
 		t.Errorf("checks gate, the test skipped: verdict %s, want unknown (not judged is not a pass)", r.Verdict)
 	}
-	subSkip, _ := fakeGoTest("    --- SKIP: TestOne/store-now (0.00s)\n--- PASS: TestOne (0.00s)\nPASS\n", nil)
-	if r := run(checks, subSkip); r.Verdict != Pass {
-		t.Errorf("checks gate, a subtest skipped: verdict %s, want pass (a kit's own skip is its verdict)", r.Verdict)
+	subSkip, _ := fakeGoTest("    --- SKIP: TestOne/store-now (0.00s)\n        testing.go:38: target does not implement storeNow\n--- PASS: TestOne (0.00s)\nPASS\n", nil)
+	if r := run(checks, subSkip); r.Verdict != Pass || !strings.Contains(r.Figure, "subtests skipped") {
+		t.Errorf("checks gate, a subtest skipped for an undeclared method: verdict %s (%s), want pass naming the skip (a kit's own skip is its verdict)", r.Verdict, r.Figure)
+	}
+	// A reference store claiming an older SPI skips the newer checks: never judged, so the gate fails.
+	heldBack, _ := fakeGoTest("    --- SKIP: TestOne/eventstore/delete-through (0.00s)\n        testing.go:38: needs EventStore SPI 2.6.0, target held to 2.0.0\n--- PASS: TestOne (0.00s)\nPASS\n", nil)
+	if r := run(checks, heldBack); r.Verdict != Fail || !strings.Contains(r.Detail, "eventstore/delete-through") {
+		t.Errorf("checks gate, a kit check skipped below the current SPI: verdict %s (%s), want fail naming it", r.Verdict, r.Detail)
 	}
 	if r := run(Gate{ID: "g", Kind: KindChecks, Checks: []string{"nope"}}, pass); r.Verdict != Fail {
 		t.Errorf("checks gate naming no catalog check: verdict %s, want fail", r.Verdict)

@@ -25,8 +25,8 @@ type Result struct {
 	CheckID string     `json:"checkId"`
 	Clauses []string   `json:"clauses"`
 	Level   spec.Level `json:"level"`
-	// Requirement is how the check binds (spec.RequirementOf its clauses): a recommended check
-	// never blocks a certificate.
+	// Requirement is how the check binds (spec.CheckRequirement of its level and clauses): a
+	// recommended check never blocks a certificate.
 	Requirement spec.Requirement `json:"requirement"`
 	Verdict     Verdict          `json:"verdict"`
 	Duration    time.Duration    `json:"-"`
@@ -65,10 +65,10 @@ func Summarize(results []Result) Summary {
 	return s
 }
 
-// Certified reports whether results certify their target: no required MUST / MUST NOT check failed
-// or stayed unknown, and every kit in results ran at least one MUST check (MustRun > 0). A kit
-// whose MUST checks were all skipped judged nothing, so it certifies nothing; no results certify
-// nothing. A recommended check (spec.Recommended) never blocks.
+// Certified reports whether results certify their target: no required check (spec.CheckRequirement)
+// failed or stayed unknown, and every kit in results ran at least one required check
+// (RequiredRun > 0). A kit whose required checks were all skipped judged nothing, so it certifies
+// nothing; no results certify nothing. A recommended check never blocks.
 func Certified(results []Result) bool {
 	if len(results) == 0 {
 		return false
@@ -81,29 +81,27 @@ func Certified(results []Result) bool {
 		kits[r.Kit] = true
 	}
 	for kit := range kits {
-		if MustRun(results, kit) == 0 {
+		if RequiredRun(results, kit) == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// MustRun counts the MUST / MUST NOT checks of kit that ran (any verdict but skip). The
-// version-claim checks do not count: they judge the claim, not the store behind it.
-func MustRun(results []Result, kit string) int {
+// RequiredRun counts the required checks of kit that ran (any verdict but skip). The version-claim
+// checks do not count: they judge the claim, not the store behind it.
+func RequiredRun(results []Result, kit string) int {
 	n := 0
 	for _, r := range results {
-		if r.Kit == kit && isMust(r) && r.Verdict != Skip && !strings.HasSuffix(r.CheckID, "/version-claim") {
+		if r.Kit == kit && r.Requirement == spec.Required && r.Verdict != Skip && !strings.HasSuffix(r.CheckID, "/version-claim") {
 			n++
 		}
 	}
 	return n
 }
 
-func isMust(r Result) bool { return r.Level == spec.Must || r.Level == spec.MustNot }
-
-// Blocks reports whether r keeps its target from being certified: a required MUST / MUST NOT check
-// that failed or has no verdict.
+// Blocks reports whether r keeps its target from being certified: a required check that failed or
+// has no verdict.
 func Blocks(r Result) bool {
-	return isMust(r) && r.Requirement != spec.Recommended && (r.Verdict == Fail || r.Verdict == Unknown)
+	return r.Requirement == spec.Required && (r.Verdict == Fail || r.Verdict == Unknown)
 }

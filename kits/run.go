@@ -81,7 +81,7 @@ func Run[T any](ctx context.Context, kit Kit[T], factory Factory[T], opts Option
 
 func baseResult[T any](kit Kit[T], ch *Check[T], opts Options) Result {
 	return Result{Kit: kit.Name, CheckID: ch.ID, Clauses: ch.Clauses, Level: ch.Level,
-		Requirement: spec.RequirementOf(ch.Clauses), Seed: opts.Seed, Repro: reproCommand("", ch.ID, opts.Seed)}
+		Requirement: spec.CheckRequirement(ch.Level, ch.Clauses), Seed: opts.Seed, Repro: reproCommand("", ch.ID, opts.Seed)}
 }
 
 // reproCommand is a go test command line that re-runs check id with seed under the test named

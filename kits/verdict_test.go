@@ -96,7 +96,7 @@ func TestPanickingFunc(t *testing.T) {
 		"github.com/loom-kernel/loom-conform/kits/broken.torn.Append":           false,
 		"github.com/loom-kernel/loom-conform/reference/stores/memory.(*X).Read": false,
 		"example.com/store.(*S).Append":                                         false,
-		"": false,
+		"":                                                                      false,
 	} {
 		if got := isHarness(fn); got != harness {
 			t.Errorf("isHarness(%q) = %v, want %v", fn, got, harness)

@@ -99,6 +99,10 @@ func TestEventSchemaPin(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := append(slices.Clone(pins), EventSchemaPin{Version: "1.26.1", Types: append(slices.Clone(names), "X")})
+	// A later MINOR that renames a Wave 2 kind, pinned as if the change were additive.
+	renamed := slices.Clone(names)
+	renamed[slices.Index(renamed, ExecutionContinued)] = "EXECUTION_CONTINUED_AS_NEW"
+	wave2Renamed := append(slices.Clone(pins), EventSchemaPin{Version: "1.27.0", Types: renamed})
 	for _, m := range []struct {
 		id      string
 		pins    []EventSchemaPin
@@ -109,6 +113,7 @@ func TestEventSchemaPin(t *testing.T) {
 		{"version-bumped-unpinned", pins, "1.27.0", names},
 		{"type-removed", pins, EventSchemaVersion, names[1:]},
 		{"set-changed-on-patch", bad, "1.26.1", append(slices.Clone(names), "X")},
+		{"wave2-kind-renamed", wave2Renamed, "1.27.0", renamed},
 	} {
 		if err := CheckEventSchemaPin(m.pins, m.version, m.types); err == nil {
 			t.Errorf("CheckEventSchemaPin(%s) = nil, want error", m.id)

@@ -27,6 +27,8 @@ func Mutants() []spec.Mutant {
 			"S4.K5.remove-major", "S4.log.known-types-pinned"),
 		m("event-schema/set-changed-on-patch", "the type set changes on a PATCH version", "TestEventSchemaPin", ev,
 			"S4.K5.add-minor", "S4.K5.version-and-set-together"),
+		m("event-schema/wave2-kind-renamed", "a later MINOR renames the Wave 2 kind EXECUTION_CONTINUED, pinned as if the change were additive", "TestEventSchemaPin", ev,
+			"S4.v1_23.shapes-frozen", "S4.K5.remove-major"),
 		m("kernel-manifest/stale-version", "the manifest states an ABI version other than the constant", "TestKernelManifestFromConstants",
 			"manifest/manifest-from-constants", "S9.manifest.from-constants"),
 		m("kernel-manifest/stale-table", "the manifest lists a syscall table other than the package's", "TestKernelManifestFromConstants",

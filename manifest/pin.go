@@ -44,6 +44,9 @@ func CheckEventSchemaPin(pins []EventSchemaPin, version string, types []string) 
 		if !slices.Equal(slices.Sorted(slices.Values(pins[i-1].Types)), slices.Sorted(slices.Values(pins[i].Types))) && a.Major == b.Major && a.Minor == b.Minor {
 			return fmt.Errorf("event schema pin: type set changed between %s and %s without a MINOR bump", a, b)
 		}
+		if _, removed := diffSets(pins[i-1].Types, pins[i].Types); len(removed) > 0 && a.Major == b.Major {
+			return fmt.Errorf("event schema pin [S4.K5.remove-major S4.v1_23.shapes-frozen]: %s removes %v, pinned at %s, within major %d: removing or renaming a type is a MAJOR break, and a later change to a frozen shape (the 1.23.0 Wave 2 kinds) must be additive", b, removed, a, b.Major)
+		}
 	}
 	return nil
 }

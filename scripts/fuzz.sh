@@ -18,4 +18,6 @@ for pkg in $(go list ./...); do
     go test "$pkg" -count=1 -run . -rapid.checks="$checks" -timeout 60m || status=1
   fi
 done
+echo "== hostile bridges (LOOM_HOSTILE_SEEDS=${LOOM_HOSTILE_SEEDS:-100})"
+LOOM_HOSTILE_SEEDS=${LOOM_HOSTILE_SEEDS:-100} go test ./certify -count=1 -run '^TestHostileBridgeNeverCrashesTheHarness$' -timeout 60m || status=1
 exit $status

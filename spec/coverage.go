@@ -10,8 +10,11 @@ import (
 
 // Row is one clause with the checks that enforce it.
 type Row struct {
-	Clause Clause   `json:"clause"`
-	Checks []string `json:"checks"`
+	Clause Clause `json:"clause"`
+	// Requirement is how the clause binds a target (tier.go): required, or recommended for a
+	// choice.
+	Requirement Requirement `json:"requirement"`
+	Checks      []string    `json:"checks"`
 	// Proven is nil when no proof records were given (not measured); ProvenBy names each
 	// "<mutant> by <check>" kill that proves the clause (see Coverage.Prove).
 	Proven   *bool    `json:"proven"`
@@ -29,7 +32,10 @@ type Coverage struct {
 	Rows     []Row            `json:"rows"`
 	ByLevel  map[Level]Count  `json:"byLevel"`
 	BySource map[Source]Count `json:"bySource"`
-	Totals   Count            `json:"totals"`
+	// ByTier counts the interpretations per tier; ByRequirement every clause by how it binds.
+	ByTier        map[Tier]Count        `json:"byTier"`
+	ByRequirement map[Requirement]Count `json:"byRequirement"`
+	Totals        Count                 `json:"totals"`
 	// Proof is nil until Prove is given the proof records of a run.
 	Proof *Proof `json:"proof"`
 }
@@ -47,33 +53,38 @@ func ComputeCoverage(checks []Check) Coverage {
 			}
 		}
 	}
-	cov := Coverage{ByLevel: map[Level]Count{}, BySource: map[Source]Count{}}
+	cov := Coverage{ByLevel: map[Level]Count{}, BySource: map[Source]Count{}, ByTier: map[Tier]Count{}, ByRequirement: map[Requirement]Count{}}
 	for _, c := range Clauses() {
 		ids := by[c.ID]
 		sort.Strings(ids)
 		if ids == nil {
 			ids = []string{}
 		}
-		cov.Rows = append(cov.Rows, Row{Clause: c, Checks: ids})
-		l, s := cov.ByLevel[c.Level], cov.BySource[c.Source]
-		if len(ids) > 0 {
-			l.Covered++
-			s.Covered++
-			cov.Totals.Covered++
-		} else {
-			l.Uncovered++
-			s.Uncovered++
-			cov.Totals.Uncovered++
+		cov.Rows = append(cov.Rows, Row{Clause: c, Requirement: c.Requirement(), Checks: ids})
+		add := func(n Count) Count {
+			if len(ids) > 0 {
+				n.Covered++
+			} else {
+				n.Uncovered++
+			}
+			return n
 		}
-		cov.ByLevel[c.Level], cov.BySource[c.Source] = l, s
+		cov.ByLevel[c.Level] = add(cov.ByLevel[c.Level])
+		cov.BySource[c.Source] = add(cov.BySource[c.Source])
+		cov.ByRequirement[c.Requirement()] = add(cov.ByRequirement[c.Requirement()])
+		if c.Tier != "" {
+			cov.ByTier[c.Tier] = add(cov.ByTier[c.Tier])
+		}
+		cov.Totals = add(cov.Totals)
 	}
 	return cov
 }
 
-// Render prints the matrix as a table followed by the per-level counts.
+// Render prints the matrix as a table followed by the linked counts per level, per tier and per
+// requirement.
 func (cov Coverage) Render(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLAUSE\tSECTION\tLEVEL\tSOURCE\tFORM\tPROVEN\tCHECKS")
+	fmt.Fprintln(tw, "CLAUSE\tSECTION\tLEVEL\tSOURCE\tTIER\tFORM\tPROVEN\tCHECKS")
 	for _, r := range cov.Rows {
 		checks := "-"
 		if len(r.Checks) > 0 {
@@ -87,14 +98,21 @@ func (cov Coverage) Render(w io.Writer) error {
 		default:
 			proven = "no"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Clause.ID, r.Clause.Section, r.Clause.Level, r.Clause.Source, r.Clause.Form, proven, checks)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Clause.ID, r.Clause.Section, r.Clause.Level, r.Clause.Source, r.Clause.TierName(), r.Clause.Form, proven, checks)
 	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "LEVEL\tLINKED\tUNLINKED")
+	row := func(label string, c Count) { fmt.Fprintf(tw, "%s\t%d\t%d\n", label, c.Covered, c.Uncovered) }
+	fmt.Fprintln(tw, "\nLEVEL\tLINKED\tUNLINKED")
 	for _, l := range Levels() {
-		c := cov.ByLevel[l]
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", l, c.Covered, c.Uncovered)
+		row(string(l), cov.ByLevel[l])
 	}
-	fmt.Fprintf(tw, "total\t%d\t%d\n", cov.Totals.Covered, cov.Totals.Uncovered)
+	row("total", cov.Totals)
+	fmt.Fprintln(tw, "\nTIER (interpretations)\tLINKED\tUNLINKED")
+	for _, t := range Tiers() {
+		row(t.Label(), cov.ByTier[t])
+	}
+	fmt.Fprintln(tw, "\nREQUIREMENT\tLINKED\tUNLINKED")
+	for _, q := range Requirements() {
+		row(string(q), cov.ByRequirement[q])
+	}
 	return tw.Flush()
 }

@@ -37,6 +37,15 @@ type Proof struct {
 	ByLevel       map[Level]Tally  `json:"byLevel"`
 	BySource      map[Source]Tally `json:"bySource"`
 	ByForm        map[Form]Tally   `json:"byForm"`
+	// ByTier tallies the interpretations per tier, ByRequirement every clause by how it binds.
+	ByTier        map[Tier]Tally        `json:"byTier"`
+	ByRequirement map[Requirement]Tally `json:"byRequirement"`
+	// KeywordMust is the spec MUST and MUST NOT clauses whose sentence carries the RFC 2119 keyword
+	// (form keyword), the part of SpecMust no reading of ours put there.
+	KeywordMust Tally `json:"keywordMust"`
+	// SingleMutant lists "<clause> (<mutant>)" for each proven clause whose proof rests on the kills
+	// of one mutant only: one broken implementation away from unproven.
+	SingleMutant []string `json:"singleMutant"`
 	// SpecMust is the spec-sourced MUST and MUST NOT clauses; SpecMustUnproven lists those not
 	// proven, each with why (no mutant registered for it, or its mutants' kills were not by a
 	// check linked to it).
@@ -66,7 +75,8 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 			violating[m.ID][c] = true
 		}
 	}
-	p := &Proof{Mutants: len(mutants), Records: len(kills), ByLevel: map[Level]Tally{}, BySource: map[Source]Tally{}, ByForm: map[Form]Tally{}}
+	p := &Proof{Mutants: len(mutants), Records: len(kills), ByLevel: map[Level]Tally{}, BySource: map[Source]Tally{},
+		ByForm: map[Form]Tally{}, ByTier: map[Tier]Tally{}, ByRequirement: map[Requirement]Tally{}, SingleMutant: []string{}}
 	killed := map[string]bool{}
 	unknown := map[string]bool{}
 	by := map[string]map[string]bool{} // clause -> "mutant by check"
@@ -129,8 +139,18 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 		p.ByLevel[c.Level] = add(p.ByLevel[c.Level])
 		p.BySource[c.Source] = add(p.BySource[c.Source])
 		p.ByForm[c.Form] = add(p.ByForm[c.Form])
+		p.ByRequirement[r.Requirement] = add(p.ByRequirement[r.Requirement])
+		if c.Tier != "" {
+			p.ByTier[c.Tier] = add(p.ByTier[c.Tier])
+		}
+		if ms := provingMutants(r.ProvenBy); len(ms) == 1 {
+			p.SingleMutant = append(p.SingleMutant, c.ID+" ("+ms[0]+")")
+		}
 		if c.Source == SourceSpec && (c.Level == Must || c.Level == MustNot) {
 			p.SpecMust = add(p.SpecMust)
+			if c.Form == FormKeyword {
+				p.KeywordMust = add(p.KeywordMust)
+			}
 			if !proven {
 				why := "no registered mutant violates it"
 				switch {
@@ -166,8 +186,24 @@ func (cov *Coverage) Prove(mutants []Mutant, kills []Kill) {
 	cov.Proof = p
 }
 
-// RenderProof prints the proven summary: tallies by level, source and form, the spec-sourced
-// MUST percentage and the unproven spec MUST clauses. Without proof records it says so.
+// provingMutants is the distinct mutants of "<mutant> by <check>" pairs, sorted.
+func provingMutants(provenBy []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, pair := range provenBy {
+		m := pair[:strings.Index(pair, " by ")]
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RenderProof prints the proven summary: tallies by level, source, form, tier and requirement, the
+// spec-sourced MUST percentage (and its keyword part), the unproven spec MUST clauses and the
+// proven clauses resting on a single mutant. Without proof records it says so.
 func (cov Coverage) RenderProof(w io.Writer) error {
 	if cov.Proof == nil {
 		_, err := fmt.Fprintln(w, "proven: not measured (no proof records given: run `make test`, or pass --proofs DIR written by a test run with LOOM_CONFORM_PROOFS=DIR)")
@@ -202,8 +238,17 @@ func (cov Coverage) RenderProof(w io.Writer) error {
 	for _, f := range Forms() {
 		row(string(f), p.ByForm[f])
 	}
+	fmt.Fprintln(tw, "\nTIER (interpretations)\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
+	for _, t := range Tiers() {
+		row(t.Label(), p.ByTier[t])
+	}
+	fmt.Fprintln(tw, "\nREQUIREMENT\tCLAUSES\tLINKED\tPROVEN\tPROVEN %")
+	for _, q := range Requirements() {
+		row(string(q), p.ByRequirement[q])
+	}
 	fmt.Fprintln(tw)
 	row("spec MUST/MUST NOT", p.SpecMust)
+	row("  with the RFC 2119 keyword", p.KeywordMust)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -212,6 +257,14 @@ func (cov Coverage) RenderProof(w io.Writer) error {
 		for _, u := range p.SpecMustUnproven {
 			fmt.Fprintf(w, "  %s\n", u)
 		}
+	}
+	var proven int
+	for _, t := range p.ByLevel {
+		proven += t.Proven
+	}
+	fmt.Fprintf(w, "\nproven clauses resting on a single mutant (%d of %d proven):\n", len(p.SingleMutant), proven)
+	for _, s := range p.SingleMutant {
+		fmt.Fprintf(w, "  %s\n", s)
 	}
 	return nil
 }

@@ -67,3 +67,63 @@ func TestProveCountsOnlyLinkedKills(t *testing.T) {
 		t.Errorf("unproven reason for S3.emit.identity = %q, want it to say its kills were by checks not linked to it", why)
 	}
 }
+
+// The proof tallies each requirement and tier, the keyword MUSTs, and the clauses one mutant's
+// kills alone prove.
+func TestProveTalliesTiersKeywordsAndSingleMutants(t *testing.T) {
+	checks := []Check{
+		{ID: "c/emit", Kind: KindTest, Clauses: []string{"S3.emit.once", "S5.ingress.gate-match"}, Where: "x:T"},
+		{ID: "c/edges", Kind: KindKit, Clauses: []string{"I-STORE-50", "I-BRIDGE-3"}, Where: "kit"},
+	}
+	mutants := []Mutant{
+		{ID: "m/a/one", Kind: "m", Clauses: []string{"S3.emit.once", "S5.ingress.gate-match"}, CaughtBy: []string{"c/emit"}, Where: "x:T"},
+		{ID: "m/a/two", Kind: "m", Clauses: []string{"S3.emit.once"}, CaughtBy: []string{"c/emit"}, Where: "x:T"},
+		{ID: "m/a/order", Kind: "m", Clauses: []string{"I-STORE-50"}, CaughtBy: []string{"c/edges"}, Where: "kit"},
+	}
+	cov := ComputeCoverage(checks)
+	cov.Prove(mutants, []Kill{{Mutant: "m/a/one", Check: "c/emit"}, {Mutant: "m/a/two", Check: "c/emit"}, {Mutant: "m/a/order", Check: "c/edges"}})
+	p := cov.Proof
+	// S3.emit.once rests on two mutants; S5.ingress.gate-match and I-STORE-50 on one each.
+	if want := "[S5.ingress.gate-match (m/a/one) I-STORE-50 (m/a/order)]"; fmt.Sprint(p.SingleMutant) != want {
+		t.Errorf("SingleMutant = %v, want %s", p.SingleMutant, want)
+	}
+	// S5.ingress.gate-match carries the keyword MUST; S3.emit.once is declarative.
+	if p.KeywordMust.Proven != 1 || p.KeywordMust.Clauses >= p.SpecMust.Clauses || p.KeywordMust.Clauses == 0 {
+		t.Errorf("KeywordMust = %+v (SpecMust %+v), want 1 proven of fewer clauses than SpecMust", p.KeywordMust, p.SpecMust)
+	}
+	if got := p.ByRequirement[Recommended]; got.Proven != 1 || got.Linked != 1 {
+		t.Errorf("ByRequirement[recommended] = %+v, want I-STORE-50 linked and proven", got)
+	}
+	if got := p.ByRequirement[Required]; got.Proven != 2 || got.Linked != 3 {
+		t.Errorf("ByRequirement[required] = %+v, want 2 proven of 3 linked", got)
+	}
+	if got := p.ByTier[TierChoice]; got.Proven != 1 {
+		t.Errorf("ByTier[choice] = %+v, want 1 proven", got)
+	}
+	if got := p.ByTier[TierProtocol]; got.Linked != 1 || got.Proven != 0 {
+		t.Errorf("ByTier[protocol] = %+v, want I-BRIDGE-3 linked, not proven", got)
+	}
+	var out bytes.Buffer
+	if err := cov.RenderProof(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"choice (recommended)", "with the RFC 2119 keyword", "single mutant (2 of 3 proven)", "  I-STORE-50 (m/a/order)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("RenderProof lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := cov.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TIER", "I-STORE-50  ", "choice (recommended)", "REQUIREMENT"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("Render lacks %q", want)
+		}
+	}
+	for _, r := range cov.Rows {
+		if r.Clause.ID == "I-STORE-50" && r.Requirement != Recommended {
+			t.Errorf("row I-STORE-50 requirement = %s, want recommended", r.Requirement)
+		}
+	}
+}

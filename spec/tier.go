@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // Tier says how an interpretation clause binds a target (DESIGN §7.1). Spec and ADR clauses have no
@@ -10,9 +11,13 @@ import (
 type Tier string
 
 const (
-	// TierProtocol: the clause defines this harness's own protocol (the store bridge, the kernel
-	// wire carrier, the vector protocol, the report formats). A target that speaks the protocol
-	// must keep it: required.
+	// TierProtocol: the clause defines this harness's own protocol: the store bridge, the kernel
+	// wire carrier, the vector protocol, the flow-script and golden formats, the report and verdict
+	// formats, and what each SPI method means on valid input where the spec names the method but
+	// not its meaning (the harness's SPI is its projection of seams whose interfaces are not
+	// public). A target that speaks the protocol must keep it: required. How a method treats
+	// input the spec does not cover (the order of several refusals, bounds, edge cases where any
+	// answer harms no caller) is a choice, not protocol.
 	TierProtocol Tier = "protocol"
 	// TierConsequence: the clause follows from words of the spec or ADR 0026, which it quotes
 	// (Clause.Rests): required.
@@ -35,13 +40,37 @@ const (
 	Recommended Requirement = "recommended"
 )
 
-// Requirement is Required for spec and ADR clauses and for protocol and consequence
-// interpretations, Recommended for choices.
-func (c Clause) Requirement() Requirement {
-	if c.Source == SourceInterpretation && c.Tier == TierChoice {
+// Requirements lists the requirements in reporting order.
+func Requirements() []Requirement { return []Requirement{Required, Recommended} }
+
+// Requirement is how a clause of tier t binds a target: recommended for a choice, required
+// otherwise.
+func (t Tier) Requirement() Requirement {
+	if t == TierChoice {
 		return Recommended
 	}
 	return Required
+}
+
+// Label is how reports name the tier: with the requirement it carries, e.g. "choice (recommended)".
+func (t Tier) Label() string { return string(t) + " (" + string(t.Requirement()) + ")" }
+
+// Requirement is Required for spec and ADR clauses and for protocol and consequence
+// interpretations, Recommended for choices.
+func (c Clause) Requirement() Requirement {
+	if c.Source != SourceInterpretation {
+		return Required
+	}
+	return c.Tier.Requirement()
+}
+
+// TierName is the clause's tier as printed: "-" for a spec or ADR clause, which has none (its
+// source makes it required).
+func (c Clause) TierName() string {
+	if c.Tier == "" {
+		return "-"
+	}
+	return string(c.Tier)
 }
 
 // RequirementOf is how a check enforcing clauseIDs binds a target: Required when any of them is
@@ -58,6 +87,17 @@ func RequirementOf(clauseIDs []string) Requirement {
 		}
 	}
 	return Recommended
+}
+
+// CheckRequirement is how a check of level enforcing clauseIDs binds a target: Required when it is a
+// MUST / MUST NOT check and RequirementOf its clauses is Required; every other check (a SHOULD or
+// MAY check, or one enforcing only choices) is Recommended. This is the one rule every runner and
+// report uses to decide whether a failure blocks a certificate.
+func CheckRequirement(level Level, clauseIDs []string) Requirement {
+	if level != Must && level != MustNot {
+		return Recommended
+	}
+	return RequirementOf(clauseIDs)
 }
 
 // protocol, consequence and choice set an interpretation's tier in the clause tables.
@@ -85,18 +125,38 @@ func validateTier(c Clause) error {
 			return fmt.Errorf("clause %s: only a consequence quotes the words it rests on", c.ID)
 		}
 	case TierConsequence:
-		if !restsForm.MatchString(c.Rests) {
-			return fmt.Errorf("clause %s: a consequence quotes the words it rests on as `§N \"words\"` or `ADR 0026 \"words\"` (got %q)", c.ID, c.Rests)
+		if err := validateRests(c.Rests); err != nil {
+			return fmt.Errorf("clause %s: %v", c.ID, err)
 		}
 	case "":
-		// Not reviewed yet: counts as required (RequirementOf) until the review gives it a tier.
-		return nil
+		return fmt.Errorf("clause %s: an interpretation needs a tier: .protocol(), .consequence(`§N \"words\"`) or .choice()", c.ID)
 	default:
 		return fmt.Errorf("clause %s: unknown tier %q", c.ID, c.Tier)
 	}
 	return nil
 }
 
-// restsForm is how a consequence cites its words: a section of the spec or ADR 0026, then the
-// quoted words.
-var restsForm = regexp.MustCompile(`^(§[0-9.]+|ADR 0026( [A-Z][0-9.]+)?) "[^"]+"`)
+// restsForm is how a consequence cites its words: one or more quotes joined by "; ", each a
+// section of the spec (§0 to §10, §4.1) or ADR 0026 (optionally one of its parts, A1–A3 or
+// T2.1–T2.4), then the quoted words. The words are the spec's own, verbatim; " … " may stand for
+// words left out.
+var (
+	restsForm  = regexp.MustCompile(`^` + restsQuote + `(; ` + restsQuote + `)*$`)
+	restsQuote = `(§([0-9]|10|4\.1)|ADR 0026( A[1-3]| T2\.[1-4])?) "[^"]+"`
+	quoted     = regexp.MustCompile(`"([^"]+)"`)
+)
+
+// maxQuotedWords bounds each quote: a consequence rests on a few words, not on a copied sentence.
+const maxQuotedWords = 20
+
+func validateRests(rests string) error {
+	if !restsForm.MatchString(rests) {
+		return fmt.Errorf("a consequence quotes the words it rests on as `§N \"words\"` or `ADR 0026 \"words\"`, several joined by \"; \" (got %q)", rests)
+	}
+	for _, m := range quoted.FindAllStringSubmatch(rests, -1) {
+		if n := len(strings.Fields(m[1])); n > maxQuotedWords {
+			return fmt.Errorf("a consequence quotes a few words, at most %d per quote (got %d in %q)", maxQuotedWords, n, m[1])
+		}
+	}
+	return nil
+}

@@ -40,6 +40,8 @@ func Mutants() []spec.Mutant {
 		m("ignores-snapshot-profile", "reads every snapshot as written by the vector's profile, never normalising an older writer's", inproc,
 			[]string{"vector/fold/snapshot/1.25-read-as-1.26-strips-input", "vector/fold/snapshot/pre-1.21-caught-step-failure"},
 			"I-VECTOR-4", "S4.v1_26.normalize-strips-input", "S4.snapshot.normalize-pre-1.21"),
+		m("outcome-fields-refused", "skips an OUTCOME_RECORDED that carries the 1.23.0 fields recordedBy or late, as a fold that never learnt them refuses it", inproc,
+			[]string{"vector/fold/basic/facts-do-not-move-status"}, "S4.v1_23.outcome-fields"),
 		m("skips-sealed", "skips envelopes that carry metadata.seal instead of ignoring the seal", inproc,
 			[]string{"vector/fold/emits/stamp-on-kernel-type-and-seal"}, "S4.v1_25.seal-ignored"),
 		m("canonical-unsorted", "canonical JSON keeps the input's key order", inproc,

@@ -123,6 +123,12 @@ func brokenFolders() map[string]Folder {
 		}
 		return true
 	})
+	out["fold/vectors/outcome-fields-refused"] = rewriteEvents(func(ev map[string]any) bool {
+		p, _ := ev["payload"].(map[string]any)
+		_, by := p["recordedBy"]
+		_, late := p["late"]
+		return ev["eventType"] != "OUTCOME_RECORDED" || !(by || late)
+	})
 	out["fold/vectors/skips-sealed"] = rewriteEvents(func(ev map[string]any) bool {
 		md, _ := ev["metadata"].(map[string]any)
 		_, sealed := md["seal"]

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/testenv"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
 
@@ -17,13 +17,7 @@ import (
 // (testdata/oracle.js: JSON.stringify with keys sorted by UTF-16 units, FNV-1a 64 with BigInt).
 // With CI=true the test must run: a missing node fails it.
 func TestJavaScriptOracle(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("vectors/js-oracle: node is not on PATH and CI=true: install Node.js (>= 12) to run the oracle")
-		}
-		t.Skip("node is not on PATH: install Node.js to check the vectors against JavaScript (required when CI=true)")
-	}
+	node := testenv.LookPath(t, "node", "install Node.js (>= 12) to check the vectors against JavaScript")
 	c, err := Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -115,13 +109,7 @@ func deref(s *string) string {
 // documented protocol alone, passes every canonical and digest vector: the protocol is enough for
 // a port in another language. With CI=true the test must run.
 func TestExampleFoldJS(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("vectors/example-fold: node is not on PATH and CI=true")
-		}
-		t.Skip("node is not on PATH: install Node.js to run the JavaScript example fold")
-	}
+	node := testenv.LookPath(t, "node", "install Node.js to run the JavaScript example fold")
 	c, err := Embedded()
 	if err != nil {
 		t.Fatal(err)

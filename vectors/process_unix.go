@@ -4,13 +4,14 @@ package vectors
 
 import (
 	"os/exec"
-	"syscall"
+
+	"github.com/loom-kernel/loom-conform/internal/childproc"
 )
 
 // setProcessGroup puts the foreign fold in its own process group so a kill reaches anything it
-// started (a wrapper script's interpreter, for example).
+// started (a wrapper script's interpreter, for example), and ties it to the harness's life.
 func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = childproc.Attr()
 }
 
 // killProcessGroup kills the process group the foreign fold leads.
@@ -18,6 +19,6 @@ func killProcessGroup(cmd *exec.Cmd) {
 	if cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	childproc.KillGroup(cmd.Process.Pid)
 	_ = cmd.Process.Kill()
 }

@@ -139,3 +139,54 @@ func TestCLISmallDefects(t *testing.T) {
 		}
 	}
 }
+
+// A reproduce line names the binary as invoked, quoted so a shell runs that same binary whatever its
+// path holds (issue: paths were printed raw).
+func TestInvokedAsQuotesThePath(t *testing.T) {
+	for argv0, want := range map[string]string{
+		"loom-conform":                "loom-conform",
+		"/usr/local/bin/loom-conform": "/usr/local/bin/loom-conform",
+		"/opt/my tools/loom-conform":  "'/opt/my tools/loom-conform'",
+		"/tmp/a;b/loom-conform":       "'/tmp/a;b/loom-conform'",
+		"/tmp/x(1)/loom-conform":      "'/tmp/x(1)/loom-conform'",
+		"/tmp/go-build123/exe/main":   "go run ./cmd/loom-conform",
+		"":                            "loom-conform",
+	} {
+		if got := invokedAs(argv0); got != want {
+			t.Errorf("invokedAs(%q) = %s, want %s", argv0, got, want)
+		}
+	}
+}
+
+// A flag that needs another, or an empty value that would change what is tested, is refused
+// rather than ignored (issue: spec --strict alone was ignored; vectors --exec ” tested the
+// reference against itself and exited 0).
+func TestFlagsMeanWhatTheySay(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"spec", "--strict"}, "--strict needs --coverage"},
+		{[]string{"spec", "--proofs", t.TempDir()}, "--proofs needs --coverage"},
+		{[]string{"vectors", "--exec", ""}, "--exec is empty"},
+		{[]string{"vectors", "--exec", "  "}, "--exec is empty"},
+	} {
+		if code, _, stderr := runCLI(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.err) {
+			t.Errorf("loom-conform %q = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
+		}
+	}
+}
+
+func TestCertifyFlagsThatNeedAnother(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--schema", "s"}, "--schema needs --dsn"},
+		{[]string{"certify", "eventstore", "--builtin", "memory", "--port", "9000"}, "--port needs --image"},
+	} {
+		if code, _, stderr := runCLI(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.err) {
+			t.Errorf("loom-conform %q = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
+		}
+	}
+}

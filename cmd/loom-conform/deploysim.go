@@ -53,6 +53,15 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
   loom-conform deploysim --real --dsn "$LOOM_CONFORM_POSTGRES_DSN" --workers 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutputs([]output{{"--junit", junitFile, nil}}); err != nil {
+				return badInput("deploysim: %v", err)
+			}
+			if cmd.Flags().Changed("seed") && cmd.Flags().Changed("seeds") {
+				return badInput("deploysim: --seed runs exactly one seed and --seeds a range from 1: give one of them")
+			}
+			if workers < 1 || workers > 64 {
+				return badInput("deploysim: --workers %d: want 1..64", workers)
+			}
 			if real.on {
 				if shardFlag != "" {
 					return badInput("deploysim: --shard splits seeded simulations; --real is not seeded")
@@ -71,9 +80,6 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 			}
 			if seeds <= 0 {
 				return badInput("deploysim: --seeds %d: want a positive count", seeds)
-			}
-			if workers < 0 || workers > 64 {
-				return badInput("deploysim: --workers %d: want 1..64", workers)
 			}
 			first, n := int64(1), seeds
 			if cmd.Flags().Changed("seed") {

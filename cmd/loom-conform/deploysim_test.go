@@ -25,6 +25,11 @@ func TestDeploysimCLI(t *testing.T) {
 		{[]string{"deploysim", "--scenario", "nope"}, "unknown scenario"},
 		{[]string{"deploysim", "--seeds", "0"}, "--seeds 0"},
 		{[]string{"deploysim", "--workers", "100"}, "--workers 100"},
+		{[]string{"deploysim", "--workers", "0"}, "--workers 0"},
+		{[]string{"deploysim", "--real", "--workers", "0"}, "--workers 0"},
+		{[]string{"deploysim", "--seeds", "5", "--seed", "3"}, "give one of them"},
+		// the report path is checked before the run, not after it
+		{[]string{"deploysim", "--seed", "3", "--junit", filepath.Join(t.TempDir(), "no", "dir", "x.xml")}, "--junit"},
 	} {
 		if code, _, stderr := runCLI(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.err) {
 			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)

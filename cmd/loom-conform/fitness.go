@@ -18,6 +18,7 @@ import (
 func newFitnessCmd() *cobra.Command {
 	var o struct {
 		list, markdown   bool
+		allowUnknown     bool
 		run, json, junit string
 		root, proofs     string
 		shard            string
@@ -46,8 +47,9 @@ built yet) — listed, never a pass.
 shards' --json reports into the report one run gives.
 
 Progress goes to stderr, the table to stdout. --list prints the gates without running them
-(--markdown: the docs/fitness.md text). Exit 0 when no gate failed, 1 when one failed, 2 on bad
-flags.`,
+(--markdown: the docs/fitness.md text). Exit 0 when every gate passed; 1 when a gate failed, or
+when a gate is unknown or pending (not judged is not a pass) unless --allow-unknown accepts
+those; 2 on bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gates := fitness.Gates()
@@ -116,12 +118,16 @@ flags.`,
 			if report.Failed {
 				return verdict("fitness: %d gate(s) failed", report.Summary[string(fitness.Fail)])
 			}
+			if n := report.Summary[string(fitness.Unknown)] + report.Summary[string(fitness.Pending)]; n > 0 && !o.allowUnknown {
+				return verdict("fitness: %d gate(s) unknown or pending: not judged, so not passed (--allow-unknown accepts them)", n)
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.list, "list", false, "list the gates without running them")
 	f.BoolVar(&o.markdown, "markdown", false, "with --list: print docs/fitness.md")
+	f.BoolVar(&o.allowUnknown, "allow-unknown", false, "exit 0 when no gate failed although some are unknown or pending")
 	f.StringVar(&o.run, "run", "", "run only the gates whose id matches REGEX")
 	f.StringVar(&o.json, "json", "", "write the JSON report to FILE (- = stdout)")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")

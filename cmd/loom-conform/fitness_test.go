@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loom-kernel/loom-conform/internal/proof"
 )
 
 // Reference: spec §10 — the fitness gates are enumerated and gated: the verb lists them, runs a
@@ -29,6 +31,23 @@ func TestFitnessCLI(t *testing.T) {
 			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
 		}
 	}
+	// A gate that could not judge (no proof records outside CI) is no pass: exit 1 unless
+	// --allow-unknown accepts it.
+	t.Run("unknown", func(t *testing.T) {
+		t.Setenv("CI", "")
+		t.Setenv(proof.Env, "")
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCLI(t, "", "fitness", "--root", root, "--run", "^mutants/killed$")
+		if code != 1 || !strings.Contains(stderr, "unknown or pending") || !strings.Contains(out, "UNKNOWN") {
+			t.Errorf("fitness with an unknown gate = exit %d\n%s\n%s; want exit 1 saying it was not judged", code, out, stderr)
+		}
+		if code, _, stderr := runCLI(t, "", "fitness", "--root", root, "--run", "^mutants/killed$", "--allow-unknown"); code != 0 {
+			t.Errorf("fitness --allow-unknown with an unknown gate = exit %d (%s), want 0", code, stderr)
+		}
+	})
 	report := filepath.Join(t.TempDir(), "fitness.json")
 	code, out, stderr := runCLI(t, "", "fitness", "--root", "../..", "--run", "^(coverage/must|mutants/killed)$", "--proofs", t.TempDir(), "--json", report)
 	if code != 1 || !strings.Contains(out, "mutants/killed") {

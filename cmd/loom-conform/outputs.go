@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loom-kernel/loom-conform/internal/shq"
+	"github.com/spf13/cobra"
 )
 
 // output is one report a verb writes: its flag, its path ("" = not asked for, "-" = stdout) and
@@ -123,16 +126,25 @@ func invokedAs(argv0 string) string {
 		return "loom-conform"
 	case strings.Contains(argv0, "go-build") || strings.HasSuffix(argv0, ".test"):
 		return "go run ./cmd/loom-conform"
-	case strings.ContainsAny(argv0, " \t'\"$\\"):
-		return "'" + strings.ReplaceAll(argv0, "'", `'\''`) + "'"
 	}
-	return argv0
+	return shq.Quote(argv0)
 }
 
 // positiveDuration refuses a timeout that is not positive.
 func positiveDuration(flag string, d interface{ Nanoseconds() int64 }) error {
 	if d.Nanoseconds() <= 0 {
 		return fmt.Errorf("%s %v: want a positive duration such as 10s", flag, d)
+	}
+	return nil
+}
+
+// needs refuses a flag given without the flag it only makes sense with (needs[flag] = required
+// flag): silently ignored, it would let a run look stricter than it was.
+func needs(cmd *cobra.Command, needs map[string]string) error {
+	for flag, other := range needs {
+		if cmd.Flags().Changed(flag) && !cmd.Flags().Changed(other) {
+			return badInput("%s: --%s needs --%s", cmd.Name(), flag, other)
+		}
 	}
 	return nil
 }

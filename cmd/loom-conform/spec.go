@@ -19,18 +19,26 @@ func newSpecCmd() *cobra.Command {
 		Use:   "spec [--coverage [--proofs DIR] [--strict]] [--json] [--interpretations]",
 		Short: "List the specification's normative clauses, or their coverage by checks",
 		Long: `List every normative clause of the kernel specification and ADR 0026 (id, section, level,
-source, paraphrase). Interpretations — our decisions where the spec is silent — are clauses
-with source "interpretation".
+source, tier, paraphrase). Interpretations — our decisions where the spec is silent — are clauses
+with source "interpretation", each with a tier (DESIGN §7.1): "protocol" (this harness's own
+bridge, wire, vector or report protocol: required), "consequence" (follows from the spec or ADR
+words it quotes: required) or "choice" (the spec is silent and we recommend: recommended, never
+blocking a certificate except under --strict). Spec and ADR clauses show "-": their source
+makes them required. --json adds each interpretation's note and, for a consequence, the quoted
+words ("rests").
 
 --coverage prints the clause × check matrix: for each clause the checks (tests, properties,
-kit checks, vectors) that enforce it ("linked"), then covered/uncovered counts per level.
+kit checks, vectors) that enforce it ("linked"), then linked/unlinked counts per level, per
+tier and per requirement (required, recommended).
 A clause is "proven" when a registered mutant (a deliberately broken store, fold, kernel hook,
 gate, emit checker or bridge) that violates it was rejected, in a recorded test run, by a check
 linked to it. Proof records are written by the test suite when LOOM_CONFORM_PROOFS names a
 directory (make test does this); --proofs DIR (default: $LOOM_CONFORM_PROOFS) reads them and
-adds the proven column and tallies by level, source (spec, adr, interpretation) and form
-(RFC 2119 keyword, declarative sentence, our decision), the proven share of spec-sourced MUST
-clauses and the unproven ones with why. Without records the report says "proven: not measured".
+adds the proven column and tallies by level, source (spec, adr, interpretation), form (RFC 2119
+keyword, declarative sentence, our decision), tier and requirement, the proven share of
+spec-sourced MUST clauses and of those carrying the RFC 2119 keyword, the unproven ones with
+why, and the proven clauses resting on a single mutant's kills. Without records the report says
+"proven: not measured".
 --strict (with --proofs) exits 1 when a registered mutant has no recorded kill, when a killed
 mutant has a clause no kill by a check linked to that clause backs, or when fewer than 90 % of
 spec-sourced MUST clauses are proven.
@@ -38,6 +46,9 @@ spec-sourced MUST clauses are proven.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
+			if err := needs(cmd, map[string]string{"strict": "coverage", "proofs": "coverage"}); err != nil {
+				return err
+			}
 			switch {
 			case interpretations:
 				return spec.RenderInterpretations(out)
@@ -49,7 +60,7 @@ spec-sourced MUST clauses are proven.
 				return enc.Encode(spec.Clauses())
 			}
 			for _, c := range spec.Clauses() {
-				if _, err := fmt.Fprintf(out, "%-48s %-9s %-8s %-14s %s\n", c.ID, c.Section, c.Level, c.Source, c.Summary); err != nil {
+				if _, err := fmt.Fprintf(out, "%-48s %-9s %-8s %-14s %-11s %s\n", c.ID, c.Section, c.Level, c.Source, c.TierName(), c.Summary); err != nil {
 					return err
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
@@ -112,6 +113,10 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 				}
 			}
 			var folder vectors.Folder = vectors.Reference{}
+			if cmd.Flags().Changed("exec") && strings.TrimSpace(o.exec) == "" {
+				// An unset variable ($FOLD) would otherwise test the reference against itself.
+				return badInput("vectors: --exec is empty: name the foreign fold command (an unset $FOLD?)")
+			}
 			if o.exec != "" {
 				argv, err := vectors.SplitArgs(o.exec)
 				if err != nil {

@@ -16,7 +16,7 @@ func buildCLI(t *testing.T) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go is not on PATH")
+		t.Fatalf("go is not on PATH: the test builds the CLI with it: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "loom-conform")
 	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {

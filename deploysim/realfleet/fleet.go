@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim"
+	"github.com/loom-kernel/loom-conform/internal/childproc"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -139,6 +140,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		name := fmt.Sprintf("w%d", born)
 		cmd := workerCommand(cfg, schema, name)
 		cmd.Stdout, cmd.Stderr = cfg.Log, cfg.Log
+		cmd.SysProcAttr = childproc.Attr() // a worker dies with the simulation, even a SIGKILLed one
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("starting worker %s: %w", name, err)
 		}

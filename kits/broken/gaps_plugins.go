@@ -16,7 +16,7 @@ import (
 
 func gapContentStores() []gap[spi.ContentStore] {
 	type C = spi.ContentStore
-	owners := []string{"I-PLUGIN-3", "I-PLUGIN-14", "I-STORE-4"}
+	owners := []string{"I-PLUGIN-3", "I-PLUGIN-14"}
 	return []gap[C]{
 		g("owners-fold-case", "owners are keyed lower-cased, so owners differing only by case read each other's content", "contentstore/owners-apart-every-method", owners,
 			func() C { return ownersRekeyed{newCS(), strings.ToLower} }),
@@ -162,7 +162,7 @@ func (s putRaceRefused) PutStream(ctx context.Context, r io.Reader) (spi.Content
 
 func gapDurableStateStores() []gap[spi.DurableStateStore] {
 	type D = spi.DurableStateStore
-	keys := []string{"I-PLUGIN-14", "I-PLUGIN-7", "I-STORE-4"}
+	keys := []string{"I-PLUGIN-14", "I-PLUGIN-7"}
 	return []gap[D]{
 		g("delete-folds-case", "delete matches keys case-insensitively, deleting every key that differs only by case", "durablestatestore/keys-apart-every-method", keys,
 			func() D { return deleteFoldsCaseDS{newDS(), &keyIndex{keys: map[string]bool{}}} }),
@@ -385,9 +385,9 @@ func gapReadModelStores() []gap[spi.ReadModelStore] {
 	return []gap[R]{
 		g("ids-collated", "query orders ids case-insensitively (a before B) and pages in that order", "readmodelstore/query-byte-order", []string{"I-PLUGIN-10", "I-PLUGIN-14", "I-STORE-28"},
 			func() R { return idsCollated{newTable()} }),
-		g("ids-trimmed", "ids are kept in a fixed-width column that drops trailing spaces, so \"x\" and \"x \" are one document", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-STORE-4"},
+		g("ids-trimmed", "ids are kept in a fixed-width column that drops trailing spaces, so \"x\" and \"x \" are one document", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10"},
 			func() R { return idsTrimmed{newRM()} }),
-		g("models-normalised", "model names are NFC-normalised, so models differing only in normal form share documents and cursors", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9", "I-STORE-4"},
+		g("models-normalised", "model names are NFC-normalised, so models differing only in normal form share documents and cursors", "readmodelstore/ids-apart-every-method", []string{"I-PLUGIN-14", "I-PLUGIN-10", "I-PLUGIN-9"},
 			func() R { return modelsNormalised{newRM()} }),
 		g("upsert-merges-objects", "an upsert of an object merges its keys into the stored object (jsonb ||)", "readmodelstore/upsert-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-10"},
 			func() R { return upsertMerges{newTable()} }),

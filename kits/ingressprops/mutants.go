@@ -15,7 +15,7 @@ func Mutants() []spec.Mutant {
 		return spec.Mutant{ID: "emit-checker/userspace/" + name, Kind: "emit-checker", Defect: defect, Clauses: clauses, CaughtBy: []string{"ingressprops/emit-properties"}, Where: emits}
 	}
 	return []spec.Mutant{
-		g("timer-without-wakeat-accepted", "TIMER_FIRED wakes a park that recorded no wakeAt", "S5.ingress.timer-needs-wakeat", "S5.ingress.always"),
+		g("timer-without-wakeat-accepted", "TIMER_FIRED wakes a park that recorded no wakeAt", "S5.ingress.timer-needs-wakeat"),
 		g("null-after-parked-failure-accepted", "a null answer after a parked failure is accepted", "S4.ingress.null-after-parked-failure"),
 		g("shape-before-identity", "the shape gate runs before identity and the ingress rules", "S5.order.identity-ingress-shape"),
 		g("kernel-namespace-off", "a forged kernel event type answers the gate", "S5.ingress.kernel-namespace"),
@@ -31,13 +31,16 @@ func Mutants() []spec.Mutant {
 		g("gate-ignored", "any event type answers the parked gate", "S5.ingress.gate-match"),
 		g("answers-twice", "an answer records EXECUTION_RESUMED twice", "S5.ingress.one-entry-per-suspend"),
 		g("reopen-with-payload", "resumeAs onto a terminal execution re-opens it with a payload, not null", "S5.ingress.resumeas-terminal-null"),
-		g("verdict-not-recorded", "the resume of an in-doubt park is recorded without its verdict", "S5.ingress.indoubt-verdict-recorded", "S5.decide.verdict-beside-indoubt"),
+		g("verdict-not-recorded", "the resume of an in-doubt park is recorded without its verdict", "S5.ingress.indoubt-verdict-recorded"),
 		g("resumeas-unparked-gate-checked", "resumeAs onto a crashed or terminal execution refuses an event that does not match a gate", "S5.resumeas.crashed-namespace-only"),
 		g("approval-not-recorded", "the authenticator's approval is left out of the log", "S5.auth.approval-recorded"),
 		g("rejected-logged", "a resume the authenticator rejected is logged", "S5.auth.rejected-not-logged", "S5.ingress.refusal-appends-nothing"),
 		g("no-shape-gate", "the shape gate never runs", "S5.schema.parse-before-append", "S5.schema.refuse-still-parked"),
 		g("transform-not-recorded", "a resumeAs transform's result is not recorded in EXECUTION_MIGRATED", "S5.resumeas.transform-recorded"),
 		g("transform-failure-ignored", "a failing resumeAs transform is skipped and the migration goes ahead", "S5.resumeas.transform-fail-refuses"),
+		g("delivered-event-stamped", "the caller's delivered event is recorded with a flowEmit stamp, so it counts in _flowEmits: a resume-typed event moves the fold and refusing one is no longer fold-identical",
+			"S5.ingress.refusal-fold-identical", "I-KERNEL-50"),
+		g("absent-schema-stringified", "with no resumeSchemas entry for the gate the answer is recorded as its JSON text, not as sent", "S5.schema.absent-unchanged"),
 		e("step-completed-allowed", "a userspace STEP_COMPLETED is accepted", "S5.emit.userspace-kernel-refused"),
 		e("relay-forwards-the-seven", "the relay forwards kernel and reserved types as if the flow emitted them", "S5.emit.relay-app-only"),
 		e("no-effect-rewrite", "an effect's decision emit is not rewritten", "S5.emit.effect-decision-rewritten"),

@@ -238,6 +238,37 @@ var moreMutants = map[string]Gate{
 		}
 		return p, err
 	},
+	// Records the caller's delivered event with a flowEmit stamp, as if the flow had emitted it, so
+	// the delivered event counts in _flowEmits: it contributes to the fold, and refusing it is no
+	// longer fold-identical.
+	"delivered-event-stamped": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		for i, a := range p.Appends {
+			if err == nil && a.EventType == req.EventType {
+				p.Appends[i].Metadata = json.RawMessage(`{"flowEmit":"0123456789abcdef"}`)
+			}
+		}
+		return p, err
+	},
+	// With no resumeSchemas entry for the gate, records the answer as its JSON text (a string)
+	// instead of the value the caller sent.
+	"absent-schema-stringified": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
+		p, err := ingress.Evaluate(ctx, st, f, req, o)
+		schemas := o.ResumeSchemas
+		if req.As != nil {
+			schemas = req.As.ResumeSchemas
+		}
+		if err != nil || !p.Answers || schemas[req.EventType] != nil {
+			return p, err
+		}
+		text, _ := json.Marshal(string(req.Payload))
+		for i, a := range p.Appends {
+			if a.EventType == req.EventType || a.EventType == "EXECUTION_RESUMED" {
+				p.Appends[i].Payload = text
+			}
+		}
+		return p, err
+	},
 	// A failing transform is skipped and the migration goes ahead without it.
 	"transform-failure-ignored": func(ctx context.Context, st fold.State, f ingress.Facts, req ingress.Request, o ingress.Options) (ingress.Plan, error) {
 		p, err := ingress.Evaluate(ctx, st, f, req, o)

@@ -59,7 +59,7 @@ var clauses = map[string][]string{
 		"S5.schema.parse-before-append", "S5.schema.resumeas-target", "S5.resumeas.transform-fail-refuses",
 		"I-KERNEL-52", "I-KERNEL-53", "I-KERNEL-54", "I-KERNEL-55", "I-KERNEL-56", "I-KERNEL-58", "I-KERNEL-59"},
 	CheckNoPlan:     {"S5.ingress.refusal-appends-nothing", "S5.auth.rejected-not-logged", "S5.schema.refuse-still-parked"},
-	CheckPlan:       {"S5.ingress.redrive-no-resumed", "S5.ingress.resumeas-terminal-null", "S5.ingress.indoubt-verdict-recorded", "S5.auth.approval-recorded", "S5.schema.record-parsed", "I-KERNEL-50"},
+	CheckPlan:       {"S5.ingress.redrive-no-resumed", "S5.ingress.resumeas-terminal-null", "S5.ingress.indoubt-verdict-recorded", "S5.auth.approval-recorded", "S5.schema.record-parsed", "S5.schema.absent-unchanged", "I-KERNEL-50"},
 	CheckGateNamed:  {"S5.ingress.gate-match", "I-KERNEL-51"},
 	CheckStateMoves: {"S5.ingress.one-entry-per-suspend", "S4.fold.failed-while-parked-cleared", "S4.v1_20.null-resume-no-passthrough", "S5.resumeas.transform-recorded", "S5.decide.verdict-beside-indoubt"},
 	CheckBuilder:    {"S4.fold.status-execution-only"},

@@ -1,15 +1,13 @@
 package fold
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/internal/srcimports"
 )
 
 // forbiddenImports could give the fold a wall clock, randomness or ambient input.
@@ -18,18 +16,14 @@ var forbiddenImports = map[string]bool{"time": true, "os": true, "math/rand": tr
 
 // ambientImports returns the forbidden packages src imports.
 func ambientImports(name string, src []byte) ([]string, error) {
-	af, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
-	if err != nil {
-		return nil, err
-	}
+	paths, err := srcimports.Of(name, src)
 	var out []string
-	for _, imp := range af.Imports {
-		path, _ := strconv.Unquote(imp.Path.Value)
+	for _, path := range paths {
 		if forbiddenImports[path] {
 			out = append(out, path)
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 // Reference: spec §1 P2 — the fold reads no wall clock, randomness or ambient input: no

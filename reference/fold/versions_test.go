@@ -357,18 +357,6 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 }
 
-// Reference: spec §4 1.24.0 — evidence order: stamped entries by seq, each unstamped entry right
-// after the stamped entry preceding it in map order.
-func TestDecisionEvidenceOrder(t *testing.T) {
-	d := func(seq int64, has bool) Decision { return Decision{Choice: rawOne, Seq: seq, HasSeq: has} }
-	s := Empty()
-	s.Variables.Decisions = map[string]Decision{
-		"a": d(5, true), "b": d(0, false), "c": d(2, true), "d": d(0, false), "0": d(0, false), "e": d(9, true),
-	}
-	got := DecisionEvidenceOrder(s)
-	diff(t, "fold/evidence-order", []string{"S4.v1_24.evidence-order", "I-FOLD-19"}, "DecisionEvidenceOrder", []string{"0", "c", "d", "a", "b", "e"}, got)
-}
-
 // Reference: spec §4 1.23.0 — waits[] fold into _waits; the park's end removes them.
 func TestSuspendedWaits(t *testing.T) {
 	park := ev{"EXECUTION_SUSPENDED", `{"on":"sel","waits":[{"waitId":"w1","topic":"t"},{"waitId":"w2"},{"waitId":1},"x"]}`, ""}

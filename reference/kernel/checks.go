@@ -46,6 +46,7 @@ func Checks() []spec.Check {
 		t("ResumeAuthenticatorRecordedOrRejected", "S5.auth.may-gate", "S5.auth.approval-recorded", "S5.auth.rejected-not-logged", "S5.order.identity-ingress-shape"),
 		t("EmitDigestCanonicalForm", "S3.emit.canonical-form", "S3.emit.identity"),
 		t("DriveRefusesCrashedExecution", "S5.ingress.always", "I-KERNEL-1"),
+		t("PlacementCarriesNoProviderLogic", "S6.placement.kernel-concern"),
 		t("SuspendConfigAndRouting", "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional", "S5.resume.correlation-not-required"),
 		t("SuspendRefusals", "I-KERNEL-6", "I-KERNEL-21"),
 		t("SameStepIDServedLive", "S41.typed.same-id-live", "S41.typed.replay-substitution"),

@@ -181,6 +181,9 @@ type Hooks struct {
 	ResumeAsRunsSource   bool // resumeAs records the migration but re-runs the source flow
 	AuthorizerSkipsAs    bool // the execution authorizer is not consulted on a resumeAs
 	ResourcesRunOnly     bool // EffectContext.Resources shows only this run's metering, not the execution's totals
+	RouteByCorrelation   bool // a resume goes to the first execution (by id) parked on the same gate with the addressed one's correlationKey
+	GateOptIn            bool // with no authenticator wired the ingress gate is skipped: the event and EXECUTION_RESUMED are appended as sent
+	VerdictWithoutFact   bool // an in-doubt verdict is honoured without the kernel's EFFECT_INDOUBT beside it
 	// DecisionSeqInPayload, at profile 1.24.0 and later, writes the folded seq into the
 	// DECISION_RECORDED payload as well (breaks S4.v1_24.wire-unchanged: 1.24.0 changed no event
 	// bytes; seq is taken from the envelope).

@@ -7,6 +7,7 @@ import (
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // ResumeSchema is one resumeSchemas entry (spec §5): it parses a gate's payload and returns the
@@ -76,6 +77,9 @@ func (rt *Runtime) ResumeAs(ctx context.Context, executionID string, req ResumeA
 // ingest runs a request through the ingress gate and, when accepted, appends its plan as one
 // atomic batch and re-runs the flow.
 func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.Request) (Result, error) {
+	if rt.cfg.Hooks.RouteByCorrelation {
+		executionID = rt.routeByCorrelation(ctx, executionID)
+	}
 	req.ExecutionID = executionID
 	v, err := rt.readGate(ctx, executionID)
 	if err != nil {
@@ -99,6 +103,10 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 		opts.Authorizer = nil
 	}
 	plan, err := ingress.Evaluate(ctx, st, facts, req, opts)
+	if rt.cfg.Hooks.GateOptIn && opts.Authenticator == nil && req.As == nil && req.EventType != manifest.ExecutionRecovered {
+		plan, err = ingress.Plan{Appends: []ingress.Append{{EventType: req.EventType, Payload: req.Payload},
+			{EventType: manifest.ExecutionResumed, Payload: req.Payload}}}, nil
+	}
 	if err != nil {
 		return Result{ExecutionID: executionID, Status: st.Status}, err
 	}
@@ -142,4 +150,34 @@ func wakeAtOf(st fold.State) (int64, bool) {
 		return 0, false
 	}
 	return *on.WakeAt, true
+}
+
+// routeByCorrelation is the RouteByCorrelation defect: the resume goes to the first execution,
+// by id, parked on the same gate under the addressed execution's correlationKey (spec §5 routes by
+// executionId only).
+func (rt *Runtime) routeByCorrelation(ctx context.Context, executionID string) string {
+	type park struct{ On, CorrelationKey string }
+	parkOf := func(id string) (park, bool) {
+		st, err := rt.State(ctx, id)
+		var p park
+		if err != nil || st.Status != fold.StatusSuspended || json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &p) != nil {
+			return park{}, false
+		}
+		return p, p.CorrelationKey != ""
+	}
+	lister, ok := rt.cfg.Store.(spi.ExecutionLister)
+	want, keyed := parkOf(executionID)
+	if !ok || !keyed {
+		return executionID
+	}
+	page, err := lister.ListExecutionsPage(ctx, "", 1000)
+	if err != nil {
+		return executionID
+	}
+	for _, id := range page.ExecutionIDs {
+		if p, ok := parkOf(id); ok && p == want {
+			return id
+		}
+	}
+	return executionID
 }

@@ -16,7 +16,7 @@ import (
 func (c *Context) inDoubt(stepID string, f frameRec) (json.RawMessage, bool, error) {
 	r := c.r
 	choice, ok := r.decisions[ingress.VerdictDecisionID(stepID, int64(f.attempt))]
-	if ok && !r.inDoubtFact(stepID, f.attempt) {
+	if ok && !r.rt.cfg.Hooks.VerdictWithoutFact && !r.inDoubtFact(stepID, f.attempt) {
 		// spec §5: a verdict is honoured only beside the kernel's EFFECT_INDOUBT for the same step
 		// and attempt; a verdict without one is not a verdict.
 		r.rt.cfg.Warn(Warning{ExecutionID: r.execID, Code: "verdict-without-indoubt", Clauses: []string{"S5.decide.verdict-beside-indoubt"},

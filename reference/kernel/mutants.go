@@ -123,6 +123,12 @@ func hookMutants() []hookMutant {
 			func(h *Hooks) { h.AuthorizerSkipsAs = true }, by("kernel/AuthorizerSeesResumeAs"), "I-KERNEL-51", "S5.resumeas.parked-all-rules"),
 		h("resources-run-only", "EffectContext.resources shows only this run's metering, not the execution's totals", own,
 			func(h *Hooks) { h.ResourcesRunOnly = true }, by("kernel/EffectReadsExecutionResources"), "S8.resources.metered-per-effect"),
+		h("routes-by-correlation-key", "a resume goes to the first execution parked on the same gate with the addressed one's correlationKey, not to the execution it names", own,
+			func(h *Hooks) { h.RouteByCorrelation = true }, by("kernel/SuspendConfigAndRouting"), "S5.resume.by-execution-id"),
+		h("gate-opt-in", "with no authenticator wired a resume skips the ingress gate: the caller's event and an EXECUTION_RESUMED are appended as sent", own,
+			func(h *Hooks) { h.GateOptIn = true }, by("kernel/ResumeRefusalsAppendNothing"), "S5.ingress.always"),
+		h("verdict-without-fact", "an in-doubt verdict decision is honoured with no EFFECT_INDOUBT for its step and attempt beside it", own,
+			func(h *Hooks) { h.VerdictWithoutFact = true }, by("kernel/VerdictWithoutInDoubtFactIgnored"), "S5.decide.verdict-beside-indoubt"),
 		h("meter-dimension-renamed", "RESOURCE_METERED names the tokens dimension tokenCount", own,
 			func(h *Hooks) { h.MeterDimensionNames = true }, by("kernel/ResourcesMeteredAndBudget"), "S8.resources.dimensions"),
 		h("drops-code-hash", "omits EXECUTION_STARTED codeHash", golden, func(h *Hooks) { h.DropCodeHash = true }, goldens, replay),
@@ -136,13 +142,17 @@ func hookMutants() []hookMutant {
 	}
 }
 
-// Mutants registers every Hooks mutant of the reference kernel.
+// Mutants registers every Hooks mutant of the reference kernel, and the kernel source that
+// places executions on a cloud provider's API (TestPlacementCarriesNoProviderLogic).
 func Mutants() []spec.Mutant {
 	var out []spec.Mutant
 	for _, hm := range hookMutants() {
 		out = append(out, hm.m)
 	}
-	return out
+	return append(out, spec.Mutant{ID: "kernel-source/placement/cloud-sdk", Kind: "kernel-source",
+		Defect:  "a kernel source file places executions through a cloud provider's SDK (ECS) instead of the dispatcher seam",
+		Clauses: []string{"S6.placement.kernel-concern"}, CaughtBy: []string{"kernel/PlacementCarriesNoProviderLogic"},
+		Where: "reference/kernel:TestPlacementCarriesNoProviderLogic"})
 }
 
 // MutantHooks returns the Hooks that build the registered mutant id, and whether id is one.

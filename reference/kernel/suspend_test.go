@@ -28,8 +28,9 @@ func TestSuspendConfigAndRouting(t *testing.T) {
 		failf(t, "suspend/config", []string{"S5.suspend.config"}, "_suspendedOn", got, "on, timeout, wakeAt and correlationKey recorded")
 	}
 	h.ok(h.rt.Resume(ctx, "y", "approve", json.RawMessage(`"for-y"`)))
-	if st := h.state("x"); st.Status != fold.StatusSuspended {
-		failf(t, "suspend/routing", []string{"S5.resume.by-execution-id"}, "x after resuming y", st.Status, "still suspended")
+	if st := h.state("x"); st.Status != fold.StatusSuspended || len(st.Variables.ResumePayloads) != 0 {
+		failf(t, "suspend/routing", []string{"S5.resume.by-execution-id"}, "x after resuming y", []any{st.Status, len(st.Variables.ResumePayloads)},
+			"still suspended on its first gate, no answer recorded")
 	}
 	res := h.ok(h.rt.Resume(ctx, "y", "confirm", json.RawMessage(`2`)))
 	if string(res.Output) != `["for-y",2]` {

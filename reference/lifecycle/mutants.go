@@ -29,7 +29,7 @@ func HookMutants() []Mutant {
 		m("prunes-latest-snapshot", "pruneSnapshots deletes the latest snapshot too", "lifecycle/prune-snapshots",
 			func(h *Hooks) { h.PruneLatest = true }, "S7.ss.prune-range", "I-LIFECYCLE-2"),
 		m("dry-run-deletes", "pruneSnapshots({dryRun}) deletes", "lifecycle/prune-snapshots",
-			func(h *Hooks) { h.PruneIgnoresDryRun = true }, "S7.ss.list-sequences", "I-LIFECYCLE-2"),
+			func(h *Hooks) { h.PruneIgnoresDryRun = true }, "I-LIFECYCLE-2"),
 		m("claims-fencing", "reports fencing on a store that omits acquireFence", "lifecycle/no-fence-single-node",
 			func(h *Hooks) { h.ClaimFencing = true }, "S7.es.no-fence-single-node"),
 		m("ignores-store-now", "uses the injected clock even when the store has storeNow", "lifecycle/store-now-fallback",

@@ -32,6 +32,8 @@ func Checks() []spec.Check {
 			Where: "reference/stores/sqlite:TestSnapshotsOutOfBand"},
 		spec.Check{ID: "stores/postgres/store-now-database-time", Kind: spec.KindTest, Clauses: []string{"S7.es.store-now"},
 			Where: "reference/stores/postgres:TestStoreNowIsDatabaseTime"},
+		spec.Check{ID: "stores/kits-on-reference-impls", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls"},
+			Where: "reference/stores:TestKitsRunOnReferenceStores"},
 	)
 	return out
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
 
@@ -48,7 +48,7 @@ func (f *Finding) VectorFile() []byte {
 
 // Reproduce is the one-line command that finds this disagreement again.
 func (f *Finding) Reproduce(exec string) string {
-	return fmt.Sprintf("loom-conform vectors fuzz --exec %s --seed %d --count 1 --profile %s", shellQuote(exec), f.Seed, f.Profile.Version())
+	return fmt.Sprintf("loom-conform vectors fuzz --exec %s --seed %d --count 1 --profile %s", shq.Quote(exec), f.Seed, f.Profile.Version())
 }
 
 // Summary says in two lines what each fold answered for the minimal log.
@@ -79,9 +79,4 @@ func compact(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-// shellQuote quotes s for a POSIX shell (and for vectors.SplitArgs).
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/internal/testenv"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/loom-kernel/loom-conform/vectors/fuzz"
@@ -163,7 +163,7 @@ func TestShrinkToMinimal(t *testing.T) {
 		return false
 	}
 	if !disagree(c) {
-		t.Skip("seed log does not fold") // the generator's logs fold unless made hostile
+		t.Fatal("vectors/fuzz-shrink: the seed log does not fold, want one the generator makes foldable (only hostile logs refuse)")
 	}
 	m := fuzz.Shrink(c, disagree)
 	if len(m.Events) != 1 || !disagree(m) {
@@ -182,13 +182,7 @@ func TestShrinkToMinimal(t *testing.T) {
 func TestFuzzFindsJavaScriptDeviation(t *testing.T) {
 	const mutant, check = "fold/vectors/foreign-js-numeric-strings", "vectors/fuzz-finds-js-deviation"
 	proof.Registered(t, fuzz.Mutants(), "vectors/fuzz:TestFuzzFindsJavaScriptDeviation", []string{mutant})
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: node is not on PATH and CI=true", check)
-		}
-		t.Skip("node is not on PATH: install Node.js to run the JavaScript deviant fold")
-	}
+	node := testenv.LookPath(t, "node", "install Node.js to run the JavaScript deviant fold")
 	p, err := vectors.NewProcess([]string{node, "../testdata/foreignfold/deviant-fold.js", os.Args[0], foreignFoldArg}, "")
 	if err != nil {
 		t.Fatal(err)

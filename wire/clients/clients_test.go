@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/internal/testenv"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -26,12 +27,7 @@ import (
 func need(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed; the acceptance client must run under CI (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s is not installed; install it (or run .ci/run) to run this acceptance client", tool)
-		}
+		testenv.LookPath(t, tool, "install it (or run .ci/run) to run this acceptance client")
 	}
 }
 

@@ -2,7 +2,6 @@ package faultproxy
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -18,6 +17,9 @@ type Proxy struct {
 	conns  map[net.Conn]struct{}
 	cuts   int
 	closed bool
+	// thawed is closed while bytes flow; Freeze replaces it with an open channel every pipe
+	// waits on, as a stopped server's peers wait.
+	thawed chan struct{}
 	wg     sync.WaitGroup
 }
 
@@ -31,13 +33,62 @@ func New(upstream string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{ln: ln, upstream: u.Host, conns: map[net.Conn]struct{}{}}
+	p := start(ln, u.Host)
 	pu := *u
 	pu.Host = ln.Addr().String()
 	p.url = pu.String()
+	return p, nil
+}
+
+// NewTCP starts a proxy on a loopback port in front of the TCP address upstream (host:port), for
+// a peer that is not HTTP, such as a database. Addr is where to connect.
+func NewTCP(upstream string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return start(ln, upstream), nil
+}
+
+func start(ln net.Listener, upstream string) *Proxy {
+	thawed := make(chan struct{})
+	close(thawed)
+	p := &Proxy{ln: ln, upstream: upstream, conns: map[net.Conn]struct{}{}, thawed: thawed}
 	p.wg.Add(1)
 	go p.accept()
-	return p, nil
+	return p
+}
+
+// Addr is the proxy's listening address (host:port).
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Freeze stops every byte both ways, on open connections and on those accepted later, until Thaw:
+// what a peer of a SIGSTOPped server sees. Connections stay open.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.thawed:
+		p.thawed = make(chan struct{})
+	default: // already frozen
+	}
+}
+
+// Thaw lets bytes flow again after Freeze.
+func (p *Proxy) Thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.thawed:
+	default:
+		close(p.thawed)
+	}
+}
+
+func (p *Proxy) gate() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.thawed
 }
 
 // URL is the upstream URL with the proxy's address.
@@ -87,7 +138,19 @@ func (p *Proxy) track(cs ...net.Conn) bool {
 
 func (p *Proxy) pipe(dst, src net.Conn) {
 	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			<-p.gate() // frozen: hold the bytes until Thaw (or until Close closes dst)
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
 	dst.Close()
 	src.Close()
 	p.mu.Lock()
@@ -108,13 +171,15 @@ func (p *Proxy) Cut() {
 	}
 }
 
-// Close stops the proxy and closes every connection.
+// Close stops the proxy and closes every connection: new connections are refused, as by a killed
+// server. A frozen proxy is thawed first so its pipes end.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
 	err := p.ln.Close()
 	p.Cut()
+	p.Thaw()
 	p.wg.Wait()
 	return err
 }

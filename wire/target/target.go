@@ -58,6 +58,11 @@ type Running struct {
 	Pauser Pauser
 	// Stop tears the target down (a container is removed); safe to call more than once.
 	Stop func(ctx context.Context) error
+	// Alive reports whether the parts of the target the harness can see are up: nil when they
+	// are, else an error naming the component that is gone or frozen ("the bridge process (pid 7)
+	// exited: signal: killed", "the database … does not answer"). nil Alive means the target has
+	// no such parts (a URL); the harness then relies on the handshake probe alone.
+	Alive func(ctx context.Context) error
 }
 
 // Pauser freezes and thaws a bridge (docker pause, SIGSTOP) for fault checks.

@@ -24,13 +24,13 @@ func mk(name, defect, catch string, clauses []string, h memory.Hooks) Broken {
 func Dispatchers() []Broken {
 	return []Broken{
 		mk("lose-on-crash", "a package whose lease expired unacked is dropped, not re-delivered", "dispatcher/redeliver-after-crash",
-			[]string{"S6.resume.is-migration", "I-DISPATCH-3"}, memory.Hooks{LoseExpired: true}),
+			[]string{"I-DISPATCH-3"}, memory.Hooks{LoseExpired: true}),
 		mk("double-deliver", "a live lease does not stop a second delivery to another worker", "dispatcher/exclusive-lease",
-			[]string{"I-DISPATCH-4", "S6.fencing.zombie"}, memory.Hooks{IgnoreLease: true}),
+			[]string{"I-DISPATCH-4"}, memory.Hooks{IgnoreLease: true}),
 		mk("dead-lease-lives", "heartbeat and ack of an expired, re-delivered lease succeed", "dispatcher/dead-lease-refused",
-			[]string{"S6.fencing.zombie", "I-DISPATCH-4"}, memory.Hooks{AcceptDeadLease: true}),
+			[]string{"I-DISPATCH-4"}, memory.Hooks{AcceptDeadLease: true}),
 		mk("any-target", "a package pinned to an unregistered target is queued instead of refused", "dispatcher/unknown-target-refused",
-			[]string{"S6.placement.compute-target", "I-DISPATCH-5"}, memory.Hooks{AcceptAnyTarget: true}),
+			[]string{"I-DISPATCH-5"}, memory.Hooks{AcceptAnyTarget: true}),
 		mk("ignore-target", "a pinned package is delivered to a worker that does not serve its target", "dispatcher/target-routing",
 			[]string{"S6.placement.compute-target", "I-DISPATCH-5"}, memory.Hooks{IgnoreTarget: true}),
 		mk("adds-state", "the delivered package carries the execution's state in its hints", "dispatcher/coordinates-only",

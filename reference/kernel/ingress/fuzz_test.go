@@ -42,9 +42,9 @@ func FuzzGate(f *testing.F) {
 		events := build(fuzzLog(log)...)
 		st, err := fold.Fold(fold.Current(), nil, events)
 		if err != nil {
-			// Seeds like testdata's "!EXECUTION_RESUMED {}}" pin that the fold refuses a log;
-			// there is then no state for the gate to agree with.
-			t.Skipf("the fold refuses this log, nothing to compare: %v", err)
+			// Seeds like testdata's "!EXECUTION_RESUMED {}}" pin that the fold refuses a log
+			// (without a panic); there is then no state for the gate to agree with.
+			return
 		}
 		for _, p := range fold.Profiles() {
 			pst, err := fold.Fold(p, nil, events)
@@ -61,7 +61,7 @@ func FuzzGate(f *testing.F) {
 			t.Fatalf("FactsFrom on a log the fold accepts = %v", err)
 		}
 		if !json.Valid([]byte(payload)) || eventType == "" {
-			t.Skipf("no request to evaluate: event type %q, payload valid JSON %v", eventType, json.Valid([]byte(payload)))
+			return // no request to evaluate
 		}
 		for _, opts := range []Options{{}, {Authenticator: allowAll}} {
 			p, err := Evaluate(context.Background(), st, facts, Request{EventType: eventType, Payload: json.RawMessage(payload)}, opts)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loom-kernel/loom-conform/internal/testenv"
 )
 
 // DSNEnv is the environment variable tests read the PostgreSQL DSN from (scripts/pg-start.sh sets it).
@@ -20,10 +22,7 @@ func TestDSN(t testing.TB) string {
 	if dsn != "" {
 		return dsn
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not set and CI=true: PostgreSQL tests must run in CI (start one with: eval \"$(scripts/pg-start.sh)\")", DSNEnv)
-	}
-	t.Skipf("PostgreSQL tests skipped: set %s (eval \"$(scripts/pg-start.sh)\"; stop with scripts/pg-stop.sh)", DSNEnv)
+	testenv.Missing(t, fmt.Sprintf("PostgreSQL: set %s (eval \"$(scripts/pg-start.sh)\"; stop with scripts/pg-stop.sh)", DSNEnv))
 	return ""
 }
 
