@@ -114,15 +114,22 @@ func HandshakeLatencies(url string, n int, timeout time.Duration) []time.Duratio
 // the number it holds in open: a quarter connect and send nothing, a quarter send part of their
 // headers and then a byte every few seconds, a quarter send headers and one body byte and then a
 // byte every few seconds, a quarter make one request and keep the connection idle. A connection
-// the server closes is opened again.
-func SlowClients(ctx context.Context, addr string, n int, open *atomic.Int64) {
+// the server closes is opened again after reopen (slowloris re-creates its dead sockets once per
+// loop; 0 is a connection flood), or never when reopen is negative. started counts the slow clients that have made their first
+// attempt.
+func SlowClients(ctx context.Context, addr string, n int, reopen time.Duration, open, started *atomic.Int64) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			first := true
 			for ctx.Err() == nil {
 				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+				if first {
+					started.Add(1) // it has tried once
+					first = false
+				}
 				if err != nil {
 					sleepCtx(ctx, 200*time.Millisecond)
 					continue
@@ -131,6 +138,11 @@ func SlowClients(ctx context.Context, addr string, n int, open *atomic.Int64) {
 				slow(ctx, c, i%4)
 				open.Add(-1)
 				c.Close()
+				if reopen < 0 {
+					<-ctx.Done()
+					return
+				}
+				sleepCtx(ctx, reopen)
 			}
 		}()
 	}

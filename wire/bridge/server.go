@@ -372,21 +372,31 @@ func streamResult(w http.ResponseWriter, id json.RawMessage, body func(*bufio.Wr
 	_ = bw.Flush()
 }
 
+// writeEnvelopes writes envs as a JSON array through one json.Encoder, whose buffer is reused
+// from envelope to envelope: answering a read allocates about one envelope's encoding, not one per
+// envelope. The Encoder's newline after each value is dropped, so the bytes are json.Marshal's.
 func writeEnvelopes(bw *bufio.Writer, envs []spi.Envelope) error {
 	_ = bw.WriteByte('[')
+	enc := json.NewEncoder(dropNewline{bw})
 	for i, e := range envs {
 		if i > 0 {
 			_ = bw.WriteByte(',')
 		}
-		b, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		if _, err := bw.Write(b); err != nil {
+		if err := enc.Encode(e); err != nil {
 			return err
 		}
 	}
 	return bw.WriteByte(']')
+}
+
+// dropNewline writes what a json.Encoder writes without the newline it ends each value with.
+type dropNewline struct{ w io.Writer }
+
+func (d dropNewline) Write(p []byte) (int, error) {
+	if _, err := d.w.Write(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func writeContent(bw *bufio.Writer, data []byte) error {
