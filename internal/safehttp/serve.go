@@ -65,7 +65,7 @@ func (l Limits) WithDefaults() Limits {
 // ShutdownGrace). It returns nil after a shutdown caused by ctx.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, l Limits) error {
 	l = l.WithDefaults()
-	set := &connSet{max: l.MaxConns, conns: map[*conn]struct{}{}}
+	set := &connSet{max: l.MaxConns}
 	srv := &http.Server{
 		Handler:           progress(h, l),
 		ReadHeaderTimeout: l.HeaderTimeout,
@@ -99,22 +99,23 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, l Limits) error
 
 type connKey struct{}
 
-// conn is a served connection and what the cap needs to know of it.
+// conn is a served connection and what the cap needs to know of it. The fields after Conn are
+// guarded by the set's mutex.
 type conn struct {
 	net.Conn
-	state    atomic.Int32 // http.ConnState
-	since    atomic.Int64 // unix nanoseconds of its last sign of life from the client
-	bodyWait atomic.Bool  // a handler waits on its request body
-	closed   atomic.Bool
+	set        *connSet
+	state      http.ConnState
+	bodyWait   bool // a handler waits on its request body
+	counted    bool // it holds a place under the cap
+	prev, next *conn
+	listed     bool // it is in the set's waiting list
+	closed     atomic.Bool
 }
-
-func (c *conn) touch() { c.since.Store(time.Now().UnixNano()) }
 
 // waiting reports whether the connection waits on its client: no complete request yet, idle
 // between requests, or a request body that has not arrived.
 func (c *conn) waiting() bool {
-	st := http.ConnState(c.state.Load())
-	return st == http.StateNew || st == http.StateIdle || c.bodyWait.Load()
+	return c.state == http.StateNew || c.state == http.StateIdle || c.bodyWait
 }
 
 func (c *conn) Close() error {
@@ -122,37 +123,80 @@ func (c *conn) Close() error {
 	return c.Conn.Close()
 }
 
+// setBodyWait records that a handler starts or stops waiting on the request body.
+func (c *conn) setBodyWait(on bool) {
+	s := c.set
+	s.mu.Lock()
+	c.bodyWait = on
+	s.place(c)
+	s.mu.Unlock()
+}
+
+// connSet counts the connections under the cap and keeps the ones waiting on their clients in a
+// list, the one waiting longest first, so admitting a connection at the cap costs the same however
+// many are served.
 type connSet struct {
-	mu    sync.Mutex
-	max   int
-	conns map[*conn]struct{}
+	mu         sync.Mutex
+	max, n     int
+	head, tail *conn // the waiting list
 	// refusing counts connections being answered 503; past maxRefusing they are closed at once.
 	refusing atomic.Int32
 }
 
 const maxRefusing = 64
 
+// place moves c to the end of the waiting list when it waits on its client (its latest sign of
+// life is now), or takes it off the list when it does not.
+func (s *connSet) place(c *conn) {
+	s.unlist(c)
+	if c.counted && c.waiting() {
+		c.prev, c.next, c.listed = s.tail, nil, true
+		if s.tail != nil {
+			s.tail.next = c
+		} else {
+			s.head = c
+		}
+		s.tail = c
+	}
+}
+
+func (s *connSet) unlist(c *conn) {
+	if !c.listed {
+		return
+	}
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		s.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		s.tail = c.prev
+	}
+	c.prev, c.next, c.listed = nil, nil, false
+}
+
 // admit adds c, closing the connection that has waited longest on its client when the set is
 // full. It reports false when every connection is busy for its client.
 func (s *connSet) admit(c *conn) bool {
 	s.mu.Lock()
-	var victim *conn
-	if len(s.conns) >= s.max {
-		for o := range s.conns {
-			if o.waiting() && (victim == nil || o.since.Load() < victim.since.Load()) {
-				victim = o
-			}
-		}
-		if victim == nil {
+	victim := (*conn)(nil)
+	if s.n >= s.max {
+		if victim = s.head; victim == nil {
 			s.mu.Unlock()
 			return false
 		}
-		delete(s.conns, victim)
+		s.unlist(victim)
+		victim.counted = false
+		s.n--
 	}
-	s.conns[c] = struct{}{}
+	c.set, c.state, c.counted = s, http.StateNew, true
+	s.n++
+	s.place(c)
 	s.mu.Unlock()
 	if victim != nil {
-		_ = victim.Close()
+		go victim.Close() // off the accept loop: a flood is shed as fast as it arrives
 	}
 	return true
 }
@@ -162,13 +206,18 @@ func (s *connSet) state(nc net.Conn, st http.ConnState) {
 	if !ok {
 		return
 	}
-	c.state.Store(int32(st))
-	c.touch()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.state = st
 	if st == http.StateClosed || st == http.StateHijacked {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
+		s.unlist(c)
+		if c.counted {
+			c.counted = false
+			s.n--
+		}
+		return
 	}
+	s.place(c)
 }
 
 // refuse answers a connection past the cap with a 503 naming the cap, in the background, and
@@ -204,8 +253,6 @@ func (l *capListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		c := &conn{Conn: nc}
-		c.state.Store(int32(http.StateNew))
-		c.touch()
 		if l.set.admit(c) {
 			return c, nil
 		}
@@ -244,14 +291,11 @@ func (b *progressBody) Read(p []byte) (int, error) {
 	}
 	_ = b.rc.SetReadDeadline(time.Now().Add(b.d))
 	if b.c != nil {
-		b.c.bodyWait.Store(true)
+		b.c.setBodyWait(true)
 	}
 	n, err := b.ReadCloser.Read(p)
 	if b.c != nil {
-		b.c.bodyWait.Store(false)
-		if n > 0 {
-			b.c.touch()
-		}
+		b.c.setBodyWait(false)
 	}
 	if err != nil {
 		b.done = true

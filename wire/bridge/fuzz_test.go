@@ -92,8 +92,8 @@ func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) Write(p []byte) (int, error) { return r.body.Write(p) }
 func (r *recorder) WriteHeader(int)             {}
 
-// roundTripper answers every request with body (a fake bridge on the wire).
-type roundTripper struct{ body []byte }
+// roundTripper answers every request with *body (a fake bridge on the wire).
+type roundTripper struct{ body *[]byte }
 
 func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	var req struct {
@@ -101,7 +101,7 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	b, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(b, &req)
-	body := bytes.ReplaceAll(rt.body, []byte("$ID"), req.ID)
+	body := bytes.ReplaceAll(*rt.body, []byte("$ID"), req.ID)
 	return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Body: io.NopCloser(bytes.NewReader(body)), Header: http.Header{}, Request: r}, nil
 }
 
@@ -114,11 +114,13 @@ func FuzzClientResponse(f *testing.F) {
 		"{\"jsonrpc\":\"2.0\",\"id\":$ID,\"result\":[{\"id\":\"\xff\"}]}", `{"jsonrpc":"2.0","id":$ID,"error":{"code":-32003,"message":"nf"}}`, `nul`} {
 		f.Add([]byte(s))
 	}
+	var answer []byte
+	c, err := bridge.NewClient("http://127.0.0.1:1/", bridge.ClientOptions{HTTPClient: &http.Client{Transport: roundTripper{&answer}}})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c, err := bridge.NewClient("http://127.0.0.1:1/", bridge.ClientOptions{HTTPClient: &http.Client{Transport: roundTripper{body}}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		answer = body
 		res, err := c.CallRaw(context.Background(), "eventStore.read", json.RawMessage(`{"executionId":"x"}`))
 		if err == nil && (!utf8.Valid(res) || jsonstrict.Check(res, jsonstrict.Options{}) != nil) {
 			t.Fatalf("CallRaw accepted %q: result %q is not strict JSON", body, res)
