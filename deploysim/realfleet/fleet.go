@@ -37,15 +37,24 @@ type Config struct {
 	Log      io.Writer
 }
 
-// Result is a real run: the simulation's result shape (Crashes counts the SIGKILLs delivered to a
-// live worker, Pauses the SIGSTOPs of a running one), which invariants ran, what could not be
-// judged and why, and the throughput.
+// Result is a real run: what was injected (Crashes, the SIGKILLs delivered to a live worker;
+// Pauses, the SIGSTOPs of a running one), which invariants ran and on what, what could not be
+// judged and why, and the throughput. It reports only what a real fleet observes (the
+// simulation's counts of fenced appends or code mismatches have no counterpart here).
 type Result struct {
-	deploysim.Result
-	Invariants     []InvariantRun `json:"invariants"`
-	NotJudged      []NotJudged    `json:"notJudged"`
-	Elapsed        time.Duration  `json:"elapsedNs"`
-	ExecutionsPerS float64        `json:"executionsPerSecond"`
+	Scenario       string                `json:"scenario"`
+	Seed           int64                 `json:"seed"`
+	Workers        int                   `json:"workers"`
+	Executions     int                   `json:"executions"`
+	Events         int                   `json:"events"`
+	Crashes        int                   `json:"crashes"`
+	Pauses         int                   `json:"pauses"`
+	Violations     []deploysim.Violation `json:"violations"`
+	Repro          string                `json:"repro"`
+	Invariants     []InvariantRun        `json:"invariants"`
+	NotJudged      []NotJudged           `json:"notJudged"`
+	Elapsed        time.Duration         `json:"elapsedNs"`
+	ExecutionsPerS float64               `json:"executionsPerSecond"`
 }
 
 // InvariantRun says what one invariant judged in a real run.
@@ -113,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Log = io.Discard
 	}
 	repro := Repro(cfg)
-	res := Result{Result: deploysim.Result{Scenario: "real", Seed: cfg.Seed, Workers: cfg.Workers, Repro: repro, Violations: []deploysim.Violation{}},
+	res := Result{Scenario: "real", Seed: cfg.Seed, Workers: cfg.Workers, Repro: repro, Violations: []deploysim.Violation{},
 		Invariants: []InvariantRun{}, NotJudged: []NotJudged{}}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
