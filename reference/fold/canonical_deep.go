@@ -2,7 +2,6 @@ package fold
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 )
 
@@ -52,13 +51,6 @@ func (ix containerIndex) valueEnd(raw []byte, i int) int {
 	return skipTrusted(raw, i)
 }
 
-// indexedMember is one object member during indexed transcoding: its unescaped key and where its
-// value starts.
-type indexedMember struct {
-	key string
-	at  int
-}
-
 // appendIndexed transcodes the validated value starting at raw[i] (raw is the value the index was
 // built on) to canonical form, exactly as appendCanonicalRaw does, in time linear in its size.
 func appendIndexed(dst, raw []byte, ix containerIndex, i, depth int) ([]byte, error) {
@@ -84,7 +76,7 @@ func appendIndexed(dst, raw []byte, ix containerIndex, i, depth int) ([]byte, er
 		}
 		return append(dst, ']'), nil
 	case '{':
-		var members []indexedMember
+		var members []rawMember
 		j := skipSpace(raw, i+1)
 		for raw[j] != '}' {
 			ke, special := skipStringTrustedEsc(raw, j)
@@ -93,30 +85,16 @@ func appendIndexed(dst, raw []byte, ix containerIndex, i, depth int) ([]byte, er
 				key = appendUnescaped(nil, key)
 			}
 			j = skipSpace(raw, skipSpace(raw, ke)+1) // past the ':'
-			members = append(members, indexedMember{string(key), j})
-			if j = skipSpace(raw, ix.valueEnd(raw, j)); raw[j] == ',' {
+			end := ix.valueEnd(raw, j)
+			members = append(members, rawMember{string(key), raw[j:end]})
+			if j = skipSpace(raw, end); raw[j] == ',' {
 				j = skipSpace(raw, j+1)
 			}
 		}
-		// Stable sort then keep the last of each run of equal keys: JSON.parse keeps the last value.
-		slices.SortStableFunc(members, func(a, b indexedMember) int { return compareUTF16(a.key, b.key) })
-		dst = append(dst, '{')
-		n := 0
-		for k, m := range members {
-			if k+1 < len(members) && members[k+1].key == m.key {
-				continue
-			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = appendQuoted(dst, m.key)
-			dst = append(dst, ':')
-			if dst, err = appendIndexed(dst, raw, ix, m.at, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, '}'), nil
+		// A member's value is a slice of raw: its offset is where its capacity starts.
+		return appendMembers(dst, members, depth, func(dst, val []byte, depth int) ([]byte, error) {
+			return appendIndexed(dst, raw, ix, cap(raw)-cap(val), depth)
+		})
 	}
 	return appendCanonicalRaw(dst, raw[i:ix.valueEnd(raw, i)], depth)
 }
