@@ -59,16 +59,19 @@ seed-rate: ## how often each concurrency check catches its broken store over 100
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)
 
-lint: ## gofmt, go mod tidy (no diff), go vet and actionlint
+lint: ## gofmt, go mod tidy (no diff), go vet, actionlint (the workflows and, through them, action.yml) and the link checker over README and docs/
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	$(GO) vet $(PKGS)
-	$(GO) tool actionlint .github/workflows/ci.yml
+	$(GO) tool actionlint .github/workflows/*.yml
+	$(GO) test -count=1 -run 'TestDocLinks' ./internal/doclinks
 
-docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates)
+docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates, the HTML report's screenshots: needs Chromium; the report matrix example: starts a throwaway PostgreSQL)
 	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
 	$(GO) run ./cmd/loom-conform fitness --list --markdown > docs/fitness.md
 	$(GO) test ./reference/fold -run TestEventsDocCurrent -update >/dev/null
+	CI=true $(GO) test -count=1 ./certify -run '^TestHTMLReportInBrowser$$' -update-screenshots >/dev/null
+	CI=true scripts/with-services.sh $(GO) test -count=1 ./cmd/loom-conform -run '^TestMatrixDocExample$$' -update-matrix-doc >/dev/null
 
 certify: ## the main job: certify the embedded SQLite store
 	$(GO) run ./cmd/loom-conform certify all --builtin sqlite

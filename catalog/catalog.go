@@ -34,6 +34,7 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/clients"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
 
@@ -57,6 +58,7 @@ func Checks() []spec.Check {
 		certify.Checks(),
 		bridge.Checks(),
 		carrier.Checks(),
+		kernelkit.Checks(),
 		clients.Checks(),
 		faultproxy.Checks(),
 		target.Checks(),
@@ -86,6 +88,7 @@ func Checks() []spec.Check {
 func cliChecks() []spec.Check {
 	return []spec.Check{
 		{ID: "cli/certify-kernel", Kind: spec.KindTest, Clauses: []string{"I-WIRE-8", "A26.acceptance"}, Where: "cmd/loom-conform:TestCertifyKernelCLI"},
+		{ID: "cli/certify-kernel-shards", Kind: spec.KindTest, Clauses: []string{"I-SHARD-2", "I-SHARD-3"}, Where: "cmd/loom-conform:TestCertifyKernelShardsCLI"},
 		{ID: "cli/compat-exit-codes", Kind: spec.KindTest, Clauses: []string{"S9.compat.exit-nonzero", "S9.compat.shared-major"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
 		{ID: "cli/vectors-fuzz", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "I-VECTOR-8"}, Where: "cmd/loom-conform:TestVectorsFuzzCommand"},

@@ -18,6 +18,7 @@ import (
 	"github.com/loom-kernel/loom-conform/vectors"
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken
@@ -39,6 +40,7 @@ func Mutants() []spec.Mutant {
 		dispatchers.Mutants(),
 		deploysim.Mutants(),
 		carrier.Mutants(),
+		kernelkit.Mutants(),
 		stores.Mutants(),
 		fold.Mutants(),
 		cliMutants(),

@@ -19,8 +19,10 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/kits"
 	dispmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
 // hostile wraps a correct bridge and, seeded, answers some calls wrongly in every way a bridge in
@@ -33,6 +35,8 @@ type hostile struct {
 	mu    sync.Mutex
 	rng   *rand.Rand
 	rate  float64 // share of calls answered wrongly
+	// handshake is the method answered truthfully, so the checks run against the lies.
+	handshake string
 }
 
 func (h *hostile) roll() (float64, int64) {
@@ -50,7 +54,7 @@ func (h *hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	p, seed := h.roll()
-	if req.Method == bridge.MethodHandshake || p >= h.rate {
+	if req.Method == h.handshake || p >= h.rate {
 		h.inner.ServeHTTP(w, r)
 		return
 	}
@@ -181,7 +185,7 @@ func TestHostileBridgeNeverCrashesTheHarness(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				hs := httptest.NewServer(&hostile{inner: srv, rng: rand.New(rand.NewSource(seed)), rate: []float64{0.03, 0.3, 0.8}[seed%3]})
+				hs := httptest.NewServer(&hostile{inner: srv, rng: rand.New(rand.NewSource(seed)), rate: []float64{0.03, 0.3, 0.8}[seed%3], handshake: bridge.MethodHandshake})
 				defer hs.Close()
 				rep, err := certify.Run(context.Background(), certify.URLTarget{URL: hs.URL + "/"}, certify.Config{
 					Kinds: kinds, Seed: seed, Timeout: 3 * time.Second, OutageWait: time.Second, DeadAfter: 1000})
@@ -206,5 +210,38 @@ func TestHostileBridgeNeverCrashesTheHarness(t *testing.T) {
 				t.Logf("seed %d %v: %s, %d checks %v", seed, kinds, rep.Verdict, len(rep.Checks), counts)
 			})
 		}
+	}
+}
+
+// The same sweep through certify kernel: a kernel whose wire answers lie in every way a foreign
+// carrier can gets a verdict for every check and never crashes the harness.
+func TestHostileKernelNeverCrashesTheHarness(t *testing.T) {
+	seeds := 3
+	if n, err := strconv.Atoi(os.Getenv("LOOM_HOSTILE_SEEDS")); err == nil && n > 0 {
+		seeds = n
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			h := &hostile{inner: reference(t, kernel.Features{}), rng: rand.New(rand.NewSource(seed)),
+				rate: []float64{0.03, 0.3, 0.8}[seed%3], handshake: carrier.MethodHandshake}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			rep, err := certify.RunKernel(context.Background(), certify.URLTarget{URL: srv.URL + "/"}, certify.Config{
+				Kinds: []string{certify.KernelKind}, Seed: seed, Timeout: 3 * time.Second, OutageWait: time.Second, DeadAfter: 1000})
+			if err != nil {
+				t.Fatalf("RunKernel = %v, want a report", err)
+			}
+			if rep.Verdict == "" {
+				t.Fatalf("the run ended without a verdict")
+			}
+			counts := map[kits.Verdict]int{}
+			for _, c := range rep.Checks {
+				counts[c.Verdict]++
+				if strings.Contains(c.Message, "harness panicked") {
+					t.Errorf("%s: the harness panicked on the hostile kernel's answers (a harness bug):\n%s", c.ID, c.Message)
+				}
+			}
+			t.Logf("seed %d: %s, %d checks %v", seed, rep.Verdict, len(rep.Checks), counts)
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/shq"
@@ -12,48 +13,84 @@ import (
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // KernelKind is the certify kind of a kernel reached over the wire kernel ABI (docs/wire.md).
-const KernelKind = "kernel"
+const KernelKind = kernelkit.Name
+
+// KernelSeam names the wire kernel ABI in a report's seams.
+const KernelSeam = "kernel wire ABI"
+
+// KernelInfo is what a kernel certificate says of the kernel beyond its checks: its handshake
+// (implementation, versions, the optional features and methods it advertises) and how fast it
+// answers next to the reference kernel on the same machine.
+type KernelInfo struct {
+	Implementation carrier.Implementation `json:"implementation"`
+	Wire           string                 `json:"wire"`
+	KernelAbi      string                 `json:"kernelAbi"`
+	EventSchema    string                 `json:"eventSchema"`
+	// Features are the Wave 2 features the handshake advertises (a syscall of each in its table).
+	Features []string `json:"features,omitempty"`
+	// Conformance says the kernel serves the conformance extension (conformance.clock, .crash).
+	Conformance bool `json:"conformanceExtension"`
+	// Latency compares the kernel's round trip with the reference kernel's (nil: not measured).
+	Latency *Latency `json:"latency,omitempty"`
+}
+
+// Latency is the median round trip of a cheap call (wire.handshake) to the kernel and to the
+// reference kernel served in this process over loopback, measured before the checks.
+type Latency struct {
+	Samples        int     `json:"samples"`
+	MedianMs       float64 `json:"medianMs"`
+	ReferenceMs    float64 `json:"referenceMedianMs"`
+	Slow           bool    `json:"slow"`
+	SlowerByFactor float64 `json:"slowerByFactor"`
+}
 
 // RunKernel certifies a kernel that speaks the wire kernel ABI: it starts the target, waits for
-// wire.handshake, runs the kernel kit (carrier.KernelKit: the handshake and derived method table,
-// the wire's flow scripts and every golden flow script the wire can express against their in-process runs, the ring refusals, forged facts, fencing, the
-// reconnect contract) and returns the same report as a store certification. The error is for bad
-// configuration only; a kernel that fails is a report that is not certified.
+// wire.handshake, measures its round trip against the reference kernel's, runs the kernel kit
+// (wire/kernelkit: one check per obligation) check by check with progress, applies the ledger and
+// returns the same report as a store certification (Kind "certify", mergeable by `report merge`).
+// cfg.Run and cfg.Shard select a stable part of the checks: the report is partial. The error is
+// for bad configuration only; a kernel that fails is a report that is not certified.
 func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
+	var filter *regexp.Regexp
 	if cfg.Run != "" {
-		if _, err := regexp.Compile(cfg.Run); err != nil {
+		var err error
+		if filter, err = regexp.Compile(cfg.Run); err != nil {
 			return nil, fmt.Errorf("--run %q: %v", cfg.Run, err)
 		}
 	}
 	rep := &Report{
+		Kind: ReportKind, Shard: cfg.Shard.String(),
 		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
 		Spec: map[string]string{"kernelAbi": manifest.KernelAbiVersion, "eventSchema": manifest.EventSchemaVersion,
 			"wireAbi": manifest.WireAbiVersion},
 		Spi:   map[string]string{},
 		Kinds: []string{KernelKind}, Target: target.Describe(), Started: time.Now().UTC(),
-		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed},
+		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Strict: cfg.Strict},
+		Seams:   []SeamVerdict{{Seam: KernelSeam, Kit: KernelKind, SpiVersion: manifest.WireAbiVersion, Current: manifest.WireAbiVersion}},
 	}
 	if cfg.Ledger != nil {
 		rep.Options.Ledger = cfg.Ledger.File
 	}
 	start := time.Now()
 	defer func() { rep.DurationMs = ms(time.Since(start)) }()
-	rep.Seams = []SeamVerdict{{Seam: "wire kernel ABI", Kit: KernelKind, SpiVersion: manifest.WireAbiVersion, Current: manifest.WireAbiVersion}}
-	var filter *regexp.Regexp
-	if cfg.Run != "" {
-		filter = regexp.MustCompile(cfg.Run)
-	}
+	kit := kernelkit.Kit()
+	var selected []kits.Check[*carrier.Client]
 	var leftOut []spec.Level
-	for _, ch := range carrier.KernelKit().Checks {
-		if filter != nil && !filter.MatchString(ch.ID) {
+	for _, ch := range kit.Checks {
+		switch {
+		case filter != nil && !filter.MatchString(ch.ID):
 			leftOut = append(leftOut, ch.Level)
+		case cfg.Shard.Includes(ch.ID):
+			selected = append(selected, ch)
 		}
 	}
 	conclude := func() *Report {
+		kernelLedgerProblems(rep, cfg)
 		Conclude(rep, cfg.Ledger, cfg.Now(), leftOut)
 		return rep
 	}
@@ -75,28 +112,133 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		cl.Token = running.Token
 	}
 	defer cl.Close()
-	if err := waitWireHandshake(ctx, cl, cfg.StartTimeout); err != nil {
+	hs, err := waitWireHandshake(ctx, cl, cfg.StartTimeout)
+	if err != nil {
 		rep.TargetError = fmt.Sprintf("no wire.handshake within %v: %v", cfg.StartTimeout, err)
 		return conclude(), nil
 	}
 	rep.Seams[0].Served = true
-	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
-	results, err := kits.Run(ctx, carrier.KernelKit(), factory, kits.Options{Run: cfg.Run, Timeout: cfg.Timeout, Seed: cfg.Seed, SpiVersion: "1.0.0"})
-	if err != nil {
-		return nil, err
+	if hs != nil {
+		rep.Kernel = kernelInfo(*hs)
+		if lat, err := measureLatency(ctx, cl); err == nil {
+			rep.Kernel.Latency = lat
+			if lat.Slow {
+				fmt.Fprintf(cfg.Progress, "NOTE %s\n", SlowNote(lat, cfg.Timeout))
+			}
+		}
 	}
-	for _, r := range results {
-		c := CheckResult{Kit: KernelKind, ID: r.CheckID, Clauses: r.Clauses, Level: r.Level, Verdict: r.Verdict,
-			DurationMs: ms(r.Duration), Message: r.Message, Seed: cfg.Seed,
-			Repro: fmt.Sprintf("%s certify kernel %s --run %s --seed %d", cfg.Command, rep.Target.Flag, shq.Quote("^"+regexp.QuoteMeta(r.CheckID)+"$"), cfg.Seed)}
-		rep.Checks = append(rep.Checks, c)
-		fmt.Fprintf(cfg.Progress, "%-8s %s\n", c.Verdict, c.ID)
+	k := &kernelRun{cfg: cfg, rep: rep, kit: kit, cl: cl, running: running,
+		watch: outageWatch{cfg: cfg, running: running, what: "the kernel at " + cl.URL(),
+			probe: func(ctx context.Context) error { return probeKernel(ctx, cl) }}}
+	counts := map[kits.Verdict]int{}
+	for i, ch := range selected {
+		res, judged := k.judge(ctx, ch)
+		if !judged {
+			// Whose fault (DESIGN §7.1): an outage is the target's verdict, with its one cause.
+			rep.TargetError = outageError(k.watch.gone, i, len(selected))
+			break
+		}
+		rep.Checks = append(rep.Checks, res)
+		counts[res.Verdict]++
+		fmt.Fprintf(cfg.Progress, "%s %-7s %s (%s)%s\n", progressPrefix(i+1, len(selected), counts), res.Verdict, res.ID,
+			time.Duration(res.DurationMs*float64(time.Millisecond)).Round(time.Millisecond), progressNote(res))
+	}
+	if ctx.Err() != nil {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the run was interrupted (%v); the checks it did not finish are unknown", context.Cause(ctx)))
 	}
 	return conclude(), nil
 }
 
-// waitWireHandshake asks for wire.handshake until it answers or timeout passes.
-func waitWireHandshake(ctx context.Context, cl *carrier.Client, timeout time.Duration) error {
+// kernelRun is one certification of a kernel while its checks run.
+type kernelRun struct {
+	cfg     Config
+	rep     *Report
+	kit     kits.Kit[*carrier.Client]
+	cl      *carrier.Client
+	running *Running
+	// watch tells verdicts from outages (watch.gone ended the run); dead is why the remaining
+	// checks are not run (a kernel that answers probes but leaves check after check without a
+	// verdict).
+	watch        outageWatch
+	dead         string
+	unknownInRow int
+}
+
+// judge runs one check through the outage rule (outageWatch), as certify.Run does: a pass or a
+// skip stands without a probe, and so does a check not run because the kernel was given up on.
+func (k *kernelRun) judge(ctx context.Context, ch kits.Check[*carrier.Client]) (CheckResult, bool) {
+	return k.watch.judge(ctx, ch.ID, func() (CheckResult, bool) {
+		res := k.runCheck(ctx, ch)
+		return res, res.Verdict == kits.Pass || res.Verdict == kits.Skip || k.dead != ""
+	})
+}
+
+func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]) CheckResult {
+	res := CheckResult{Kit: KernelKind, ID: ch.ID, Clauses: ch.Clauses, Level: ch.Level, Seed: k.cfg.Seed, Repro: kernelRepro(k.cfg, k.rep, ch.ID)}
+	if k.dead != "" {
+		res.Verdict, res.Message = kits.Unknown, "not run: "+k.dead
+		return res
+	}
+	factory := func(context.Context) (*carrier.Client, func(), error) { return k.cl, nil, nil }
+	results, err := kits.Run(ctx, k.kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0"})
+	if err != nil || len(results) != 1 {
+		res.Verdict, res.Message = kits.Unknown, fmt.Sprintf("the kit did not run the check: %v", err)
+		return res
+	}
+	r := results[0]
+	res.Verdict, res.Message, res.DurationMs = r.Verdict, r.Message, ms(r.Duration)
+	if res.Verdict == kits.Unknown {
+		k.unknownInRow++
+		if k.unknownInRow >= k.cfg.DeadAfter {
+			k.dead = fmt.Sprintf("%d checks in a row ended unknown (the last: %s) although the kernel still answers; it is treated as unresponsive", k.unknownInRow, ch.ID)
+		}
+	} else {
+		k.unknownInRow = 0
+	}
+	return res
+}
+
+// kernelInfo is the certificate's account of a kernel's handshake.
+func kernelInfo(hs carrier.Handshake) *KernelInfo {
+	k := &KernelInfo{Implementation: hs.Implementation, Wire: hs.Wire, KernelAbi: hs.KernelAbi, EventSchema: hs.EventSchema}
+	for _, s := range hs.Syscalls {
+		if s.Feature != "" && !slices.Contains(k.Features, s.Feature) {
+			k.Features = append(k.Features, s.Feature)
+		}
+	}
+	for _, m := range hs.Methods {
+		k.Conformance = k.Conformance || m.Feature == carrier.FeatureConformance
+	}
+	return k
+}
+
+// kernelRepro is the command that re-runs one check of this run: the same target, seed and time
+// limit, every part shell-quoted.
+func kernelRepro(cfg Config, rep *Report, id string) string {
+	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d --timeout %s", cfg.Command, rep.Target.Flag,
+		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, cfg.Timeout)
+}
+
+// kernelLedgerProblems names the ledger entries that are no check of the kernel kit (shard 1 of a
+// split, or a whole run, checks the whole ledger; MergeReports keeps one copy).
+func kernelLedgerProblems(rep *Report, cfg Config) {
+	if cfg.Ledger == nil || cfg.Shard.Index > 1 {
+		return
+	}
+	ids := map[string]bool{}
+	for _, ch := range kernelkit.Kit().Checks {
+		ids[ch.ID] = true
+	}
+	for _, e := range cfg.Ledger.Entries {
+		if !ids[e.Check] {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of the kernel kit", cfg.Ledger.File, e.Check))
+		}
+	}
+}
+
+// waitWireHandshake asks for wire.handshake until it answers or timeout passes; the handshake is
+// nil when the kernel answered an error (the handshake checks judge it).
+func waitWireHandshake(ctx context.Context, cl *carrier.Client, timeout time.Duration) (*carrier.Handshake, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -104,12 +246,28 @@ func waitWireHandshake(ctx context.Context, cl *carrier.Client, timeout time.Dur
 		err := cl.Call(hctx, carrier.MethodHandshake, map[string]any{}, &hs)
 		cancel()
 		var ce *carrier.CallError
-		if err == nil || errors.As(err, &ce) {
-			return nil // an error answer is an answer; the handshake check judges it
+		switch {
+		case err == nil:
+			return &hs, nil
+		case errors.As(err, &ce):
+			return nil, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return err
+			return nil, err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// probeKernel asks for the handshake with a short deadline: a kernel that answers is alive (a slow
+// check alone does not end the run).
+func probeKernel(ctx context.Context, cl *carrier.Client) error {
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	err := cl.Call(pctx, carrier.MethodHandshake, map[string]any{}, nil)
+	var ce *carrier.CallError
+	if errors.As(err, &ce) {
+		return nil
+	}
+	return err
 }

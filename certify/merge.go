@@ -13,6 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // ReportKind is the "kind" of a certification report: what `report merge` dispatches on.
@@ -204,7 +205,7 @@ func checkOrder(r *Report, checks []CheckResult) ([]int, error) {
 	}
 	kitRank[FaultKit().Name] = 1 + len(r.Kinds)
 	pos := map[string]int{}
-	for _, c := range append(Checks(), kits.Checks()...) {
+	for _, c := range slices.Concat(Checks(), kits.Checks(), kernelkit.Kit().SpecChecks()) {
 		if _, ok := pos[c.ID]; !ok {
 			pos[c.ID] = len(pos)
 		}

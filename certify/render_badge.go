@@ -50,6 +50,9 @@ func seamVersion(s SeamVerdict) string {
 	if v == "" {
 		v = "?"
 	}
+	if s.Kit == KernelKind {
+		return s.Seam + " " + v // a wire protocol, not an SPI
+	}
 	return fmt.Sprintf("%s SPI %s", s.Seam, v)
 }
 

@@ -1,108 +1,110 @@
 package certify
 
 import (
-	"html/template"
+	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"github.com/loom-kernel/loom-conform/kits"
-	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 )
 
-// clauseRow is one line of the clause × verdict matrix.
-type clauseRow struct {
-	ID      string
-	Level   string
-	Summary string
-	Counts  map[kits.Verdict]int
-	Checks  []string
-}
+// WriteHTML writes the report as one self-contained page (internal/reportview): the verdict and
+// headline, the failures and unknowns first with their clauses linked to their text, diffs and
+// reproduce commands, a filterable table of every check, the seams, and the clause coverage.
+func WriteHTML(w io.Writer, r *Report) error { return reportview.WriteHTML(w, HTMLPage(r)) }
 
-type htmlData struct {
-	R        *Report
-	Headline string
-	Counts   string
-	Verdicts []kits.Verdict
-	Clauses  []clauseRow
-	Failures []CheckResult
-}
-
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"join":      strings.Join,
-	"lower":     func(v kits.Verdict) string { return string(v) },
-	"seamWords": SeamWords,
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>loom certify — {{.R.Target}}</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}.pass{background:#e3f6e3}.fail{background:#fbe0e0}.skip{background:#f1f1f1}.unknown{background:#fff3cd}
-.verdict{font-size:1.4em;font-weight:bold}.ok{color:#1a7f37}.no{color:#cf222e}pre{background:#f6f8fa;padding:.6em;overflow:auto;white-space:pre-wrap}
-td.n{text-align:right}
-</style></head><body>
-<h1>loom store certification</h1>
-<p class="verdict {{if .R.Certified}}ok{{else}}no{{end}}" data-verdict="{{.R.Verdict}}">{{.Headline}}</p>
-<table>
-<tr><th>target</th><td>{{.R.Target}}</td></tr>
-{{with .R.Handshake}}<tr><th>implementation</th><td>{{.Implementation.Name}} {{.Implementation.Version}} (bridge protocol {{.Protocol}})</td></tr>{{end}}
-{{if .R.Target.ImageID}}<tr><th>image</th><td>{{.R.Target.ImageID}} {{join .R.Target.RepoDigests " "}}</td></tr>{{end}}
-<tr><th>harness</th><td>{{.R.Tool.Name}} {{.R.Tool.Version}}; kernel ABI {{index .R.Spec "kernelAbi"}}, event schema {{index .R.Spec "eventSchema"}}</td></tr>
-<tr><th>run</th><td>started {{.R.Started.Format "2006-01-02 15:04:05 UTC"}}, seed {{.R.Options.Seed}}{{if .R.Options.Run}}, --run {{.R.Options.Run}}{{end}}{{if .R.Options.Faults}}, with faults{{end}}</td></tr>
-</table>
-<h2>Seams</h2>
-<table><tr><th>seam</th><th>SPI</th><th>current</th><th>verdict</th></tr>
-{{range .R.Seams}}<tr class="{{if eq .Verdict "certified"}}pass{{else if .Served}}fail{{else}}skip{{end}}"><td>{{.Seam}}</td><td>{{.SpiVersion}}</td><td>{{.Current}}</td><td>{{seamWords .}}</td></tr>
-{{end}}</table>
-<h2>Summary</h2>
-<p>{{.Counts}}</p>
-{{with .R.TargetError}}<p class="no">target failed: {{.}}</p>{{end}}
-{{range .R.Problems}}<p class="no">{{.}}</p>{{end}}
-<h2>Clauses × verdicts</h2>
-<table><tr><th>clause</th><th>level</th><th>summary</th>{{range .Verdicts}}<th>{{.}}</th>{{end}}<th>checks</th></tr>
-{{range $row := .Clauses}}<tr><td>{{$row.ID}}</td><td>{{$row.Level}}</td><td>{{$row.Summary}}</td>{{range $.Verdicts}}<td class="n {{if index $row.Counts .}}{{lower .}}{{end}}">{{index $row.Counts .}}</td>{{end}}<td>{{join $row.Checks ", "}}</td></tr>
-{{end}}</table>
-<h2>Failures</h2>
-{{if not .Failures}}<p>None.</p>{{end}}
-{{range .Failures}}<h3 id="{{.ID}}">{{.Verdict}} {{.ID}}</h3>
-<p>[{{join .Clauses " "}}] {{.Level}}{{if .Why}} — {{.Why}}{{end}}{{with .Expected}} — expected failure: {{.Reason}}{{end}}</p>
-<pre>{{.Message}}</pre>
-<p>reproduce: <code>{{.Repro}}</code></p>
-{{end}}
-<h2>All checks</h2>
-<table><tr><th>kit</th><th>check</th><th>level</th><th>verdict</th><th>ms</th></tr>
-{{range .R.Checks}}<tr class="{{lower .Verdict}}"><td>{{.Kit}}</td><td>{{.ID}}</td><td>{{.Level}}</td><td>{{.Verdict}}</td><td class="n">{{printf "%.0f" .DurationMs}}</td></tr>
-{{end}}</table>
-{{if .R.Logs}}<h2>Target logs</h2><pre>{{.R.Logs}}</pre>{{end}}
-</body></html>
-`))
-
-// WriteHTML writes one self-contained page: summary, the clause × verdict matrix, every failure
-// with its diff, every check, and the target's logs. Everything is escaped by html/template.
-func WriteHTML(w io.Writer, r *Report) error {
-	d := htmlData{R: r, Headline: Headline(r), Counts: CountsLine(r), Verdicts: []kits.Verdict{kits.Pass, kits.Fail, kits.Skip, kits.Unknown}}
-	rows := map[string]*clauseRow{}
+// HTMLPage is the report as the HTML page and `report matrix` show it.
+func HTMLPage(r *Report) reportview.Page {
+	p := reportview.Page{Title: "loom store certification", Kind: ReportKind, Subject: r.Target.String(),
+		Verdict: string(r.Verdict), Tone: tone(r.Verdict), Headline: Headline(r), Counts: CountsLine(r),
+		Problems: append([]string(nil), r.Problems...), Logs: r.Logs, Tool: r.Tool.Name + " " + r.Tool.Version}
+	p.Name = r.Target.String()
+	if h := r.Handshake; h != nil && h.Implementation.Name != "" {
+		p.Name = strings.TrimSpace(h.Implementation.Name + " " + h.Implementation.Version)
+	}
+	if k := r.Kernel; k != nil && k.Implementation.Name != "" {
+		p.Name = strings.TrimSpace(k.Implementation.Name + " " + k.Implementation.Version)
+	}
+	if isKernelReport(r) {
+		p.Title, p.Kind = "loom kernel certification", ReportKind+" "+KernelKind
+	}
+	if r.TargetError != "" && r.Verdict != TargetFailed {
+		p.Problems = append(p.Problems, "target failed: "+r.TargetError)
+	}
+	fact := func(name, value string) {
+		if value != "" {
+			p.Facts = append(p.Facts, reportview.Fact{Name: name, Value: value})
+		}
+	}
+	fact("target", r.Target.String())
+	if h := r.Handshake; h != nil {
+		fact("implementation", fmt.Sprintf("%s %s (bridge protocol %s)", h.Implementation.Name, h.Implementation.Version, h.Protocol))
+	}
+	if k := r.Kernel; k != nil {
+		impl := fmt.Sprintf("%s %s (wire ABI %s, kernel ABI %s, event schema %s)", k.Implementation.Name, k.Implementation.Version, k.Wire, k.KernelAbi, k.EventSchema)
+		if len(k.Features) > 0 {
+			impl += "; Wave 2: " + strings.Join(k.Features, ", ")
+		}
+		fact("implementation", impl)
+		if k.Latency != nil && k.Latency.Slow {
+			fact("round trip", fmt.Sprintf("median %.1f ms, %.0f× the reference kernel's %.1f ms", k.Latency.MedianMs, k.Latency.SlowerByFactor, k.Latency.ReferenceMs))
+		}
+	}
+	if r.Target.ImageID != "" {
+		fact("image", strings.TrimSpace(r.Target.ImageID+" "+strings.Join(r.Target.RepoDigests, " ")))
+	}
+	fact("harness", fmt.Sprintf("%s %s; kernel ABI %s, event schema %s", r.Tool.Name, r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"]))
+	run := fmt.Sprintf("started %s, seed %d, timeout %.0f ms", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), r.Options.Seed, r.Options.TimeoutMs)
+	if r.Options.Run != "" {
+		run += ", --run " + r.Options.Run
+	}
+	if r.Shard != "" {
+		run += ", shard " + r.Shard
+	}
+	if r.Options.Faults {
+		run += ", with faults"
+	}
+	if r.Options.Strict {
+		run += ", --strict (recommendations block)"
+	}
+	fact("run", run)
+	fact("ledger", r.Options.Ledger)
 	for _, c := range r.Checks {
-		if c.Verdict == kits.Fail || c.Verdict == kits.Unknown || c.Blocking {
-			d.Failures = append(d.Failures, c)
+		it := reportview.Item{ID: c.ID, Group: c.Kit, Verdict: string(c.Verdict), Level: string(c.Level),
+			Requirement: c.Requirement, Clauses: c.Clauses, Message: c.Message, Repro: c.Repro,
+			Blocking: c.Blocking, Why: c.Why, DurationMs: c.DurationMs}
+		if c.Witness != nil {
+			it.WitnessDrawing = c.Witness.Drawing
 		}
-		for _, id := range c.Clauses {
-			row := rows[id]
-			if row == nil {
-				row = &clauseRow{ID: id, Counts: map[kits.Verdict]int{}}
-				if cl, ok := spec.Lookup(id); ok {
-					row.Level, row.Summary = string(cl.Level), cl.Summary
-				}
-				rows[id] = row
+		if c.Expected != nil {
+			it.Expected = c.Expected.Reason
+			if it.Expected == "" {
+				it.Expected = "listed"
 			}
-			row.Counts[c.Verdict]++
-			row.Checks = append(row.Checks, c.ID)
 		}
+		p.Items = append(p.Items, it)
 	}
-	for _, row := range rows {
-		d.Clauses = append(d.Clauses, *row)
+	if len(r.Seams) > 0 {
+		t := reportview.Table{Title: "Seams", Head: []string{"seam", "kit", "held to SPI", "current SPI", "verdict"}}
+		for _, s := range r.Seams {
+			t.Rows = append(t.Rows, []string{s.Seam, s.Kit, s.SpiVersion, s.Current, SeamWords(s)})
+		}
+		p.Tables = append(p.Tables, t)
 	}
-	sort.Slice(d.Clauses, func(i, j int) bool { return d.Clauses[i].ID < d.Clauses[j].ID })
-	return pageTemplate.Execute(w, d)
+	return p
+}
+
+func isKernelReport(r *Report) bool { return len(r.Kinds) == 1 && r.Kinds[0] == KernelKind }
+
+// tone is how a verdict reads on the page: only a certificate is good.
+func tone(v Verdict) reportview.Tone {
+	switch v {
+	case Certified:
+		return reportview.Good
+	case CertifiedWithWaivers, HeldToOlder, Partial:
+		return reportview.Warn
+	case "":
+		return reportview.Neutral
+	}
+	return reportview.Bad
 }

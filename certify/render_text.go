@@ -1,13 +1,11 @@
 package certify
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/safetext"
 	"github.com/loom-kernel/loom-conform/kits"
@@ -36,14 +34,6 @@ func WriteSummary(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if slow := Slowest(r, 5); len(slow) > 0 {
-		var parts []string
-		for _, c := range slow {
-			parts = append(parts, fmt.Sprintf("%s %s", c.ID, time.Duration(c.DurationMs*float64(time.Millisecond)).Round(time.Millisecond)))
-		}
-		fmt.Fprintf(w, "slowest: %s (limit %s each; --timeout raises it)\n", strings.Join(parts, ", "),
-			time.Duration(r.Options.TimeoutMs*float64(time.Millisecond)))
-	}
 	for _, id := range NotMetIDs(r) {
 		c, _ := findCheck(r, id)
 		if c.Expected != nil || c.Blocking {
@@ -71,13 +61,6 @@ func WriteSummary(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "\nTARGET FAILED %s\n", safetext.Visible(r.TargetError))
 	}
 	return nil
-}
-
-// Slowest are the n checks of r that took longest, slowest first (ties by report order).
-func Slowest(r *Report, n int) []CheckResult {
-	cs := slices.Clone(r.Checks)
-	slices.SortStableFunc(cs, func(a, b CheckResult) int { return cmp.Compare(b.DurationMs, a.DurationMs) })
-	return cs[:min(n, len(cs))]
 }
 
 func findCheck(r *Report, id string) (CheckResult, bool) {
@@ -130,6 +113,9 @@ func CountsLine(r *Report) string {
 // WriteCertificate writes the certificate: the verdict's headline, what was certified, per seam
 // the SPI version and its verdict, the counts. It is the last thing `certify` prints (to stdout).
 func WriteCertificate(w io.Writer, r *Report) error {
+	if slices.Equal(r.Kinds, []string{KernelKind}) {
+		return writeKernelCertificate(w, r)
+	}
 	impl := "(no handshake)"
 	if r.Handshake != nil {
 		// the target names itself: shown, never obeyed (safetext)

@@ -40,6 +40,9 @@ type Report struct {
 	// Verdict is the run's one outcome (see Verdict); Headline and BadgeMessage put it in words.
 	Verdict Verdict `json:"verdict"`
 	Logs    string  `json:"logs,omitempty"`
+
+	// Kernel is a kernel certification's account of the kernel (its handshake, its round trip).
+	Kernel *KernelInfo `json:"kernel,omitempty"`
 }
 
 // Certified reports whether the run is a plain certificate (Verdict == Certified).
@@ -108,6 +111,8 @@ type CheckResult struct {
 	Why      string `json:"why,omitempty"`
 	// Waived: a failure that would block and that the ledger excused (set by Conclude).
 	Waived bool `json:"waived,omitempty"`
+	// Witness is a linearizability failure's witness (rendered by render_html.go).
+	Witness *kits.Witness `json:"witness,omitempty"`
 }
 
 // NotMet reports whether c is a recommendation not met: a recommended check that failed or has no

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/internal/shq"
@@ -203,9 +204,8 @@ type runner struct {
 	client  *bridge.Client
 	// dead, once set, is why the remaining checks are not run.
 	dead string
-	// gone, once set, is the outage that ended the run: the target (a component of it) is gone or
-	// frozen and did not come back within OutageWait. The check it interrupted is not judged.
-	gone         string
+	// watch tells verdicts from outages; watch.gone, once set, ended the run.
+	watch        outageWatch
 	unknownInRow int
 	total, done  int
 	leftOut      []spec.Level         // levels of the checks --run did not select
@@ -262,6 +262,10 @@ func (r *runner) run(ctx context.Context) {
 			defer r.client.Close()
 		}
 	}
+	r.watch = outageWatch{cfg: r.cfg, running: r.running}
+	if r.client != nil {
+		r.watch.probe, r.watch.what = r.probe, "the bridge at "+r.client.URL()
+	}
 	plans := r.plans(proxy)
 	for i := range plans {
 		plans[i].checks = inShard(plans[i].checks, r.cfg.Shard)
@@ -272,17 +276,16 @@ func (r *runner) run(ctx context.Context) {
 	for _, p := range plans {
 		r.runPlan(ctx, p)
 	}
-	if r.gone != "" {
+	if r.watch.gone != "" {
 		// Whose fault (DESIGN §7.1): an outage is the target's verdict, target-failed, with its
 		// one cause; the checks judged before it keep their verdicts, no clause is cited for it.
-		r.rep.TargetError = fmt.Sprintf("the target failed during the run: %s; %d of %d checks were judged before it, the other %d were not run",
-			r.gone, r.done, r.total, r.total-r.done)
+		r.rep.TargetError = outageError(r.watch.gone, r.done, r.total)
 	}
 }
 
 func (r *runner) stop() {
 	wait := 30 * time.Second
-	if r.gone != "" {
+	if r.watch.gone != "" {
 		wait = 5 * time.Second // what is gone will not answer a teardown either
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -422,7 +425,7 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 
 func (r *runner) runPlan(ctx context.Context, p plan) {
 	for _, m := range p.checks {
-		if r.gone != "" {
+		if r.watch.gone != "" {
 			return
 		}
 		res, judged := r.judge(ctx, p, m)
@@ -449,47 +452,45 @@ func progressNote(c CheckResult) string {
 	if c.Verdict == kits.Pass {
 		return ""
 	}
-	msg := c.Message
+	msg, more := c.Message, ""
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i] + " …"
+		msg, more = msg[:i], " …"
 	}
 	msg = safetext.Line(msg) // a target's words, shown and never obeyed by the terminal
 	if len(msg) > 160 {
-		msg = msg[:160] + "…"
+		// Keep the part that names the field (a schema error's "at '/0/metadata': …", a
+		// "params.events[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.
+		head := clipRunes(msg, 100)
+		if loc := fieldNamed.FindString(msg[len(head):]); loc != "" {
+			return ": " + head + " … " + clipRunes(loc, 100) + more
+		}
+		return ": " + clipRunes(msg, 160) + "…"
 	}
-	return ": " + msg
+	return ": " + msg + more
 }
 
-// judge runs one check and tells its verdict from an outage (DESIGN §7.1 "whose fault"): after a
-// check that did not pass, or whose link failed, the target is probed; a target that is gone or
-// frozen is given OutageWait to come back, and then the check runs once more, so a verdict never
-// rests on an outage. A target that stays down ends the run (r.gone): judged is false and the
-// check is not reported, since nothing about the target was learnt from it. A check left without
-// a verdict while the target answers probes runs once more too: an outage that ended before the
-// probe, or a stall of the machine, leaves no other trace.
-func (r *runner) judge(ctx context.Context, p plan, m checkMeta) (res CheckResult, judged bool) {
-	for attempt := 0; ; attempt++ {
-		before := r.transportErrors()
-		res = r.runCheck(ctx, p, m)
-		if res.Verdict == kits.Pass || res.Verdict == kits.Skip && r.transportErrors() == before || p.kit == "faults" || ctx.Err() != nil {
-			return res, true
-		}
-		cause := r.outage(ctx)
-		switch {
-		case cause == "" && res.Verdict == kits.Unknown && attempt == 0:
-			fmt.Fprintf(r.cfg.Progress, "  %s: no verdict, and the target answers: running the check again\n", m.id)
-			continue
-		case cause == "":
-			return res, true
-		case attempt == 0:
-			if cause = r.waitBack(ctx, cause); cause == "" {
-				fmt.Fprintf(r.cfg.Progress, "  %s: the target came back: running the check again\n", m.id)
-				continue
-			}
-		}
-		r.gone = fmt.Sprintf("%s (during %s; it did not come back within %s)", cause, m.id, r.cfg.OutageWait)
-		return res, false
+// fieldNamed finds where a message names the member that was wrong.
+var fieldNamed = regexp.MustCompile(`at '/[^']*'[^;]*|\b(?:params|result)(?:\.[A-Za-z_]\w*|\[\d+\])+:[^;]*|envelope \d+: [A-Za-z_]\w*:[^;]*`)
+
+// clipRunes cuts s to at most n bytes at a rune boundary.
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// judge runs one check through the outage rule (outageWatch): a pass, a skip with no link
+// failure, and the fault kit's own verdicts stand without a probe.
+func (r *runner) judge(ctx context.Context, p plan, m checkMeta) (CheckResult, bool) {
+	return r.watch.judge(ctx, m.id, func() (CheckResult, bool) {
+		before := r.transportErrors()
+		res := r.runCheck(ctx, p, m)
+		return res, res.Verdict == kits.Pass || res.Verdict == kits.Skip && r.transportErrors() == before || p.kit == "faults"
+	})
 }
 
 func (r *runner) transportErrors() int64 {
@@ -497,45 +498,6 @@ func (r *runner) transportErrors() int64 {
 		return 0
 	}
 	return r.client.Stats().TransportErrors
-}
-
-// outage says what of the target is gone or frozen ("" when it is up): its own parts first
-// (Running.Alive: the process, the container, the database), then the bridge itself (the
-// handshake and one store call).
-func (r *runner) outage(ctx context.Context) string {
-	if r.running != nil && r.running.Alive != nil {
-		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := r.running.Alive(actx)
-		cancel()
-		if err != nil {
-			return err.Error()
-		}
-	}
-	if r.client == nil {
-		return ""
-	}
-	if err := r.probe(ctx); err != nil {
-		return fmt.Sprintf("the bridge at %s does not answer (%v)", r.client.URL(), err)
-	}
-	return ""
-}
-
-// waitBack polls the target until it is up again ("") or OutageWait has passed (the last cause
-// seen, which may say more than the first: a process that was dying has exited by then).
-func (r *runner) waitBack(ctx context.Context, cause string) string {
-	fmt.Fprintf(r.cfg.Progress, "  the target is down: %s; waiting up to %s for it to come back\n", cause, r.cfg.OutageWait)
-	deadline := time.Now().Add(r.cfg.OutageWait)
-	for time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return cause
-		case <-time.After(min(500*time.Millisecond, r.cfg.OutageWait)):
-		}
-		if cause = r.outage(ctx); cause == "" {
-			return ""
-		}
-	}
-	return cause
 }
 
 func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult {
@@ -565,7 +527,7 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		return res
 	}
 	kr := results[0]
-	res.Verdict, res.Message, res.DurationMs = kr.Verdict, kr.Message, ms(kr.Duration)
+	res.Verdict, res.Message, res.DurationMs, res.Witness = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness
 	transport := after.TransportErrors > before.TransportErrors
 	protocol := after.ProtocolErrors > before.ProtocolErrors
 	switch {
@@ -573,12 +535,13 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		// The bridge broke the protocol: that is the bridge's failure, named by its clause.
 		res.Verdict = kits.Fail
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-4")
-		res.Message = fmt.Sprintf("the bridge broke the protocol during the check: %v\n%s", after.LastFault, res.Message)
+		res.Message = fmt.Sprintf("%s [%s]: Call(a bridge method) = a frame that breaks the protocol (%v), want a bridge protocol answer\n%s",
+			m.id, strings.Join(res.Clauses, " "), after.LastFault, res.Message)
 	case transport && res.Verdict == kits.Fail && p.kit != "faults":
 		// The link failed: no judgement on the store is possible.
 		res.Verdict = kits.Unknown
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
-		res.Message = fmt.Sprintf("the link to the bridge failed during the check (%v); no verdict on the store\n%s", after.LastFault, res.Message)
+		res.Message = fmt.Sprintf("%s: the link to the bridge failed during the check (%v); no verdict on the store\n%s", m.id, after.LastFault, res.Message)
 	}
 	// A target that answers probes but leaves check after check without a verdict is slow beyond
 	// use: after DeadAfter in a row the rest are not run (judge has already ruled out an outage).

@@ -158,7 +158,7 @@ func BadgeMessage(r *Report) (msg, color string) {
 	case CertifiedWithWaivers:
 		return fmt.Sprintf("certified with %d %s", r.Summary.Waivers, plural(r.Summary.Waivers, "waiver", "waivers")), "#dfb317"
 	case HeldToOlder:
-		return "held to " + heldList(r, false), "#a4a61d"
+		return "held to " + heldList(r, false), "#007ec6" // blue: informational, far from the certified green
 	case Partial:
 		if r.Shard != "" {
 			return "shard " + r.Shard + " of a run", "#9f9f9f"

@@ -106,7 +106,7 @@ func TestG2GateCatchesSlowUnwiredPath(t *testing.T) {
 	}
 	t.Logf("slowed unwired path: %d of %d runs fail (%d unknown); unmodified kernel: %d of %d pass (%d unknown)",
 		mutant[Fail], mutant[Fail]+mutant[Unknown]+mutant[Pass], mutant[Unknown], clean[Pass], runs, clean[Unknown])
-	proof.Rejected(t, "kernel-hook/g2/unwired-work", "fitness/g2-gate-proof", rejection)
+	proof.Rejected(t, "kernel-hook/g2/unwired-work", "fitness/g2-gate-proof", proof.Failure("fitness/g2-gate-proof", nil, "the G2 gate on the slowed unwired path", rejection))
 	if mutant[Pass] > 0 {
 		t.Errorf("g2/ratio [S10.g2.behavioural-and-ratio]: Run(slowed unwired path) = pass %d of %d times, want never", mutant[Pass], runs)
 	}

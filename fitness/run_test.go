@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/spec"
 )
@@ -153,7 +154,23 @@ func TestMutantsGate(t *testing.T) {
 	if r := run(dir); r.Verdict != Fail || !strings.Contains(r.Detail, "store/x/a") {
 		t.Errorf("mutants gate, no kill recorded: verdict %s (%s), want fail naming the survivor", r.Verdict, r.Detail)
 	}
-	rec := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2"}` + "\n"
+	root, err := proof.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build, err := proof.BuildID(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record of another build (a stale run, or one written by hand) proves nothing.
+	stale := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2","build":"src:0000"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "proofs-1.jsonl"), []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(dir); r.Verdict != Fail || !strings.Contains(r.Detail, "refused") {
+		t.Errorf("mutants gate, the kill recorded by another build: verdict %s (%s), want fail naming the refused record", r.Verdict, r.Detail)
+	}
+	rec := `{"mutant":"store/x/a","check":"x/one","test":"TestOne","evidence":"x/one [S10.pins.drift]: Op() = 1, want 2","build":"` + build + `"}` + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "proofs-1.jsonl"), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}

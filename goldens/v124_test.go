@@ -78,7 +78,7 @@ func TestV124EventBytesUnchanged(t *testing.T) {
 				break
 			}
 		}
-		proof.Rejected(t, m.ID, check, first)
+		proof.Rejected(t, m.ID, check, proof.Failure(check, nil, "Check("+m.ID+")", first))
 		proved++
 	}
 	if proved == 0 {

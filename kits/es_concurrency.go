@@ -246,7 +246,8 @@ func esLinearizable(ctx context.Context, c *EventStoreCase) error {
 	case porcupine.Ok:
 		return nil
 	case porcupine.Illegal:
-		return c.Failf("CheckOperations", fmt.Sprintf("%d ops of %d clients on %q", len(history), clients, x), "not linearizable", "a linearizable history")
+		return notLinearizable(c.Failf("CheckOperations", fmt.Sprintf("%d ops of %d clients on %q", len(history), clients, x), "not linearizable", "a linearizable history"),
+			linModel(), history, func(op porcupine.Operation) bool { return op.Input.(linInput).read || !op.Output.(linOutput).ok })
 	default:
 		return c.Unknown("the linearizability checker timed out on a history of %d ops (no verdict)", len(history))
 	}

@@ -170,8 +170,12 @@ func esLinearizableFenced(ctx context.Context, c *EventStoreCase) error {
 	case porcupine.Ok:
 		return nil
 	case porcupine.Illegal:
-		return c.Failf("CheckOperations", fmt.Sprintf("%d ops of %d fenced workers on %q", len(history), workers, x),
-			"not linearizable (a stale fence wrote, a token went back, or a write was lost)", "a linearizable history")
+		return notLinearizable(c.Failf("CheckOperations", fmt.Sprintf("%d ops of %d fenced workers on %q", len(history), workers, x),
+			"not linearizable (a stale fence wrote, a token went back, or a write was lost)", "a linearizable history"),
+			fencedModel(), history, func(op porcupine.Operation) bool {
+				in := op.Input.(fInput)
+				return in.kind == "read" || in.kind == "append" && op.Output.(fOutput).outcome != "ok"
+			})
 	default:
 		return c.Unknown("the linearizability checker timed out on a history of %d ops (no verdict)", len(history))
 	}

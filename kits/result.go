@@ -34,6 +34,8 @@ type Result struct {
 	Seed        int64            `json:"seed"`
 	// Repro is a one-line way to re-run exactly this check with this seed.
 	Repro string `json:"repro,omitempty"`
+	// Witness, on a linearizability failure, is the smallest history no order explains.
+	Witness *Witness `json:"witness,omitempty"`
 }
 
 // MarshalJSON writes Duration as milliseconds (durationMs).

@@ -240,6 +240,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	}
 	var v *Violation
 	if errors.As(o.err, &v) {
+		res.Witness = witnessOf(o.err)
 		return finish(Fail, o.err.Error())
 	}
 	// Only undeclared methods are skipped (skipReason). A method the target declares and then

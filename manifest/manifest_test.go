@@ -72,7 +72,7 @@ func TestSyscallPin(t *testing.T) {
 		if err := CheckSyscallPin(pinned, table, KernelAbiVersion); err == nil {
 			t.Errorf("CheckSyscallPin(%s) = nil, want drift error", name)
 		} else {
-			proof.Rejected(t, "manifest/syscall-table/"+name, "manifest/syscall-pin", err)
+			proof.Rejected(t, "manifest/syscall-table/"+name, "manifest/syscall-pin", proof.Failure("manifest/syscall-pin", nil, "CheckSyscallPin("+name+")", err))
 		}
 	}
 }
@@ -118,7 +118,7 @@ func TestEventSchemaPin(t *testing.T) {
 		if err := CheckEventSchemaPin(m.pins, m.version, m.types); err == nil {
 			t.Errorf("CheckEventSchemaPin(%s) = nil, want error", m.id)
 		} else {
-			proof.Rejected(t, "manifest/event-schema/"+m.id, "manifest/event-schema-pin", err)
+			proof.Rejected(t, "manifest/event-schema/"+m.id, "manifest/event-schema-pin", proof.Failure("manifest/event-schema-pin", nil, "CheckEventSchemaPin("+m.id+")", err))
 		}
 	}
 }

@@ -19,5 +19,5 @@ for pkg in $(go list ./...); do
   fi
 done
 echo "== hostile bridges (LOOM_HOSTILE_SEEDS=${LOOM_HOSTILE_SEEDS:-100})"
-LOOM_HOSTILE_SEEDS=${LOOM_HOSTILE_SEEDS:-100} go test ./certify -count=1 -run '^TestHostileBridgeNeverCrashesTheHarness$' -timeout 60m || status=1
+LOOM_HOSTILE_SEEDS=${LOOM_HOSTILE_SEEDS:-100} go test ./certify -count=1 -run '^TestHostile(Bridge|Kernel)NeverCrashesTheHarness$' -timeout 60m || status=1
 exit $status

@@ -24,10 +24,14 @@ type Tally struct {
 
 // Proof is the proven half of the coverage report, present only when proof records were given.
 type Proof struct {
-	Mutants  int      `json:"mutants"`            // registered mutants
-	Killed   int      `json:"killed"`             // registered mutants with at least one recorded kill
-	Records  int      `json:"records"`            // kills read
-	Unknown  []string `json:"unknown,omitempty"`  // kills naming a mutant no Mutants() registers
+	Mutants int      `json:"mutants"`           // registered mutants
+	Killed  int      `json:"killed"`            // registered mutants with at least one recorded kill
+	Records int      `json:"records"`           // kills read
+	Unknown []string `json:"unknown,omitempty"` // kills naming a mutant no Mutants() registers
+	// Refused lists the records the reader refused before Prove saw them (of another build, naming
+	// a check the mutant is not registered to be caught by, or evidence that is not the check's
+	// own failure), each with why; set by the caller.
+	Refused  []string `json:"refused,omitempty"`
 	Survived []string `json:"survived,omitempty"` // registered mutants with no recorded kill
 	// Pairs counts the registered (mutant, clause) pairs; UnprovenPairs lists "<mutant> × <clause>"
 	// for each pair of a killed mutant that no recorded kill by a check linked to the clause backs
@@ -221,6 +225,9 @@ func (cov Coverage) RenderProof(w io.Writer) error {
 	}
 	if len(p.Unknown) > 0 {
 		fmt.Fprintf(tw, "records naming unregistered mutants (ignored): %s\n", strings.Join(p.Unknown, ", "))
+	}
+	if len(p.Refused) > 0 {
+		fmt.Fprintf(tw, "proof records refused (%d):\n  %s\n", len(p.Refused), strings.Join(p.Refused, "\n  "))
 	}
 	fmt.Fprintln(tw)
 	row := func(name string, t Tally) {

@@ -17,7 +17,7 @@ var notFoldBehaviour = map[string]string{
 	"S4.ingress.null-after-parked-failure": "an ingress refusal appends nothing: nothing to fold (reference/kernel ingress tests)",
 	"S4.v1_23.shapes-frozen":               "a change-control rule on the Wave 2 shapes",
 	"S4.v1_24.evidence-order":              "evidenceEvents ordering is a runtime reader of _decisions, not the fold",
-	"S4.v1_24.wire-unchanged":              "event bytes across profiles (goldens V124EventBytesUnchanged) and the wire handshake's version (kernel/handshake)",
+	"S4.v1_24.wire-unchanged":              "event bytes across profiles (goldens V124EventBytesUnchanged) and the wire handshake's version (kernel/handshake/versions)",
 	"S4.v1_25.park-fence-ignorable":        "the park fence is a runtime rule",
 	"S4.v1_18.getdecision-choice-only":     "what a replayed decision serves is a runtime rule (reference/kernel TestDecideServesChoiceOnly)",
 	"S4.v1_24.seq-descriptive":             "seq as a non-input is a runtime rule (reference/kernel TestDecideServesChoiceOnly)",

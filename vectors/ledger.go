@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"io"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/ledger"
 )
@@ -19,8 +20,9 @@ type LedgerEntry = ledger.Entry
 func ParseLedger(name string, data []byte) (*Ledger, error) { return ledger.Parse(name, data) }
 
 // WriteLedger writes a ledger listing every vector of r that failed (--write-ledger); listed
-// failures keep their reason.
-func WriteLedger(w io.Writer, r Report) error {
+// failures keep their reason, new ones say since when they fail (now, UTC) and what failed, for a
+// person to replace with the reason (docs/ledger.md).
+func WriteLedger(w io.Writer, r Report, now time.Time) error {
 	var out []LedgerEntry
 	for _, x := range r.Results {
 		if x.Verdict != Fail {
@@ -28,7 +30,7 @@ func WriteLedger(w io.Writer, r Report) error {
 		}
 		reason := x.Expected
 		if reason == "" {
-			reason = "fails: " + firstLine(x.Message) + " (replace with the reason and a tracking link)"
+			reason = "fails since " + now.UTC().Format(time.DateOnly) + ": " + firstLine(x.Message) + " (replace with the reason and a tracking link)"
 		}
 		out = append(out, LedgerEntry{Check: x.ID, Reason: reason})
 	}

@@ -234,6 +234,16 @@ func (p *Process) fail(c *child, err error) error {
 		p.cur = nil
 	}
 	p.mu.Unlock()
+	// A fold that exited on its own (a crash, exit 1) says so: give it a moment to be reaped.
+	select {
+	case <-c.exited:
+		if c.waitErr != nil {
+			err = fmt.Errorf("%w (the fold exited: %v)", err, c.waitErr)
+		} else {
+			err = fmt.Errorf("%w (the fold exited with status 0)", err)
+		}
+	case <-time.After(200 * time.Millisecond):
+	}
 	c.kill()
 	if t := p.stderr.Take(); t != "" {
 		return fmt.Errorf("%w; stderr tail: %q", err, t)

@@ -155,7 +155,7 @@ func harnessIndex(root, base, proofsDir string) (idx badges.Index, basis string,
 	}
 	basis = "registered mutants (no proof records)"
 	if proofsDir != "" {
-		recs, err := proof.Read(proofsDir)
+		recs, _, err := proof.Load(proofsDir, ".", catalog.Mutants())
 		if err != nil {
 			return idx, "", err
 		}

@@ -38,10 +38,11 @@ func newCertifyCmd() *cobra.Command {
 		Use:   "certify eventstore|snapshotstore|archivestore|branchregistry|contentstore|durablestatestore|readmodelstore|all|dispatcher|kernel TARGET",
 		Short: "Certify a store against the SPI conformance kits through the store bridge",
 		Long: `certify runs the bridge protocol checks and the SPI conformance kits against a store reached
-through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies the four
-stores; "dispatcher" certifies an ExecutionDispatcher served by the same bridge protocol
-(dispatcher.* methods, docs/spi.md §8; the memory and postgres builtins serve one). TARGET is
-exactly one of:
+through the store bridge (docs/bridge.md) and prints a certificate. "all" certifies every seam the
+bridge serves of the seven (eventstore, snapshotstore, archivestore, branchregistry and the
+plugin-tier contentstore, durablestatestore, readmodelstore); "dispatcher" certifies an
+ExecutionDispatcher served by the same bridge protocol (dispatcher.* methods, docs/spi.md §8; the
+memory and postgres builtins serve one). TARGET is exactly one of:
 
   --builtin memory|sqlite|postgres   one of the reference stores, served in process
   --dsn DSN                          the PostgreSQL reference store on that database
@@ -50,12 +51,23 @@ exactly one of:
   --image IMG                        a bridge image, started with testcontainers and always removed
 
 certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
-kernel: the handshake and derived method table, the flow scripts the wire can express, goldens included (logs and folded states), the ring
-refusals, forged kernel facts, fencing and the reconnect contract. TARGET is --url URL or --exec
-'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel must be served with the
-conformance profile (docs/wire.md).
+kernel, one check per obligation (docs/wire.md, "What certify kernel checks"): the handshake and
+derived method table, each syscall's arguments and refusals, the rings, the driver contract
+(start, attach, re-drive, complete, cancel), fencing of every driver method, the ingress gate, the
+code of each refusal, reconnect, read-only replay, terminal executions, the streaming form, the
+conformance profile's per-execution state, Wave 2 when the handshake advertises it, and every
+flow script and golden the wire can drive (kernel/golden/NAME, each with its own time limit).
+TARGET is --url URL or --exec 'CMD ARGS' (e.g. --exec 'loom-conform serve-kernel'); the kernel
+must be served with the conformance profile. Before the checks it measures the kernel's round
+trip against the reference kernel's and says so when it is far slower. --run, --shard,
+--expected-failures and --write-ledger work as for stores.
 
 Progress goes to stderr check by check, then a summary table; the certificate goes to stdout.
+--html writes one self-contained page for the reader of a red run: the verdict, the failures and
+unknowns first (grouped when several share one cause, clauses linked to their text, diffs,
+reproduce commands), a filterable table of every check, the clause coverage. "report matrix" puts
+several implementations' --report files side by side. In CI, the repository's GitHub Action
+(action.yml, see README) runs all of this for you.
 
 Checks are required or recommended (DESIGN §7.1): a MUST check is required when it enforces a
 spec or ADR clause or an interpretation of tier protocol or consequence; a check that enforces
@@ -91,7 +103,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 			}
 			return nil
 		},
-		ValidArgs: append(certify.Kinds(), "all", certify.KernelKind),
+		ValidArgs: append(certify.Kinds(), "all", certify.KindDispatcher, certify.KernelKind),
 		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
@@ -229,6 +241,13 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if rep.Verdict != certify.TargetFailed { // nothing ran: the one error at the end says why
 		fmt.Fprintln(cmd.ErrOrStderr())
 		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		if err := certify.WriteCauses(cmd.ErrOrStderr(), rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err := certify.WriteSlowest(cmd.ErrOrStderr(), rep); err != nil {
 			return err
 		}
 		fmt.Fprintln(cmd.ErrOrStderr())

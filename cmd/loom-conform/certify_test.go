@@ -146,6 +146,10 @@ func TestVersionAndCompletion(t *testing.T) {
 		want string
 	}{
 		{[]string{"__complete", "certify", ""}, "branchregistry"},
+		{[]string{"__complete", "certify", ""}, "readmodelstore"},
+		{[]string{"__complete", "certify", ""}, "dispatcher"},
+		{[]string{"__complete", "certify", ""}, "kernel"},
+		{[]string{"__complete", "report", "m"}, "matrix\tPut several implementations' reports of one kind side by side"},
 		{[]string{"__complete", "certify", "eventstore", "--builtin", ""}, "sqlite"},
 		{[]string{"__complete", "serve-store", "--backend", ""}, "postgres"},
 		{[]string{"__complete", "vectors", "--profile", ""}, "1.20.0"},

@@ -64,7 +64,7 @@ func TestCompatExitCodes(t *testing.T) {
 	if errs := check(exitsZero); len(errs) == 0 {
 		t.Error("the compat table accepts a verb that exits 0 on an incompatible verdict")
 	} else {
-		proof.Rejected(t, "cli/compat/exits-zero-when-incompatible", "cli/compat-exit-codes", errs[0])
+		proof.Rejected(t, "cli/compat/exits-zero-when-incompatible", "cli/compat-exit-codes", proof.Failure("cli/compat-exit-codes", nil, "check(exitsZero)", errs[0]))
 	}
 }
 

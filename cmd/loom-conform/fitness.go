@@ -11,21 +11,22 @@ import (
 	"github.com/loom-kernel/loom-conform/catalog"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/internal/proof"
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
 
 func newFitnessCmd() *cobra.Command {
 	var o struct {
-		list, markdown   bool
-		allowUnknown     bool
-		run, json, junit string
-		root, proofs     string
-		shard            string
-		rounds           int
+		list, markdown         bool
+		allowUnknown           bool
+		run, json, junit, html string
+		root, proofs           string
+		shard                  string
+		rounds                 int
 	}
 	cmd := &cobra.Command{
-		Use:   "fitness [--list [--markdown]] [--run REGEX] [--shard i/n] [--json FILE|-] [--junit FILE|-] [--root DIR] [--proofs DIR] [--rounds N]",
+		Use:   "fitness [--list [--markdown]] [--run REGEX] [--shard i/n] [--json FILE|-] [--junit FILE|-] [--html FILE|-] [--root DIR] [--proofs DIR] [--rounds N]",
 		Short: "Run the fitness gates of spec §10 (pins, kits, vectors, replay, G2, performance ratios, coverage)",
 		Long: `Run the fitness gates: the continuous checks of spec §10, each a guarantee with its clause ids,
 what it runs, a threshold and where CI enforces it (docs/fitness.md lists them all).
@@ -89,7 +90,8 @@ those; 2 on bad flags.`,
 			}
 			var report fitness.Report
 			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
-				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }}}
+				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }},
+				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, report.HTMLPage(invokedAs(os.Args[0]))) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
 			}
@@ -131,6 +133,7 @@ those; 2 on bad flags.`,
 	f.StringVar(&o.run, "run", "", "run only the gates whose id matches REGEX")
 	f.StringVar(&o.json, "json", "", "write the JSON report to FILE (- = stdout)")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
+	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE (- = stdout)")
 	f.StringVar(&o.root, "root", ".", "the module root go test runs in")
 	f.StringVar(&o.proofs, "proofs", os.Getenv(proof.Env), "proof records of a test run (default: $"+proof.Env+", else the newest test-results/proofs/run-* under --root)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/n of the gates (a stable partition by gate id); merge the JSON reports with report merge")

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -37,11 +39,11 @@ person reviews.`,
 
 func newGoldensCheckCmd() *cobra.Command {
 	var o struct {
-		corpus, run, junit, shard string
-		json, update, noG2        bool
+		corpus, run, junit, shard, html string
+		json, update, noG2              bool
 	}
 	cmd := &cobra.Command{
-		Use:   "check [--corpus DIR] [--run REGEX] [--shard i/n] [--json] [--junit FILE] [--update]",
+		Use:   "check [--corpus DIR] [--run REGEX] [--shard i/n] [--json] [--junit FILE] [--html FILE] [--update]",
 		Short: "Re-run every golden and compare its log, state and results (exit 1 on a divergence)",
 		Long: `check loads every golden under --corpus (default goldens/corpus) and, for each one whose name
 matches --run:
@@ -89,6 +91,11 @@ log, naming the file, statement or envelope index and field).`,
 				}
 				return recordGoldens(cmd, corpus, re)
 			}
+			if o.html != "" {
+				if err := checkOutputs([]output{{"--html", o.html, nil}}); err != nil {
+					return badInput("%v", err)
+				}
+			}
 			copts := goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion, Shard: sh}
 			res := goldens.Check(cmd.Context(), corpus, copts)
 			if len(res) == 0 && sh.All() {
@@ -96,6 +103,13 @@ log, naming the file, statement or envelope index and field).`,
 			}
 			if o.junit != "" {
 				if err := writeGoldensJUnit(o.junit, o.corpus, res); err != nil {
+					return err
+				}
+			}
+			if o.html != "" {
+				rep := goldens.NewReport(corpus, copts, res)
+				out := []output{{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }}}
+				if err := writeOutputs(out, cmd.OutOrStdout()); err != nil {
 					return err
 				}
 			}
@@ -134,6 +148,7 @@ log, naming the file, statement or envelope index and field).`,
 	f.BoolVar(&o.json, "json", false, "print the report as JSON (the shape report merge reads)")
 	f.StringVar(&o.shard, "shard", "", "check only shard i/n of the goldens (a stable partition by name); merge the --json reports with report merge")
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report to FILE")
+	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE")
 	f.BoolVar(&o.update, "update", false, "re-record the selected goldens instead of checking them")
 	f.BoolVar(&o.noG2, "no-g2", false, "skip the G2 unwired-feature re-runs")
 	return cmd

@@ -56,9 +56,10 @@ func strictJSON(data []byte, v any) error {
 
 func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "report merge [--out FILE|-] A.json B.json …",
-		Short: "Merge the JSON reports of sharded runs into the report of one run",
+		Use:   "report merge|matrix A.json B.json …",
+		Short: "Merge the JSON reports of sharded runs, or put several implementations' reports side by side",
 	}
+	cmd.AddCommand(newReportMatrixCmd())
 	var out string
 	merge := &cobra.Command{
 		Use:   "merge [--out FILE|-] REPORT.json…",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 	"github.com/spf13/cobra"
 )
 
@@ -36,8 +38,13 @@ The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL)
 --deterministic uses a fixed clock and sequential ids, so the same calls write byte-identical
 logs (the acceptance clients compare against an in-process run this way). --wave2 turns on the
 Wave 2 feature flags (continueAsNew, receive and select, with execution.deliver): the handshake
-advertises them and ` + "`certify kernel`" + ` then drives the Wave 2 goldens too. --broken NAME serves
-one of the deliberately broken kernels certify rejects (` + strings.Join(carrier.BrokenNames(), ", ") + `).
+advertises them and ` + "`certify kernel`" + ` then drives the Wave 2 goldens too. The kernel also
+serves the test-only conformance extension (conformance.clock, conformance.crash; docs/wire.md),
+which lets certify drive the crash and sleep goldens. --broken NAME serves one of the deliberately
+broken kernels certify rejects, one defect each:
+
+  ` + strings.Join(kernelkit.BrokenNames(), "\n  ") + `
+
 It listens on loopback unless --listen (or LOOM_KERNEL_LISTEN) says otherwise, and stops on
 SIGINT or SIGTERM. The kernel's numbers are IEEE doubles (docs/wire.md): a number in params a
 double cannot hold exactly is refused naming its field, never rounded.
@@ -69,10 +76,10 @@ double cannot hold exactly is refused naming its field, never rounded.
 				opts.Features = carrier.Wave2()
 			}
 			opts.Implementation = carrier.Implementation{Name: "loom-conform reference kernel", Version: toolVersion}
-			var c *carrier.Carrier
+			var c http.Handler
 			if broken != "" {
 				opts.Implementation.Name = "loom-conform broken kernel " + broken
-				c, err = carrier.NewBroken(broken, stores.EventStore, opts)
+				c, err = kernelkit.NewBroken(broken, stores.EventStore, opts)
 			} else {
 				c, _, err = carrier.NewProfile(stores.EventStore, deterministic, opts)
 			}
@@ -88,7 +95,7 @@ double cannot hold exactly is refused naming its field, never rounded.
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN for the event log (instead of --store); the DSN's password never appears in any output")
 	f.BoolVar(&deterministic, "deterministic", false, "fixed clock and sequential ids: the same calls write byte-identical logs")
 	f.BoolVar(&wave2, "wave2", false, "turn on the Wave 2 feature flags: continueAsNew, receive and select (with execution.deliver)")
-	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify self-test): "+strings.Join(carrier.BrokenNames(), ", "))
+	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify's self-test; the names are listed above)")
 	f.DurationVar(&opts.Lease, "lease", 30*time.Second, "how long a silent driver keeps its execution before another may take it over")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	return cmd

@@ -39,7 +39,11 @@ keyword, declarative sentence, our decision), tier and requirement, the proven s
 spec-sourced MUST clauses and of those carrying the RFC 2119 keyword, the unproven ones with
 why, and the proven clauses resting on a single mutant's kills. Without records the report says
 "proven: not measured".
---strict (with --proofs) exits 1 when a registered mutant has no recorded kill, when a killed
+A record counts only when it comes from this tree's build (the tests stamp each record with a hash
+of the module's code and data), names a check among those its mutant is registered to be caught
+by, and carries that check's own failure as evidence (it begins with the check id); the others
+are listed as refused.
+--strict (with --proofs) exits 1 when a record was refused, when a registered mutant has no recorded kill, when a killed
 mutant has a clause no kill by a check linked to that clause backs, or when fewer than 90 % of
 spec-sourced MUST clauses are proven.
 --interpretations prints docs/interpretations.md (generated from the registry).`,
@@ -79,11 +83,12 @@ spec-sourced MUST clauses are proven.
 func runCoverage(out io.Writer, proofs string, asJSON, strict bool) error {
 	cov := spec.ComputeCoverage(catalog.Checks())
 	if proofs != "" {
-		recs, err := proof.Read(proofs)
+		recs, refused, err := proof.Load(proofs, ".", catalog.Mutants())
 		if err != nil {
 			return badInput("--proofs %s: %v", proofs, err)
 		}
 		cov.Prove(catalog.Mutants(), proof.Kills(recs))
+		cov.Proof.Refused = refused
 	} else if strict {
 		return badInput("--strict needs proof records: pass --proofs DIR or set %s", proof.Env)
 	}
@@ -104,6 +109,8 @@ func runCoverage(out io.Writer, proofs string, asJSON, strict bool) error {
 	}
 	if strict && cov.Proof != nil {
 		switch p := cov.Proof; {
+		case len(p.Refused) > 0:
+			return verdict("%d proof record(s) refused (another build, a check the mutant is not caught by, or evidence that is not the check's failure): %v", len(p.Refused), p.Refused)
 		case len(p.Survived) > 0:
 			return verdict("%d registered mutant(s) have no recorded kill: %v", len(p.Survived), p.Survived)
 		case len(p.UnprovenPairs) > 0:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -17,13 +18,13 @@ import (
 
 func newVectorsCmd() *cobra.Command {
 	var o struct {
-		profile, exec, ledger, junit, report string
-		run, writeLedger, shard              string
-		timeout                              time.Duration
-		serve, quiet                         bool
+		profile, exec, ledger, junit, report, html string
+		run, writeLedger, shard                    string
+		timeout                                    time.Duration
+		serve, quiet                               bool
 	}
 	cmd := &cobra.Command{
-		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--shard i/n] [--junit FILE] [--report FILE]",
+		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--shard i/n] [--junit FILE] [--report FILE] [--html FILE]",
 		Short: "Run the language-neutral fold vectors against the reference fold or a foreign one",
 		Long: `Run the fold vectors (ADR 0026 T2.3; format and protocol in docs/vectors.md): every *.json file
 under DIR (default: the corpus built into this binary, vectors/corpus) is one vector.
@@ -86,7 +87,8 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			var rep vectors.Report
 			outs := []output{{"--junit", o.junit, func(w io.Writer) error { return rep.WriteJUnit(w) }},
 				{"--report", o.report, func(w io.Writer) error { return rep.WriteJSON(w) }},
-				{"--write-ledger", o.writeLedger, func(w io.Writer) error { return vectors.WriteLedger(w, rep) }}}
+				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }},
+				{"--write-ledger", o.writeLedger, func(w io.Writer) error { return vectors.WriteLedger(w, rep, time.Now()) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("vectors: %v", err)
 			}
@@ -156,11 +158,12 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 	f.StringVar(&o.ledger, "expected-failures", "", `JSON ledger of known failures: {"expectedFailures":[{"check","reason","expires"?}]}`)
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to FILE (- = stdout)")
 	f.StringVar(&o.report, "report", "", "write the JSON report to FILE (- = stdout)")
+	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE (- = stdout)")
 	f.StringVar(&o.run, "run", "", "run only the vectors whose id matches this regular expression")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/n of the vectors (a stable partition by id); merge the --report files with report merge")
 	f.StringVar(&o.writeLedger, "write-ledger", "", "write a ledger listing every failing vector to FILE (- = stdout), to start one")
 	_ = cmd.RegisterFlagCompletionFunc("profile", fixedCompletion(profileNames()...))
-	for _, name := range []string{"junit", "report", "write-ledger", "expected-failures"} {
+	for _, name := range []string{"junit", "report", "html", "write-ledger", "expected-failures"} {
 		_ = cmd.MarkFlagFilename(name)
 	}
 	f.BoolVar(&o.serve, "serve", false, "serve the line protocol on stdin/stdout with the reference fold")

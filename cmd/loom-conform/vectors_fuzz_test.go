@@ -23,9 +23,17 @@ func TestVectorsFuzzCommand(t *testing.T) {
 			t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: loom-conform %q = exit %d (%s), want 2", args, code, stderr)
 		}
 	}
+	// Reference: issue 24 — a fold that exits is "the foreign fold failed" (exit 3), not a
+	// disagreement, and no vector is written.
+	dir0 := t.TempDir()
+	code, stdout, _ := runCLI(t, "", "vectors", "fuzz", "--exec", `sh -c "echo boom >&2; exit 7"`, "--count", "5", "--out", dir0)
+	if entries, _ := os.ReadDir(dir0); code != 3 || !strings.Contains(stdout, "FOREIGN FOLD FAILED") || !strings.Contains(stdout, "exit status 7") ||
+		!strings.Contains(stdout, `"boom"`) || strings.Contains(stdout, "DISAGREE") || len(entries) != 0 {
+		t.Errorf("cli/vectors-fuzz: vectors fuzz --exec (exits 7) = exit %d, %d file(s)\n%s\nwant exit 3, the exit status and stderr, no disagreement", code, len(entries), stdout)
+	}
 	bin := buildCLI(t)
 	code, stdout, stderr := runCLI(t, "", "vectors", "fuzz", "--exec", `"`+bin+`" vectors --serve`, "--count", "300", "--seed", "5")
-	if code != 0 || !strings.Contains(stdout, "PASS: 300 log(s)") {
+	if code != 0 || !strings.Contains(stdout, "PASS: 300 log(s), 0 disagree in 0 class(es)") {
 		t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: vectors fuzz (reference vs vectors --serve) = exit %d\n%s\n%s", code, stdout, stderr)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // buildCLI builds this command into a temporary directory, for --exec tests that need a real
@@ -143,6 +144,9 @@ func TestVectorsWriteLedgerAndStdout(t *testing.T) {
 	ledger := filepath.Join(t.TempDir(), "ledger.json")
 	if code, _, stderr := runCLI(t, "", "vectors", "--quiet", bad, "--write-ledger", ledger); code != 1 {
 		t.Fatalf("vectors (failing) --write-ledger = exit %d: %s", code, lastLine(stderr))
+	}
+	if data, _ := os.ReadFile(ledger); !strings.Contains(string(data), "fails since "+time.Now().UTC().Format(time.DateOnly)) {
+		t.Errorf("vectors --write-ledger wrote %s, want a reason saying since when it fails (docs/ledger.md)", data)
 	}
 	if code, _, stderr := runCLI(t, "", "vectors", "--quiet", bad, "--expected-failures", ledger); code != 0 {
 		t.Errorf("vectors --expected-failures <written ledger> = exit %d: %s", code, lastLine(stderr))

@@ -188,7 +188,7 @@ func TestReportEvidence(t *testing.T) {
 			t.Errorf("badges/reports-as-evidence [S10.badges.evidence]: Check(%s) = %v, want a problem naming %q", tc.name, got, tc.want)
 			continue
 		}
-		proof.Rejected(t, tc.mutant, "badges/reports-as-evidence", got[0].String())
+		proof.Rejected(t, tc.mutant, "badges/reports-as-evidence", proof.Failure("badges/reports-as-evidence", nil, "Check("+tc.name+")", got[0].String()))
 	}
 	// The edited badge alone (its report claimed as clean) is refused for its digest.
 	files["good-edited.svg"] = bytes.ReplaceAll(goodSVG, []byte("loom EventStore SPI 2.6.0"), []byte("loom EventStore SPI 2.7.0"))

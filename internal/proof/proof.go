@@ -24,6 +24,29 @@ type Record struct {
 	Check    string `json:"check"`
 	Test     string `json:"test"`
 	Evidence string `json:"evidence"` // the first line of the check's failure, at most 300 bytes
+	// Build is the BuildID of the tree whose test wrote the record: coverage refuses records of
+	// another build.
+	Build string `json:"build"`
+}
+
+// EvidenceOf reports whether msg is a failure of check in the project's failure grammar
+// (`<check id> [<clauses>]: …` or `<check id>: …`).
+func EvidenceOf(check, msg string) bool {
+	return strings.HasPrefix(msg, check+" ") || strings.HasPrefix(msg, check+":")
+}
+
+// Failure puts a failure that a check reported in its own words (err) into the failure grammar
+// the check's proof needs: `<check> [<clauses>]: <op> = <err>`. No failure (a nil error, an empty
+// message) stays "", so Rejected still sees the mutant survive.
+func Failure(check string, clauses []string, op string, err any) string {
+	msg := evidenceText(err)
+	switch {
+	case msg == "" || EvidenceOf(check, msg):
+		return msg
+	case len(clauses) == 0:
+		return fmt.Sprintf("%s: %s = %s", check, op, msg)
+	}
+	return fmt.Sprintf("%s [%s]: %s = %s", check, strings.Join(clauses, " "), op, msg)
 }
 
 // Rejected asserts that check rejected mutant, evidence being the failure the check reported
@@ -41,11 +64,20 @@ func Rejected(t testing.TB, mutant, check string, evidence any) {
 		t.Errorf("%s: mutant %s survived: the check reported no failure, want it rejected", check, mutant)
 		return
 	}
+	if !EvidenceOf(check, msg) {
+		t.Errorf("proof.Rejected(%s, %s): the evidence %q is not the check's own failure: in the failure grammar it begins with %q", mutant, check, firstLine(msg, 120), check)
+		return
+	}
 	dir := os.Getenv(Env)
 	if dir == "" {
 		return
 	}
-	rec := Record{Mutant: mutant, Check: check, Test: t.Name(), Evidence: firstLine(msg, 300)}
+	build, err := thisBuild()
+	if err != nil {
+		t.Errorf("proof: the build of this test binary: %v", err)
+		return
+	}
+	rec := Record{Mutant: mutant, Check: check, Test: t.Name(), Evidence: firstLine(msg, 300), Build: build}
 	t.Cleanup(func() {
 		if t.Failed() {
 			return

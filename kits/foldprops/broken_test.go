@@ -142,7 +142,7 @@ func TestKitRejectsBrokenFolds(t *testing.T) {
 				t.Errorf("foldprops/self-test %v: %s accepted broken fold %q in 300 cases, want a failure", m.Clauses, caught, m.ID)
 				continue
 			}
-			proof.Rejected(t, m.ID, caught, err)
+			proof.Rejected(t, m.ID, caught, proof.Failure(caught, nil, "the property against "+m.ID, err))
 		}
 	}
 }

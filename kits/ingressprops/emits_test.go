@@ -82,7 +82,7 @@ func TestKitRejectsMutantEmitCheckers(t *testing.T) {
 			continue
 		}
 		for _, c := range m.CaughtBy {
-			proof.Rejected(t, m.ID, c, err)
+			proof.Rejected(t, m.ID, c, proof.Failure(c, nil, "SweepEmits("+m.ID+")", err))
 		}
 		t.Logf("%s: caught at seed %d: %.160s", m.ID, seed, err.Error())
 	}

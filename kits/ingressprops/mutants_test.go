@@ -303,7 +303,7 @@ func TestKitRejectsMutantGates(t *testing.T) {
 			continue
 		}
 		for _, c := range m.CaughtBy {
-			proof.Rejected(t, m.ID, c, err)
+			proof.Rejected(t, m.ID, c, proof.Failure(c, nil, "Sweep("+m.ID+")", err))
 		}
 		t.Logf("%s: caught at seed %d: %.200s", m.ID, seed, err.Error())
 	}

@@ -38,7 +38,7 @@ func TestKitRejectsMutants(t *testing.T) {
 				if err == nil {
 					t.Fatalf("kernelprops/self-test %v: %s(%s) = pass, want a violation", m.Clauses, caught, tg.Name)
 				}
-				proof.Rejected(t, m.ID, caught, err)
+				proof.Rejected(t, m.ID, caught, proof.Failure(caught, nil, caught+"("+tg.Name+")", err))
 				t.Logf("caught: %.300s", err)
 			})
 		}

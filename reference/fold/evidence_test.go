@@ -64,6 +64,6 @@ func TestBrokenEvidenceOrdersRejected(t *testing.T) {
 			t.Errorf("fold/evidence-order %v: %s = the reference order, want a mismatch", m.Clauses, m.ID)
 			continue
 		}
-		proof.Rejected(t, m.ID, "fold/evidence-order", err)
+		proof.Rejected(t, m.ID, "fold/evidence-order", proof.Failure("fold/evidence-order", m.Clauses, "EvidenceOrder("+m.ID+")", err))
 	}
 }

@@ -88,7 +88,7 @@ func TestHookMutantsFailTheirTests(t *testing.T) {
 				if !failed {
 					t.Fatalf("%s %v: go test -run %s under mutant %s = pass, want fail\n%s", check, m.Clauses, test, m.ID, tail([]byte(out), 2000))
 				}
-				proof.Rejected(t, m.ID, check, firstFailure([]byte(out)))
+				proof.Rejected(t, m.ID, check, proof.Failure(check, nil, "go test -run "+test+" under "+m.ID, firstFailure([]byte(out))))
 			})
 		}
 	}

@@ -48,10 +48,10 @@ func TestFuzzFindsAndShrinksDeviation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := res.Finding
-	if f == nil {
+	if len(res.Classes) == 0 {
 		t.Fatalf("%s [I-FOLD-22 A26.vectors.language-agnostic]: Run(strict-integers, 10 000 logs) = no disagreement, want one", check)
 	}
+	f := res.Classes[0].Finding
 	t.Logf("found after %d logs (seed %d), shrunk in %d fold pairs from %d to %d envelopes\n%s\n%s", res.Logs, f.Seed, f.Shrinks,
 		len(f.Original.Events), len(f.Minimal.Events), f.Summary(), f.VectorFile())
 	if len(f.Minimal.Events) > 1 || f.Minimal.Snapshot != nil {
@@ -85,7 +85,7 @@ func TestFuzzFindsAndShrinksDeviation(t *testing.T) {
 			t.Errorf("%s: Run(%s, the shrunk vector) = %s, want %s", check, c.name, got, c.want)
 		}
 	}
-	proof.Rejected(t, mutant, check, f.Summary())
+	proof.Rejected(t, mutant, check, proof.Failure(check, nil, "fuzz.Run(the deviant fold)", f.Summary()))
 }
 
 // Reference: ADR 0026 — the reference served over the protocol (what `vectors --serve` runs)
@@ -100,9 +100,8 @@ func TestFuzzReferenceAgreesWithItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Finding != nil || res.Logs != n {
-		f := res.Finding
-		t.Fatalf("vectors/fuzz-self-agrees [A26.vectors.language-agnostic]: Run(reference, reference) = %d logs, finding seed %d:\n%s\n%s", res.Logs, f.Seed, f.Summary(), f.VectorFile())
+	if len(res.Classes) != 0 || res.Disagreements != 0 || res.Failure != nil || res.Logs != n {
+		t.Fatalf("vectors/fuzz-self-agrees [A26.vectors.language-agnostic]: Run(reference, reference) = %d logs, %d disagreements, failure %v", res.Logs, res.Disagreements, res.Failure)
 	}
 }
 
@@ -192,10 +191,10 @@ func TestFuzzFindsJavaScriptDeviation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := res.Finding
-	if f == nil {
+	if len(res.Classes) == 0 {
 		t.Fatalf("%s [I-FOLD-22]: Run(deviant-fold.js, 10 000 logs) = no disagreement, want one", check)
 	}
+	f := res.Classes[0].Finding
 	t.Logf("found after %d logs, shrunk in %d fold pairs\n%s", res.Logs, f.Shrinks, f.VectorFile())
 	var env map[string]json.RawMessage
 	if len(f.Minimal.Events) != 1 || json.Unmarshal(f.Minimal.Events[0], &env) != nil ||
@@ -205,5 +204,5 @@ func TestFuzzFindsJavaScriptDeviation(t *testing.T) {
 	if f.Want.Error != vectors.ErrInvalidEnvelope || f.Got.Error == vectors.ErrInvalidEnvelope {
 		t.Errorf("%s [I-FOLD-22]: minimal answers = reference %+v, under test %+v; want invalid-envelope from the reference only", check, f.Want, f.Got)
 	}
-	proof.Rejected(t, mutant, check, f.Summary())
+	proof.Rejected(t, mutant, check, proof.Failure(check, nil, "fuzz.Run(the deviant fold)", f.Summary()))
 }

@@ -2,6 +2,7 @@ package carrier
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,7 +18,8 @@ func wireEqualsInProcess(t *testing.T, prefix string, cases []clients.Case) {
 	want := inProcess(t, prefix, cases)
 	cl, _, _, _ := served(t, Options{Features: Wave2()})
 	for _, k := range cases {
-		got, err := DriveWire(testCtx(t), cl, prefix+k.Name, k.Script, k.Driver)
+		o := DriveOptions{Crashes: want[k.Name].Crashes, Clock: slices.Contains(clients.Extension(k.Script, k.Driver), MethodConformanceClock)}
+		got, err := DriveWireWith(testCtx(t), cl, prefix+k.Name, k.Script, k.Driver, o)
 		if err != nil {
 			t.Errorf("wire/acceptance [A26.acceptance]: DriveWire(%s) = %v, want the script driven and replayed", k.Name, err)
 			continue
@@ -60,10 +62,11 @@ func TestWireRunEqualsInProcess(t *testing.T) {
 	wireEqualsInProcess(t, "wire-", cases)
 }
 
-// Reference: ADR 0026 acceptance, I-WIRE-10 — every golden flow script the wire can express,
-// driven over the wire, is byte-identical to its in-process run.
+// Reference: ADR 0026 acceptance, I-WIRE-10, I-WIRE-24 — every golden flow script the wire can
+// express, with the conformance extension where its driver needs it, driven over the wire, is
+// byte-identical to its in-process run.
 func TestWireGoldensEqualInProcess(t *testing.T) {
-	cases, not, err := WireGoldens()
+	cases, not, err := clients.Goldens(true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,35 @@ import (
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // StartInput is the input of a driver's start action (null when it has none).
 func StartInput(d *flowscript.Driver) json.RawMessage {
-	if len(d.Actions) > 0 && d.Actions[0].Input != nil {
-		return d.Actions[0].Input
+	for _, a := range d.Actions {
+		if a.Do == "start" {
+			return payloadOr(a.Input)
+		}
 	}
 	return json.RawMessage("null")
+}
+
+// DriveOptions are what a drive needs of the conformance extension (docs/wire.md, "Conformance
+// extension"): the zero value drives a plain wire client's way.
+type DriveOptions struct {
+	// Crashes are the envelope sequences the driver's crash actions fail at, in action order (as
+	// the in-process run recorded them, Run.Crashes); a crash action arms conformance.crash at its
+	// sequence (-1: it never fired in process, nothing is armed).
+	Crashes []int64
+	// Clock sets the kernel's clock to the driver's virtual time with conformance.clock: the
+	// driver's clock at start and each fireTimers' time (then released).
+	Clock bool
+}
+
+// verdictPayload is the resume payload of a driver's in-doubt verdict (I-KERNEL-52).
+func verdictPayload(a flowscript.DriverAction) json.RawMessage {
+	return mustJSON(ingress.Verdict{StepID: a.StepID, Attempt: a.Attempt, Verdict: a.Verdict, Output: a.Output})
 }
 
 // wireRun is a wire client's drive of one execution: the script its driver re-drives (the target
@@ -29,8 +49,33 @@ type wireRun struct {
 	dr     *Driver
 	script *flowscript.Script
 	input  json.RawMessage
-	status string // after the last drive or action: running (a driver holds it), suspended, or ended
+	status string // after the last drive or action: running (a driver holds it), suspended, crashed, or ended
 	exec   func(driverID string) string
+	o      DriveOptions
+	crash  int // crash actions seen
+	armed  bool
+}
+
+// crashed reports whether err ends the drive as the armed crash: the call in flight when it fired
+// answered an error that is no step outcome (the reference: -32603, kind crash) and the run is over.
+func (w *wireRun) crashed(err error) bool {
+	ce, ok := asCall(err)
+	if !w.armed || !ok || isFailure(ce.RPC) {
+		return false
+	}
+	w.armed, w.status = false, statusCrashed
+	return true
+}
+
+// statusCrashed is a wire run's status after an injected crash: running with no run behind it.
+const statusCrashed = "crashed"
+
+// setClock sets the kernel's clock (conformance.clock) when the drive holds it.
+func (w *wireRun) setClock(ctx context.Context, now *int64) error {
+	if !w.o.Clock {
+		return nil
+	}
+	return w.c.Call(ctx, MethodConformanceClock, map[string]any{"now": now}, nil)
 }
 
 // execOf is the wire execution of a driver's execution id (the driver's own, or one continueAsNew
@@ -56,6 +101,9 @@ func ExecOf(d *flowscript.Driver, execID string) func(string) string {
 // redrive drives the script from the top: to a park, or to its end (execution.complete).
 func (w *wireRun) redrive(ctx context.Context) error {
 	out, fail, err := driveScope(ctx, w.dr, flowscript.TopScope(w.script, w.input), nil)
+	if w.crashed(err) {
+		return nil
+	}
 	if errors.Is(err, errParked) {
 		w.status = fold.StatusSuspended
 		if w.dr.Ended == fold.StatusContinued {
@@ -67,6 +115,9 @@ func (w *wireRun) redrive(ctx context.Context) error {
 		return err
 	}
 	if err := complete(ctx, w.dr, out, fail); err != nil {
+		if w.crashed(err) {
+			return nil
+		}
 		return err
 	}
 	w.status = fold.StatusCompleted
@@ -101,11 +152,35 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 		w.dr.Token = at.Driver
 		return w.redrive(ctx)
 	case "fireTimers":
+		at := a.At
+		if err := w.setClock(ctx, &at); err != nil {
+			return err
+		}
 		wakeAt, due, err := w.dueTimer(ctx, a.At)
 		if err != nil || !due {
 			return err
 		}
 		return w.act(ctx, timerFired(wakeAt))
+	case "crash":
+		k := w.crash
+		w.crash++
+		if k >= len(w.o.Crashes) || w.o.Crashes[k] < 0 {
+			return nil // it never fired in process: nothing to arm
+		}
+		w.armed = true
+		return w.c.Call(ctx, MethodConformanceCrash, map[string]any{"executionId": id, "sequence": w.o.Crashes[k]}, nil)
+	case "recover":
+		// re-drive a crashed execution: attach (mode recover) and drive the script from the top
+		if err := w.c.Call(ctx, MethodAttach, map[string]any{"executionId": id}, &at); err != nil {
+			if refused(err) {
+				return nil
+			}
+			return err
+		}
+		w.dr.Token = at.Driver
+		return w.redrive(ctx)
+	case "verdict":
+		return w.act(ctx, flowscript.DriverAction{Do: "resume", EventType: fold.GateInDoubt, Payload: verdictPayload(a)})
 	case "cancel":
 		err := w.c.Call(ctx, MethodCancel, map[string]any{"executionId": id, "reason": a.Reason}, &at)
 		if refused(err) {
@@ -205,7 +280,7 @@ func currentInput(ctx context.Context, c *Client, id string) (json.RawMessage, e
 
 // variable reads the execution's status and one variable of its folded state (execution.getState).
 func variable(ctx context.Context, c *Client, id, name string) (string, json.RawMessage, error) {
-	var st stateResult
+	var st StateResult
 	if err := c.Call(ctx, MethodGetState, map[string]any{"executionId": id}, &st); err != nil {
 		return "", nil, err
 	}
@@ -227,34 +302,67 @@ func variable(ctx context.Context, c *Client, id, name string) (string, json.Raw
 // re-drive, complete: nothing may be appended). It returns the log and folded state the kernel
 // holds.
 func DriveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
-	run, err := driveWire(ctx, c, execID, s, d)
+	return DriveWireWith(ctx, c, execID, s, d, DriveOptions{})
+}
+
+// DriveWireWith is DriveWire for a driver that needs the conformance extension (its crashes,
+// recoveries and verdicts, or its clock): o says what to arm.
+func DriveWireWith(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver, o DriveOptions) (Run, error) {
+	run, err := driveWire(ctx, c, execID, s, d, o)
 	if err != nil {
 		return Run{}, err
 	}
 	return withDriven(run, d, func(id string) (Run, error) { return State(ctx, c, id) })
 }
 
-func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
-	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
-		return Run{}, errors.New("driver: the first action must be start")
-	}
-	w := &wireRun{c: c, script: s, input: StartInput(d), exec: ExecOf(d, execID)}
-	p := map[string]any{"flowId": s.ID, "executionId": execID, "input": w.input}
+// start is the driver's start action: execution.start (with the driver's budget), then the
+// script driven from the top.
+func (w *wireRun) start(ctx context.Context, execID string, d *flowscript.Driver) error {
+	p := map[string]any{"flowId": w.script.ID, "executionId": execID, "input": w.input}
 	if d.Budget != nil {
 		p["budget"] = d.Budget
 	}
 	var a Attached
-	if err := c.Call(ctx, MethodStart, p, &a); err != nil {
-		return Run{}, err
-	}
-	w.dr = &Driver{C: c, ExecutionID: execID, Token: a.Driver}
-	if err := w.redrive(ctx); err != nil {
-		return Run{}, err
-	}
-	for i, act := range d.Actions[1:] {
-		if err := w.act(ctx, act); err != nil {
-			return Run{}, fmt.Errorf("actions[%d] %s: %w", i+1, act.Do, err)
+	if err := w.c.Call(ctx, MethodStart, p, &a); err != nil {
+		if w.crashed(err) {
+			return nil
 		}
+		return err
+	}
+	w.dr.Token = a.Driver
+	return w.redrive(ctx)
+}
+
+func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver, o DriveOptions) (run Run, err error) {
+	w := &wireRun{c: c, script: s, input: StartInput(d), exec: ExecOf(d, execID), o: o, dr: &Driver{C: c, ExecutionID: execID}}
+	if o.Clock {
+		at := d.Clock
+		if err := w.setClock(ctx, &at); err != nil {
+			return Run{}, err
+		}
+		defer func() {
+			if rerr := w.setClock(context.WithoutCancel(ctx), nil); err == nil && rerr != nil {
+				run, err = Run{}, rerr
+			}
+		}()
+	}
+	started := false
+	for i, act := range d.Actions {
+		switch {
+		case act.Do == "start" && !started:
+			started = true
+			err = w.start(ctx, execID, d)
+		case !started && act.Do != "crash":
+			return Run{}, errors.New("driver: the first action (after crash) must be start")
+		default:
+			err = w.act(ctx, act)
+		}
+		if err != nil {
+			return Run{}, fmt.Errorf("actions[%d] %s: %w", i, act.Do, err)
+		}
+	}
+	if !started {
+		return Run{}, errors.New("driver: no start action")
 	}
 	if w.status == fold.StatusSuspended {
 		return Run{}, errors.New("the run parked and the driver has no action left")
@@ -267,6 +375,7 @@ func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Scri
 		return Run{}, err
 	}
 	// replay: attach to the ended execution and re-drive it; the kernel serves every answer.
+	var a Attached
 	if err := c.Call(ctx, MethodAttach, map[string]any{"executionId": execID}, &a); err != nil {
 		return Run{}, fmt.Errorf("replay: %w", err)
 	}
@@ -315,27 +424,76 @@ func register(rt *kernel.Runtime, s *flowscript.Script) error {
 // refuses leaves the run as it was), then a finished execution replayed read-only. It is the
 // reference a wire run is compared with.
 func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
-	if len(d.Actions) == 0 || d.Actions[0].Do != "start" {
-		return Run{}, errors.New("driver: the first action must be start")
-	}
+	return RunInProcessWith(ctx, rt, store, nil, false, execID, s, d)
+}
+
+// RunInProcessWith is RunInProcess on a runtime whose clock and store are cf's (WithConformance):
+// the driver's crash actions arm cf (the n-th append from then fails), recover and verdict
+// re-drive the crashed or in-doubt run, and with clock the runtime's clock is held at the driver's
+// virtual time (its clock at start, each fireTimers' time). Run.Crashes records where each crash
+// fired, for the wire drive of the same script (DriveOptions).
+func RunInProcessWith(ctx context.Context, rt *kernel.Runtime, store spi.EventStore, cf *Conformance, clock bool, execID string, s *flowscript.Script, d *flowscript.Driver) (Run, error) {
 	if err := register(rt, s); err != nil {
 		return Run{}, err
 	}
 	if d.Budget != nil {
 		rt.SetExecutionBudget(execID, kernel.Budget(d.Budget))
 	}
-	res, err := rt.Start(ctx, s.ID, execID, StartInput(d))
-	if err != nil {
-		return Run{}, err
+	if clock {
+		if cf == nil {
+			return Run{}, errors.New("driver: a held clock needs the conformance extension")
+		}
+		at := d.Clock
+		cf.SetClock(&at)
+		defer cf.SetClock(nil)
 	}
-	for i, a := range d.Actions[1:] {
+	var res kernel.Result
+	var crashes []int64
+	fired := 0 // crashes cf recorded when the last crash action armed
+	settle := func() {
+		if len(crashes) > 0 && crashes[len(crashes)-1] < 0 && len(cf.Crashed()) > fired {
+			crashes[len(crashes)-1] = cf.Crashed()[fired]
+		}
+	}
+	started := false
+	for i, a := range d.Actions {
 		var r kernel.Result
+		var err error
+		if !started && a.Do != "start" && a.Do != "crash" {
+			return Run{}, errors.New("driver: the first action (after crash) must be start")
+		}
 		switch a.Do {
+		case "start":
+			if started {
+				return Run{}, fmt.Errorf("actions[%d] start: a driver starts once", i)
+			}
+			started = true
+			r, err = rt.Start(ctx, s.ID, execID, StartInput(d))
+			if err != nil && !errors.Is(err, ErrInjectedCrash) {
+				return Run{}, err
+			}
+		case "crash":
+			if cf == nil {
+				return Run{}, fmt.Errorf("actions[%d] crash: needs the conformance extension", i)
+			}
+			settle()
+			fired = len(cf.Crashed())
+			crashes = append(crashes, -1)
+			cf.ArmAppends(int(a.At))
+			continue
+		case "recover":
+			r, err = rt.Recover(ctx, execID)
+		case "verdict":
+			r, err = rt.Resume(ctx, execID, fold.GateInDoubt, verdictPayload(a))
 		case "resume":
 			r, err = rt.Resume(ctx, execID, a.EventType, payloadOr(a.Payload))
 		case "cancel":
 			r, err = rt.Cancel(ctx, execID, a.Reason)
 		case "fireTimers":
+			if clock {
+				at := a.At
+				cf.SetClock(&at)
+			}
 			st, serr := rt.State(ctx, execID)
 			if serr != nil {
 				return Run{}, serr
@@ -354,7 +512,7 @@ func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore,
 				id = ExecOf(d, execID)(a.Execution)
 			}
 			if _, err := rt.Drive(ctx, id); err != nil {
-				return Run{}, fmt.Errorf("actions[%d] drive: %w", i+1, err)
+				return Run{}, fmt.Errorf("actions[%d] drive: %w", i, err)
 			}
 			continue
 		case "resumeAs":
@@ -370,11 +528,14 @@ func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore,
 			}
 			r, err = rt.ResumeAs(ctx, execID, req)
 		default:
-			return Run{}, fmt.Errorf("actions[%d] %s: not a wire client's action", i+1, a.Do)
+			return Run{}, fmt.Errorf("actions[%d] %s: not a wire client's action", i, a.Do)
 		}
 		if err == nil {
-			res = r // an error is a refusal: the run stays as it was
+			res = r // an error is a refusal (or the armed crash): the run stays as it was
 		}
+	}
+	if cf != nil {
+		settle()
 	}
 	if res.Status == fold.StatusSuspended {
 		return Run{}, errors.New("the run parked and the driver has no action left")
@@ -400,5 +561,6 @@ func RunInProcess(ctx context.Context, rt *kernel.Runtime, store spi.EventStore,
 	if err != nil {
 		return Run{}, err
 	}
+	run.Crashes = crashes
 	return withDriven(run, d, state)
 }

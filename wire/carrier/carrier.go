@@ -39,48 +39,15 @@ type Options struct {
 	// Features are the Wave 2 feature flags of the runtime NewProfile builds (serve-kernel
 	// --wave2); a carrier mounted on a runtime of its own serves that runtime's flags.
 	Features kernel.Features
+	// Conformance, when set, serves the test-only conformance extension (conformance.clock and
+	// conformance.crash, docs/wire.md): its clock and store must be the runtime's (NewProfile
+	// wires them).
+	Conformance *Conformance
 	// Token, when set, must come as "Authorization: Bearer <token>" on every request (401
 	// otherwise; docs/wire.md, "Running it safely").
 	Token string
 	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
 	AllowedHosts []string
-}
-
-// Hooks are carrier-level defects; each one breaks one rule a certified kernel must keep.
-type Hooks struct {
-	// ForgedFactsThrough appends a userspace emit the kernel refused straight to the store (breaks
-	// A26.wire.no-new-facts: a wire client forges kernel facts).
-	ForgedFactsThrough bool
-	// NoFencing hands a second driver a token while the first still drives (breaks
-	// A26.wire.kernel-authoritative: two drivers interleave).
-	NoFencing bool
-	// DropResumeWithoutDriver answers a resume with no driver as accepted but records nothing
-	// (breaks A26.wire.kernel-authoritative: the resume is lost).
-	DropResumeWithoutDriver bool
-	// IgnoreExecutionBudget starts an execution under the kernel's budget whatever budget
-	// execution.start gives it (breaks I-WIRE-17).
-	IgnoreExecutionBudget bool
-	// DropMigratedInput migrates an execution with execution.resumeAs but drops the migrated input
-	// it was given (breaks I-WIRE-15: the migrated input is not recorded).
-	DropMigratedInput bool
-	// DropDeliveredMessage records the message execution.deliver hands an execution as null
-	// (breaks I-WIRE-20: the receive is answered with nothing).
-	DropDeliveredMessage bool
-	// HandshakeLies advertises a hand list: every syscall as unary (breaks A26.wire.derived and
-	// A26.wire.partition).
-	HandshakeLies bool
-	// WireFollowsSchema states a wire ABI version one minor past the manifest's in the handshake,
-	// as if the event-schema changes since 1.23.0 were a protocol change (breaks
-	// S4.v1_24.wire-unchanged: 1.24.0 kept WIRE_ABI_VERSION; A26.wire.own-version).
-	WireFollowsSchema bool
-	// NoCancel serves no execution.cancel, one of the four execution methods ADR 0026 names, and
-	// leaves it out of the handshake's method table (breaks A26.carrier.methods).
-	NoCancel bool
-	// AdoptsFlows re-registers, when the carrier is built, every flow the runtime already holds as
-	// a flow wire clients may start, under the carrier's code identity: an in-process start then
-	// records the carrier's codeHash, so a mounted carrier with no client changes in-process logs
-	// (breaks A26.wire.unwired-identical, S1.G2.unwired-byte-identical).
-	AdoptsFlows bool
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -95,6 +62,11 @@ type Carrier struct {
 	mu       sync.Mutex
 	sessions map[string]*session // execution id → its live run
 	flows    map[string]bool     // flow ids registered as wire flows
+	// conformance serves the test-only conformance.* methods (nil: not served).
+	conformance *Conformance
+	// defects' own memory (Hooks.StaleTokenAccepted, Hooks.BudgetLeaks)
+	stale      map[string][]string // execution id → tokens its earlier seats held
+	lastBudget kernel.Budget
 }
 
 // New mounts a carrier on rt, whose event store is store (getState reads the log from it; with a
@@ -123,7 +95,8 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 	if table == nil {
 		table = rt.Syscalls()
 	}
-	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{}, guard: g}
+	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{},
+		conformance: opts.Conformance, stale: map[string][]string{}, guard: g}
 	if opts.Hooks.AdoptsFlows {
 		for _, def := range rt.Flows() {
 			def.CodeHash = "wire-carrier/" + manifest.WireAbiVersion
@@ -136,6 +109,9 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 	if opts.Hooks.NoCancel {
 		ms = slices.DeleteFunc(ms, func(m Method) bool { return m.Name == MethodCancel })
 	}
+	if c.conformance != nil {
+		ms = append(ms, ConformanceMethods()...)
+	}
 	for _, m := range ms {
 		c.methods[m.Name] = m
 	}
@@ -145,6 +121,9 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 			adv[i].Kind = manifest.Unary
 		}
 		ms = DeriveMethods(adv)
+		if c.conformance != nil {
+			ms = append(ms, ConformanceMethods()...)
+		}
 	}
 	tools := append([]string{}, opts.Tools...)
 	wire := manifest.WireAbiVersion
@@ -178,6 +157,9 @@ func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
 	}()
 	result, e := c.dispatch(ctx, req)
 	if e != nil {
+		if to, ok := c.opts.Hooks.ErrorCodes[e.Code]; ok {
+			e.Code = to
+		}
 		resp.Error = e
 		return resp
 	}
@@ -224,6 +206,10 @@ func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCEr
 		return c.resumeAs(ctx, req.Params)
 	case MethodDeliver:
 		return c.deliver(ctx, req.Params)
+	case MethodConformanceClock:
+		return c.conformanceClock(req.Params)
+	case MethodConformanceCrash:
+		return c.conformanceCrash(req.Params)
 	}
 	if m.Syscall != "" {
 		return c.syscall(ctx, m, req.Params)
@@ -298,6 +284,15 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	if e != nil {
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
+	if c.opts.Hooks.BudgetLeaks {
+		c.mu.Lock()
+		if p.Budget != nil {
+			c.lastBudget = p.Budget
+		} else {
+			p.Budget = c.lastBudget
+		}
+		c.mu.Unlock()
+	}
 	if p.Budget != nil && !c.opts.Hooks.IgnoreExecutionBudget {
 		// an execution that exists keeps its budget: its start is refused below, -32004
 		if flowID, err := c.rt.FlowID(ctx, p.ExecutionID); err == nil && flowID == "" {
@@ -322,9 +317,19 @@ func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge
 	if p.ExecutionID == "" || p.EventType == "" {
 		return nil, rpcErr(CodeInvalidParams, "params", "execution.resume: params.executionId and params.eventType are required", "field", "executionId/eventType")
 	}
-	flowID, e := c.flowOf(ctx, p.ExecutionID)
-	if e != nil {
+	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e
+	}
+	payload := payloadOr(p.Payload)
+	live := c.live(p.ExecutionID)
+	res, done, eventType, payload := c.resumeDefect(ctx, p.ExecutionID, p.EventType, payload, live)
+	switch {
+	case done:
+		return res, nil
+	case live:
+		// spec §5: a resume that arrives before the execution parks is refused (not-suspended)
+		return nil, rpcErr(CodeRefused, "resume-refused", fmt.Sprintf("resume refused (not-suspended): event type %q: execution %q is running (a driver holds it or one is awaited), not parked", p.EventType, p.ExecutionID),
+			"reason", "not-suspended")
 	}
 	if c.opts.Hooks.DropResumeWithoutDriver && !p.Attach {
 		return startResult{ExecutionID: p.ExecutionID, Status: fold.StatusRunning, AwaitingDriver: true}, nil
@@ -333,14 +338,16 @@ func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge
 	if e != nil {
 		return nil, e
 	}
-	payload := p.Payload
-	if payload == nil {
-		payload = json.RawMessage("null")
-	}
-	_ = flowID
 	return c.launch(s, func(ctx context.Context) (kernel.Result, error) {
-		return c.rt.Resume(ctx, p.ExecutionID, p.EventType, payload)
+		return c.rt.Resume(ctx, p.ExecutionID, eventType, payload)
 	})
+}
+
+// live reports whether the execution has a live run (a driver holds it, or it awaits one).
+func (c *Carrier) live(execID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessions[execID] != nil
 }
 
 // flowOf registers the flow that wrote the execution's log as a wire flow.
@@ -411,6 +418,13 @@ func (c *Carrier) cancel(ctx context.Context, raw json.RawMessage) (any, *bridge
 	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e
 	}
+	if h := c.opts.Hooks.CancelTerminal; h != "" {
+		if st, err := c.rt.State(ctx, p.ExecutionID); err == nil && st.Status == h {
+			if c.forge(p.ExecutionID, forged{manifest.ExecutionCancelled, mustJSON(map[string]string{"reason": p.Reason})}) {
+				return startResult{ExecutionID: p.ExecutionID, Status: fold.StatusCancelled}, nil
+			}
+		}
+	}
 	res, err := c.rt.Cancel(ctx, p.ExecutionID, p.Reason)
 	if err != nil {
 		return nil, toRPC(err)
@@ -425,8 +439,8 @@ func (c *Carrier) cancel(ctx context.Context, raw json.RawMessage) (any, *bridge
 	return startResult{ExecutionID: p.ExecutionID, Status: res.Status}, nil
 }
 
-// stateResult is the answer of execution.getState.
-type stateResult struct {
+// StateResult is the answer of execution.getState.
+type StateResult struct {
 	ExecutionID    string          `json:"executionId"`
 	Status         string          `json:"status"`
 	Sequence       int64           `json:"sequence"`
@@ -460,7 +474,7 @@ func (c *Carrier) getState(ctx context.Context, raw json.RawMessage) (any, *brid
 	if err != nil {
 		return nil, toRPC(err)
 	}
-	out := stateResult{ExecutionID: p.ExecutionID, Status: st.Status, Sequence: st.Sequence, State: canon, Canonical: string(canon), Driver: "none"}
+	out := StateResult{ExecutionID: p.ExecutionID, Status: st.Status, Sequence: st.Sequence, State: canon, Canonical: string(canon), Driver: "none"}
 	c.mu.Lock()
 	s := c.sessions[p.ExecutionID]
 	c.mu.Unlock()

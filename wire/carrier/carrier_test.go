@@ -160,7 +160,7 @@ func TestDisconnectMidStepRunsEffectOnce(t *testing.T) {
 		t.Errorf("wire/disconnect-mid-step [A26.wire.kernel-authoritative]: the slow effect ran %d times, want 1", n)
 	}
 	run, _ := State(ctx, cl2, "e1")
-	if n := stepStarts(run.Log); n["slow"] != 1 || n["first"] != 1 || n["last"] != 1 {
+	if n := StepStarts(run.Log); n["slow"] != 1 || n["first"] != 1 || n["last"] != 1 {
 		t.Errorf("wire/disconnect-mid-step [I-WIRE-4]: STEP_STARTED per step = %v, want each once", n)
 	}
 	// the old token is now stale only if rotated; the holder's token still names the seat, but the

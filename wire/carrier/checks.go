@@ -2,23 +2,18 @@ package carrier
 
 import "github.com/loom-kernel/loom-conform/spec"
 
-// Checks lists the kernel kit's checks (run by `certify kernel`) and the tests of the carrier.
+// Checks lists the tests of the carrier (the kernel kit's checks are wire/kernelkit's).
 func Checks() []spec.Check {
 	t := func(id, where string, kind spec.CheckKind, clauses ...string) spec.Check {
 		return spec.Check{ID: id, Kind: kind, Clauses: clauses, Where: "wire/carrier:" + where}
 	}
-	out := KernelKit().SpecChecks()
-	return append(out,
+	return []spec.Check{
 		t("wire/derived-methods", "TestDerivedMethodsFollowTable", spec.KindTest, "A26.wire.derived", "A26.wire.partition", "A26.carrier.methods"),
 		t("wire/acceptance-in-process", "TestWireRunEqualsInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-10"),
 		t("wire/parallel-over-wire", "TestWireParallelEqualsInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-11"),
 		t("wire/parallel-bad-calls", "TestWireParallelBadCalls", spec.KindTest, "I-WIRE-11", "I-WIRE-6"),
-		t("wire/goldens-recorded", "TestWireGoldensRecorded", spec.KindTest, "I-WIRE-10"),
 		t("wire/goldens-over-wire", "TestWireGoldensEqualInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-10", "I-WIRE-20", "I-WIRE-21"),
-		t("wire/kit-reference", "TestReferenceKernelPassesKit", spec.KindTest, "I-WIRE-8", "A26.wire.kernel-authoritative", "I-WIRE-21"),
-		t("wire/wave2-goldens-advertised", "TestWave2GoldensAdvertised", spec.KindTest, "I-WIRE-21", "S2.syscalls.wave2-flagged"),
 		t("wire/deliver", "TestDeliverOverWire", spec.KindTest, "I-WIRE-20", "S4.v1_23.message-consumed", "S4.v1_23.wait-addressed-resume"),
-		t("wire/kit-broken-kernels", "TestBrokenKernelsRejected", spec.KindTest, "I-WIRE-8", "A26.wire.no-new-facts", "A26.wire.rings-kernel-side", "A26.wire.kernel-authoritative", "A26.wire.derived"),
 		t("wire/disconnect-mid-step", "TestDisconnectMidStepRunsEffectOnce", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-4"),
 		t("wire/unwired-identical", "TestUnwiredIdentical", spec.KindTest, "A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"),
 		t("wire/bad-input", "TestBadInputTyped", spec.KindTest, "I-WIRE-6", "I-WIRE-1"),
@@ -32,5 +27,5 @@ func Checks() []spec.Check {
 		t("wire/resume-durable", "TestResumeWithoutDriverSurvivesRestart", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-5", "I-WIRE-3"),
 		t("wire/goldens-unwired", "TestGoldensUnwiredWithCarrier", spec.KindTest, "A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"),
 		t("wire/doc-exchanges", "TestDocExchanges", spec.KindTest, "I-WIRE-1", "I-WIRE-7", "A26.carrier.methods"),
-	)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
@@ -33,6 +34,9 @@ func (c *Carrier) deliver(ctx context.Context, raw json.RawMessage) (any, *bridg
 	}
 	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e
+	}
+	if c.live(p.ExecutionID) {
+		return nil, rpcErr(CodeRefused, "delivery-refused", fmt.Sprintf("deliver to %q on topic %q refused: the execution is running, not waiting for a message", p.ExecutionID, p.Topic), "topic", p.Topic)
 	}
 	s, e := c.newSession(p.ExecutionID, p.Attach, "live")
 	if e != nil {

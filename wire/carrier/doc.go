@@ -19,5 +19,8 @@
 //	defer stop()
 //
 // Effects run kernel-side under the rings (Rings: authorize, meter, validate, egress), exactly
-// as for an in-process flow: a wire client gains no bypass.
+// as for an in-process flow: a wire client gains no bypass. NewProfile serves the conformance
+// profile `certify kernel` expects, with the test-only conformance extension (Conformance:
+// conformance.clock and conformance.crash); the kit that certifies a kernel, and the broken
+// kernels built from this carrier's Hooks, are wire/kernelkit's.
 package carrier

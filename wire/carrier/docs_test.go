@@ -61,6 +61,12 @@ func record(t *testing.T) []exchange {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the conformance extension's exchanges run on the conformance profile (serve-kernel)
+	c3, _, err := NewProfile(memory.NewEventStore(), true, Options{Tokens: kernel.SequentialIDs("ext-driver"),
+		Implementation: Implementation{Name: "loom-conform reference kernel", Version: "1.3.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cur := c
 	var out []exchange
 	id := 0
@@ -110,7 +116,12 @@ func record(t *testing.T) []exchange {
 	call("execution.attach by a second driver (fenced)", "execution.attach", `{"executionId":"doc-1"}`)
 	call("re-drive: syscall.execute served from the log", "syscall.execute", drv(`{"task":{"id":"lookup","kind":"tool","toolId":"echo"},"input":{"name":"ada"}}`))
 	call("re-drive: syscall.suspend answered from the log", "syscall.suspend", drv(`{"on":"approve"}`))
+	call("execution.resume of a running execution (refused, not-suspended)", "execution.resume", `{"executionId":"doc-1","eventType":"approve","payload":{"ok":true}}`)
+	call("syscall.execute without params.driver (bad params)", "syscall.execute", `{"executionId":"doc-1","args":{"task":{"id":"x","toolId":"echo"}}}`)
 	call("execution.complete", "execution.complete", `{"executionId":"doc-1","driver":"`+tok+`","output":{"greeted":"ada"}}`)
+	tok = token(call("execution.attach to a finished execution (a read-only replay)", "execution.attach", `{"executionId":"doc-1"}`))
+	call("replay: syscall.execute served from the log", "syscall.execute", drv(`{"task":{"id":"lookup","kind":"tool","toolId":"echo"},"input":{"name":"ada"}}`))
+	call("replay: execution.complete with another output (a divergence, nothing appended)", "execution.complete", `{"executionId":"doc-1","driver":"`+tok+`","output":{"greeted":"bob"}}`)
 	tok = token(call("execution.start (a second execution)", "execution.start", `{"flowId":"nap","executionId":"doc-2","input":null}`))
 	call("syscall.decide", "syscall.decide", `{"executionId":"doc-2","driver":"`+tok+`","args":{"id":"plan","choice":{"nap":true}}}`)
 	call("execution.cancel (a live run: its driver's seat ends)", "execution.cancel", `{"executionId":"doc-2","reason":"no longer needed"}`)
@@ -118,6 +129,10 @@ func record(t *testing.T) []exchange {
 	call("syscall.sleep (parks until its wakeAt)", "syscall.sleep", `{"executionId":"doc-3","driver":"`+tok+`","args":{"ms":60000}}`)
 	tok = token(call("execution.start (a fourth execution)", "execution.start", `{"flowId":"nap","executionId":"doc-4","input":null}`))
 	call("syscall.sleepUntil (parks)", "syscall.sleepUntil", `{"executionId":"doc-4","driver":"`+tok+`","args":{"wakeAt":1800000000000}}`)
+	tok = token(call("execution.resume: the timer fires (TIMER_FIRED with the recorded wakeAt)", "execution.resume", `{"executionId":"doc-4","eventType":"TIMER_FIRED","payload":{"wakeAt":1800000000000},"attach":true}`))
+	call("re-drive: syscall.sleepUntil, its timer fired, answers null", "syscall.sleepUntil", `{"executionId":"doc-4","driver":"`+tok+`","args":{"wakeAt":1800000000000}}`)
+	call("execution.complete", "execution.complete", `{"executionId":"doc-4","driver":"`+tok+`","output":null}`)
+	call("execution.cancel of a completed execution (refused, terminal)", "execution.cancel", `{"executionId":"doc-4"}`)
 	tok = token(call("execution.start with a budget of its own", "execution.start", `{"flowId":"move","executionId":"doc-5","input":{"v":1},"budget":{"tokens":5}}`))
 	d5 := func(args string) string { return `{"executionId":"doc-5","driver":"` + tok + `","args":` + args + `}` }
 	call("syscall.execute with a timeout and a step-level typed-failure map", "syscall.execute", d5(`{"task":{"id":"pay","toolId":"fail-typed","timeoutMs":5000,"errors":["declined"]},"input":{"channel":"declined","payload":{"why":"card"}}}`))
@@ -128,7 +143,8 @@ func record(t *testing.T) []exchange {
 	call("re-drive of the target flow: syscall.suspend answered by the resumeAs", "syscall.suspend", d5(`{"on":"go"}`))
 	call("execution.complete", "execution.complete", `{"executionId":"doc-5","driver":"`+tok+`","output":{"moved":true}}`)
 	cur = c2
-	tok = token(call("execution.start (Wave 2 on: serve-kernel --wave2)", "execution.start", `{"flowId":"inbox","executionId":"doc-6","input":null}`))
+	call("wire.handshake (Wave 2 on: serve-kernel --wave2)", "wire.handshake", `{"client":"doc","wire":"1.0.0"}`)
+	tok = token(call("execution.start (Wave 2 on)", "execution.start", `{"flowId":"inbox","executionId":"doc-6","input":null}`))
 	d6 := func(args string) string { return `{"executionId":"doc-6","driver":"` + tok + `","args":` + args + `}` }
 	call("syscall.receive (parks on the message gate)", "syscall.receive", d6(`{"topic":"orders"}`))
 	call("execution.deliver on a topic with no open wait (refused, nothing appended)", "execution.deliver", `{"executionId":"doc-6","topic":"other","messageId":"m0","message":0,"attach":true}`)
@@ -141,6 +157,15 @@ func record(t *testing.T) []exchange {
 	call("re-drive: syscall.select answered with the topic's index", "syscall.select", `{"executionId":"doc-7","driver":"`+tok+`","args":{"topics":["a","b"]}}`)
 	call("syscall.continueAsNew (the run ends continued)", "syscall.continueAsNew", `{"executionId":"doc-7","driver":"`+tok+`","args":{"input":{"k":2}}}`)
 	call("execution.attach to the continued execution (drive it from the top)", "execution.attach", `{"executionId":"doc-7.next"}`)
+	cur = c3
+	call("conformance.clock (the conformance extension: the kernel's clock reads this time)", "conformance.clock", `{"now":1700000000000}`)
+	tok = token(call("execution.start (the conformance profile: serve-kernel)", "execution.start", `{"flowId":"crashy","executionId":"doc-8","input":null}`))
+	call("conformance.crash: the append of envelope 2 fails as a crash", "conformance.crash", `{"executionId":"doc-8","sequence":2}`)
+	call("syscall.execute during which the kernel crashes (its STEP_COMPLETED is envelope 2)", "syscall.execute", `{"executionId":"doc-8","driver":"`+tok+`","args":{"task":{"id":"a","toolId":"echo"},"input":"a"}}`)
+	tok = token(call("execution.attach to the crashed execution (mode recover: EXECUTION_RECOVERED {} is recorded)", "execution.attach", `{"executionId":"doc-8"}`))
+	call("re-drive: the step whose outcome the crash lost runs again (attempt 2)", "syscall.execute", `{"executionId":"doc-8","driver":"`+tok+`","args":{"task":{"id":"a","toolId":"echo"},"input":"a"}}`)
+	call("execution.complete", "execution.complete", `{"executionId":"doc-8","driver":"`+tok+`","output":"a"}`)
+	call("conformance.clock {now: null}: the kernel's own clock again", "conformance.clock", `{"now":null}`)
 	cur = c
 	call("an unknown method", "syscall.teleport", `{}`)
 	call("ill-typed params", "execution.getState", `{"executionId":7}`)
@@ -193,7 +218,7 @@ func TestDocExchanges(t *testing.T) {
 		}
 		seen[req.Method] = true
 	}
-	for _, m := range DeriveMethods(manifest.Syscalls()) {
+	for _, m := range append(DeriveMethods(manifest.Syscalls()), ConformanceMethods()...) {
 		if !seen[m.Name] {
 			t.Errorf("wire/doc-exchanges [A26.carrier.methods]: docs/wire.md records no exchange for %s", m.Name)
 		}
@@ -240,5 +265,60 @@ func TestDocExchanges(t *testing.T) {
 	}
 	if !strings.Contains(text, wantStream) {
 		t.Errorf("wire/doc-exchanges [I-WIRE-7]: docs/wire.md does not show the streaming answer %q", wantStream)
+	}
+}
+
+const (
+	ringsBegin = "<!-- rings:begin (generated by `go test ./wire/carrier -run TestDocRingRecords -update`) -->"
+	ringsEnd   = "<!-- rings:end -->"
+)
+
+// Reference: I-WIRE-28, docs/wire.md "Rings, kernel-side" — the ring records docs/wire.md shows
+// (event order, payloads, reason texts) are what the conformance profile writes: one execution
+// whose steps each ring refuses in turn, its log after the start.
+func TestDocRingRecords(t *testing.T) {
+	cl, _, _, _ := served(t, Options{})
+	ctx := testCtx(t)
+	var a Attached
+	if err := cl.Call(ctx, MethodStart, map[string]any{"flowId": "rings", "executionId": "rings-1"}, &a); err != nil {
+		t.Fatal(err)
+	}
+	d := &Driver{C: cl, ExecutionID: "rings-1", Token: a.Driver}
+	for _, args := range []string{
+		`{"task":{"id":"deny","toolId":"forbidden"},"input":1}`,
+		`{"task":{"id":"out","toolId":"fetch"},"input":{"host":"denied.example"}}`,
+		`{"task":{"id":"check","toolId":"shape"},"input":{"ok":1}}`,
+		`{"task":{"id":"spend","toolId":"meter"},"input":{"tokens":10}}`,
+		`{"task":{"id":"over","toolId":"echo"},"input":1}`,
+	} {
+		_, _, _ = d.Syscall(ctx, "execute", json.RawMessage(args))
+	}
+	run, err := State(ctx, cl, "rings-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString(ringsBegin + "\n\n```\n")
+	for _, e := range run.Log[1:] {
+		fmt.Fprintf(&b, "%s %s\n", e.EventType, e.Payload)
+	}
+	b.WriteString("```\n\n" + ringsEnd)
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i, j := strings.Index(text, ringsBegin), strings.Index(text, ringsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no rings markers", docPath)
+	}
+	if *update {
+		if err := os.WriteFile(docPath, []byte(text[:i]+b.String()+text[j+len(ringsEnd):]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if cur := text[i : j+len(ringsEnd)]; cur != b.String() {
+		t.Errorf("wire/doc-exchanges [I-WIRE-28]: docs/wire.md's ring records are stale; run go test ./wire/carrier -run TestDocRingRecords -update (-doc +carrier):\n%s", cmp.Diff(cur, b.String()))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
@@ -20,6 +21,9 @@ type Run struct {
 	// Driven are the runs of the executions the driver's drive actions drove (those continueAsNew
 	// started), in action order.
 	Driven []Run
+	// Crashes are, for an in-process run (RunInProcessWith), the sequences its crash actions
+	// failed at, in action order (-1: never fired).
+	Crashes []int64
 }
 
 // Driver is a wire client's view of one execution it drives (the A3 contract from the client side).
@@ -246,9 +250,37 @@ func complete(ctx context.Context, d *Driver, out json.RawMessage, fail *flowscr
 
 // State fetches the execution's folded state and log.
 func State(ctx context.Context, c *Client, execID string) (Run, error) {
-	var st stateResult
+	var st StateResult
 	if err := c.Call(ctx, MethodGetState, map[string]any{"executionId": execID, "includeLog": true}, &st); err != nil {
 		return Run{}, err
 	}
 	return Run{ExecutionID: execID, Log: st.Log, State: st.Canonical}, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// asCall returns the kernel's error answer in err.
+func asCall(err error) (*CallError, bool) {
+	var ce *CallError
+	ok := errors.As(err, &ce)
+	return ce, ok
+}
+
+// StepStarts counts a log's STEP_STARTED envelopes per step id: how often each step's effect was
+// started (a served step is never started again).
+func StepStarts(log []spi.Envelope) map[string]int {
+	n := map[string]int{}
+	for _, e := range log {
+		if e.EventType == manifest.StepStarted {
+			var p struct {
+				StepID string `json:"stepId"`
+			}
+			_ = json.Unmarshal(e.Payload, &p)
+			n[p.StepID]++
+		}
+	}
+	return n
 }

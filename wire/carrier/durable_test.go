@@ -48,7 +48,7 @@ func TestResumeWithoutDriverSurvivesRestart(t *testing.T) {
 
 	// the kernel restarts: a new carrier over the same log, with a short lease
 	cl2 := boot(50 * time.Millisecond)
-	var st stateResult
+	var st StateResult
 	if err := cl2.Call(ctx, MethodGetState, map[string]any{"executionId": "d1"}, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestResumeWithoutDriverSurvivesRestart(t *testing.T) {
 		t.Fatalf("complete = %+v, %v", done, err)
 	}
 	run, _ := State(ctx, cl2, "d1")
-	if n := stepStarts(run.Log); n["a"] != 1 {
+	if n := StepStarts(run.Log); n["a"] != 1 {
 		t.Errorf("wire/resume-durable [A26.wire.kernel-authoritative]: step a started %d times, want 1", n["a"])
 	}
 }

@@ -22,7 +22,7 @@ func TestUnwiredMutantRejected(t *testing.T) {
 	for _, m := range BrokenMounts() {
 		t.Run(m.Name, func(t *testing.T) {
 			ps := goldensUnwired(t, Options{Hooks: m.carrier})
-			proof.Rejected(t, "kernel/wire/"+m.Name, m.CaughtBy, strings.Join(ps, "\n"))
+			proof.Rejected(t, "kernel/wire/"+m.Name, m.CaughtBy, proof.Failure(m.CaughtBy, nil, "the goldens with "+m.Name+" mounted", strings.Join(ps, "\n")))
 		})
 	}
 }

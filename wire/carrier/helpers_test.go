@@ -3,6 +3,7 @@ package carrier
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -51,20 +52,22 @@ func script(t testing.TB, name string) clients.Case {
 }
 
 // inProcess runs every case in process, in order, on one fresh deterministic runtime of the
-// profile with Wave 2 on (the order the wire run takes, so the fixed clock and sequential ids line
-// up).
+// profile with Wave 2 and the conformance extension on (the order the wire run takes, so the fixed
+// clock and sequential ids line up).
 func inProcess(t testing.TB, prefix string, cases []clients.Case) map[string]Run {
 	t.Helper()
-	store := memory.NewEventStore()
-	cfg := ProfileConfig(store, true, ProfileRings(), kernel.Hooks{})
+	cfg := ProfileConfig(memory.NewEventStore(), true, ProfileRings(), kernel.Hooks{})
 	cfg.Features = Wave2()
+	var opts Options
+	WithConformance(&cfg, &opts)
 	rt, err := kernel.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]Run{}
 	for _, k := range cases {
-		r, err := RunInProcess(testCtx(t), rt, store, prefix+k.Name, k.Script, k.Driver)
+		clock := slices.Contains(clients.Extension(k.Script, k.Driver), MethodConformanceClock)
+		r, err := RunInProcessWith(testCtx(t), rt, cfg.Store, opts.Conformance, clock, prefix+k.Name, k.Script, k.Driver)
 		if err != nil {
 			t.Fatalf("in process %s: %v", k.Name, err)
 		}

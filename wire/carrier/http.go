@@ -156,7 +156,7 @@ func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (js
 		resp.Error = rpcErr(CodeInvalidParams, "params", req.Method+": the streaming form takes params.args {eventType} and the chunks as lines", "field", "args.eventType")
 		return resp
 	}
-	s, e := c.driven(p.ExecutionID, p.Driver)
+	s, e := c.driven(req.Method, p.ExecutionID, p.Driver)
 	if e != nil {
 		resp.Error = e
 		return resp

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
@@ -32,6 +34,10 @@ func (c *Carrier) resumeAs(ctx context.Context, raw json.RawMessage) (any, *brid
 	}
 	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e
+	}
+	if c.opts.Hooks.ResumeAsKernelTypes && manifest.IsKernelEventType(p.EventType) && p.EventType != manifest.TimerFired &&
+		c.forge(p.ExecutionID, forged{p.EventType, payloadOr(p.Payload)}, forged{manifest.ExecutionResumed, payloadOr(p.Payload)}) {
+		return startResult{ExecutionID: p.ExecutionID, Status: fold.StatusRunning, AwaitingDriver: true}, nil
 	}
 	if err := c.ensureFlow(p.FlowID); err != nil {
 		return nil, rpcErr(CodeInvalidParams, "params", err.Error(), "field", "flowId")

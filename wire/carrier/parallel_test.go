@@ -12,7 +12,7 @@ import (
 // branch bound by the flow, a re-drive after a gate, emits inside branches) driven over the wire
 // fold byte-identically to their in-process runs (serial branches).
 func TestWireParallelEqualsInProcess(t *testing.T) {
-	gs, not, err := WireGoldens()
+	gs, not, err := clients.Goldens(false)
 	if err != nil {
 		t.Fatal(err)
 	}

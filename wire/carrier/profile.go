@@ -120,10 +120,23 @@ func Wave2() kernel.Features {
 }
 
 // NewProfile builds a runtime of the conformance profile over store, with opts.Features, and
-// mounts a carrier on it.
+// mounts a carrier on it that serves the conformance extension (conformance.clock and
+// conformance.crash: the runtime's clock and store are the extension's).
 func NewProfile(store spi.EventStore, deterministic bool, opts Options) (*Carrier, *kernel.Runtime, error) {
-	cfg := ProfileConfig(store, deterministic, ProfileRings(), kernel.Hooks{})
+	return NewProfileWith(store, deterministic, opts, ProfileRings(), kernel.Hooks{}, nil)
+}
+
+// NewProfileWith is NewProfile with the profile's rings, the kernel's hooks and the tools changed
+// (tools, when set, edits the profile's tool table): a broken kernel's build.
+func NewProfileWith(store spi.EventStore, deterministic bool, opts Options, rings Rings, hooks kernel.Hooks, tools func(map[string]Tool)) (*Carrier, *kernel.Runtime, error) {
+	cfg := ProfileConfig(store, deterministic, rings, hooks)
+	if tools != nil {
+		t := ProfileTools()
+		tools(t)
+		cfg.Effects = rings.Wrap(t)
+	}
 	cfg.Features = opts.Features
+	WithConformance(&cfg, &opts)
 	rt, err := kernel.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -133,4 +146,16 @@ func NewProfile(store spi.EventStore, deterministic bool, opts Options) (*Carrie
 	}
 	c, err := New(rt, store, opts)
 	return c, rt, err
+}
+
+// WithConformance puts the conformance extension between a runtime configuration and its clock
+// and store, and has opts serve it.
+func WithConformance(cfg *kernel.Config, opts *Options) {
+	base := cfg.Now
+	if base == nil {
+		base = func() int64 { return time.Now().UnixMilli() }
+	}
+	cf := NewConformance(base)
+	cfg.Now, cfg.Store = cf.Now, cf.Store(cfg.Store)
+	opts.Conformance = cf
 }

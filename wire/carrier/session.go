@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/kernel/ingress"
@@ -103,6 +105,9 @@ func (c *Carrier) launch(s *session, fn func(ctx context.Context) (kernel.Result
 	s.cancel = cancel
 	go func() {
 		res, err := fn(ctx)
+		s.tok.Lock()
+		c.retire(s.execID, s.token)
+		s.tok.Unlock()
 		c.mu.Lock()
 		if c.sessions[s.execID] == s {
 			delete(c.sessions, s.execID)
@@ -142,12 +147,13 @@ func ended(s *session) startResult {
 // driver re-drives from the top: the run's transcript answers what it already answered.
 func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 	s.tok.Lock()
+	stolen := false // Hooks.NoFencing: a second driver took the seat, the first still drives
 	switch {
 	case s.attached && token != "" && token == s.token:
 	case !s.attached:
 		s.token, s.attached = c.opts.Tokens(), true
 	case c.opts.Hooks.NoFencing:
-		s.token = c.opts.Tokens()
+		s.token, stolen = c.opts.Tokens(), true
 	default:
 		lapsed := time.Since(time.Unix(0, s.lastSeen.Load())) > c.opts.Lease
 		if !lapsed || !s.mu.TryLock() {
@@ -155,35 +161,64 @@ func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 			return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q is driven by another driver", s.execID), "executionId", s.execID)
 		}
 		s.mu.Unlock()
+		c.retire(s.execID, s.token)
 		s.token = c.opts.Tokens()
 	}
 	tok := s.token
 	s.tok.Unlock()
-	if !c.opts.Hooks.NoFencing {
+	if forget := c.opts.Hooks.ReattachForgets; forget != "" {
+		s.mu.Lock()
+		for i, en := range s.transcript {
+			if forget == "failed" && en.err != nil || forget == "emit" && (en.name == "emit" || en.name == "stream" || en.name == "ui") {
+				s.transcript = s.transcript[:i]
+				s.answered.Store(int64(i))
+				break
+			}
+		}
+		s.mu.Unlock()
+	}
+	if !stolen {
 		s.redrive.Store(true) // a call in flight finishes first; the next call starts over
 	}
 	s.touch()
 	return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: tok, Mode: s.mode, Redrive: int(s.answered.Load())}, nil
 }
 
-// driven returns the live run the driver holds; anything else is fenced.
-func (c *Carrier) driven(execID, token string) (*session, *bridge.RPCError) {
+// driven returns the live run the driver holds for a driver method (a syscall or
+// execution.complete): a missing token is bad params (-32602), any token but the holder's is
+// fenced (-32002).
+func (c *Carrier) driven(method, execID, token string) (*session, *bridge.RPCError) {
 	if execID == "" {
-		return nil, rpcErr(CodeInvalidParams, "params", "params.executionId is required", "field", "executionId")
+		return nil, rpcErr(CodeInvalidParams, "params", method+": params.executionId is required", "field", "executionId")
+	}
+	h := c.opts.Hooks
+	if token == "" && !h.MissingDriverFenced && h.UnfencedMethod != method {
+		return nil, rpcErr(CodeInvalidParams, "params", method+": params.driver is required (the token execution.start, resume, attach or deliver gave)", "field", "driver")
 	}
 	c.mu.Lock()
 	s := c.sessions[execID]
+	stale := h.StaleTokenAccepted && slices.Contains(c.stale[execID], token)
 	c.mu.Unlock()
 	if s == nil {
 		return nil, rpcErr(CodeFenced, "not-driver", fmt.Sprintf("execution %q has no live run this caller drives (execution.attach first)", execID), "executionId", execID)
 	}
 	s.tok.Lock()
-	ok := s.attached && token == s.token
+	ok := s.attached && (token == s.token || stale || h.UnfencedMethod == method)
 	s.tok.Unlock()
 	if !ok {
 		return nil, rpcErr(CodeFenced, "not-driver", fmt.Sprintf("execution %q is not driven by this driver token", execID), "executionId", execID, "field", "driver")
 	}
 	return s, nil
+}
+
+// retire remembers a seat's token once another holds the execution (Hooks.StaleTokenAccepted).
+func (c *Carrier) retire(execID, token string) {
+	if !c.opts.Hooks.StaleTokenAccepted || token == "" {
+		return
+	}
+	c.mu.Lock()
+	c.stale[execID] = append(c.stale[execID], token)
+	c.mu.Unlock()
 }
 
 // flowFn is the code of every wire flow: it hands the driver's calls to the kernel in order.
@@ -246,10 +281,15 @@ func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any
 	if err != nil {
 		return nil, invalid(m.Name, err)
 	}
-	s, e := c.driven(p.ExecutionID, p.Driver)
+	s, e := c.driven(m.Name, p.ExecutionID, p.Driver)
 	if e != nil {
 		return nil, e
 	}
+	res, done, args := c.syscallDefect(p.ExecutionID, m.Syscall, p.Args, p.Branch)
+	if done {
+		return res, nil
+	}
+	p.Args = args
 	if err := checkArgs(m.Syscall, p.Args); err != nil {
 		if c.opts.Hooks.ForgedFactsThrough && m.Kind == "unary" && m.Syscall == "emit" && c.forgeThrough(p.ExecutionID, p.Args, nil) {
 			return syscallResult{Value: json.RawMessage("null")}, nil
@@ -347,7 +387,7 @@ func normArgs(a json.RawMessage) json.RawMessage {
 	return a
 }
 
-func (c *Carrier) complete(_ context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
+func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *bridge.RPCError) {
 	var p struct {
 		ExecutionID string          `json:"executionId"`
 		Driver      string          `json:"driver"`
@@ -362,9 +402,12 @@ func (c *Carrier) complete(_ context.Context, raw json.RawMessage) (any, *bridge
 	if p.Error != nil && p.Error.Message == "" {
 		return nil, rpcErr(CodeInvalidParams, "params", "execution.complete: params.error.message must be a non-empty string", "field", "error.message")
 	}
-	s, e := c.driven(p.ExecutionID, p.Driver)
+	s, e := c.driven(MethodComplete, p.ExecutionID, p.Driver)
 	if e != nil {
 		return nil, e
+	}
+	if res, done := c.replayCompletes(ctx, s, p.Output, p.Error != nil); done {
+		return res, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -463,10 +506,39 @@ func toRPC(err error) *bridge.RPCError {
 	case errors.As(err, &ft):
 		return rpcErr(CodeNotRunnable, "abandoned", err.Error())
 	case errors.As(err, &stor):
+		if errors.Is(stor.Err, ErrInjectedCrash) {
+			return rpcErr(CodeInternalError, "crash", err.Error())
+		}
 		if errors.Is(stor.Err, spi.ErrConflict) || errors.Is(stor.Err, spi.ErrFenced) {
 			return rpcErr(CodeFenced, "fenced", err.Error())
 		}
 		return rpcErr(CodeInternalError, "store", err.Error())
 	}
 	return rpcErr(CodeInternalError, "internal", err.Error())
+}
+
+// replayCompletes is the ReplayCompletes defect: the complete of a read-only replay whose output
+// differs from the log's is appended, the run ended.
+func (c *Carrier) replayCompletes(ctx context.Context, s *session, output json.RawMessage, failed bool) (any, bool) {
+	h := c.opts.Hooks.ReplayCompletes
+	if h == "" || s.mode != "replay" || failed {
+		return nil, false
+	}
+	st, err := c.rt.State(ctx, s.execID)
+	if err != nil {
+		return nil, false
+	}
+	finished := st.Status == fold.StatusCompleted || st.Status == fold.StatusFailed
+	if h == "finished" && !finished || h == "parked" && st.Status != fold.StatusSuspended {
+		return nil, false
+	}
+	if recorded, ok := st.Variables.Values[fold.VarOutput]; ok && spi.SameJSON(recorded, payloadOr(output)) {
+		return nil, false
+	}
+	if !c.forge(s.execID, forged{manifest.ExecutionCompleted, mustJSON(map[string]json.RawMessage{"output": payloadOr(output)})}) {
+		return nil, false
+	}
+	s.cancel()
+	<-s.done
+	return startResult{ExecutionID: s.execID, Status: fold.StatusCompleted, Output: payloadOr(output)}, true
 }

@@ -80,7 +80,7 @@ func cases(t *testing.T, keep func(clients.Case) bool) ([]clients.Case, []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, _, err := carrier.WireGoldens()
+	gs, _, err := clients.Goldens(false)
 	if err != nil {
 		t.Fatal(err)
 	}

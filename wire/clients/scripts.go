@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
 )
@@ -105,32 +106,79 @@ func Features(s *flowscript.Script, d *flowscript.Driver) []string {
 // for (I-WIRE-19 gives the reasons). A script's Wave 2 features are not a reason: a kernel whose
 // handshake advertises them drives it (Features, I-WIRE-21).
 func Inexpressible(s *flowscript.Script, d *flowscript.Driver) string {
+	return inexpressible(s, d, false)
+}
+
+// InexpressibleWithExtension is Inexpressible for a kernel that serves the conformance extension
+// (conformance.clock and conformance.crash, I-WIRE-24): its crashes, recoveries and in-doubt
+// verdicts, and the sleeps whose wakeAt the kernel's clock derives, are expressible there.
+func InexpressibleWithExtension(s *flowscript.Script, d *flowscript.Driver) string {
+	return inexpressible(s, d, true)
+}
+
+// ExtensionActions are the driver actions a client sends through the conformance extension: a
+// crash arms conformance.crash; recover is execution.attach (mode recover); verdict is the
+// in-doubt gate's resume (I-KERNEL-52).
+var ExtensionActions = []string{"crash", "recover", "verdict"}
+
+// Extension lists the conformance methods a case needs beyond the plain wire, sorted (nil: none):
+// conformance.crash for its crash actions, conformance.clock for a sleep (its wakeAt is the
+// kernel's clock plus the delay, so the client sets that clock to the driver's virtual time).
+func Extension(s *flowscript.Script, d *flowscript.Driver) []string {
+	var out []string
+	for _, a := range d.Actions {
+		if a.Do == "crash" {
+			out = append(out, "conformance.crash")
+		}
+		if a.Script != nil && hasOp(a.Script.Body, "sleep") {
+			out = append(out, "conformance.clock")
+		}
+	}
+	if hasOp(s.Body, "sleep") {
+		out = append(out, "conformance.clock")
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func hasOp(body []flowscript.Stmt, op string) bool {
+	for _, st := range body {
+		if st.Op == op || slices.ContainsFunc(st.Branches, func(b []flowscript.Stmt) bool { return hasOp(b, op) }) {
+			return true
+		}
+	}
+	return false
+}
+
+func inexpressible(s *flowscript.Script, d *flowscript.Driver, ext bool) string {
 	switch {
 	case d.Profile != "":
 		return fmt.Sprintf("driver: profile %s: a kernel writes one event schema, the handshake's eventSchema %s; the wire has no per-execution profile (ADR 0026: the on-disk schema is unchanged by the wire)", d.Profile, manifest.EventSchemaVersion)
 	case d.Snapshots:
 		return "driver: snapshots: a snapshot is the kernel's storage, invisible on the wire by design (getState folds the same state either way); a snapshot action would show a wire client nothing"
 	}
+	started := false
 	for i, a := range d.Actions {
-		if i == 0 && a.Do == "start" {
+		if a.Do == "start" && !started {
+			started = true
 			continue
 		}
-		if a.Do == "crash" {
-			return fmt.Sprintf("driver: actions[%d] crash at append %d: a fault inside the kernel's process (its store fails mid-run); a wire client sees the kernel, not its store, and the wire carries no fault injection", i, a.At)
+		if a.Do == "crash" && !ext {
+			return fmt.Sprintf("driver: actions[%d] crash at append %d: a fault inside the kernel's process (its store fails mid-run); a wire client sees the kernel, not its store, and the plain wire carries no fault injection (the conformance extension's conformance.crash does)", i, a.At)
 		}
-		if i == 0 {
+		if !started && !(ext && a.Do == "crash") {
 			return "driver: the first action is not start"
 		}
-		if !slices.Contains(WireActions, a.Do) {
+		if !slices.Contains(WireActions, a.Do) && !(ext && slices.Contains(ExtensionActions, a.Do)) {
 			return fmt.Sprintf("driver: actions[%d] %q: a wire client sends start, then %s only", i, a.Do, strings.Join(WireActions, ", "))
 		}
 		if a.Script != nil {
-			if why := inexpressibleBody(fmt.Sprintf("actions[%d].flow.body", i), a.Script.Body); why != "" {
+			if why := inexpressibleBody(fmt.Sprintf("actions[%d].flow.body", i), a.Script.Body, ext); why != "" {
 				return why
 			}
 		}
 	}
-	why := inexpressibleBody("body", s.Body)
+	why := inexpressibleBody("body", s.Body, ext)
 	if why == "" && d.Timers {
 		why = delayedTimer("body", s.Body)
 	}
@@ -143,7 +191,7 @@ func delayedTimer(p string, body []flowscript.Stmt) string {
 	for i, st := range body {
 		at := fmt.Sprintf("%s[%d]", p, i)
 		if st.Op == "suspend" && st.TimeoutMs > 0 {
-			return at + ": suspend timeoutMs with timers: " + clockDerived
+			return at + ": suspend timeoutMs with timers: the conformance profile wires no timer store, so a timed suspend records its timeout and no wakeAt (spec §5: the runtime derives wakeAt only when a TimerStore is wired) and no timer is ever due; " + clockDerived
 		}
 		for j, b := range st.Branches {
 			if why := delayedTimer(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
@@ -154,10 +202,11 @@ func delayedTimer(p string, body []flowscript.Stmt) string {
 	return ""
 }
 
-// clockDerived is why a timer set by a delay cannot be fired over the wire at the driver's times.
-const clockDerived = "its wakeAt is the kernel's clock plus the delay, and neither the spec nor ADR 0026 gives a wire client a kernel clock to set (the scheduled time is the kernel's, in its log), so the driver's fireTimers times say nothing of when it is due and the recorded wakeAt is not the in-process run's"
+// clockDerived is why a timer set by a delay cannot be fired over the plain wire at the driver's
+// times.
+const clockDerived = "its wakeAt is the kernel's clock plus the delay, and neither the spec nor ADR 0026 gives a wire client a kernel clock to set (the scheduled time is the kernel's, in its log), so the driver's fireTimers times say nothing of when it is due and the recorded wakeAt is not the in-process run's (the conformance extension's conformance.clock sets it)"
 
-func inexpressibleBody(p string, body []flowscript.Stmt) string {
+func inexpressibleBody(p string, body []flowscript.Stmt, ext bool) string {
 	for i, st := range body {
 		at := fmt.Sprintf("%s[%d]", p, i)
 		switch st.Op {
@@ -166,18 +215,39 @@ func inexpressibleBody(p string, body []flowscript.Stmt) string {
 				return at + ": the slow fake waits on the wall clock"
 			}
 		case "sleep":
-			return at + ": sleep: " + clockDerived
+			if !ext {
+				return at + ": sleep: " + clockDerived
+			}
 		case "emit", "stream", "ui":
 			if _, found, _ := flowscript.NonJSON(st.Payload); found {
 				return at + `: a {"$float": ...} payload: a number JSON cannot hold has no form in a JSON-RPC body, so the wire cannot carry the unmatchable emit`
 			}
 		case "parallel":
 			for j, b := range st.Branches {
-				if why := inexpressibleBody(fmt.Sprintf("%s.branches[%d]", at, j), b); why != "" {
+				if why := inexpressibleBody(fmt.Sprintf("%s.branches[%d]", at, j), b, ext); why != "" {
 					return why
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// Goldens splits the golden corpus (built into the binary) into the scripts a wire client drives —
+// over the plain wire, or, withExtension, also those the conformance extension makes drivable
+// (Extension names what each needs) — and, for the others, why not, keyed by golden name.
+func Goldens(withExtension bool) (drivable []Case, not map[string]string, err error) {
+	all, err := LoadFS(goldens.CorpusScripts(), "corpus")
+	if err != nil {
+		return nil, nil, err
+	}
+	not = map[string]string{}
+	for _, k := range all {
+		if why := inexpressible(k.Script, k.Driver, withExtension); why != "" {
+			not[k.Name] = why
+			continue
+		}
+		drivable = append(drivable, k)
+	}
+	return drivable, not, nil
 }

@@ -101,7 +101,7 @@ func TestSealingOnlyWhenEveryShardAgrees(t *testing.T) {
 		if e := errs(broken); len(e) == 0 {
 			t.Errorf("the sealing table accepts the broken sharded store %s", id)
 		} else {
-			proof.Rejected(t, id, "stores/sharded/sealing-agree", e[0])
+			proof.Rejected(t, id, "stores/sharded/sealing-agree", proof.Failure("stores/sharded/sealing-agree", nil, "SealingCapability("+id+")", e[0]))
 		}
 	}
 }

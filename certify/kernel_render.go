@@ -1,0 +1,48 @@
+package certify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeKernelCertificate writes a kernel certification's certificate: the verdict's headline, the
+// kernel's handshake (implementation, versions, the optional features it serves), the counts, and
+// a slow kernel's round-trip figures.
+func writeKernelCertificate(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loom kernel certificate — %s\n", Headline(r))
+	fmt.Fprintf(&b, "  verdict:        %s (exit %d)\n", r.Verdict, r.Verdict.ExitCode())
+	fmt.Fprintf(&b, "  target:         %s\n", r.Target)
+	k := r.Kernel
+	if k == nil {
+		fmt.Fprintf(&b, "  implementation: (no handshake)\n")
+	} else {
+		fmt.Fprintf(&b, "  implementation: %s %s\n", k.Implementation.Name, k.Implementation.Version)
+		fmt.Fprintf(&b, "  versions:       wire %s, kernel ABI %s, event schema %s\n", k.Wire, k.KernelAbi, k.EventSchema)
+		features := "none (the Wave 2 checks were skipped)"
+		if len(k.Features) > 0 {
+			features = strings.Join(k.Features, ", ")
+		}
+		ext := "not served (the goldens that need it were skipped)"
+		if k.Conformance {
+			ext = "served"
+		}
+		fmt.Fprintf(&b, "  Wave 2:         %s\n", features)
+		fmt.Fprintf(&b, "  conformance extension: %s\n", ext)
+		if l := k.Latency; l != nil {
+			fmt.Fprintf(&b, "  round trip:     median %.2f ms (reference kernel %.2f ms on this machine)\n", l.MedianMs, l.ReferenceMs)
+			if l.Slow {
+				fmt.Fprintf(&b, "  NOTE %s\n", SlowNote(l, msDuration(r.Options.TimeoutMs)))
+			}
+		}
+	}
+	for _, s := range r.Seams {
+		fmt.Fprintf(&b, "  %-15s %s %s\n", s.Seam+":", s.SpiVersion, SeamWords(s))
+	}
+	fmt.Fprintf(&b, "  checks:         %s\n", CountsLine(r))
+	fmt.Fprintf(&b, "  harness:        loom-conform %s (wire ABI %s, kernel ABI %s, event schema %s), seed %d, %.1fs\n",
+		r.Tool.Version, r.Spec["wireAbi"], r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Options.Seed, r.DurationMs/1000)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,58 @@
+package vectors
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/shq"
+	"github.com/loom-kernel/loom-conform/spec"
+)
+
+// HTMLPage is the run as the HTML page (reportview.WriteHTML, --html) and `report matrix` show it;
+// command is how reproduce lines name this binary.
+func (r Report) HTMLPage(command string) reportview.Page {
+	c := r.Counts()
+	target := r.Meta.Target
+	if target == "" {
+		target = "reference"
+	}
+	p := reportview.Page{Title: "loom fold vectors", Kind: ReportKind, Subject: target, Verdict: "pass", Tone: reportview.Good,
+		Headline: fmt.Sprintf("PASS: %d vector(s)", len(r.Results)), Tool: "loom-conform",
+		Counts: fmt.Sprintf("%d pass, %d fail, %d unknown, %d expected failures; %d left out", c.Pass, c.Fail, c.Unknown, c.ExpectedFail, r.Excluded)}
+	if !r.OK() {
+		p.Verdict, p.Tone = "fail", reportview.Bad
+		p.Headline = fmt.Sprintf("FAIL: %d failed, %d unknown, %d ledger error(s)", c.Fail, c.Unknown, len(r.LedgerErrors))
+		if !r.Judged() {
+			p.Headline = "FAIL: nothing was judged (I-CERT-7)"
+		}
+	}
+	if r.Meta.Shard != "" {
+		p.Headline += " — shard " + r.Meta.Shard + " only"
+	}
+	p.Facts = []reportview.Fact{{Name: "fold", Value: target}, {Name: "corpus", Value: r.Meta.Corpus}}
+	for _, f := range []reportview.Fact{{Name: "profile", Value: r.Meta.Profile}, {Name: "--run", Value: r.Meta.Run}, {Name: "ledger", Value: r.Meta.Ledger}} {
+		if f.Value != "" {
+			p.Facts = append(p.Facts, f)
+		}
+	}
+	if r.Unresponsive != "" {
+		p.Problems = append(p.Problems, "unresponsive fold: "+r.Unresponsive)
+	}
+	p.Problems = append(p.Problems, r.LedgerErrors...)
+	exec := ""
+	if target != "reference" {
+		exec = " --exec " + shq.Quote(target)
+	}
+	for _, x := range r.Results {
+		it := reportview.Item{ID: x.ID, Group: string(x.Kind), Verdict: string(x.Verdict), Requirement: spec.RequirementOf(x.Clauses),
+			Clauses: x.Clauses, Message: x.Message, Expected: x.Expected, DurationMs: ms(x.Duration),
+			Blocking: x.Verdict != Pass && x.Expected == "",
+			Repro:    fmt.Sprintf("%s vectors%s --run %s", command, exec, shq.Quote("^"+regexp.QuoteMeta(x.ID)+"$"))}
+		if x.Message == "" && x.Verdict != Pass {
+			it.Message = fmt.Sprintf("want %s, got %s", x.Want, x.Got)
+		}
+		p.Items = append(p.Items, it)
+	}
+	return p
+}

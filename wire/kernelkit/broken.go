@@ -1,0 +1,279 @@
+package kernelkit
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/spec"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+)
+
+// Broken is a deliberately broken kernel: the reference kernel behind the carrier with one defect,
+// the clauses the defect violates and the kit checks that must reject it. They exist so that
+// `certify kernel` proves it can fail (I-WIRE-8); never serve one for any other purpose.
+type Broken struct {
+	Name     string
+	Defect   string
+	Clauses  []string
+	CaughtBy []string // kit check ids that must reject it
+	kernel   kernel.Hooks
+	rings    func(carrier.Rings) carrier.Rings
+	carrier  carrier.Hooks
+	tools    func(map[string]carrier.Tool)
+	features kernel.Features // the Wave 2 features it serves (a Wave 2 defect needs them on)
+	// handler wraps the served handler: a defect of the transport's use, not of a method.
+	handler func(http.Handler) http.Handler
+}
+
+// BrokenKernels lists the broken kernels: the defect classes certification must reject, every
+// variant its own kernel (each driver method, each refusal code, each id-taking syscall).
+func BrokenKernels() []Broken {
+	out := []Broken{
+		{Name: "rerun-served-effect", Defect: "re-runs the effect of a completed step when a driver re-drives after a resume",
+			Clauses: []string{"S2.execute.served-not-rerun", "A26.wire.kernel-authoritative"}, CaughtBy: []string{"kernel/syscall/execute-served"},
+			kernel: kernel.Hooks{RerunCompletedSteps: true}},
+		{Name: "forged-facts-through", Defect: "appends a kernel fact or an envelope field a driver emits, which the kernel refused",
+			Clauses: []string{"A26.wire.no-new-facts", "S5.emit.userspace-kernel-refused"}, CaughtBy: []string{"kernel/syscall/emit-kernel-types", "kernel/syscall/emit-envelope-fields"},
+			carrier: carrier.Hooks{ForgedFactsThrough: true}},
+		{Name: "no-rings", Defect: "runs wire effects without the authorize, egress and validate rings",
+			Clauses: []string{"A26.wire.rings-kernel-side", "I-WIRE-9"}, CaughtBy: []string{"kernel/ring/authorize", "kernel/ring/egress", "kernel/ring/validate"},
+			rings: func(r carrier.Rings) carrier.Rings { r.Off = true; return r }},
+		{Name: "two-drivers", Defect: "hands a second driver a token while the first still drives, so two drivers interleave",
+			Clauses: []string{"I-WIRE-3", "A26.wire.kernel-authoritative"}, CaughtBy: []string{"kernel/fencing/execution.attach"},
+			carrier: carrier.Hooks{NoFencing: true}},
+		{Name: "loses-resume", Defect: "answers a resume with no connected driver as accepted and records nothing",
+			Clauses: []string{"I-WIRE-5", "A26.wire.kernel-authoritative"}, CaughtBy: []string{"kernel/driver/resume-without-driver"},
+			carrier: carrier.Hooks{DropResumeWithoutDriver: true}},
+		{Name: "lying-handshake", Defect: "advertises a hand-made syscall table (every syscall unary) instead of the derived one",
+			Clauses: []string{"A26.wire.derived", "A26.wire.partition"}, CaughtBy: []string{"kernel/handshake/partition", "kernel/handshake/methods"},
+			carrier: carrier.Hooks{HandshakeLies: true}},
+		{Name: "wire-follows-schema", Defect: "states a wire ABI version one minor past the manifest's, bumped for the event-schema changes (1.24.0's folded seq) that changed no wire bytes",
+			Clauses: []string{"S4.v1_24.wire-unchanged", "A26.wire.own-version", "I-WIRE-23"}, CaughtBy: []string{"kernel/handshake/versions"},
+			carrier: carrier.Hooks{WireFollowsSchema: true}},
+		{Name: "no-cancel", Defect: "serves no execution.cancel and leaves it out of its handshake, so a parked execution cannot be cancelled over the wire",
+			Clauses: []string{"A26.carrier.methods"}, CaughtBy: []string{"kernel/handshake/methods"},
+			carrier: carrier.Hooks{NoCancel: true}},
+		{Name: "ignores-execution-budget", Defect: "starts an execution under the kernel's budget instead of the budget execution.start gives it",
+			Clauses: []string{"I-WIRE-17"}, CaughtBy: []string{"kernel/driver/start-budget", "kernel/profile/budget"},
+			carrier: carrier.Hooks{IgnoreExecutionBudget: true}},
+		{Name: "drops-migrated-input", Defect: "migrates an execution with execution.resumeAs but does not record the migrated input it was given",
+			Clauses: []string{"I-WIRE-15"}, CaughtBy: []string{"kernel/golden/resumeas-transform"},
+			carrier: carrier.Hooks{DropMigratedInput: true}},
+		{Name: "parallel-reversed", Defect: "answers a parallel's join with the branch outputs in reverse order",
+			Clauses: []string{"I-WIRE-11"}, CaughtBy: []string{"kernel/syscall/parallel", "kernel/golden/parallel-results"},
+			kernel: kernel.Hooks{ReverseParallelResults: true}},
+		{Name: "deliver-drops-message", Defect: "serves Wave 2 and records a message execution.deliver hands it as null, so the receive is answered with nothing",
+			Clauses: []string{"I-WIRE-20"}, CaughtBy: []string{"kernel/wave2/receive-select", "kernel/golden/receive-deliver"},
+			carrier: carrier.Hooks{DropDeliveredMessage: true}, features: carrier.Wave2()},
+
+		// 1. fencing on every driver method
+		{Name: "accepts-stale-token", Defect: "lets the token of an earlier seat (the one a park ended) drive the execution again",
+			Clauses: []string{"I-WIRE-3"}, CaughtBy: []string{"kernel/fencing/syscall.execute", "kernel/fencing/execution.complete"},
+			carrier: carrier.Hooks{StaleTokenAccepted: true}},
+
+		// 2. ingress over the wire
+		{Name: "resume-kernel-type-through", Defect: "appends a resume naming a kernel event type (STEP_COMPLETED, EXECUTION_COMPLETED, …) to a parked execution's log",
+			Clauses: []string{"S5.ingress.kernel-namespace", "A26.wire.no-new-facts"}, CaughtBy: []string{"kernel/ingress/kernel-types"},
+			carrier: carrier.Hooks{ResumeKernelTypes: true}},
+		{Name: "resumeas-kernel-type-through", Defect: "appends an execution.resumeAs naming a kernel event type to a parked execution's log",
+			Clauses: []string{"S5.resumeas.parked-all-rules"}, CaughtBy: []string{"kernel/ingress/resumeas-rules"},
+			carrier: carrier.Hooks{ResumeAsKernelTypes: true}},
+		{Name: "any-gate-name", Defect: "answers a park with a resume whatever gate the resume names",
+			Clauses: []string{"S5.ingress.gate-match"}, CaughtBy: []string{"kernel/ingress/gate-match", "kernel/errors/refused"},
+			carrier: carrier.Hooks{AnyGateName: true}},
+		{Name: "timer-any-wakeat", Defect: "wakes a timed park with a TIMER_FIRED naming any wakeAt",
+			Clauses: []string{"S5.ingress.timer-needs-wakeat"}, CaughtBy: []string{"kernel/ingress/timer-wakeat"},
+			carrier: carrier.Hooks{TimerAnyWakeAt: true}},
+		{Name: "resume-while-running-recorded", Defect: "records a resume that arrives while a driver runs the execution",
+			Clauses: []string{"S5.ingress.not-suspended"}, CaughtBy: []string{"kernel/ingress/not-suspended"},
+			carrier: carrier.Hooks{ResumeWhileRunning: true}},
+
+		// 4. reconnect runs nothing twice
+		{Name: "reattach-reruns-failed-step", Defect: "forgets, on a reconnect, the answers from the run's first failed step on, so the re-drive runs the failed step again",
+			Clauses: []string{"I-WIRE-4"}, CaughtBy: []string{"kernel/reconnect/failed-step"},
+			carrier: carrier.Hooks{ReattachForgets: "failed"}},
+		{Name: "reattach-reemits", Defect: "forgets, on a reconnect, the answers from the run's first emit on, so the re-drive appends the emit again",
+			Clauses: []string{"I-WIRE-4"}, CaughtBy: []string{"kernel/reconnect/emit"},
+			carrier: carrier.Hooks{ReattachForgets: "emit"}},
+
+		// 5. read-only replay
+		{Name: "replay-overwrites-finished", Defect: "appends the complete of a read-only replay of a finished execution whose output differs from the log's",
+			Clauses: []string{"I-KERNEL-1"}, CaughtBy: []string{"kernel/replay/finished-complete"},
+			carrier: carrier.Hooks{ReplayCompletes: "finished"}},
+		{Name: "replay-completes-parked", Defect: "appends the complete of a read-only replay of a parked execution",
+			Clauses: []string{"I-KERNEL-1"}, CaughtBy: []string{"kernel/replay/parked-complete"},
+			carrier: carrier.Hooks{ReplayCompletes: "parked"}},
+
+		// 6. terminal is terminal
+		{Name: "resume-reopens-terminal", Defect: "records a resume of a completed, failed or cancelled execution",
+			Clauses: []string{"S5.ingress.suspended-only"}, CaughtBy: []string{"kernel/terminal/completed", "kernel/terminal/failed", "kernel/terminal/cancelled"},
+			carrier: carrier.Hooks{ResumeReopensTerminal: true}},
+
+		// 7. the streaming form acknowledges incrementally
+		{Name: "stream-acks-at-end", Defect: "reads a streaming request's whole body before it appends and acknowledges the first chunk",
+			Clauses: []string{"I-WIRE-7"}, CaughtBy: []string{"kernel/stream/incremental"},
+			handler: bufferStreams},
+
+		// 8. the conformance profile's state is per execution
+		{Name: "counter-shared", Defect: "counts the counter fake's invocations per key across all executions",
+			Clauses: []string{"I-WIRE-18"}, CaughtBy: []string{"kernel/profile/counter"},
+			tools: func(t map[string]carrier.Tool) {
+				c := t[carrier.ToolCounter]
+				c.Fn = flowscript.Effects()[carrier.ToolCounter].Fn
+				t[carrier.ToolCounter] = c
+			}},
+		{Name: "budget-leaks", Defect: "gives an execution started without a budget the budget the previous execution.start gave",
+			Clauses: []string{"I-WIRE-17"}, CaughtBy: []string{"kernel/profile/budget"},
+			carrier: carrier.Hooks{BudgetLeaks: true}},
+
+		// 9. structural refusals
+		{Name: "decide-reserved-id", Defect: "records a decide whose id begins __loom_",
+			Clauses: []string{"S5.decide.loom-reserved"}, CaughtBy: []string{"kernel/reserved/decide"},
+			carrier: carrier.Hooks{ReservedIDs: "decide"}},
+		{Name: "emit-reserved-decision-id", Defect: "appends an emitted DECISION_RECORDED whose id begins __loom_",
+			Clauses: []string{"S5.decide.loom-reserved"}, CaughtBy: []string{"kernel/reserved/emit-decision"},
+			carrier: carrier.Hooks{ReservedIDs: "emit"}},
+		{Name: "suspend-reserved-gate", Defect: "accepts a suspend on a gate beginning __loom_ or named by a kernel event type (answered without parking)",
+			Clauses: []string{"I-KERNEL-21"}, CaughtBy: []string{"kernel/reserved/suspend-gate"},
+			carrier: carrier.Hooks{ReservedIDs: "suspend"}},
+		{Name: "human-reserved-id", Defect: "runs a human step whose id begins __loom_ as a plain step",
+			Clauses: []string{"I-KERNEL-22"}, CaughtBy: []string{"kernel/reserved/human-step"},
+			carrier: carrier.Hooks{ReservedIDs: "human"}},
+	}
+	// 1. every driver method on its own
+	for _, m := range DriverMethods() {
+		b := Broken{Name: "unfenced-" + m, Defect: "hands " + m + " to the live run whatever token it carries (none, another driver's, a stale one)",
+			Clauses: []string{"I-WIRE-3"}, CaughtBy: []string{"kernel/fencing/" + m}, carrier: carrier.Hooks{UnfencedMethod: m}}
+		if wave2Method(m) {
+			b.features = carrier.Wave2()
+		}
+		out = append(out, b)
+	}
+	// 3. each refusal class's code, answered as a neighbouring class's
+	for _, k := range []struct {
+		name, what string
+		from, to   int
+		caught     string
+	}{
+		{"refused-as-not-runnable", "an ingress refusal", carrier.CodeRefused, carrier.CodeNotRunnable, "kernel/errors/refused"},
+		{"not-runnable-as-refused", "a call the execution's state does not allow", carrier.CodeNotRunnable, carrier.CodeRefused, "kernel/errors/not-runnable"},
+		{"fenced-as-not-runnable", "a fenced driver", carrier.CodeFenced, carrier.CodeNotRunnable, "kernel/errors/fenced"},
+		{"params-as-request", "bad params", carrier.CodeInvalidParams, carrier.CodeInvalidRequest, "kernel/errors/params"},
+		{"not-found-as-params", "an unknown execution", carrier.CodeNotFound, carrier.CodeInvalidParams, "kernel/errors/not-found"},
+		{"exists-as-fenced", "a start of an execution that exists", carrier.CodeAlreadyExists, carrier.CodeFenced, "kernel/driver/start-exists"},
+		{"divergence-as-not-runnable", "a replay divergence", carrier.CodeReplayDivergence, carrier.CodeNotRunnable, "kernel/errors/divergence"},
+		{"syscall-as-params", "syscall arguments the kernel refuses", carrier.CodeSyscallError, carrier.CodeInvalidParams, "kernel/errors/syscall"},
+		{"step-failed-as-typed", "an untyped step failure", carrier.CodeStepFailed, carrier.CodeTypedFailure, "kernel/errors/step-outcomes"},
+		{"typed-as-step-failed", "a typed failure", carrier.CodeTypedFailure, carrier.CodeStepFailed, "kernel/errors/step-outcomes"},
+		{"quota-as-typed", "a spent budget", carrier.CodeQuotaExceeded, carrier.CodeTypedFailure, "kernel/errors/step-outcomes"},
+		{"method-as-params", "an unknown method", carrier.CodeMethodNotFound, carrier.CodeInvalidParams, "kernel/bad-input/frame"},
+	} {
+		out = append(out, Broken{Name: "code-" + k.name, Defect: fmt.Sprintf("answers %s %d instead of %d", k.what, k.to, k.from),
+			Clauses: []string{"I-WIRE-25"}, CaughtBy: []string{k.caught}, carrier: carrier.Hooks{ErrorCodes: map[int]int{k.from: k.to}}})
+	}
+	out = append(out, Broken{Name: "code-missing-driver-as-fenced", Defect: "answers a driver method without params.driver -32002 (fenced) instead of -32602 (a missing param)",
+		Clauses: []string{"I-WIRE-25", "I-WIRE-6"}, CaughtBy: []string{"kernel/errors/params"}, carrier: carrier.Hooks{MissingDriverFenced: true}})
+	// 6. each terminal status
+	for _, s := range []string{"completed", "failed", "cancelled"} {
+		out = append(out, Broken{Name: "cancels-" + s, Defect: "appends EXECUTION_CANCELLED to a " + s + " execution",
+			Clauses: []string{"I-KERNEL-23"}, CaughtBy: []string{"kernel/terminal/" + s}, carrier: carrier.Hooks{CancelTerminal: s}})
+	}
+	// 9. a park in a parallel branch, per parking syscall
+	for _, s := range []string{"suspend", "sleep", "sleepUntil", "receive", "select", "continueAsNew"} {
+		b := Broken{Name: "park-in-branch-" + s, Defect: "answers " + s + " inside a parallel branch with null instead of refusing it",
+			Clauses: []string{"I-KERNEL-6"}, CaughtBy: []string{"kernel/structure/park-in-branch/" + s}, carrier: carrier.Hooks{ParkInBranch: s}}
+		if wave2Method("syscall." + s) {
+			b.features = carrier.Wave2()
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// wave2Method reports whether a driver method is a Wave 2 syscall's.
+func wave2Method(m string) bool {
+	switch m {
+	case "syscall.continueAsNew", "syscall.receive", "syscall.select":
+		return true
+	}
+	return false
+}
+
+// bufferStreams reads a streaming request's whole body before the carrier sees it: every ack
+// then comes after the body ended (the stream-acks-at-end defect).
+func bufferStreams(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), carrier.ContentTypeStream) {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// BrokenNames lists the broken kernels' names, sorted.
+func BrokenNames() []string {
+	var out []string
+	for _, b := range BrokenKernels() {
+		out = append(out, b.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LookupBroken returns the broken kernel named name.
+func LookupBroken(name string) (Broken, bool) {
+	for _, b := range BrokenKernels() {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Broken{}, false
+}
+
+// NewBroken builds the broken kernel named name over store: the conformance profile
+// (deterministic), its Wave 2 features on when the defect needs them (or opts.Features asks),
+// with its one defect.
+func NewBroken(name string, store spi.EventStore, opts carrier.Options) (http.Handler, error) {
+	b, ok := LookupBroken(name)
+	if !ok {
+		return nil, fmt.Errorf("no broken kernel %q (have %s)", name, strings.Join(BrokenNames(), ", "))
+	}
+	rings := carrier.ProfileRings()
+	if b.rings != nil {
+		rings = b.rings(rings)
+	}
+	if b.features != (kernel.Features{}) {
+		opts.Features = b.features
+	}
+	opts.Hooks = b.carrier
+	c, _, err := carrier.NewProfileWith(store, true, opts, rings, b.kernel, b.tools)
+	if err != nil {
+		return nil, err
+	}
+	if b.handler != nil {
+		return b.handler(c), nil
+	}
+	return c, nil
+}
+
+// Mutants registers the broken kernels (spec.Mutant, kind "kernel", ids kernel/wire/<name>).
+func Mutants() []spec.Mutant {
+	var out []spec.Mutant
+	for _, b := range BrokenKernels() {
+		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
+			CaughtBy: b.CaughtBy, Where: "wire/kernelkit:TestBrokenKernelsRejected"})
+	}
+	return out
+}
