@@ -63,7 +63,7 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// Reference: issue finding "refusals past depth 10 000 say only 'not JSON'" — the refusal names
+// Reference: I-NET-5 — past depth 10 000 the refusal says more than "not JSON": it names
 // the limit.
 func TestDepthRefusalNamesTheLimit(t *testing.T) {
 	err := Check([]byte(strings.Repeat(`{"a":`, 10001)+"1"+strings.Repeat("}", 10001)), Options{})

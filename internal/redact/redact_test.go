@@ -43,7 +43,7 @@ func TestDSN(t *testing.T) {
 	}
 }
 
-// Reference: issue finding "a password with @ is cut wrongly" — a first-'@' parse (libpq, pgx)
+// Reference: I-NET-7 — a first-'@' parse (libpq, pgx)
 // reads "word@db" as the host of postgres://app:p@ss@word@db; the host name in a driver's
 // message must not carry the password's tail.
 func TestScrubTheStrandedTail(t *testing.T) {

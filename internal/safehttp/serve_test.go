@@ -57,7 +57,7 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 })
 
-// Reference: issue finding "slow clients exhaust the server" — a client that sends part of its
+// Reference: I-NET-3 — a client that sends part of its
 // headers, or headers and one body byte, or nothing after a request, is cut off.
 func TestSlowClientsAreCutOff(t *testing.T) {
 	bodyErr := make(chan error, 1)
@@ -88,7 +88,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	closedByServer(t, c, "an idle keep-alive connection")
 }
 
-// Reference: issue finding "slow clients exhaust the server" — at the connection cap the
+// Reference: I-NET-3 — at the connection cap the
 // connection waiting longest on its client makes room for a new one; when every connection is
 // busy for its client the new one gets a 503 naming the cap.
 func TestConnectionCap(t *testing.T) {
@@ -136,7 +136,7 @@ func TestConnectionCap(t *testing.T) {
 	close(release)
 }
 
-// Reference: issue finding "large reads … are not cancelled" — a response the client stops
+// Reference: I-NET-3 — a response the client stops
 // reading fails the handler's writes, and a client that leaves cancels the handler's context.
 func TestWorkEndsWhenTheClientLeaves(t *testing.T) {
 	writeErr := make(chan error, 1)

@@ -37,7 +37,7 @@ func storeDigest(t *testing.T, es *memory.EventStore) string {
 	}
 }
 
-// Reference: I-BRIDGE-22, I-BRIDGE-23 — the store bridge's request decoder, fed anything: it never
+// Reference: I-NET-5 — the store bridge's request decoder, fed anything: it never
 // panics, always answers one JSON-RPC frame that is itself strict JSON, accepts only valid UTF-8
 // with no repeated key, and a refused request changes nothing in the store (no partial effect).
 func FuzzServerRequest(f *testing.F) {
@@ -105,7 +105,7 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Body: io.NopCloser(bytes.NewReader(body)), Header: http.Header{}, Request: r}, nil
 }
 
-// Reference: I-BRIDGE-4, I-BRIDGE-22 — the client's response decoder, fed anything a bridge may
+// Reference: I-BRIDGE-4, I-NET-5 — the client's response decoder, fed anything a bridge may
 // answer: never a panic; an answer it accepts is strict JSON (valid UTF-8, no repeated key) that
 // matches the method's schema.
 func FuzzClientResponse(f *testing.F) {

@@ -69,7 +69,7 @@ func appendBody(id, execID, payload string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"eventStore.append","params":{"executionId":"%s","events":[{"id":"e0","workflowId":"w","executionId":"%s","eventType":"T","sequence":0,"timestamp":1,"payload":%s}]}}`, id, execID, execID, payload)
 }
 
-// Reference: I-BRIDGE-21 — a page in a browser cannot write to a loopback bridge: a body that is
+// Reference: I-NET-1, I-NET-2 — a page in a browser cannot write to a loopback bridge: a body that is
 // not application/json (a form post's text/plain), a Host that is not an address of the machine
 // (DNS rebinding), another site's Origin and, when the bridge has a token, a request without it
 // are refused before the body is read; nothing is appended.
@@ -115,7 +115,7 @@ func TestBridgeRefusesCrossSiteRequests(t *testing.T) {
 	}
 }
 
-// Reference: I-BRIDGE-22 — invalid UTF-8 is refused with a typed error naming the field:
+// Reference: I-NET-5 — invalid UTF-8 is refused with a typed error naming the field:
 // "victim-\xff", "victim-\xfe" and "victim-\x80" never become one execution; a repeated key is
 // refused, never "the last wins" (two method members).
 func TestBridgeRefusesInvalidUTF8AndRepeatedKeys(t *testing.T) {
@@ -153,7 +153,7 @@ func TestBridgeRefusesInvalidUTF8AndRepeatedKeys(t *testing.T) {
 	}
 }
 
-// Reference: I-BRIDGE-23 — nesting past the limit is refused with -32008 naming the limit, not
+// Reference: I-NET-5 — nesting past the limit is refused with -32008 naming the limit, not
 // "not JSON".
 func TestBridgeDepthRefusalNamesTheLimit(t *testing.T) {
 	srv, _ := memoryServer(t, bridge.ServerOptions{})
@@ -179,7 +179,7 @@ func TestBridgeKeepsNumbersExactly(t *testing.T) {
 	}
 }
 
-// Reference: I-BRIDGE-24 — a large answer is written as it is encoded: the bytes are those of
+// Reference: I-NET-4 — a large answer is written as it is encoded: the bytes are those of
 // json.Marshal of the whole frame, and answering a 12 MiB execution allocates about the store's
 // own copy (1×: the encoder's buffer is reused from envelope to envelope), not the whole answer
 // twice more (the encoded result, then the frame around it: 5.7×).
@@ -260,7 +260,7 @@ func (b *blockingReads) Read(ctx context.Context, id string) ([]spi.Envelope, er
 	return b.EventStore.Read(ctx, id)
 }
 
-// Reference: I-BRIDGE-24 — at most MaxConcurrentReads large answers are built at once; a read
+// Reference: I-NET-4 — at most MaxConcurrentReads large answers are built at once; a read
 // waiting for its turn leaves when its client does, and the store never sees it.
 func TestBridgeBoundsConcurrentReads(t *testing.T) {
 	st := &blockingReads{EventStore: memory.NewEventStore(), release: make(chan struct{})}

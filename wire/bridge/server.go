@@ -247,7 +247,7 @@ func strictRefusal(body []byte, err error) (rpcRequest, *RPCError) {
 	// key): the frame's id and method can be named in the answer.
 	var req rpcRequest
 	_ = json.Unmarshal(body, &req)
-	if !answerableID(req.ID) {
+	if !AnswerableID(req.ID) {
 		req.ID = nil
 	}
 	data, _ := json.Marshal(invalidData{Op: req.Method, Argument: se.Path, Reason: se.Reason})
@@ -257,9 +257,10 @@ func strictRefusal(body []byte, err error) (rpcRequest, *RPCError) {
 	return req, &RPCError{Code: CodeInvalidRequest, Message: "the request frame: " + err.Error(), Data: data}
 }
 
-// answerableID reports whether an id read from a refused body may be echoed: a string or a number
-// that is itself strict JSON (an id holding the refused bytes is answered as null).
-func answerableID(id json.RawMessage) bool {
+// AnswerableID reports whether an id read from a refused body may be echoed: a string or a number
+// that is itself strict JSON (an id holding the refused bytes is answered as null). The kernel wire
+// answers its refusals by the same rule.
+func AnswerableID(id json.RawMessage) bool {
 	id = bytes.TrimSpace(id)
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && jsonstrict.Check(id, jsonstrict.Options{}) == nil
 }

@@ -343,7 +343,7 @@ func TestStreamAcksEachChunk(t *testing.T) {
 	}
 }
 
-// Reference: I-WIRE-6, I-WIRE-21, I-WIRE-22 — the request decoder never panics, refuses what is
+// Reference: I-WIRE-6, I-NET-5, I-NET-6 — the request decoder never panics, refuses what is
 // not a request, accepts only valid UTF-8 with no repeated key and params whose numbers the
 // kernel's doubles hold exactly, and a refused request appends nothing (no partial effect).
 func FuzzDecodeRequest(f *testing.F) {

@@ -96,7 +96,7 @@ func rpcErr(code int, kind, msg string, kv ...any) *bridge.RPCError {
 }
 
 // DecodeRequest parses one request body. It never panics; a body that is not a JSON-RPC 2.0
-// request object gets the JSON-RPC error for it. The body is read strictly first (strictRequest):
+// request object gets the JSON-RPC error for it. The body is read strictly first (jsonstrict):
 // invalid UTF-8, a repeated key, nesting past the limit, or a number in params the kernel's
 // IEEE-double model would change is refused naming the field, before anything decodes it.
 func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
@@ -136,7 +136,7 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 	return req, nil
 }
 
-// strictRefusal answers a body jsonstrict refused (I-WIRE-21, I-WIRE-22): text that is not JSON is
+// strictRefusal answers a body jsonstrict refused (I-NET-5, I-NET-6): text that is not JSON is
 // -32700 "parse"; nesting past the limit -32008 "depth" with the limit; invalid UTF-8, a repeated
 // key or an inexact number is -32602 in params and -32600 in the frame, its kind "utf8",
 // "duplicate-key" or "number" and its field the path below params. The id is answered when it
@@ -151,7 +151,7 @@ func strictRefusal(body []byte, err error) (Request, *bridge.RPCError) {
 	}
 	var req Request
 	_ = json.Unmarshal(body, &req) // JSON encoding/json reads: the id can be answered
-	if req.ID != nil && (!validID(bytes.TrimSpace(req.ID)) || jsonstrict.Check(req.ID, jsonstrict.Options{}) != nil) {
+	if !bridge.AnswerableID(req.ID) {
 		req.ID = nil // an id holding the refused bytes is answered as null
 	}
 	field, inParams := strings.CutPrefix(se.Path, "params")

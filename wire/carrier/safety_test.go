@@ -37,7 +37,7 @@ func errData(e *Response) (kind, field string, limit int) {
 	return d.Kind, d.Field, d.Limit
 }
 
-// Reference: I-WIRE-21 — the reference kernel's numbers are IEEE doubles (DESIGN §3.3): a number
+// Reference: I-NET-6 — the reference kernel's numbers are IEEE doubles (DESIGN §3.3): a number
 // in params that model cannot hold exactly (1e400 overflows, 12345678901234567890 would read
 // back as 12345678901234567000) is refused with a typed error naming the field, never recorded as
 // null or rounded; nothing is appended.
@@ -69,7 +69,7 @@ func TestWireRefusesNumbersTheKernelWouldChange(t *testing.T) {
 	}
 }
 
-// Reference: I-WIRE-22 — invalid UTF-8 is refused naming the field; a repeated key is refused,
+// Reference: I-NET-5 — invalid UTF-8 is refused naming the field; a repeated key is refused,
 // never "the last wins" (two method members do not run the second).
 func TestWireRefusesInvalidUTF8AndRepeatedKeys(t *testing.T) {
 	store := memory.NewEventStore()
@@ -99,7 +99,7 @@ func TestWireRefusesInvalidUTF8AndRepeatedKeys(t *testing.T) {
 	}
 }
 
-// Reference: I-WIRE-23 — nesting past the limit is refused naming the limit.
+// Reference: I-NET-5 — nesting past the limit is refused naming the limit.
 func TestWireDepthRefusalNamesTheLimit(t *testing.T) {
 	c, _, err := NewProfile(memory.NewEventStore(), true, Options{})
 	if err != nil {
@@ -113,7 +113,7 @@ func TestWireDepthRefusalNamesTheLimit(t *testing.T) {
 	}
 }
 
-// Reference: I-WIRE-24 — the kernel wire refuses what a page in a browser can send (text/plain, a
+// Reference: I-NET-1, I-NET-2 — the kernel wire refuses what a page in a browser can send (text/plain, a
 // rebinding Host, another site's Origin) and, with a token, a call without it; the clients carry
 // the token.
 func TestWireRefusesCrossSiteRequests(t *testing.T) {
@@ -162,7 +162,7 @@ func TestWireRefusesCrossSiteRequests(t *testing.T) {
 	}
 }
 
-// Reference: I-WIRE-22 — a chunk of the streaming form is held to the same rules: invalid UTF-8
+// Reference: I-NET-5 — a chunk of the streaming form is held to the same rules: invalid UTF-8
 // in a chunk is refused, and nothing of it is appended.
 func TestWireStreamChunkIsStrict(t *testing.T) {
 	cl, _, _, store := served(t, Options{})
