@@ -49,3 +49,18 @@ func TestTargetTextIsEscaped(t *testing.T) {
 		}
 	}
 }
+
+// Reference: I-NET-8 — the HTML page shows a target's escape sequences and bidirectional
+// overrides as text too (html/template escapes markup, not control characters).
+func TestHTMLShowsTargetControlCharacters(t *testing.T) {
+	r := sampleReport(false)
+	r.Handshake.Implementation.Name = "acme\x1b[2J\u202e"
+	r.Checks[1].Message = "store said \x1b]0;pwned\x07"
+	var b bytes.Buffer
+	if err := certify.WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07\u202e") || !strings.Contains(b.String(), `\x1b`) {
+		t.Errorf("the HTML page holds a raw control character from the target, or does not show it")
+	}
+}
