@@ -45,6 +45,7 @@ func Checks() []spec.Check {
 		t("certify/target-text-escaped", "TestTargetTextIsEscaped", "I-NET-8"),
 		t("certify/progress-escaped", "TestProgressNoteEscapesTargetText", "I-NET-8"),
 		t("certify/html-escaped", "TestHTMLShowsTargetControlCharacters", "I-NET-8"),
+		t("certify/kernel-certificate-escaped", "TestKernelCertificateEscapesTargetText", "I-NET-8"),
 		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-CERT-10", "I-STORE-24"),
 	)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
 // Reference: I-NET-8 — what a target names itself and says (implementation name and version, a
@@ -62,5 +63,20 @@ func TestHTMLShowsTargetControlCharacters(t *testing.T) {
 	}
 	if strings.ContainsAny(b.String(), "\x1b\x07\u202e") || !strings.Contains(b.String(), `\x1b`) {
 		t.Errorf("the HTML page holds a raw control character from the target, or does not show it")
+	}
+}
+
+// Reference: I-NET-8 — a kernel's certificate shows what the kernel names itself as text.
+func TestKernelCertificateEscapesTargetText(t *testing.T) {
+	r := sampleReport(false)
+	r.Kinds = []string{certify.KernelKind}
+	r.Kernel = &certify.KernelInfo{Implementation: carrier.Implementation{Name: "k\x1b[2J", Version: "1\nverdict: certified"},
+		Wire: "1.0.0\u202e", KernelAbi: "1.3.0", EventSchema: "1.26.0", Features: []string{"receive\x07"}}
+	var b bytes.Buffer
+	if err := certify.WriteCertificate(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.ContainsAny(out, "\x1b\x07\u202e") || strings.Contains(out, "\nverdict: certified") {
+		t.Errorf("the kernel certificate obeys the kernel's text:\n%q", out)
 	}
 }
