@@ -23,11 +23,15 @@ func NewBudget(total, maxReq int64) *Budget {
 }
 
 // Reserve waits until r's bytes fit the budget and returns the function that gives them back. It
-// fails only when the client went away (r's context ended) while waiting.
-func (b *Budget) Reserve(r *http.Request) (release func(), err error) {
+// fails only when the client went away (r's context ended) while waiting. A request whose body
+// is read a piece at a time holds at most held bytes at once (0: its whole body).
+func (b *Budget) Reserve(r *http.Request, held int64) (release func(), err error) {
 	n := b.max
 	if r.ContentLength >= 0 && r.ContentLength < n {
 		n = r.ContentLength
+	}
+	if held > 0 && held < n {
+		n = held
 	}
 	if err := b.sem.Acquire(r.Context(), n); err != nil {
 		return nil, fmt.Errorf("waiting for %d bytes of the server's %d-byte request budget: %w", n, b.total, err)

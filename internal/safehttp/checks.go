@@ -13,5 +13,6 @@ func Checks() []spec.Check {
 		t("net/slow-clients-cut-off", "TestSlowClientsAreCutOff", "I-NET-3"),
 		t("net/connection-cap", "TestConnectionCap", "I-NET-3"),
 		t("net/client-leaves", "TestWorkEndsWhenTheClientLeaves", "I-NET-3"),
+		t("net/budget", "TestBudget", "I-NET-4"),
 	}
 }

@@ -177,7 +177,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		safehttp.Refuse(w, ref)
 		return
 	}
-	release, err := s.budget.Reserve(r)
+	release, err := s.budget.Reserve(r, 0)
 	if err != nil {
 		return // the client left while it waited
 	}

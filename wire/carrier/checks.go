@@ -23,6 +23,7 @@ func Checks() []spec.Check {
 		t("wire/depth-names-limit", "TestWireDepthRefusalNamesTheLimit", spec.KindTest, "I-NET-5"),
 		t("wire/cross-site-refused", "TestWireRefusesCrossSiteRequests", spec.KindTest, "I-NET-1", "I-NET-2"),
 		t("wire/stream-chunk-strict", "TestWireStreamChunkIsStrict", spec.KindTest, "I-NET-5", "I-WIRE-7"),
+		t("wire/stream-line-limit", "TestWireStreamLineLimit", spec.KindTest, "I-NET-4", "I-WIRE-7"),
 		t("wire/stream-incremental", "TestStreamAcksEachChunk", spec.KindTest, "I-WIRE-7", "A26.wire.partition"),
 		t("wire/resume-durable", "TestResumeWithoutDriverSurvivesRestart", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-5", "I-WIRE-3"),
 		t("wire/goldens-unwired", "TestGoldensUnwiredWithCarrier", spec.KindTest, "A26.wire.unwired-identical", "S1.G2.unwired-byte-identical"),

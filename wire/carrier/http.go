@@ -20,6 +20,11 @@ import (
 // newline-delimited JSON, the request object on the first line, one chunk payload per line after.
 const ContentTypeStream = "application/x-ndjson"
 
+// MaxStreamLineBytes bounds one line of the streaming form (the request object or a chunk): a
+// stream holds one line at a time, so this is what it holds of the server's request budget, and
+// many long-lived streams fit at once.
+const MaxStreamLineBytes = 1 << 20
+
 // guard is who may call a carrier over HTTP (the policy) and how many request bytes it holds at
 // once (the budget).
 type guard struct {
@@ -51,13 +56,18 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		safehttp.Refuse(w, ref)
 		return
 	}
-	release, err := c.guard.budget.Reserve(r)
+	stream := strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream)
+	held := int64(0)
+	if stream {
+		held = MaxStreamLineBytes
+	}
+	release, err := c.guard.budget.Reserve(r, held)
 	if err != nil {
 		return // the client left while it waited
 	}
 	defer release()
 	body := http.MaxBytesReader(w, r.Body, c.opts.MaxRequestBytes)
-	if strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream) {
+	if stream {
 		c.serveStream(w, r, body)
 		return
 	}
@@ -192,7 +202,7 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 	rc := http.NewResponseController(w)
 	_ = rc.EnableFullDuplex()
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, 1<<30)))
+	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, MaxStreamLineBytes)))
 	w.Header().Set("Content-Type", ContentTypeStream)
 	enc := func(v any) error {
 		b, _ := json.Marshal(v)
@@ -225,6 +235,9 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				return nil, fmt.Errorf("request exceeds %d bytes", c.opts.MaxRequestBytes)
+			}
+			if errors.Is(err, bufio.ErrTooLong) {
+				return nil, fmt.Errorf("a line exceeds %d bytes, the streaming form's limit", MaxStreamLineBytes)
 			}
 			return nil, err
 		}

@@ -191,3 +191,32 @@ func TestWireStreamChunkIsStrict(t *testing.T) {
 		t.Fatalf("stream appended %d envelopes, want 1 (the chunk before the invalid one)", len(after)-len(before))
 	}
 }
+
+// Reference: I-NET-4 — a line of the streaming form is at most MaxStreamLineBytes: a longer chunk
+// is refused naming the limit, and nothing of it is appended.
+func TestWireStreamLineLimit(t *testing.T) {
+	cl, _, _, store := served(t, Options{})
+	ctx := testCtx(t)
+	var d struct {
+		ExecutionID string `json:"executionId"`
+		Driver      string `json:"driver"`
+	}
+	if err := cl.Call(ctx, MethodStart, map[string]any{"flowId": "stream-long"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.Read(ctx, d.ExecutionID)
+	params, _ := json.Marshal(map[string]any{"executionId": d.ExecutionID, "driver": d.Driver, "args": map[string]any{"eventType": "token"}})
+	req, _ := json.Marshal(Request{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: "syscall.stream", Params: params})
+	long := `"` + strings.Repeat("x", MaxStreamLineBytes) + `"`
+	out, err := cl.Post(ctx, ContentTypeStream, []byte(string(req)+"\n"+long+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if !strings.Contains(lines[len(lines)-1], "1048576") {
+		t.Fatalf("a chunk past the line limit: final line %q, want the limit named", lines[len(lines)-1])
+	}
+	if after, _ := store.Read(ctx, d.ExecutionID); len(after) != len(before) {
+		t.Fatalf("the refused chunk appended %d envelopes", len(after)-len(before))
+	}
+}
