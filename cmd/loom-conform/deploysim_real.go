@@ -53,6 +53,9 @@ func runReal(cmd *cobra.Command, r realFlags, workers int, seed int64, asJSON bo
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "real fleet: %d workers, seed %d: %d executions, %d events in %s (%.1f executions/s), %d SIGKILL, %d SIGSTOP, %d violations\n",
 			res.Workers, seed, res.Executions, res.Events, res.Elapsed.Round(1e6), res.ExecutionsPerS, res.Crashes, res.Pauses, len(res.Violations))
+		if res.Exits > 0 {
+			fmt.Fprintf(cmd.OutOrStdout(), "  %d worker(s) exited on their own and were restarted\n", res.Exits)
+		}
 		for _, iv := range res.Invariants {
 			note := ""
 			if iv.Note != "" {

@@ -49,6 +49,7 @@ type Result struct {
 	Events         int                   `json:"events"`
 	Crashes        int                   `json:"crashes"`
 	Pauses         int                   `json:"pauses"`
+	Exits          int                   `json:"exits"` // workers that exited on their own, restarted
 	Violations     []deploysim.Violation `json:"violations"`
 	Repro          string                `json:"repro"`
 	Invariants     []InvariantRun        `json:"invariants"`
@@ -200,10 +201,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			kill := rng.Intn(2) == 0
 			pause := time.Duration(100+rng.Intn(int(2*ttl/time.Millisecond))) * time.Millisecond
 			select {
-			case <-p.done: // it exited on its own: nothing to inject; a fresh worker takes its place
-				if err := spawn(i); err != nil {
-					return res, err
-				}
+			case <-p.done: // it exited on its own (restarted below): nothing to inject
 			default:
 				switch {
 				case kill:
@@ -221,6 +219,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				}
 			}
 			nextFault = time.Now().Add(time.Duration(100+rng.Intn(300)) * time.Millisecond)
+		}
+		// A worker that exited on its own is restarted, as a supervisor would, and counted: a fleet
+		// left with no live worker would never settle, and the report would not say why.
+		for i, p := range procs {
+			select {
+			case <-p.done:
+				res.Exits++
+				if err := spawn(i); err != nil {
+					return res, err
+				}
+			default:
+			}
 		}
 		settled := true
 		for i, e := range execs {
