@@ -234,7 +234,7 @@ func New(dsns ...string) *Scrubber {
 
 // AddDSN adds a connection string: the string itself and its passwords are scrubbed.
 func (s *Scrubber) AddDSN(dsn string) {
-	if dsn == "" {
+	if s == nil || dsn == "" {
 		return
 	}
 	s.mu.Lock()
@@ -246,7 +246,7 @@ func (s *Scrubber) AddDSN(dsn string) {
 // AddSecret adds a secret scrubbed as it is written (a bearer token); one shorter than 4 bytes is
 // ignored.
 func (s *Scrubber) AddSecret(secret string) {
-	if len(secret) < minSecret {
+	if s == nil || len(secret) < minSecret {
 		return
 	}
 	s.mu.Lock()
@@ -297,7 +297,7 @@ func (e scrubbed) Unwrap() error { return e.err }
 
 // Writer returns a writer that scrubs each write before passing it on, with the secrets known at
 // the time of the write (writers here write whole lines, so a password is never split across two
-// writes).
+// writes). A nil Scrubber scrubs nothing; its methods are safe to call.
 func (s *Scrubber) Writer(w io.Writer) io.Writer { return writer{s, w} }
 
 type writer struct {
