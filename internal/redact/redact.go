@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -239,7 +240,9 @@ func (s *Scrubber) AddDSN(dsn string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dsns = append(s.dsns, dsn)
+	if DSN(dsn) != dsn { // one without a password needs nothing hidden
+		s.dsns = append(s.dsns, dsn)
+	}
 	s.add(Secrets(dsn)...)
 }
 
@@ -306,10 +309,33 @@ type writer struct {
 }
 
 func (w writer) Write(p []byte) (int, error) {
+	if !w.s.holds(p) { // the common case: nothing to hide, nothing copied
+		return w.w.Write(p)
+	}
 	if _, err := io.WriteString(w.w, w.s.String(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// holds reports whether p contains a connection string or a secret the scrubber hides.
+func (s *Scrubber) holds(p []byte) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, d := range s.dsns {
+		if bytes.Contains(p, []byte(d)) {
+			return true
+		}
+	}
+	for _, sec := range s.secrets {
+		if bytes.Contains(p, []byte(sec)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Walk scrubs every string reachable from ptr (a pointer to a report): struct fields, slices,
