@@ -1,6 +1,7 @@
 package safehttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -232,6 +233,16 @@ func (s *connSet) refuse(nc net.Conn) {
 		defer s.refusing.Add(-1)
 		defer nc.Close()
 		_ = nc.SetDeadline(time.Now().Add(time.Second))
+		// Read the request's headers first (as far as they come within the second): a client
+		// answered before it has written its request takes the answer for a broken connection.
+		head := make([]byte, 0, 4<<10)
+		for !bytes.Contains(head, []byte("\r\n\r\n")) && len(head) < cap(head) {
+			n, err := nc.Read(head[len(head):cap(head)])
+			head = head[:len(head)+n]
+			if err != nil {
+				break
+			}
+		}
 		msg := fmt.Sprintf("the server holds %d connections, its limit, each busy for its client: retry shortly\n", s.max)
 		_, _ = fmt.Fprintf(nc, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
 		if tc, ok := nc.(*net.TCPConn); ok {

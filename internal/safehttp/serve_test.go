@@ -118,10 +118,17 @@ func TestConnectionCap(t *testing.T) {
 
 	// Two requests the handler holds: every connection is busy for its client (idle2 makes room
 	// for the second).
-	for range 2 {
+	for busy := 0; busy < 2; {
 		c := dial(t, addr)
 		fmt.Fprint(c, "POST /busy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
-		<-entered
+		answered := make(chan struct{})
+		go func() { _, _ = c.Read(make([]byte, 1)); close(answered) }()
+		select {
+		case <-entered:
+			busy++
+		case <-answered: // refused: the first client's connection had not left the cap yet
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	_ = idle2
 	r, err := hc.Post("http://"+addr+"/", "application/json", strings.NewReader("{}"))
