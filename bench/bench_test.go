@@ -191,6 +191,7 @@ func TestWritePerformanceDoc(t *testing.T) {
 	lo, med, hi = Spread(ratios)
 	fmt.Fprintf(&doc, "| (decode+fold)/decode at 10^6 | %.2f | %.2f | %.2f | ≤ 1.5 |\n\n", lo, med, hi)
 	doc.WriteString(memory)
+	doc.WriteString(networkSection(t, cli))
 	if rates, err := os.ReadFile(os.Getenv("LOOM_PERF_FUZZ")); err == nil && len(rates) > 0 {
 		doc.WriteString("## Fuzzing throughput (scripts/fuzz-rate.sh)\n\n")
 		doc.Write(rates)
