@@ -191,11 +191,13 @@ func TestWritePerformanceDoc(t *testing.T) {
 	lo, med, hi = Spread(ratios)
 	fmt.Fprintf(&doc, "| (decode+fold)/decode at 10^6 | %.2f | %.2f | %.2f | ≤ 1.5 |\n\n", lo, med, hi)
 	doc.WriteString(memory)
+	doc.WriteString(networkSection(t, cli))
 	if rates, err := os.ReadFile(os.Getenv("LOOM_PERF_FUZZ")); err == nil && len(rates) > 0 {
 		doc.WriteString("## Fuzzing throughput (scripts/fuzz-rate.sh)\n\n")
 		doc.Write(rates)
 		doc.WriteString("\n")
 	}
+	doc.WriteString(generatorSection(t, ".."))
 	// The verdict-stability section is measured by `make stability` (cmd/stability), which takes
 	// an hour under load: keep the one the file holds.
 	if old, err := os.ReadFile(path); err == nil {

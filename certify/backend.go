@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/redact"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	dispmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
 	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
@@ -125,7 +126,7 @@ type BuiltinTarget struct{ Backend Backend }
 
 func (t BuiltinTarget) Describe() Identity {
 	if t.Backend.Name == "postgres" {
-		return Identity{Kind: "dsn", Spec: redactDSN(t.Backend.DSN), Flag: "--dsn " + shq.Quote(redactDSN(t.Backend.DSN))}
+		return Identity{Kind: "dsn", Spec: redact.DSN(t.Backend.DSN), Flag: "--dsn " + dsnArg(t.Backend.DSN)}
 	}
 	return Identity{Kind: "builtin", Spec: t.Backend.Name, Flag: "--builtin " + t.Backend.Name}
 }
@@ -160,32 +161,22 @@ func (t BuiltinTarget) Start(ctx context.Context) (*Running, error) {
 }
 
 // databaseAlive pings the database behind a PostgreSQL backend: an error names the database (its
-// DSN with the password hidden) and why it does not answer.
+// DSN with the password hidden) and why it does not answer (scrubbed: a driver's message may quote
+// what a first-'@' parse made of the password).
 func databaseAlive(pool interface{ Ping(context.Context) error }, dsn string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if err := pool.Ping(ctx); err != nil {
-			return fmt.Errorf("the database %s does not answer: %v", redactDSN(dsn), err)
+			return redact.New(dsn).Error(fmt.Errorf("the database %s does not answer: %v", redact.DSN(dsn), err))
 		}
 		return nil
 	}
 }
 
-// redactDSN hides a password in a DSN (URL or key=value form).
-func redactDSN(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		rest := dsn[i+3:]
-		if at := strings.Index(rest, "@"); at >= 0 {
-			if c := strings.Index(rest[:at], ":"); c >= 0 {
-				return dsn[:i+3] + rest[:c] + ":xxxxx" + rest[at:]
-			}
-		}
-		return dsn
+// dsnArg is the --dsn value of a reproducing command: the DSN itself when it holds no password,
+// else the environment variable that conventionally holds it (the password is never printed).
+func dsnArg(dsn string) string {
+	if redact.DSN(dsn) != dsn {
+		return `"$` + postgres.DSNEnv + `"`
 	}
-	fields := strings.Fields(dsn)
-	for i, f := range fields {
-		if strings.HasPrefix(f, "password=") {
-			fields[i] = "password=xxxxx"
-		}
-	}
-	return strings.Join(fields, " ")
+	return shq.Quote(dsn)
 }

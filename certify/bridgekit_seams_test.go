@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/certify"
-	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/kits"
 	dispatchmem "github.com/loom-kernel/loom-conform/reference/dispatch/memory"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -152,17 +151,5 @@ func TestSeamOnlyBridges(t *testing.T) {
 	for id := range urls {
 		built = append(built, id)
 	}
-	for _, m := range proof.Registered(t, certify.Mutants(), where, built) {
-		t.Run(m.ID, func(t *testing.T) {
-			rep := run(t, urls[m.ID](t))
-			for _, id := range m.CaughtBy {
-				c, ok := find(rep, id)
-				if !ok || c.Verdict != kits.Fail {
-					t.Errorf("%s: %s = %s %q, want fail", m.ID, id, c.Verdict, firstLine(c.Message))
-					continue
-				}
-				proof.Rejected(t, m.ID, id, c.Message)
-			}
-		})
-	}
+	rejectsEach(t, where, built, urls, run)
 }

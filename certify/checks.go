@@ -42,6 +42,10 @@ func Checks() []spec.Check {
 		t("certify/bridge-edge-cases", "TestBridgeEdgeCases", "I-STORE-50", "I-STORE-51", "I-STORE-52", "I-STORE-53", "I-STORE-54", "I-BRIDGE-10"),
 		t("certify/url-refuses", "TestURLThatRefusesIsTargetFailed", "I-CERT-4"),
 		t("certify/shards-merge", "TestShardsMergeIntoOneRun", "S10.fitness.gated", "I-CERT-1", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"),
+		t("certify/target-text-escaped", "TestTargetTextIsEscaped", "I-NET-8"),
+		t("certify/progress-escaped", "TestProgressNoteEscapesTargetText", "I-NET-8"),
+		t("certify/html-escaped", "TestHTMLShowsTargetControlCharacters", "I-NET-8"),
+		t("certify/kernel-certificate-escaped", "TestKernelCertificateEscapesTargetText", "I-NET-8"),
 		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-CERT-10", "I-STORE-24"),
 	)
 }

@@ -98,6 +98,14 @@ func TestBridgeEdgeCases(t *testing.T) {
 		},
 	}
 	built := []string{"bridge/edges/sequence-before-fence", "bridge/edges/executes-notifications"}
+	rejectsEach(t, where, built, urls, run)
+}
+
+// rejectsEach serves each registered bridge mutant of where (urls builds its bridge), runs the
+// checks on it and wants every check the mutant is registered to be caught by to fail, recording
+// the kill.
+func rejectsEach(t *testing.T, where string, built []string, urls map[string]func(*testing.T) string, run func(*testing.T, string) *certify.Report) {
+	t.Helper()
 	for _, m := range proof.Registered(t, certify.Mutants(), where, built) {
 		t.Run(m.ID, func(t *testing.T) {
 			rep := run(t, urls[m.ID](t))

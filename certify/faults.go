@@ -21,6 +21,7 @@ type FaultTarget struct {
 	Client *bridge.Client // dialled through Proxy
 	Proxy  *faultproxy.Proxy
 	Pauser Pauser // nil when the target cannot be paused
+	Token  string // the bearer token the bridge requires ("" for none)
 }
 
 // FaultCase is what a fault check gets.
@@ -91,7 +92,7 @@ func durability(ctx context.Context, c *FaultCase, name string, inject func(stop
 	if c.Store.Client.EventStore() == nil {
 		return c.Skip("the bridge does not serve EventStore")
 	}
-	wc, err := bridge.Dial(ctx, c.Store.Proxy.URL(), bridge.ClientOptions{CallTimeout: 800 * time.Millisecond})
+	wc, err := bridge.Dial(ctx, c.Store.Proxy.URL(), bridge.ClientOptions{CallTimeout: 800 * time.Millisecond, Token: c.Store.Token})
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,10 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		return conclude(), nil
 	}
 	cl := carrier.NewClient(running.URL, cfg.Timeout)
+	cl.Token = cfg.Token
+	if running.Token != "" {
+		cl.Token = running.Token
+	}
 	defer cl.Close()
 	hs, err := waitWireHandshake(ctx, cl, cfg.StartTimeout)
 	if err != nil {

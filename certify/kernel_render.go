@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/loom-kernel/loom-conform/internal/safetext"
 )
 
 // writeKernelCertificate writes a kernel certification's certificate: the verdict's headline, the
@@ -11,18 +13,19 @@ import (
 // a slow kernel's round-trip figures.
 func writeKernelCertificate(w io.Writer, r *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "loom kernel certificate — %s\n", Headline(r))
+	fmt.Fprintf(&b, "loom kernel certificate — %s\n", safetext.Line(strings.Join(strings.Fields(Headline(r)), " ")))
 	fmt.Fprintf(&b, "  verdict:        %s (exit %d)\n", r.Verdict, r.Verdict.ExitCode())
-	fmt.Fprintf(&b, "  target:         %s\n", r.Target)
+	fmt.Fprintf(&b, "  target:         %s\n", safetext.Line(r.Target.String()))
 	k := r.Kernel
 	if k == nil {
 		fmt.Fprintf(&b, "  implementation: (no handshake)\n")
 	} else {
-		fmt.Fprintf(&b, "  implementation: %s %s\n", k.Implementation.Name, k.Implementation.Version)
-		fmt.Fprintf(&b, "  versions:       wire %s, kernel ABI %s, event schema %s\n", k.Wire, k.KernelAbi, k.EventSchema)
+		// the kernel names itself: shown, never obeyed (safetext)
+		fmt.Fprintf(&b, "  implementation: %s %s\n", safetext.Line(k.Implementation.Name), safetext.Line(k.Implementation.Version))
+		fmt.Fprintf(&b, "  versions:       wire %s, kernel ABI %s, event schema %s\n", safetext.Line(k.Wire), safetext.Line(k.KernelAbi), safetext.Line(k.EventSchema))
 		features := "none (the Wave 2 checks were skipped)"
 		if len(k.Features) > 0 {
-			features = strings.Join(k.Features, ", ")
+			features = safetext.Line(strings.Join(k.Features, ", "))
 		}
 		ext := "not served (the goldens that need it were skipped)"
 		if k.Conformance {

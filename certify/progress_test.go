@@ -34,3 +34,11 @@ func TestProgressNoteKeepsTheField(t *testing.T) {
 		t.Errorf("progressNote cut a character: %q", wide)
 	}
 }
+
+// Reference: I-NET-8 — a target's message on a progress line is shown, never obeyed.
+func TestProgressNoteEscapesTargetText(t *testing.T) {
+	note := progressNote(CheckResult{Verdict: kits.Fail, Message: "bridge said \x1b[2J\x1b]0;pwned\x07"})
+	if note != `: bridge said \x1b[2J\x1b]0;pwned\x07` {
+		t.Errorf("progressNote = %q, want the escapes shown", note)
+	}
+}

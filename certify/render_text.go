@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/loom-kernel/loom-conform/internal/safetext"
 	"github.com/loom-kernel/loom-conform/kits"
 )
 
@@ -47,17 +48,17 @@ func WriteSummary(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(w, "\n%s %s [%s] (%s)", strings.ToUpper(string(c.Verdict)), c.ID, strings.Join(c.Clauses, " "), c.Level)
 		if c.Why != "" {
-			fmt.Fprintf(w, " — %s", c.Why)
+			fmt.Fprintf(w, " — %s", safetext.Line(c.Why))
 		} else if c.Expected != nil {
-			fmt.Fprintf(w, " — expected: %s", c.Expected.Reason)
+			fmt.Fprintf(w, " — expected: %s", safetext.Line(c.Expected.Reason))
 		}
-		fmt.Fprintf(w, "\n  %s\n  reproduce: %s\n", indent(c.Message), c.Repro)
+		fmt.Fprintf(w, "\n  %s\n  reproduce: %s\n", indent(safetext.Visible(c.Message)), safetext.Visible(c.Repro))
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "\nPROBLEM %s\n", p)
+		fmt.Fprintf(w, "\nPROBLEM %s\n", safetext.Visible(p))
 	}
 	if r.TargetError != "" {
-		fmt.Fprintf(w, "\nTARGET FAILED %s\n", r.TargetError)
+		fmt.Fprintf(w, "\nTARGET FAILED %s\n", safetext.Visible(r.TargetError))
 	}
 	return nil
 }
@@ -117,15 +118,16 @@ func WriteCertificate(w io.Writer, r *Report) error {
 	}
 	impl := "(no handshake)"
 	if r.Handshake != nil {
-		impl = fmt.Sprintf("%s %s", r.Handshake.Implementation.Name, r.Handshake.Implementation.Version)
+		// the target names itself: shown, never obeyed (safetext)
+		impl = fmt.Sprintf("%s %s", safetext.Line(r.Handshake.Implementation.Name), safetext.Line(r.Handshake.Implementation.Version))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "loom store certificate — %s\n", Headline(r))
+	fmt.Fprintf(&b, "loom store certificate — %s\n", safetext.Line(strings.Join(strings.Fields(Headline(r)), " ")))
 	fmt.Fprintf(&b, "  verdict:        %s (exit %d)\n", r.Verdict, r.Verdict.ExitCode())
-	fmt.Fprintf(&b, "  target:         %s\n", r.Target)
+	fmt.Fprintf(&b, "  target:         %s\n", safetext.Line(r.Target.String()))
 	fmt.Fprintf(&b, "  implementation: %s\n", impl)
 	for _, s := range r.Seams {
-		ver := s.SpiVersion
+		ver := safetext.Line(s.SpiVersion)
 		if ver == "" {
 			ver = "-"
 		}

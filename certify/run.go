@@ -1,6 +1,8 @@
 package certify
 
 import (
+	"github.com/loom-kernel/loom-conform/internal/safetext"
+
 	"context"
 	"errors"
 	"fmt"
@@ -108,6 +110,10 @@ type Config struct {
 	// Shard, when set, runs only the checks whose id falls in it (internal/shard): the report is a
 	// part of a run, never a certificate, until MergeReports joins every shard (I-SHARD-2).
 	Shard shard.Shard
+	// Token is the bearer token sent with every call (certify --token, LOOM_CONFORM_TOKEN): a
+	// bridge or kernel served beyond loopback requires one. A target that chose its own
+	// (Running.Token) uses that.
+	Token string
 }
 
 func (c Config) withDefaults() Config {
@@ -223,6 +229,9 @@ func (r *runner) run(ctx context.Context) {
 	url := ""
 	if running != nil {
 		url = running.URL
+		if running.Token != "" {
+			r.cfg.Token = running.Token
+		}
 	}
 	var proxy *faultProxy
 	if r.dead == "" && r.cfg.Faults {
@@ -236,7 +245,7 @@ func (r *runner) run(ctx context.Context) {
 	}
 	if r.dead == "" {
 		dctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
-		r.client, err = dialUntil(dctx, url)
+		r.client, err = dialUntil(dctx, url, r.cfg.Token)
 		cancel()
 		var pe *bridge.ProtocolError
 		switch {
@@ -290,16 +299,17 @@ func (r *runner) stop() {
 }
 
 // dialUntil retries the handshake until ctx ends (a starting bridge may not listen yet).
-func dialUntil(ctx context.Context, url string) (*bridge.Client, error) {
+func dialUntil(ctx context.Context, url, token string) (*bridge.Client, error) {
 	var last error
 	for {
-		c, err := bridge.Dial(ctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second})
+		c, err := bridge.Dial(ctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second, Token: token})
 		if err == nil {
 			return c, nil
 		}
 		var pe *bridge.ProtocolError
-		if errors.As(err, &pe) {
-			return nil, err // it answered, wrongly: retrying will not help
+		var re *bridge.RefusedError
+		if errors.As(err, &pe) || errors.As(err, &re) {
+			return nil, err // it answered, wrongly or with a refusal: retrying will not help
 		}
 		if ctx.Err() != nil && last != nil {
 			return nil, last // the cause is the last real failure, not the deadline that cut this try
@@ -406,7 +416,7 @@ func (r *runner) plans(proxy *faultProxy) []plan {
 			if r.running != nil {
 				pauser = r.running.Pauser
 			}
-			fp.run = runner1(fk, &FaultTarget{Client: r.client, Proxy: proxy, Pauser: pauser})
+			fp.run = runner1(fk, &FaultTarget{Client: r.client, Proxy: proxy, Pauser: pauser, Token: r.cfg.Token})
 		}
 		out = append(out, fp)
 	}
@@ -446,6 +456,7 @@ func progressNote(c CheckResult) string {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg, more = msg[:i], " …"
 	}
+	msg = safetext.Line(msg) // a target's words, shown and never obeyed by the terminal
 	if len(msg) > 160 {
 		// Keep the part that names the field (a schema error's "at '/0/metadata': …", a
 		// "params.events[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.

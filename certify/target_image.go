@@ -3,6 +3,8 @@ package certify
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 	tc "github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
@@ -24,7 +27,10 @@ const DefaultBridgePort = target.DefaultBridgePort
 
 // ImageTarget starts a bridge image with testcontainers-go, waits until it answers the handshake,
 // captures its logs for the report and always removes the container. The image must start its
-// bridge on 0.0.0.0:Port; certify also passes LOOM_BRIDGE_LISTEN=0.0.0.0:Port in its environment.
+// bridge on 0.0.0.0:Port; certify also passes LOOM_BRIDGE_LISTEN=0.0.0.0:Port in its environment,
+// and LOOM_CONFORM_TOKEN, a fresh random bearer token (unless Env gives one), which every call
+// then carries: a bridge listening beyond the container's loopback requires a token
+// (docs/bridge.md, "Running it safely"), and one that ignores the variable is not harmed by it.
 type ImageTarget struct {
 	Image string
 	Port  string            // container port (default 8080)
@@ -49,16 +55,17 @@ const handshakeProbe = `{"jsonrpc":"2.0","id":0,"method":"bridge.handshake","par
 
 func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 	port := t.port() + "/tcp"
-	env := map[string]string{"LOOM_BRIDGE_LISTEN": "0.0.0.0:" + t.port()}
+	env := map[string]string{"LOOM_BRIDGE_LISTEN": "0.0.0.0:" + t.port(), safehttp.TokenEnv: newImageToken()}
 	for k, v := range t.Env {
 		env[k] = v
 	}
+	token := env[safehttp.TokenEnv]
 	opts := []tc.ContainerCustomizer{tc.WithExposedPorts(port), tc.WithEnv(env), tc.WithLogger(tclog.NewNoopLogger())}
 	if t.Cmd != nil {
 		opts = append(opts, tc.WithCmd(t.Cmd...))
 	}
 	ctr, err := tc.Run(ctx, t.Image, opts...)
-	run := &Running{Identity: t.Describe(), Stop: func(context.Context) error { return nil }}
+	run := &Running{Identity: t.Describe(), Token: token, Stop: func(context.Context) error { return nil }}
 	if ctr != nil {
 		ic := &imageContainer{ctr: ctr}
 		run.Identity.ContainerID = ctr.GetContainerID()
@@ -83,7 +90,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 		}
 		return run, errors.New(msg)
 	}
-	url, err := waitHandshake(ctx, ctr, port)
+	url, err := waitHandshake(ctx, ctr, port, token)
 	if err != nil {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -98,7 +105,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 // container stops, or ctx ends. It tries the host testcontainers resolves (which honours
 // TESTCONTAINERS_HOST_OVERRIDE) and the loopback address, since a sandboxed client may resolve a
 // gateway that does not forward published ports.
-func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port string) (string, error) {
+func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port, token string) (string, error) {
 	mapped, err := ctr.MappedPort(ctx, port)
 	if err != nil {
 		return "", fmt.Errorf("mapped port %s: %w", port, err)
@@ -112,7 +119,12 @@ func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port string) (s
 	for {
 		for _, h := range hosts {
 			url := "http://" + net.JoinHostPort(h, mapped.Port()) + "/"
-			resp, err := hc.Post(url, "application/json", strings.NewReader(handshakeProbe))
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(handshakeProbe))
+			req.Header.Set("Content-Type", "application/json")
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			resp, err := hc.Do(req)
 			if err != nil {
 				last = err
 				continue
@@ -133,6 +145,13 @@ func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port string) (s
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// newImageToken is a bearer token for one container: 16 random bytes in hex.
+func newImageToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 type imageContainer struct {

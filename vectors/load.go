@@ -194,6 +194,8 @@ func (v Vector) validate(known map[string]bool) error {
 		if v.Expect.State != nil {
 			if _, err := fold.CanonicalJSON(v.Expect.State); err != nil {
 				bad("expect.state: %v", err)
+			} else if c := reasonContradiction(v.Reason, v.Expect.State); c != "" {
+				bad("reason: contradicted by expect.state (I-VECTOR-9): %s", c)
 			}
 		}
 	case KindCanonical:

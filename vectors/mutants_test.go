@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,10 +52,14 @@ func rewriteEvents(f func(ev map[string]any) bool) Folder {
 					evs = append(evs, raw)
 					continue
 				}
+				before, _ := json.Marshal(ev)
 				if !f(ev) {
 					continue
 				}
 				b, _ := json.Marshal(ev)
+				if string(b) == string(before) {
+					b = raw // untouched: as written (a Go decoding would lose lone surrogates)
+				}
 				evs = append(evs, b)
 			}
 			if evs == nil {
@@ -80,8 +85,12 @@ func rewriteState(f func(st map[string]any)) Folder {
 		if dec.Decode(&st) != nil {
 			return resp, nil
 		}
+		before, _ := json.Marshal(st)
 		f(st)
 		b, _ := json.Marshal(st)
+		if string(b) == string(before) {
+			return resp, nil // untouched: as the reference printed it
+		}
 		if c, err := fold.CanonicalJSON(b); err == nil {
 			out := string(c)
 			resp.Output = &out
@@ -252,7 +261,96 @@ func brokenFolders() map[string]Folder {
 		}
 		return Reference{}.Answer(ctx, req)
 	})
+	out["fold/vectors/attempt-keeps-infinity"] = attemptKeepsInfinity()
+	out["fold/vectors/carry-judged-before-proto"] = rewriteEvents(func(ev map[string]any) bool {
+		p, _ := ev["payload"].(map[string]any)
+		carry, _ := p["carry"].(map[string]any)
+		if ev["eventType"] == "EXECUTION_STARTED" && carry != nil {
+			res, isObj := carry["resources"].(map[string]any)
+			valid := isObj || carry["resources"] == nil
+			for k, v := range res {
+				if x, isNum := v.(float64); k != "custom" && (!isNum || x < 0) {
+					valid = false
+				}
+			}
+			if !valid {
+				delete(p, "carry") // ignored whole, its __proto__ never seen
+			}
+		}
+		return true
+	})
+	kernelOnly := func(ev map[string]any) bool {
+		switch ev["eventType"] {
+		case "MESSAGE_CONSUMED", "PARALLEL_COMPLETED", "INBOX_QUARANTINED", "INBOX_RELEASED", "EXECUTION_RESUMED":
+			return true
+		}
+		return false
+	}
+	stamped := func(ev map[string]any) bool {
+		md, _ := ev["metadata"].(map[string]any)
+		return md["kernel"] == true
+	}
+	out["fold/vectors/members-judged-before-proto"] = rewriteEvents(func(ev map[string]any) bool {
+		p, _ := ev["payload"].(map[string]any)
+		if t := ev["eventType"]; (t == "MESSAGE_CONSUMED" || t == "INBOX_QUARANTINED" || t == "INBOX_RELEASED") && stamped(ev) && p != nil {
+			_, topicOK := p["topic"].(string)
+			_, msgOK := p["messageId"].(string)
+			if !topicOK || !msgOK {
+				p["topic"], p["waitId"] = 0, 0 // a no-op before any __proto__ is looked for
+			}
+		}
+		return true
+	})
+	out["fold/vectors/proto-before-gate"] = rewriteEvents(func(ev map[string]any) bool {
+		p, _ := ev["payload"].(map[string]any)
+		if kernelOnly(ev) && !stamped(ev) && p != nil && (p["topic"] == "__proto__" || p["scopeId"] == "__proto__" || p["waitId"] == "__proto__") {
+			ev["eventType"], ev["payload"] = "progress", map[string]any{} // rejected: nothing counts
+			delete(ev, "metadata")
+		}
+		return true
+	})
 	return out
+}
+
+// attemptKeepsInfinity folds with the reference, then prints as null the attempt of every frame a
+// STEP_* payload gave an attempt beyond the double range (what JavaScript does with Infinity).
+func attemptKeepsInfinity() Folder {
+	return folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		resp, err := Reference{}.Answer(ctx, req)
+		if err != nil || req.Kind != KindFold || resp.Output == nil || req.Events == nil {
+			return resp, err
+		}
+		infinite := map[string]bool{}
+		for _, raw := range *req.Events {
+			var ev struct {
+				EventType string          `json:"eventType"`
+				Payload   json.RawMessage `json:"payload"`
+			}
+			var p map[string]any
+			if json.Unmarshal(raw, &ev) != nil || !strings.HasPrefix(ev.EventType, "STEP_") {
+				continue
+			}
+			d := json.NewDecoder(bytes.NewReader(ev.Payload))
+			d.UseNumber()
+			if d.Decode(&p) != nil {
+				continue
+			}
+			id, _ := p["stepId"].(string)
+			if a, ok := p["attempt"].(json.Number); ok {
+				if _, err := strconv.ParseFloat(string(a), 64); err != nil {
+					infinite[id] = true
+				}
+			}
+		}
+		return rewriteState(func(st map[string]any) {
+			frames, _ := st["frames"].(map[string]any)
+			for id := range infinite {
+				if f, ok := frames[id].(map[string]any); ok {
+					f["attempt"] = nil
+				}
+			}
+		}).Answer(ctx, req)
+	})
 }
 
 // recordVectorKills asserts that every vector m names as catching it failed, and records a kill

@@ -120,3 +120,16 @@ func TestReports(t *testing.T) {
 		t.Errorf("WriteJSON = ok %v, fail %d, %d results (%v)", parsed.OK, parsed.Fail, len(parsed.Results), err)
 	}
 }
+
+// Reference: I-VECTOR-1 — a failure report diffs the expected and the answered state by value,
+// except past maxDiffDepth levels of nesting, where go-cmp's time doubles with every level (a
+// hostile generated vector holds a value 200 levels deep): there the failure line alone reports.
+func TestJSONDiffDeepValues(t *testing.T) {
+	deep := strings.Repeat("[", 200) + strings.Repeat("]", 200)
+	if d := jsonDiff(`{"a":1,"x":`+deep+`}`, `{"a":2,"x":`+deep+`}`); d != "" {
+		t.Errorf("vectors/reports [I-VECTOR-1]: jsonDiff(200 levels deep) = %q, want no value diff", d)
+	}
+	if d := jsonDiff(`{"a":1,"s":"[[[[[[[[[[[[[[[["}`, `{"a":2,"s":"[[[[[[[[[[[[[[[["}`); !strings.Contains(d, "-") || !strings.Contains(d, "+") {
+		t.Errorf("vectors/reports [I-VECTOR-1]: jsonDiff(brackets inside a string) = %q, want a value diff", d)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -19,6 +20,7 @@ import (
 
 type certifyFlags struct {
 	builtin, dsn, schema, url, execCmd, image, port string
+	token                                           string
 	run, ledger                                     string
 	spi                                             []string
 	timeout, startTimeout                           time.Duration
@@ -109,6 +111,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 	fl.StringVar(&f.dsn, "dsn", "", "certify the PostgreSQL reference store on this database")
 	fl.StringVar(&f.schema, "schema", "", "PostgreSQL schema the --dsn store uses (default: a temporary schema, dropped after the run)")
 	fl.StringVar(&f.url, "url", "", "certify the bridge answering at this URL")
+	fl.StringVar(&f.token, "token", "", "bearer token to send with every call (default $"+safehttp.TokenEnv+"; a bridge or kernel served beyond loopback requires one; an --image gets a fresh one of its own)")
 	fl.StringVar(&f.execCmd, "exec", "", "start this bridge command (split into words, no shell)")
 	fl.StringVar(&f.image, "image", "", "start this bridge image with testcontainers")
 	fl.StringVar(&f.port, "port", certify.DefaultBridgePort, "container port the --image bridge listens on")
@@ -199,9 +202,12 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if !sh.All() && f.seed == 0 {
 		return badInput("certify: --shard %s needs --seed: every shard of one run must use the same seed", sh)
 	}
+	if f.token == "" {
+		f.token = os.Getenv(safehttp.TokenEnv)
+	}
 	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
 		Faults: f.faults, Strict: f.strict, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
-		Command: invokedAs(os.Args[0])}
+		Command: invokedAs(os.Args[0]), Token: f.token}
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
 			return badInput("certify: --expected-failures: %v", err)
@@ -229,6 +235,9 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if err != nil {
 		return badInput("certify: %v", err)
 	}
+	// Every file and line below is written from the report: no password or token of this run in
+	// any of them (the driver's own messages may quote a connection string).
+	secretsOf(cmd).Walk(rep)
 	if rep.Verdict != certify.TargetFailed { // nothing ran: the one error at the end says why
 		fmt.Fprintln(cmd.ErrOrStderr())
 		if err := certify.WriteSummary(cmd.ErrOrStderr(), rep); err != nil {

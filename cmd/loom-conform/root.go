@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
+	"os"
 
+	"github.com/loom-kernel/loom-conform/internal/redact"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
+	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -59,12 +64,38 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 	return root
 }
 
-// run executes the CLI with the given arguments and streams and returns the exit code.
+// run executes the CLI with the given arguments and streams and returns the exit code. Nothing a
+// verb prints carries a secret: stdout, stderr and the final error pass through a scrubber that
+// knows every connection string and bearer token the run was given (flags, environment, files;
+// see secretsOf).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
+	sec := redact.New(os.Getenv(storespg.DSNEnv))
+	sec.AddSecret(os.Getenv(safehttp.TokenEnv))
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		for _, name := range []string{"dsn", "token"} {
+			if f := cmd.Flags().Lookup(name); f != nil && f.Value.String() != "" {
+				if name == "dsn" {
+					sec.AddDSN(f.Value.String())
+				} else {
+					sec.AddSecret(f.Value.String())
+				}
+			}
+		}
+	}
+	stdout, stderr = sec.Writer(stdout), sec.Writer(stderr)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return exitCode(root.Execute(), stderr)
+	return exitCode(root.ExecuteContext(context.WithValue(context.Background(), secretsKey{}, sec)), stderr)
+}
+
+type secretsKey struct{}
+
+// secretsOf is the run's scrubber: a verb that learns a secret the flags did not carry (a DSN read
+// from a file) adds it, and a verb that writes a file scrubs what it writes (certify's reports).
+func secretsOf(cmd *cobra.Command) *redact.Scrubber {
+	s, _ := cmd.Context().Value(secretsKey{}).(*redact.Scrubber)
+	return s
 }

@@ -18,9 +18,10 @@ import (
 
 func newServeKernelCmd() *cobra.Command {
 	var (
-		listen, storeArg, dsn, broken string
-		deterministic, wave2          bool
-		opts                          carrier.Options
+		storeArg, dsn, broken string
+		deterministic, wave2  bool
+		opts                  carrier.Options
+		nf                    netFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve-kernel [--listen ADDR] [--store memory|sqlite:FILE] [--dsn DSN] [--deterministic] [--wave2]",
@@ -45,15 +46,13 @@ broken kernels certify rejects, one defect each:
   ` + strings.Join(kernelkit.BrokenNames(), "\n  ") + `
 
 It listens on loopback unless --listen (or LOOM_KERNEL_LISTEN) says otherwise, and stops on
-SIGINT or SIGTERM.`,
+SIGINT or SIGTERM. The kernel's numbers are IEEE doubles (docs/wire.md): a number in params a
+double cannot hold exactly is refused naming its field, never rounded.
+` + netHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if listen == "" {
-				listen = os.Getenv("LOOM_KERNEL_LISTEN")
-			}
-			if listen == "" {
-				listen = "127.0.0.1:0"
-			}
+			nf.resolve("LOOM_KERNEL_LISTEN")
+			opts.Token, opts.AllowedHosts = nf.token, nf.allowHosts
 			backend := certify.Backend{Name: "memory", Version: toolVersion}
 			switch {
 			case dsn != "":
@@ -87,13 +86,13 @@ SIGINT or SIGTERM.`,
 			if err != nil {
 				return badInput("serve-kernel: %v", err)
 			}
-			return listenAndServe(ctx, cmd.OutOrStdout(), "serve-kernel", listen, c)
+			return nf.listenAndServe(ctx, cmd, "serve-kernel", c)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "", "address to listen on (default 127.0.0.1:0, a free loopback port; env LOOM_KERNEL_LISTEN)")
+	nf.register(cmd, "LOOM_KERNEL_LISTEN")
 	f.StringVar(&storeArg, "store", "memory", "event log: memory, or sqlite:FILE")
-	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN for the event log (instead of --store)")
+	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN for the event log (instead of --store); the DSN's password never appears in any output")
 	f.BoolVar(&deterministic, "deterministic", false, "fixed clock and sequential ids: the same calls write byte-identical logs")
 	f.BoolVar(&wave2, "wave2", false, "turn on the Wave 2 feature flags: continueAsNew, receive and select (with execution.deliver)")
 	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify's self-test; the names are listed above)")

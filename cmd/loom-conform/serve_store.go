@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
+	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +21,7 @@ import (
 func newServeStoreCmd() *cobra.Command {
 	var (
 		backend certify.Backend
-		listen  string
+		nf      netFlags
 		opts    bridge.ServerOptions
 	)
 	cmd := &cobra.Command{
@@ -34,15 +35,16 @@ The first line of standard output is its address:
   listening http://127.0.0.1:PORT/
 
 It listens on loopback unless --listen (or LOOM_BRIDGE_LISTEN) says otherwise, and stops on
-SIGINT or SIGTERM.`,
+SIGINT or SIGTERM. The postgres backend's DSN comes from --dsn or, kept off the command line,
+from LOOM_CONFORM_POSTGRES_DSN; no output ever shows its password.
+` + netHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if listen == "" {
-				listen = os.Getenv("LOOM_BRIDGE_LISTEN")
+			nf.resolve("LOOM_BRIDGE_LISTEN")
+			if backend.Name == "postgres" && backend.DSN == "" {
+				backend.DSN = os.Getenv(storespg.DSNEnv)
 			}
-			if listen == "" {
-				listen = "127.0.0.1:0"
-			}
+			opts.Token, opts.AllowedHosts = nf.token, nf.allowHosts
 			backend.Version = toolVersion
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -57,13 +59,13 @@ SIGINT or SIGTERM.`,
 			if err != nil {
 				return badInput("serve-store: %v", err)
 			}
-			return listenAndServe(ctx, cmd.OutOrStdout(), "serve-store", listen, srv)
+			return nf.listenAndServe(ctx, cmd, "serve-store", srv)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&backend.Name, "backend", "", "store to serve: "+strings.Join(certify.Backends(), ", "))
-	f.StringVar(&listen, "listen", "", "address to listen on (default 127.0.0.1:0, a free loopback port; env LOOM_BRIDGE_LISTEN)")
-	f.StringVar(&backend.DSN, "dsn", "", "PostgreSQL DSN (postgres backend)")
+	nf.register(cmd, "LOOM_BRIDGE_LISTEN")
+	f.StringVar(&backend.DSN, "dsn", "", "PostgreSQL DSN (postgres backend; default $"+storespg.DSNEnv+", which keeps it out of the process list)")
 	f.StringVar(&backend.Schema, "schema", "loom", "PostgreSQL schema (postgres backend; created if missing)")
 	f.StringVar(&backend.File, "file", "", "SQLite database file (sqlite backend; default a temporary file removed on exit)")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
@@ -74,17 +76,65 @@ SIGINT or SIGTERM.`,
 	return cmd
 }
 
-// listenAndServe listens on addr, prints "listening http://ADDR/" as the first line of stdout (how
-// callers that start this binary learn its address) and serves h until ctx ends.
-func listenAndServe(ctx context.Context, stdout io.Writer, verb, addr string, h http.Handler) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return badInput("%s: --listen %s: %v", verb, addr, err)
+// netHelp is the part of serve-store's and serve-kernel's help about facing a network.
+const netHelp = `
+Running it safely (docs/bridge.md): requests must be POSTs of application/json whose Host is an
+IP address, localhost or a name given with --allow-host (no other site's page can write to it,
+and DNS rebinding cannot read it). Listening beyond loopback (--listen 0.0.0.0:PORT) needs a
+bearer token, --token or LOOM_CONFORM_TOKEN (at least 16 characters; the variable keeps it out of
+the process list), and prints a warning: the traffic is plain HTTP. Slow clients are cut off
+(headers 10 s, a body or a reader stalled 30 s, an idle connection 60 s) and at --max-conns the
+connection that has waited longest on its client makes room.`
+
+// netFlags are the flags of a server facing a network: where it listens, who may call, how many.
+type netFlags struct {
+	listen     string
+	token      string
+	allowHosts []string
+	limits     bridge.Limits
+}
+
+func (n *netFlags) register(cmd *cobra.Command, listenEnv string) {
+	f := cmd.Flags()
+	f.StringVar(&n.listen, "listen", "", "address to listen on (default 127.0.0.1:0, a free loopback port; env "+listenEnv+"); beyond loopback it needs --token")
+	f.StringVar(&n.token, "token", "", "bearer token every request must carry (default $"+safehttp.TokenEnv+"; required to listen beyond loopback)")
+	f.StringSliceVar(&n.allowHosts, "allow-host", nil, "a DNS name requests may give as Host besides IP addresses and localhost (repeatable)")
+	f.IntVar(&n.limits.MaxConns, "max-conns", safehttp.DefaultMaxConns, "connections served at once; at the cap the one waiting longest on its client is closed, and if every one is busy a new one gets 503")
+}
+
+// resolve fills the defaults the environment gives.
+func (n *netFlags) resolve(listenEnv string) {
+	if n.listen == "" {
+		n.listen = os.Getenv(listenEnv)
 	}
-	if _, err := fmt.Fprintf(stdout, "listening http://%s/\n", ln.Addr()); err != nil {
+	if n.listen == "" {
+		n.listen = "127.0.0.1:0"
+	}
+	if n.token == "" {
+		n.token = os.Getenv(safehttp.TokenEnv)
+	}
+}
+
+// listenAndServe listens, refuses an address beyond loopback without a token (and warns with
+// one), prints "listening http://ADDR/" as the first line of stdout (how callers that start this
+// binary learn its address) and serves h until ctx ends.
+func (n *netFlags) listenAndServe(ctx context.Context, cmd *cobra.Command, verb string, h http.Handler) error {
+	ln, err := net.Listen("tcp", n.listen)
+	if err != nil {
+		return badInput("%s: --listen %s: %v", verb, n.listen, err)
+	}
+	warning, err := safehttp.CheckListen(ln.Addr(), n.token)
+	if err != nil {
+		ln.Close()
+		return badInput("%s: %v", verb, err)
+	}
+	if warning != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", verb, warning)
+	}
+	if _, err := fmt.Fprintf(cmd.OutOrStdout(), "listening http://%s/\n", ln.Addr()); err != nil {
 		return err
 	}
-	if err := bridge.Serve(ctx, ln, h); err != nil {
+	if err := bridge.Serve(ctx, ln, h, n.limits); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	return nil

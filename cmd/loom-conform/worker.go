@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim/realfleet"
+	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/spf13/cobra"
 )
 
 func newWorkerCmd() *cobra.Command {
 	var cfg realfleet.WorkerConfig
+	var dsnFile string
 	cmd := &cobra.Command{
-		Use:   "worker --dsn DSN [--schema S] [--target NAME] [--name W] [--profile V] [--code N] [--ttl D]",
+		Use:   "worker [--dsn DSN | --dsn-file FILE] [--schema S] [--target NAME] [--name W] [--profile V] [--code N] [--ttl D]",
 		Short: "Run a reference worker: claim executions from the PostgreSQL dispatcher and drive them",
 		Long: `Run one reference worker process against a PostgreSQL database shared by the whole fleet
 (spec §6): it claims packages for --target from the PostgreSQL ExecutionDispatcher (SKIP LOCKED
@@ -24,12 +27,31 @@ EventStore, drives it with a reference kernel at event-schema --profile running 
 effect, and acks only a run that ended cleanly. Start as many as you like, on as many hosts as
 reach the database; kill any of them at any time.
 
+The database's DSN comes from --dsn-file FILE, from LOOM_CONFORM_POSTGRES_DSN, or from --dsn:
+the first two keep the password out of the process list (every user of the host can read a
+command line), and no output of the worker shows it.
+
 Stops on SIGINT or SIGTERM. Exit 2 on bad flags or an unreachable database.`,
-		Example: `  loom-conform worker --dsn "$LOOM_CONFORM_POSTGRES_DSN" --schema loom --target default --name host-a`,
-		Args:    cobra.NoArgs,
+		Example: `  LOOM_CONFORM_POSTGRES_DSN=postgres://… loom-conform worker --schema loom --target default --name host-a
+  loom-conform worker --dsn-file /run/secrets/loom-dsn --target default`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dsnFile != "" {
+				if cfg.DSN != "" {
+					return badInput("worker: give the DSN once: --dsn or --dsn-file")
+				}
+				b, err := os.ReadFile(dsnFile)
+				if err != nil {
+					return badInput("worker: --dsn-file: %v", err)
+				}
+				cfg.DSN = strings.TrimSpace(string(b))
+				secretsOf(cmd).AddDSN(cfg.DSN)
+			}
 			if cfg.DSN == "" {
-				return badInput("worker: --dsn is required")
+				cfg.DSN = os.Getenv(storespg.DSNEnv)
+			}
+			if cfg.DSN == "" {
+				return badInput("worker: a DSN is required: --dsn-file FILE, $%s or --dsn", storespg.DSNEnv)
 			}
 			if cfg.TTL < 10*time.Millisecond || cfg.TTL > 10*time.Minute {
 				return badInput("worker: --ttl %s: want 10ms..10m", cfg.TTL)
@@ -50,7 +72,8 @@ Stops on SIGINT or SIGTERM. Exit 2 on bad flags or an unreachable database.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.DSN, "dsn", "", "PostgreSQL DSN of the fleet's database (required)")
+	cmd.Flags().StringVar(&cfg.DSN, "dsn", "", "PostgreSQL DSN of the fleet's database (visible in the process list: prefer --dsn-file or $"+storespg.DSNEnv+")")
+	cmd.Flags().StringVar(&dsnFile, "dsn-file", "", "file holding the PostgreSQL DSN of the fleet's database")
 	cmd.Flags().StringVar(&cfg.Schema, "schema", "loom", "PostgreSQL schema holding the stores and the dispatcher")
 	cmd.Flags().StringVar(&cfg.Target, "target", "default", "the compute target this worker serves (registered with the dispatcher)")
 	cmd.Flags().StringVar(&cfg.Name, "name", "", "worker name in leases (default host-pid)")

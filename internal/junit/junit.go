@@ -9,6 +9,8 @@ package junit
 import (
 	"encoding/xml"
 	"io"
+
+	"github.com/loom-kernel/loom-conform/internal/safetext"
 )
 
 // Suites is the document root.
@@ -74,8 +76,30 @@ func (s *Suite) Add(c Case) {
 	s.Cases = append(s.Cases, c)
 }
 
-// Write writes the document with an XML header, indented, ending in a newline.
+// Write writes the document with an XML header, indented, ending in a newline. Messages, bodies,
+// output and property values are made visible first (safetext.Visible): a target's escape
+// sequence or control character shows as \x1b, never as a character XML refuses.
 func Write(w io.Writer, doc Suites) error {
+	doc.Suites = append([]Suite(nil), doc.Suites...)
+	for i := range doc.Suites {
+		s := &doc.Suites[i]
+		s.Properties = append([]Property(nil), s.Properties...)
+		for j := range s.Properties {
+			s.Properties[j].Value = safetext.Visible(s.Properties[j].Value)
+		}
+		s.Cases = append([]Case(nil), s.Cases...)
+		for j := range s.Cases {
+			c := &s.Cases[j]
+			c.Name, c.SystemOut = safetext.Line(c.Name), safetext.Visible(c.SystemOut)
+			for _, m := range []**Message{&c.Failure, &c.Error, &c.Skipped} {
+				if *m != nil {
+					v := **m
+					v.Message, v.Body = safetext.Visible(v.Message), safetext.Visible(v.Body)
+					*m = &v
+				}
+			}
+		}
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

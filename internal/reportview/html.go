@@ -172,6 +172,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 // that need attention (grouped by a shared cause), a filterable table of every item, the slowest
 // items, p's extra tables, and the clause coverage with every clause linked to its text.
 func WriteHTML(w io.Writer, p Page) error {
+	p = p.visible()
 	attention := p.Attention()
 	d := pageData{Page: p, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), CSP: csp, Findings: findings(attention),
 		Attention: len(attention), Coverage: p.Coverage(), Slowest: p.Slowest(5), Groups: p.groups(), Levels: p.levels(),

@@ -1,6 +1,8 @@
 package reportview
 
 import (
+	"github.com/loom-kernel/loom-conform/internal/safetext"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,9 +91,9 @@ func BuildMatrix(pages []Page) (Matrix, error) {
 		if p.Kind != m.Kind {
 			return Matrix{}, fmt.Errorf("report %d is a %q report, the first is %q: a matrix holds reports of one kind", i+1, p.Kind, m.Kind)
 		}
-		name := p.Name
+		name := safetext.Line(p.Name) // an implementation names itself: shown, never obeyed
 		if name == "" {
-			name = p.Subject
+			name = safetext.Line(p.Subject)
 		}
 		if seen[name]++; seen[name] > 1 {
 			name = fmt.Sprintf("%s (%d)", name, seen[name])

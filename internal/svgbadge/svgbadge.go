@@ -8,6 +8,8 @@
 package svgbadge
 
 import (
+	"github.com/loom-kernel/loom-conform/internal/safetext"
+
 	"encoding/xml"
 	"fmt"
 	"html"
@@ -28,6 +30,9 @@ const digestPrefix = "loom-digest "
 
 // Write writes b as a flat SVG badge.
 func Write(w io.Writer, b Badge) error {
+	// Text a target supplied (an SPI version it claims) is made visible: a control character is
+	// not XML, and an SVG that does not parse is no badge.
+	b.Label, b.Message = safetext.Line(b.Label), safetext.Line(b.Message)
 	lw, mw := textWidth(b.Label)+10, textWidth(b.Message)+10
 	tw := lw + mw
 	esc := html.EscapeString

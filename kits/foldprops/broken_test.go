@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/loom-kernel/loom-conform/internal/proof"
 	"maps"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,6 +86,26 @@ func brokenTargets() []struct {
 				s = &c
 			}
 			return fold.Fold(p, s, es)
+		}, nil), "foldprops/snapshot-every-k"},
+		{mk("keeps-infinite-attempt", func(p fold.Profile, s *fold.State, es []spi.Envelope) (fold.State, error) {
+			out, err := fold.Fold(p, s, es)
+			for _, e := range es { // the attempt JSON.parse gives, Infinity included: it prints as null
+				var pl struct {
+					StepID  string      `json:"stepId"`
+					Attempt json.Number `json:"attempt"`
+				}
+				if err != nil || !strings.HasPrefix(e.EventType, "STEP_") || json.Unmarshal(e.Payload, &pl) != nil {
+					continue
+				}
+				if _, perr := strconv.ParseFloat(string(pl.Attempt), 64); perr != nil && pl.Attempt != "" {
+					if fr, ok := out.Frames[pl.StepID]; ok {
+						fr.Attempt = json.RawMessage(pl.Attempt)
+						out.Frames = maps.Clone(out.Frames)
+						out.Frames[pl.StepID] = fr
+					}
+				}
+			}
+			return out, err
 		}, nil), "foldprops/snapshot-every-k"},
 		{mk("nondeterministic", func(p fold.Profile, s *fold.State, es []spi.Envelope) (fold.State, error) {
 			out, err := fold.Fold(p, s, es)

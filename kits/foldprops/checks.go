@@ -16,6 +16,10 @@ func Checks() []spec.Check {
 			Where: dir + "FuzzProperties"},
 		spec.Check{ID: "foldprops/generator-frequencies", Kind: spec.KindTest, Clauses: []string{"I-COV-3"},
 			Where: dir + "TestGeneratorFrequencies"},
+		spec.Check{ID: "foldprops/diff-deep-values", Kind: spec.KindTest, Clauses: []string{"I-COV-3"},
+			Where: dir + "TestDiffDeepValues"},
+		spec.Check{ID: "foldprops/jsonb-reorder", Kind: spec.KindTest, Clauses: []string{"I-FOLD-16", "S3.snapshot.equivalence"},
+			Where: dir + "TestJSONBReorder"},
 		spec.Check{ID: "foldprops/classify", Kind: spec.KindTest, Clauses: []string{"S4.snapshot.pre-1.21-exceptions", "S4.v1_24.legacy-no-seq", "I-FOLD-20"},
 			Where: dir + "TestClassifyExceptions"},
 	)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -117,7 +116,7 @@ func Classify(got, want fold.State, writer, tailReader fold.Profile, prefix []sp
 	// reflect.DeepEqual first: the values are decoded JSON (maps, slices, strings, float64s
 	// without NaN), where it agrees with cmp.Equal at a fraction of the cost; Diff only to report
 	if !reflect.DeepEqual(w, g) {
-		d := cmp.Diff(w, g)
+		d := diff(w, g)
 		return Verdict{Defect: d}
 	}
 	return Verdict{Exceptions: exc}

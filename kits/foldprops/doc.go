@@ -4,15 +4,19 @@
 //
 // Generators (reusable by the vectors generator, the kernel and deploy-sim):
 //
-//   - Log(GenOptions{Profile, MaxActions, CoreOnly, Unusual}): one execution's dense log — steps,
+//   - Log(GenOptions{Profile, MaxActions, CoreOnly, Unusual, Hostile}): one execution's dense log — steps,
 //     retries, typed and untyped failures, repeated decisions, stamped and unstamped emits, parks
 //     and null/non-null resumes on ordinary and reserved gates, parked failures, resumeAs
 //     re-opens, siblings settling after the execution ended, migrations, metering, kernel-stamped and unstamped Wave 2 facts, quarantine,
-//     unknown types and __proto__ container keys — limited to what Profile's schema knows.
+//     unknown types and __proto__ container keys — limited to what Profile's schema knows. Hostile
+//     adds extreme numbers (1e400, -0, 1e-400, 2^53+1), odd Unicode (lone surrogates, escaped
+//     spellings of member names) and reserved keys in any payload or metadata member, and repeated
+//     members (I-FOLD-29, I-FOLD-30, I-FOLD-31).
 //   - JSONValue(): values rich in canonical-JSON hard cases.
 //
-// Properties (Properties(), run by Run(t, target)): snapshot at every k (as is, through canonical
-// JSON and through a jsonb key-reordering round trip), determinism, no mutation of the caller's
+// Properties (Properties(), run by Run(t, target)): snapshot at every k over hostile logs too (as
+// is, through canonical JSON and through a jsonb key-reordering round trip: every printed state
+// reads back), determinism, no mutation of the caller's
 // snapshot or events, unknown types inert, status moved only by execution-level events,
 // cross-version snapshots with documented exceptions classified (Classify) and anything else a
 // defect, mixed fleets, and a differential check against ModelFold on the core subset.

@@ -3,8 +3,10 @@ package foldprops
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -26,6 +28,12 @@ type GenOptions struct {
 	// Unusual allows shapes a kernel never writes but a log may hold: an EXECUTION_FAILED without
 	// error (spec §4, ADR 0105 D4) and known types with unreadable payloads.
 	Unusual bool
+	// Hostile puts, into about one envelope in four, extreme numbers (1e400, -0, 1e-400,
+	// 2^53+1), odd Unicode (lone surrogates, U+2028, escaped spellings of member names) and
+	// reserved keys (__proto__, __loom_…, _input) in any member of its payload or metadata, as a
+	// name or a value, or repeats a member (hostile.go; I-FOLD-29, I-FOLD-30, I-FOLD-31).
+	// Envelopes stay well-formed.
+	Hostile bool
 	// ExecutionID of the generated envelopes. Default "exec-1".
 	ExecutionID string
 }
@@ -144,6 +152,12 @@ type builder struct {
 func (b *builder) wave2() bool      { return b.o.Profile.AtLeast(23) }
 func (b *builder) quarantine() bool { return b.o.Profile.AtLeast(25) }
 
+// hostileOneIn reports, for a Hostile log, a one-in-n draw: a targeted hostile shape a rule exists
+// for (a reserved key where the fold uses a name, a counter at its bound, a member left out).
+func (b *builder) hostileOneIn(n int, label string) bool {
+	return b.o.Hostile && rapid.IntRange(0, n-1).Draw(b.t, label) == 0
+}
+
 func (b *builder) add(typ string, payload json.RawMessage, meta map[string]any) {
 	seq := int64(len(b.evs))
 	e := spi.Envelope{
@@ -152,6 +166,9 @@ func (b *builder) add(typ string, payload json.RawMessage, meta map[string]any) 
 	}
 	if len(meta) > 0 {
 		e.Metadata, _ = json.Marshal(meta)
+	}
+	if b.o.Hostile && rapid.IntRange(0, 3).Draw(b.t, "hostile") == 0 {
+		e.Payload, e.Metadata = b.hostile(e.Payload, e.Metadata)
 	}
 	b.evs = append(b.evs, e)
 }
@@ -173,8 +190,13 @@ func (b *builder) kernelMeta(label string) map[string]any {
 
 func genLog(t *rapid.T, o GenOptions) []spi.Envelope {
 	b := &builder{t: t, o: o, attempts: map[string]int{}, topics: map[string][]string{}, released: map[string]string{}}
-	b.start()
+	nearBound := b.start()
 	n := rapid.IntRange(o.MaxActions/3, o.MaxActions).Draw(t, "actions")
+	if nearBound {
+		// A state holding a thousand queued entries costs every property a thousand entries per
+		// prefix: the log stays short, long enough to act on the full queue.
+		n = min(n, nearBoundActions)
+	}
 	for range n {
 		switch b.status {
 		case "running":
@@ -188,13 +210,18 @@ func genLog(t *rapid.T, o GenOptions) []spi.Envelope {
 	return b.evs
 }
 
-func (b *builder) start() {
+// nearBoundActions bounds the actions of a log whose start carries a queue near MaxQuarantined.
+const nearBoundActions = 8
+
+// start writes the EXECUTION_STARTED (and, for a carried queue near the bound, the quarantine
+// facts that reach it); nearBound reports the latter.
+func (b *builder) start() (nearBound bool) {
 	t := b.t
 	kv := []any{"input", jsonValue(t, 1)}
 	var meta map[string]any
 	// Now and then a continued execution carries a quarantine queue two short of the bound, so
 	// the facts after the start reach MaxQuarantined and one more is ignored (1.25.0).
-	nearBound := !b.o.CoreOnly && b.quarantine() && rapid.IntRange(0, 15).Draw(t, "nearBound") == 0
+	nearBound = !b.o.CoreOnly && b.quarantine() && rapid.IntRange(0, 15).Draw(t, "nearBound") == 0
 	var carry map[string]any
 	if !b.o.CoreOnly && b.wave2() && rapid.Bool().Draw(t, "wave2Start") {
 		kv = append(kv, "codeHash", "sha256:ab", "principal", map[string]any{"sub": "u1"})
@@ -225,6 +252,38 @@ func (b *builder) start() {
 		carry["quarantined"] = map[string]any{"orders": q}
 		b.topics["orders"] = ids
 	}
+	if carry != nil && b.hostileOneIn(4, "carryCounter") {
+		if in, ok := carry["inbox"].(map[string]any); ok { // the next MESSAGE_CONSUMED saturates the count (I-FOLD-21)
+			in["orders"] = map[string]any{"count": 9007199254740991.0, "last": "m0"}
+		}
+	}
+	if carry != nil && b.hostileOneIn(5, "carryShape") {
+		if rapid.Bool().Draw(t, "carryNotObject") {
+			kv = append(kv, "carry", rapid.SampledFrom([]any{5.0, "carry", []any{}, nil}).Draw(t, "carryValue"))
+			carry = nil
+		} else {
+			carry["quarantined"] = []any{} // a member of the wrong shape: the carry is ignored whole
+		}
+	}
+	if carry != nil && b.hostileOneIn(3, "carryProto") {
+		// a __proto__ key in one of the carry's objects, now and then beside an invalid member:
+		// the start is rejected either way (I-FOLD-30)
+		res, _ := carry["resources"].(map[string]any)
+		if res == nil {
+			res = map[string]any{}
+			carry["resources"] = res
+		}
+		objs := []map[string]any{res}
+		for _, o := range []any{res["custom"], carry["inbox"], carry["quarantined"]} {
+			if m, ok := o.(map[string]any); ok {
+				objs = append(objs, m)
+			}
+		}
+		rapid.SampledFrom(objs).Draw(t, "carryProtoIn")["__proto__"] = map[string]any{"count": 1.0, "last": "m"}
+		if rapid.Bool().Draw(t, "carryInvalidToo") {
+			res["tokens"] = -1.0
+		}
+	}
 	if carry != nil {
 		kv = append(kv, "carry", carry)
 	}
@@ -240,6 +299,7 @@ func (b *builder) start() {
 			}
 		}
 	}
+	return nearBound
 }
 
 func (b *builder) newStep() {
@@ -358,7 +418,16 @@ func (b *builder) suspend() {
 	b.waits = nil
 	if !b.o.CoreOnly && b.wave2() && rapid.IntRange(0, 3).Draw(t, "waits") == 0 {
 		b.waits = []string{"w1", "w2"}
-		kv = append(kv, "waits", []any{map[string]any{"waitId": "w1", "topic": "orders"}, map[string]any{"waitId": "w2", "timeoutMs": 5.0}})
+		waits := []any{map[string]any{"waitId": "w1", "topic": "orders"}, map[string]any{"waitId": "w2", "timeoutMs": 5.0}}
+		switch {
+		case b.hostileOneIn(6, "waitProto"): // the whole park is rejected (I-FOLD-30)
+			waits = append(waits, map[string]any{"waitId": "__proto__"})
+		case b.hostileOneIn(5, "waitRepeated"): // a repeated waitId: the later entry wins
+			waits = append(waits, map[string]any{"waitId": "w1", "topic": "alerts"})
+		case b.hostileOneIn(4, "waitInvalid"): // entries without a string waitId are skipped (I-FOLD-7)
+			waits = append(waits, 7.0, map[string]any{"waitId": 2.0})
+		}
+		kv = append(kv, "waits", waits)
 	}
 	b.add("EXECUTION_SUSPENDED", b.obj(kv...), nil)
 	b.status = "suspended"
@@ -367,6 +436,10 @@ func (b *builder) suspend() {
 
 func (b *builder) running() {
 	t := b.t
+	if len(b.released) > 0 && rapid.IntRange(0, 2).Draw(t, "deliverReleased") == 0 {
+		b.quarantineFact() // the released head is delivered soon (MESSAGE_CONSUMED drops it, 1.25.0)
+		return
+	}
 	if b.o.CoreOnly {
 		switch rapid.IntRange(0, 7).Draw(t, "coreAction") {
 		case 0, 1:
@@ -503,6 +576,9 @@ func (b *builder) resume() {
 	switch {
 	case len(b.waits) > 0 && rapid.Bool().Draw(t, "waitResume"):
 		w := rapid.SampledFrom(b.waits).Draw(t, "wait")
+		if b.hostileOneIn(6, "resumeProto") {
+			w = "__proto__"
+		}
 		b.add("EXECUTION_RESUMED", b.obj("waitId", w, "answer", jsonValue(t, 1)), b.kernelMeta("waitKernel"))
 	case b.parkFail && rapid.IntRange(0, 2).Draw(t, "nullAfterParkedFailure") > 0:
 		// status-only: a null resume after a parked failure answers no gate (spec §4, 1.21.0)
@@ -572,14 +648,29 @@ func (b *builder) fact() {
 	t := b.t
 	switch rapid.IntRange(0, 6).Draw(t, "fact") {
 	case 0:
-		kv := []any{"stepId", "s1", "tokens", float64(rapid.IntRange(0, 500).Draw(t, "tokens")), "costUsd", 0.25}
+		tokens := float64(rapid.IntRange(0, 500).Draw(t, "tokens"))
+		if b.o.Hostile && rapid.IntRange(0, 2).Draw(t, "huge") == 0 {
+			// measurements whose sum leaves the double range: the sum saturates (I-FOLD-21)
+			tokens = rapid.SampledFrom([]float64{1e308, math.MaxFloat64, 9e307}).Draw(t, "hugeTokens")
+		}
+		kv := []any{"stepId", "s1", "tokens", tokens, "costUsd", 0.25}
 		if rapid.Bool().Draw(t, "badDim") {
 			kv = append(kv, "ms", -3.0, "wallMs", "slow")
 		}
 		if b.wave2() && rapid.Bool().Draw(t, "custom") {
-			kv = append(kv, "custom", map[string]any{"gpu": 0.5, "neg": -1.0})
+			custom := map[string]any{"gpu": 0.5, "neg": -1.0}
+			if b.hostileOneIn(4, "customProto") { // rejects the whole measurement (I-FOLD-30)
+				custom["__proto__"] = 1.0
+			}
+			kv = append(kv, "custom", custom)
 		}
-		b.add("RESOURCE_METERED", b.obj(kv...), nil)
+		payload := b.obj(kv...)
+		if b.o.Hostile && rapid.Bool().Draw(t, "extremeMeasure") {
+			// a measurement spelled as JSON.parse alone reads it: -0, 1e-400, 2^53+1, 1e400 (I-FOLD-29)
+			payload = withMember(payload, rapid.SampledFrom(fold.ResourceDimensions()).Draw(t, "extremeDim"),
+				rapid.SampledFrom([]string{`-0`, `1e-400`, `9007199254740993`, `1e400`, `-1e400`, `5e-324`}).Draw(t, "extreme"))
+		}
+		b.add("RESOURCE_METERED", payload, nil)
 	case 1:
 		b.add("QUOTA_EXCEEDED", b.obj("dimension", "tokens", "reason", "budget"), nil)
 	case 2:
@@ -634,13 +725,26 @@ func (b *builder) wave2Fact() {
 	switch rapid.IntRange(0, 3).Draw(t, "wave2") {
 	case 0, 1:
 		b.msgs++
-		kv := []any{"topic", "orders", "messageId", "m" + strconv.Itoa(b.msgs), "message", jsonValue(t, 0)}
+		kv := []any{"topic", "orders", "messageId", "m" + strconv.Itoa(b.msgs)}
+		if b.hostileOneIn(8, "consumedProto") { // rejected, even without its messageId (I-FOLD-30)
+			kv = []any{rapid.SampledFrom([]string{"topic", "waitId"}).Draw(t, "protoAt"), "__proto__"}
+			if rapid.Bool().Draw(t, "protoWithMessage") {
+				kv = append(kv, "messageId", "m0")
+			}
+		}
+		if !b.hostileOneIn(2, "noMessage") { // message is optional: a wait it answers then gets null
+			kv = append(kv, "message", jsonValue(t, 0))
+		}
 		if len(b.waits) > 0 && rapid.Bool().Draw(t, "consumedWait") {
 			kv = append(kv, "waitId", b.waits[0])
 		}
 		b.add("MESSAGE_CONSUMED", b.obj(kv...), b.kernelMeta("consumedKernel"))
 	case 2:
-		b.add("PARALLEL_COMPLETED", b.obj("scopeId", "p"+strconv.Itoa(rapid.IntRange(1, 3).Draw(t, "scope")), "branches", 2.0), b.kernelMeta("scopeKernel"))
+		scope := "p" + strconv.Itoa(rapid.IntRange(1, 3).Draw(t, "scope"))
+		if b.hostileOneIn(6, "scopeProto") {
+			scope = "__proto__"
+		}
+		b.add("PARALLEL_COMPLETED", b.obj("scopeId", scope, "branches", 2.0), b.kernelMeta("scopeKernel"))
 	default:
 		if b.status == "running" {
 			meta := b.kernelMeta("continuedKernel")
@@ -655,6 +759,14 @@ func (b *builder) wave2Fact() {
 func (b *builder) quarantineFact() {
 	t := b.t
 	topic := rapid.SampledFrom([]string{"orders", "alerts"}).Draw(t, "topic")
+	if b.hostileOneIn(8, "topicProto") { // rejected, whether or not its messageId is there (I-FOLD-30)
+		kv := []any{"topic", "__proto__", "operator", "alice", "deliver", true}
+		if rapid.Bool().Draw(t, "protoWithID") {
+			kv = append(kv, "messageId", "q0")
+		}
+		b.add(rapid.SampledFrom([]string{"INBOX_QUARANTINED", "INBOX_RELEASED"}).Draw(t, "protoKind"), b.obj(kv...), map[string]any{"kernel": true})
+		return
+	}
 	held := b.topics[topic]
 	action := rapid.IntRange(0, 3).Draw(t, "quarantine")
 	if len(held) == 0 && action < 3 {
@@ -668,6 +780,10 @@ func (b *builder) quarantineFact() {
 	}
 	switch action {
 	case 0:
+		if len(held) > 0 && b.hostileOneIn(4, "requeue") { // a message already queued: ignored
+			b.add("INBOX_QUARANTINED", b.obj("topic", topic, "messageId", held[len(held)-1]), map[string]any{"kernel": true})
+			return
+		}
 		b.msgs++
 		id := "q" + strconv.Itoa(b.msgs)
 		b.add("INBOX_QUARANTINED", b.obj("topic", topic, "messageId", id, "message", jsonValue(t, 0)), map[string]any{"kernel": true})
@@ -706,4 +822,18 @@ func (b *builder) quarantineFact() {
 			b.add("MESSAGE_CONSUMED", b.obj("topic", topic, "messageId", held[0]), map[string]any{"kernel": true})
 		}
 	}
+}
+
+// withMember returns the payload object with member name set to the raw JSON value (spelled as
+// given: 1e400 stays 1e400); the last of a repeated name wins, as the fold reads it.
+func withMember(payload json.RawMessage, name, raw string) json.RawMessage {
+	n, err := parseNode(payload)
+	if err != nil || n.kind != '{' {
+		return payload
+	}
+	k, _ := json.Marshal(name)
+	n.keys, n.kids = append(n.keys, string(k)), append(n.kids, &jnode{raw: raw})
+	var w strings.Builder
+	n.write(&w, ",", ":")
+	return json.RawMessage(w.String())
 }

@@ -21,6 +21,7 @@ func Mutants() []spec.Mutant {
 		also(m("unstamped-continued-moves-status", "an application EXECUTION_CONTINUED (not kernel-stamped) moves the status", "foldprops/status-execution-only", "S4.v1_23.kernel-stamp-only", "S4.fold.status-execution-only", "I-FOLD-18"),
 			"foldprops/unknown-inert"),
 		m("unknown-not-inert", "an unknown event type folds as EXECUTION_CANCELLED", "foldprops/unknown-inert", "S4.fold.unknown-inert"),
+		m("keeps-infinite-attempt", "keeps an attempt beyond the double range, which prints as null and does not read back", "foldprops/snapshot-every-k", "I-FOLD-29", "S4.snapshot.every-k"),
 		m("lossy-snapshot", "drops _resumePayloads from the snapshot it resumes from", "foldprops/snapshot-every-k", "S3.snapshot.equivalence", "S4.snapshot.every-k"),
 		m("nondeterministic", "stamps updatedAt from a call counter", "foldprops/determinism", "S1.P2.replay-identical", "S1.P2.fold-pure"),
 		m("stale-profile", "folds at 1.23.0 whatever profile it is asked for", "foldprops/differential-model", "S4.v1_24.decision-seq", "S4.v1_26.input-dropped-at-settle"),

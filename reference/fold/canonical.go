@@ -167,6 +167,8 @@ func appendCanonicalRaw(dst, raw []byte, depth int) ([]byte, error) {
 		return appendQuoted(dst, string(appendUnescaped(nil, body))), nil
 	case c == 't' || c == 'f' || c == 'n':
 		return append(dst, raw...), nil
+	case (c == '[' || c == '{') && depth >= deepFrom:
+		return appendIndexed(dst, raw, indexContainers(raw), 0, depth) // linear however deep
 	case c == '[':
 		dst = append(dst, '[')
 		first := true
@@ -194,25 +196,7 @@ func appendCanonicalRaw(dst, raw []byte, depth int) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
-		// Stable sort then keep the last of each run of equal keys: JSON.parse keeps the last value.
-		slices.SortStableFunc(members, func(a, b rawMember) int { return compareUTF16(a.key, b.key) })
-		dst = append(dst, '{')
-		n := 0
-		for i, m := range members {
-			if i+1 < len(members) && members[i+1].key == m.key {
-				continue
-			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = appendQuoted(dst, m.key)
-			dst = append(dst, ':')
-			if dst, err = appendCanonicalRaw(dst, m.val, depth+1); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, '}'), nil
+		return appendMembers(dst, members, depth, appendCanonicalRaw)
 	default:
 		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil && !math.IsInf(f, 0) {
@@ -223,6 +207,31 @@ func appendCanonicalRaw(dst, raw []byte, depth int) ([]byte, error) {
 		}
 		return appendNumber(dst, f), nil
 	}
+}
+
+// appendMembers appends the canonical object of members: sorted by the UTF-16 code units of their
+// keys (stable, then the last of equal keys kept: JSON.parse keeps the last value), each value
+// transcoded by value at depth+1.
+func appendMembers(dst []byte, members []rawMember, depth int, value func(dst, raw []byte, depth int) ([]byte, error)) ([]byte, error) {
+	slices.SortStableFunc(members, func(a, b rawMember) int { return compareUTF16(a.key, b.key) })
+	dst = append(dst, '{')
+	n := 0
+	for i, m := range members {
+		if i+1 < len(members) && members[i+1].key == m.key {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = appendQuoted(dst, m.key)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = value(dst, m.val, depth+1); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
 // plainString reports whether a string body can be copied as is: valid UTF-8 (no surrogate

@@ -23,7 +23,7 @@ var shapes = map[string]struct {
 	kernelOnly     bool
 }{
 	"EXECUTION_STARTED": {"`{input, flowId?, flowHash?, codeHash?, principal?, parent?, chain?, carry?: {resources?, inbox?, quarantined?}}`",
-		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry seeds `_resources` (the six dimensions as one group, `custom` on its own), `_inbox`, `_quarantined` (1.25.0); an empty carry member seeds nothing (I-FOLD-26)", false},
+		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry replaces `_resources` (the six dimensions as one group, `custom` on its own), `_inbox`, `_quarantined` (1.25.0), each only when the carry's member is non-empty (I-FOLD-26)", false},
 	"EXECUTION_SUSPENDED": {"`{on, timeout?, wakeAt?, correlationKey?, condition?: {stepId?, attempt?}, waits?: [{waitId, ...}]}`",
 		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait} when waits is an array (`{}` for `[]` or only invalid entries; I-FOLD-26)", false},
 	"EXECUTION_RESUMED": {"the answer verbatim (`null` = a null answer); kernel-stamped `{waitId, answer}` addresses a wait (1.23.0)",
@@ -34,8 +34,8 @@ var shapes = map[string]struct {
 	"EXECUTION_MIGRATED":  {"`{fromFlowHash?, toFlowHash?, toCodeHash?, migratedInput?}`", "`migratedInput` replaces `_input` (1.15.0); `toCodeHash` replaces `_codeHash` (1.23.0)", false},
 	"EXECUTION_RECOVERED": {"`{by?}`", "log-only: changes no folded key", false},
 	"EXECUTION_CONTINUED": {"`{continuedTo, carried?}`", "terminal status continued, `_continuedTo`; ends the park", true},
-	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt (the payload's number, else 1), input}", false},
-	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying; attempt and error when present (else the frame's are kept); input kept", false},
+	"STEP_STARTED":        {"`{stepId, attempt, kind?, toolId?, input}`", "a fresh frame {stepId, status running, attempt (the payload's number when finite, else 1), input}", false},
+	"STEP_RETRYING":       {"`{stepId, attempt, error?}`", "frame status retrying; attempt (when a finite number) and error when present (else the frame's are kept); input kept", false},
 	"STEP_COMPLETED":      {"`{stepId, output}`", "frame status completed, output; error fields cleared; input dropped (1.26.0)", false},
 	"STEP_FAILED": {"`{stepId, error, channel?, payload?}`",
 		"frame status failed, error, errorChannel/errorPayload when channel is a string (1.17.0); input dropped (1.26.0); while suspended sets `_failedWhileParked` (1.21.0); never moves the status (before 1.21.0 it failed the execution)", false},
@@ -114,9 +114,12 @@ func EventsMarkdown() string {
 		"`timeout` and every other instant or duration in a payload use milliseconds too.\n" +
 		"Every envelope, known or not, sets `sequence` and `updatedAt` (its timestamp); a `metadata.flowEmit` string stamp counts in\n" +
 		"`_flowEmits` whatever the type (1.19.0); `metadata.seal` is ignored (1.25.0). An unknown type is inert. A\n" +
-		"`__proto__` container key (stepId, decision id, digest, topic, wait id, scope id, custom dimension) rejects the\n" +
-		"envelope: it changes nothing else. Kernel-only rows fold only from `metadata.kernel: true`; otherwise they are\n" +
-		"no-ops. Interpretations: I-FOLD-n in docs/interpretations.md.\n\n")
+		"`__proto__` container key (stepId, decision id, digest, topic, wait id, scope id, custom dimension, a key of a\n" +
+		"carry's objects) rejects the envelope: it changes nothing else. Kernel-only rows fold only from\n" +
+		"`metadata.kernel: true`; otherwise they are no-ops. Within one envelope that gate comes first, then a\n" +
+		"`__proto__` container key, then the members (a missing messageId, an invalid carry member; I-FOLD-30); a\n" +
+		"repeated member counts once, with its last value (I-FOLD-31). Interpretations: I-FOLD-n in\n" +
+		"docs/interpretations.md; which rule wins where several meet: docs/vectors.md §8.\n\n")
 	b.WriteString("| event | since | level | payload | fold | kernel-only |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range EventShapes() {
 		k := ""
@@ -126,6 +129,7 @@ func EventsMarkdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Name, s.Since, s.Level, s.Payload, s.Folds, k)
 	}
 	b.WriteString(envelopesSection)
+	b.WriteString(numbersSection)
 	b.WriteString("\n## Reserved variables\n\nThe folded state is `{status, frames, variables, sequence, startedAt, updatedAt}` (DESIGN §3.2); a frame is\n" +
 		"`{stepId, status, attempt, input?, output?, error?, errorChannel?, errorPayload?}`. The fold writes these\n" +
 		"reserved variables (absent until written):\n\n| key | shape | written by |\n| --- | --- | --- |\n")
@@ -156,5 +160,27 @@ the error kind ` + "`invalid-envelope`" + `, worded ` + "`envelope <i>: <member>
 ` + "`envelope <i>: <member>: want <what>, got <value>`" + `; the kind ` + "`sequence`" + ` is only for well-formed envelopes
 whose sequences are not dense, and ` + "`mixed-executions`" + ` for a second ` + "`executionId`" + `. When a log breaks
 several rules the first envelope at fault decides; within one envelope: shape, then sequence, then
-executionId (I-FOLD-23).
+executionId (I-FOLD-23). A repeated member is judged by its last occurrence, as ` + "`JSON.parse`" + ` keeps it
+(I-FOLD-31).
+`
+
+// numbersSection is how the fold reads numbers, as docs/events.md states it (I-FOLD-21, I-FOLD-29).
+const numbersSection = `
+## Numbers
+
+Every state the fold prints reads back as a snapshot of the same state (spec §4, fold(snapshot@k, tail) ==
+fold(events)). Payload numbers are read as ` + "`JSON.parse`" + ` reads them, as IEEE doubles: ` + "`-0`" + ` prints ` + "`0`" + `,
+` + "`1e-400`" + ` is ` + "`0`" + `, ` + "`9007199254740993`" + ` is ` + "`9007199254740992`" + `, and a literal beyond the double range
+(` + "`1e400`" + `) is Infinity, which no state can print (I-FOLD-29):
+
+| number | rule |
+| --- | --- |
+| a frame's ` + "`attempt`" + ` | the payload's number when finite; else 1 on a new frame, the frame's own otherwise (I-FOLD-9) |
+| a measurement (RESOURCE_METERED, a carry's ` + "`resources`" + `) | counts when finite and >= 0; sums saturate at 1.7976931348623157e308 (I-FOLD-15, I-FOLD-21) |
+| ` + "`_inbox[topic].count`, `_flowEmits[digest]`" + ` | integers that saturate at 2^53-1 (I-FOLD-21); a carry's count is an integer (I-FOLD-22) |
+| ` + "`sequence`, `startedAt`, `updatedAt`" + `, a decision's ` + "`seq`" + ` | copied from envelope integers (I-FOLD-22) |
+| any other payload value the fold keeps | verbatim, printed as ` + "`JSON.stringify`" + ` prints it: ` + "`1e400`" + ` as ` + "`null`" + `, ` + "`-0`" + ` as ` + "`0`" + ` |
+
+No number makes the fold refuse an envelope (payload content never does, I-FOLD-2); the snapshot reader
+takes exactly what the fold prints (a frame's attempt must be a finite number, I-FOLD-24).
 `

@@ -57,6 +57,8 @@ func Checks() []spec.Check {
 		t("fold/profiles", "TestProfiles", "I-FOLD-13", "S4.K5.version-and-set-together"),
 		f("fold/fuzz-fold", "FuzzFold", "I-FOLD-1", "S2.state.shape", "S3.emit.canonical-form", "I-FOLD-16", "S4.snapshot.every-k"),
 		f("fold/fuzz-canonical", "FuzzCanonicalJSON", "S3.emit.canonical-form"),
+		t("fold/canonical-deep", "TestCanonicalDeepIsCanonical", "S3.emit.canonical-form", "I-NET-5"),
+		f("fold/fuzz-canonical-indexed", "FuzzCanonicalIndexed", "S3.emit.canonical-form"),
 		t("fold/decode-errors", "TestDecodeLogErrors", "S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"),
 		t("fold/stream-framing", "TestStreamFramingReadSizeIndependent", "S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"),
 		t("fold/one-envelope-decoder", "TestOneEnvelopeDecoder", "S4.envelope.shape", "I-FOLD-22", "I-FOLD-23"),

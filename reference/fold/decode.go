@@ -49,7 +49,7 @@ func decodeReader(r io.Reader, opt DecodeOptions, folding bool, fn func(int, *sp
 	if opt.MaxEnvelopeBytes <= 0 {
 		opt.MaxEnvelopeBytes = MaxEnvelopeBytes
 	}
-	d := &logReader{r: bufio.NewReaderSize(r, readBufferBytes), max: opt.MaxEnvelopeBytes, borrowInert: folding}
+	d := &logReader{r: bufio.NewReaderSize(r, readBufferSize(opt.SizeHint)), max: opt.MaxEnvelopeBytes, borrowInert: folding}
 	dec := decoder{skipID: folding}
 	var e spi.Envelope // reused: fn must not keep the pointer
 	c, err := d.nextNonSpace()
@@ -196,6 +196,17 @@ func decodeBytes(b []byte, skipID bool, fn func(int, *spi.Envelope) error) error
 // readBufferBytes is the stream decoder's read buffer: an envelope that lies whole in it is
 // decoded where it lies (see buffered), one scan per byte.
 const readBufferBytes = 1 << 20
+
+// readBufferSize is the read buffer for a stream of sizeHint bytes (0: unknown): readBufferBytes,
+// or just enough for the whole stream when it is known to be shorter, so folding a small log does
+// not allocate and clear a megabyte. A wrong hint changes no result, only how often an envelope
+// is framed across reads.
+func readBufferSize(sizeHint int64) int {
+	if sizeHint > 0 && sizeHint < readBufferBytes {
+		return max(int(sizeHint)+1, 4096)
+	}
+	return readBufferBytes
+}
 
 type logReader struct {
 	r           *bufio.Reader
@@ -451,15 +462,23 @@ func (d *decoder) intern(prev *string, b []byte) string {
 	return *prev
 }
 
-// envelope decodes the envelope object starting at b[i] == '{' and returns the index past it.
+// envelope decodes the envelope object starting at b[i] == '{' and returns the index past it. A
+// member is judged by its last occurrence, as JSON.parse keeps it (I-FOLD-31): a wrong value is
+// held, not reported, until the envelope ends, and a later occurrence of the member replaces it.
+// When several members are at fault the first in member order (id, workflowId, executionId,
+// eventType, sequence, timestamp, payload, metadata) is named.
 func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) {
 	var (
 		e     spi.Envelope
-		seen  [7]bool
+		seen  uint8                        // a bit per slot of envelopeMembers
+		bad   *[len(envelopeMembers)]error // the held fault of each member, allocated at the first
 		start = i
 	)
-	fail := func(field, format string, a ...any) (spi.Envelope, int, error) {
-		return spi.Envelope{}, 0, inputErr(idx, field, format, a...)
+	fault := func(slot int, format string, a ...any) {
+		if bad == nil {
+			bad = new([len(envelopeMembers)]error)
+		}
+		bad[slot] = inputErr(idx, envelopeMembers[slot], format, a...)
 	}
 	syntax := func(err error) (spi.Envelope, int, error) {
 		var se *SyntaxError
@@ -502,28 +521,34 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			if keySpecial && hasEscape(key) {
 				key = appendUnescaped(nil, key)
 			}
-			switch string(key) {
-			case "id":
-				if len(v) < 2 || v[0] != '"' {
-					return fail("id", "want a string, got %s", describe(v))
+			slot := memberSlot(key)
+			if slot >= 0 {
+				seen |= 1 << slot
+				if bad != nil {
+					bad[slot] = nil // a later occurrence replaces a held fault
 				}
-				if !d.skipID {
+			}
+			switch slot {
+			case slotID:
+				if len(v) < 2 || v[0] != '"' {
+					fault(slot, "want a string, got %s", describe(v))
+				} else if !d.skipID {
 					e.ID, _ = stringValue(v)
 				}
-				seen[0] = true
-			case "workflowId", "executionId", "eventType":
+			case slotWorkflowID, slotExecutionID, slotEventType:
 				if len(v) < 2 || v[0] != '"' {
-					return fail(string(key), "want a string, got %s", describe(v))
+					fault(slot, "want a string, got %s", describe(v))
+					break
 				}
 				body := v[1 : len(v)-1]
 				if valSpecial && hasEscape(body) {
 					body = appendUnescaped(nil, body)
 				}
-				switch string(key) {
-				case "workflowId":
-					e.WorkflowID, seen[1] = d.intern(&d.workflowID, body), true
-				case "executionId":
-					e.ExecutionID, seen[2] = d.intern(&d.executionID, body), true
+				switch slot {
+				case slotWorkflowID:
+					e.WorkflowID = d.intern(&d.workflowID, body)
+				case slotExecutionID:
+					e.ExecutionID = d.intern(&d.executionID, body)
 				default:
 					t, ok := d.types[string(body)]
 					if !ok {
@@ -535,30 +560,30 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 							d.types[t] = t
 						}
 					}
-					e.EventType, seen[3] = t, true
+					e.EventType = t
 				}
-			case "sequence":
+			case slotSequence:
 				n, ok := jsonInt(v)
 				if !ok || n < 0 {
-					return fail("sequence", "want a non-negative integer, got %s", describe(v))
+					fault(slot, "want a non-negative integer, got %s", describe(v))
 				}
-				e.Sequence, seen[4] = n, true
-			case "timestamp":
+				e.Sequence = n
+			case slotTimestamp:
 				n, ok := jsonInt(v)
 				if !ok {
-					return fail("timestamp", "want an integer (epoch milliseconds), got %s", describe(v))
+					fault(slot, "want an integer (epoch milliseconds), got %s", describe(v))
 				}
-				e.Timestamp, seen[5] = n, true
-			case "payload":
-				e.Payload, seen[6] = v[:len(v):len(v)], true
-			case "metadata":
+				e.Timestamp = n
+			case slotPayload:
+				e.Payload = v[:len(v):len(v)]
+			case slotMetadata:
 				switch {
 				case isNull(v):
 					e.Metadata = nil
 				case isObject(v):
 					e.Metadata = v[:len(v):len(v)]
 				default:
-					return fail("metadata", "want an object, got %s", describe(v))
+					fault(slot, "want an object, got %s", describe(v))
 				}
 			}
 			i = skipSpace(b, i)
@@ -575,12 +600,55 @@ func (d *decoder) envelope(idx int, b []byte, i int) (spi.Envelope, int, error) 
 			i = skipSpace(b, i+1)
 		}
 	}
-	for slot, name := range [...]string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload"} {
-		if !seen[slot] {
-			return fail(name, "missing")
+	if seen|1<<slotMetadata != 1<<len(envelopeMembers)-1 || bad != nil {
+		for slot, name := range envelopeMembers {
+			switch {
+			case bad != nil && bad[slot] != nil:
+				return spi.Envelope{}, 0, bad[slot]
+			case seen&(1<<slot) == 0 && slot != slotMetadata:
+				return spi.Envelope{}, 0, inputErr(idx, name, "missing")
+			}
 		}
 	}
 	return e, i, nil
+}
+
+// envelopeMembers are the envelope members the decoder reads, in the order it judges them; the
+// slot constants index them.
+var envelopeMembers = [...]string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload", "metadata"}
+
+const (
+	slotID = iota
+	slotWorkflowID
+	slotExecutionID
+	slotEventType
+	slotSequence
+	slotTimestamp
+	slotPayload
+	slotMetadata
+)
+
+// memberSlot is the slot of key in envelopeMembers, or -1.
+func memberSlot(key []byte) int {
+	switch string(key) {
+	case "id":
+		return slotID
+	case "workflowId":
+		return slotWorkflowID
+	case "executionId":
+		return slotExecutionID
+	case "eventType":
+		return slotEventType
+	case "sequence":
+		return slotSequence
+	case "timestamp":
+		return slotTimestamp
+	case "payload":
+		return slotPayload
+	case "metadata":
+		return slotMetadata
+	}
+	return -1
 }
 
 // jsonInt reads an integer the way every envelope and snapshot reader of the project does

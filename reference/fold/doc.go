@@ -18,6 +18,7 @@
 //   - Canonical(v), CanonicalJSON(raw): the canonical JSON of a Go value or a JSON text.
 //   - EmitDigest(segment, eventType, payload), EmitDigestOf: the metadata.flowEmit stamp.
 //   - EventShapes(): the payload catalogue docs/events.md is generated from.
+//   - ResourceDimensions(): the six _resources dimensions (spec §8).
 //
 // Example:
 //

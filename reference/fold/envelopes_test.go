@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // envelopeText builds an envelope with member k replaced by v ("" drops it).
@@ -168,6 +169,32 @@ func TestErrorPrecedence(t *testing.T) {
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.Kind() != c.kind || ie.Index != c.index {
 			t.Errorf("fold/error-precedence [I-FOLD-23]: FoldBytes(%s) = %v, want kind %s at envelope %d", c.log, err, c.kind, c.index)
+		}
+	}
+	// The Go API reads metadata and payload lazily, yet reports a malformed envelope as such
+	// before its sequence or executionId, as the decoding entry points do.
+	ev := func(seq int64, exec, payload, meta string) spi.Envelope {
+		e := spi.Envelope{ID: "e", WorkflowID: "wf", ExecutionID: exec, EventType: "progress", Sequence: seq, Payload: json.RawMessage(payload)}
+		if meta != "" {
+			e.Metadata = json.RawMessage(meta)
+		}
+		return e
+	}
+	for _, c := range []struct {
+		name string
+		log  []spi.Envelope
+		kind string
+	}{
+		{"metadata not an object, sequence gap", []spi.Envelope{ev(0, "a", "{}", ""), ev(5, "a", "{}", "1")}, KindInvalidEnvelope},
+		{"payload not JSON, sequence gap", []spi.Envelope{ev(0, "a", "{}", ""), ev(5, "a", "{", "")}, KindInvalidEnvelope},
+		{"payload not JSON, another execution", []spi.Envelope{ev(0, "a", "{}", ""), ev(1, "b", "{", "")}, KindInvalidEnvelope},
+		{"sequence gap, another execution", []spi.Envelope{ev(0, "a", "{}", ""), ev(5, "b", "{}", "")}, KindSequence},
+		{"another execution", []spi.Envelope{ev(0, "a", "{}", ""), ev(1, "b", "{}", "")}, KindMixedExecutions},
+	} {
+		_, err := Fold(Current(), nil, c.log)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Kind() != c.kind || ie.Index != 1 {
+			t.Errorf("fold/error-precedence [I-FOLD-23]: Fold(%s) = %v, want kind %s at envelope 1", c.name, err, c.kind)
 		}
 	}
 }

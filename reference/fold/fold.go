@@ -90,6 +90,9 @@ func (f *folder) add(i int, e *spi.Envelope) error {
 		return inputErr(i, "payload", "missing")
 	}
 	if want := f.s.Sequence + 1; e.Sequence != want {
+		if err := f.shapeErr(i, e); err != nil {
+			return err
+		}
 		err := inputErr(i, "sequence", "got %d, want %d (sequences are dense per execution and continue the snapshot)", e.Sequence, want)
 		err.rule = KindSequence
 		return err
@@ -97,11 +100,30 @@ func (f *folder) add(i int, e *spi.Envelope) error {
 	if i == 0 {
 		f.execID = e.ExecutionID
 	} else if e.ExecutionID != f.execID {
+		if err := f.shapeErr(i, e); err != nil {
+			return err
+		}
 		err := inputErr(i, "executionId", "got %q, want %q (one execution per fold)", e.ExecutionID, f.execID)
 		err.rule = KindMixedExecutions
 		return err
 	}
 	return f.ps.apply(i, e)
+}
+
+// shapeErr reports what apply would refuse in the envelope's metadata or payload, so that a
+// malformed envelope is refused as malformed before its sequence or executionId is judged
+// (I-FOLD-23) on every entry point: a decoder already checked both, Fold checks them lazily.
+func (f *folder) shapeErr(i int, e *spi.Envelope) error {
+	if f.ps.trusted {
+		return nil
+	}
+	if _, err := readMeta(e.Metadata, false); err != nil {
+		return inputErr(i, "metadata", "%v", err)
+	}
+	if err := validJSON(e.Payload); err != nil {
+		return inputErr(i, "payload", "%v", err)
+	}
+	return nil
 }
 
 // pass is one fold pass: it owns s (a clone) and mutates it in place.

@@ -3,8 +3,6 @@ package fold
 import (
 	"encoding/json"
 	"math"
-	"strconv"
-	"unsafe"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -46,18 +44,15 @@ func (ps *pass) decisionRecorded(e *spi.Envelope, m meta) bool {
 // resourceDimensions are the fixed _resources dimensions (spec §8, ADR 0032).
 var resourceDimensions = [...]string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
 
-// meterValue reads a finite, non-negative number; anything else is not a measurement.
-func meterValue(raw []byte) (float64, bool) {
-	if raw == nil || !isNumber(raw) {
-		return 0, false
-	}
-	t := trimRaw(raw)
-	x, err := strconv.ParseFloat(unsafe.String(&t[0], len(t)), 64) // read-only view: no copy
+// ResourceDimensions returns the fixed _resources dimensions a RESOURCE_METERED payload and a
+// carry's resources name (spec §8).
+func ResourceDimensions() []string { return resourceDimensions[:] }
 
-	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x < 0 {
-		return 0, false
-	}
-	return x, true
+// meterValue reads a finite, non-negative number (I-FOLD-15, I-FOLD-29); anything else is not a
+// measurement.
+func meterValue(raw []byte) (float64, bool) {
+	x, ok := finiteNumber(raw)
+	return x, ok && x >= 0
 }
 
 // resourceMetered adds each measured dimension into the _resources accumulator (spec §8) and,
@@ -133,12 +128,12 @@ func (ps *pass) messageConsumed(e *spi.Envelope) bool {
 	f, _ := ps.fields(e.Payload, "topic", "messageId", "waitId", "message")
 	topic, ok1 := stringValue(f[0])
 	msgID, ok2 := stringValue(f[1])
+	waitID, hasWait := stringValue(f[2])
+	if (ok1 && topic == protoKey) || (hasWait && waitID == protoKey) {
+		return true // a reserved key rejects before any member is judged (I-FOLD-30)
+	}
 	if !ok1 || !ok2 {
 		return false
-	}
-	waitID, hasWait := stringValue(f[2])
-	if topic == protoKey || (hasWait && waitID == protoKey) {
-		return true
 	}
 	v := &ps.s.Variables
 	if v.Inbox == nil {

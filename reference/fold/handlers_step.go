@@ -11,7 +11,16 @@ func stepID(f *fieldSet) (id []byte, ok, proto bool) {
 	return id, ok, ok && string(id) == protoKey
 }
 
-// frame returns the frame of id, or a new one at attempt (1 when attempt is not a number).
+// attemptOf returns a payload's attempt member when it is a finite number (I-FOLD-9, I-FOLD-29),
+// else nil: 1e400 is no attempt a state could print.
+func attemptOf(raw []byte) []byte {
+	if _, ok := finiteNumber(raw); !ok {
+		return nil
+	}
+	return trimRaw(raw)
+}
+
+// frame returns the frame of id, or a new one at attempt (1 when attempt is not a finite number).
 func (ps *pass) frame(id []byte, attempt []byte) Frame {
 	if ps.curSet && ps.cur.StepID == string(id) {
 		return ps.cur
@@ -19,10 +28,11 @@ func (ps *pass) frame(id []byte, attempt []byte) Frame {
 	if fr, ok := ps.s.Frames[string(id)]; ok {
 		return fr
 	}
-	if attempt == nil || !isNumber(attempt) {
-		attempt = rawOne
+	a := attemptOf(attempt)
+	if a == nil {
+		a = rawOne
 	}
-	return Frame{StepID: string(id), Attempt: trimRaw(attempt)}
+	return Frame{StepID: string(id), Attempt: a}
 }
 
 // putFrame stores a frame. The last frame written stays in a one-entry write-back cache, so a
@@ -53,11 +63,11 @@ func (ps *pass) stepStarted(e *spi.Envelope) bool {
 	if proto || !ok {
 		return proto
 	}
-	attempt := f[1]
-	if attempt == nil || !isNumber(attempt) {
+	attempt := attemptOf(f[1])
+	if attempt == nil {
 		attempt = rawOne
 	}
-	ps.putFrame(Frame{StepID: string(id), Status: FrameRunning, Attempt: trimRaw(attempt), Input: f[2]})
+	ps.putFrame(Frame{StepID: string(id), Status: FrameRunning, Attempt: attempt, Input: f[2]})
 	return false
 }
 
@@ -70,8 +80,8 @@ func (ps *pass) stepRetrying(e *spi.Envelope) bool {
 	}
 	fr := ps.frame(id, f[1])
 	fr.Status = FrameRetrying
-	if f[1] != nil && isNumber(f[1]) {
-		fr.Attempt = trimRaw(f[1])
+	if a := attemptOf(f[1]); a != nil {
+		fr.Attempt = a
 	}
 	if f[2] != nil {
 		fr.Error = f[2]

@@ -70,7 +70,6 @@ func (p Profile) AtLeast(minor int) bool { return p.m() >= minor }
 
 // Behaviour steps, named after the version note that introduced them (spec §4).
 func (p Profile) stepFailedFailsExecution() bool { return p.m() < 21 } // ADR 0105 changed it in 1.21.0
-func (p Profile) failedWhileParked() bool        { return p.m() >= 21 }
 func (p Profile) eventsRehomed() bool            { return p.m() >= 22 }
 func (p Profile) wave2() bool                    { return p.m() >= 23 }
 func (p Profile) decisionSeq() bool              { return p.m() >= 24 }

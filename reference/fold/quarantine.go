@@ -17,11 +17,11 @@ func (ps *pass) inboxQuarantined(e *spi.Envelope) bool {
 	f, _ := ps.fields(e.Payload, "topic", "messageId", "message")
 	topic, ok1 := stringValue(f[0])
 	msgID, ok2 := stringValue(f[1])
+	if ok1 && topic == protoKey {
+		return true // a reserved key rejects before any member is judged (I-FOLD-30)
+	}
 	if !ok1 || !ok2 {
 		return false
-	}
-	if topic == protoKey {
-		return true
 	}
 	q := ps.s.Variables.Quarantined[topic]
 	if len(q) >= MaxQuarantined || ps.queued(topic, q, msgID) {
@@ -43,11 +43,11 @@ func (ps *pass) inboxReleased(e *spi.Envelope) bool {
 	f, _ := ps.fields(e.Payload, "topic", "messageId", "operator", "auto", "deliver")
 	topic, ok1 := stringValue(f[0])
 	msgID, ok2 := stringValue(f[1])
+	if ok1 && topic == protoKey {
+		return true // a reserved key rejects before any member is judged (I-FOLD-30)
+	}
 	if !ok1 || !ok2 {
 		return false
-	}
-	if topic == protoKey {
-		return true
 	}
 	hasOp := f[2] != nil && !isNull(f[2])
 	hasAuto := f[3] != nil && !isNull(f[3])

@@ -611,3 +611,53 @@ func skipStringTrustedEsc(b []byte, i int) (int, bool) {
 	}
 	return len(b), special
 }
+
+// member is one member of a JSON object as JSON.parse keeps it.
+type member struct {
+	key string
+	val []byte
+}
+
+// objectMembers returns the members of the JSON object raw (already validated) as JSON.parse
+// keeps them (I-FOLD-31): one per key, with the value of its last occurrence, in the order the
+// keys first appear. ok is false when raw is not an object. It is for the cold readers (a carry,
+// a snapshot), where a repeated key must be judged by its last value only.
+func objectMembers(raw []byte) ([]member, bool) {
+	var out []member
+	var index map[string]int // built once the object is too long for a scan per key
+	ok, _ := eachField(raw, func(k, v []byte) error {
+		if index == nil && len(out) >= 16 {
+			index = make(map[string]int, 2*len(out))
+			for i, m := range out {
+				index[m.key] = i
+			}
+		}
+		if index != nil {
+			if i, dup := index[string(k)]; dup {
+				out[i].val = v
+				return nil
+			}
+			index[string(k)] = len(out)
+		} else {
+			for i := range out {
+				if out[i].key == string(k) {
+					out[i].val = v
+					return nil
+				}
+			}
+		}
+		out = append(out, member{key: string(k), val: v})
+		return nil
+	})
+	return out, ok
+}
+
+// hasProtoKey reports whether the JSON object raw has a __proto__ key (false for a non-object).
+func hasProtoKey(raw []byte) bool {
+	proto := false
+	eachField(raw, func(k, _ []byte) error { //nolint:errcheck // validated
+		proto = proto || string(k) == protoKey
+		return nil
+	})
+	return proto
+}

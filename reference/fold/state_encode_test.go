@@ -153,3 +153,36 @@ func TestStateEncodingMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// typedTree returns the tree of the typed reserved key _resources or _quarantined.
+func (v Variables) typedTree(key string) any {
+	if key == VarResources {
+		r := map[string]any{}
+		for k, x := range v.Resources {
+			r[k] = x
+		}
+		if v.ResourcesCustom != nil {
+			c := make(map[string]any, len(v.ResourcesCustom))
+			for k, x := range v.ResourcesCustom {
+				c[k] = x
+			}
+			r["custom"] = c
+		}
+		return r
+	}
+	q := make(map[string]any, len(v.Quarantined))
+	for topic, queue := range v.Quarantined {
+		l := make([]any, len(queue))
+		for i, e := range queue {
+			state := "held"
+			if e.Released {
+				state = "released"
+			}
+			em := map[string]any{"messageId": e.MessageID, "state": state}
+			putRaw(em, "message", e.Message)
+			l[i] = em
+		}
+		q[topic] = l
+	}
+	return q
+}

@@ -67,39 +67,6 @@ func (d Decision) tree() map[string]any {
 	return m
 }
 
-// typedTree returns the tree of the typed reserved key _resources or _quarantined.
-func (v Variables) typedTree(key string) any {
-	if key == VarResources {
-		r := map[string]any{}
-		for k, x := range v.Resources {
-			r[k] = x
-		}
-		if v.ResourcesCustom != nil {
-			c := make(map[string]any, len(v.ResourcesCustom))
-			for k, x := range v.ResourcesCustom {
-				c[k] = x
-			}
-			r["custom"] = c
-		}
-		return r
-	}
-	q := make(map[string]any, len(v.Quarantined))
-	for topic, queue := range v.Quarantined {
-		l := make([]any, len(queue))
-		for i, e := range queue {
-			state := "held"
-			if e.Released {
-				state = "released"
-			}
-			em := map[string]any{"messageId": e.MessageID, "state": state}
-			putRaw(em, "message", e.Message)
-			l[i] = em
-		}
-		q[topic] = l
-	}
-	return q
-}
-
 // UnmarshalJSON reads a state in the JSON form of DESIGN §3.2 (see ParseState).
 func (s *State) UnmarshalJSON(b []byte) error {
 	st, err := ParseState(b)
@@ -136,26 +103,26 @@ func oneOf(s string, set []string) bool {
 
 // ParseState reads a state in the JSON form of DESIGN §3.2: exactly the six top-level keys, with
 // the shapes the fold writes. Key order and whitespace do not matter (a store that normalises
-// JSON, as PostgreSQL jsonb does, round-trips). Any other shape is an *InputError naming the
-// field; a __proto__ container key is refused as the fold refuses it. The input is copied.
+// JSON, as PostgreSQL jsonb does, round-trips); a repeated key counts once, with its last value,
+// as JSON.parse reads it (I-FOLD-31). Any other shape is an *InputError naming the field (the
+// first one in document order); a __proto__ container key is refused as the fold refuses one. The
+// input is copied.
 func ParseState(b []byte) (State, error) {
 	b = bytes.Clone(b)
 	if err := validJSON(b); err != nil {
 		return State{}, snapErr("", "%v", err)
 	}
-	top := map[string][]byte{}
-	isObj, _ := eachField(b, func(k, v []byte) error {
-		top[string(k)] = v
-		return nil
-	})
+	ms, isObj := objectMembers(b)
 	if !isObj {
 		return State{}, snapErr("", "want an object")
 	}
-	for k := range top {
-		switch k {
+	top := map[string][]byte{}
+	for _, m := range ms {
+		switch m.key {
 		case "status", "frames", "variables", "sequence", "startedAt", "updatedAt":
+			top[m.key] = m.val
 		default:
-			return State{}, snapErr(k, "unknown top-level key (a state has exactly six)")
+			return State{}, snapErr(m.key, "unknown top-level key (a state has exactly six)")
 		}
 	}
 	var s State
@@ -197,66 +164,57 @@ func parseFrames(raw []byte) (map[string]Frame, error) {
 	if raw == nil {
 		return nil, snapErr("frames", "missing")
 	}
-	frames := map[string]Frame{}
-	var err error
-	isObj, _ := eachField(raw, func(k, v []byte) error {
-		id := string(k)
-		field := "frames." + id
+	ms, isObj := objectMembers(raw)
+	if !isObj {
+		return nil, snapErr("frames", "want an object")
+	}
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	frames := make(map[string]Frame, len(ms))
+	for _, m := range ms {
+		id, field := m.key, "frames."+m.key
 		if id == protoKey {
-			err = snapErr(field, "__proto__ is not a valid stepId")
-			return err
+			return nil, snapErr(field, "__proto__ is not a valid stepId")
 		}
 		fr := Frame{}
-		isObj, _ := eachField(v, func(fk, fv []byte) error {
-			switch string(fk) {
+		fms, isObj := objectMembers(m.val)
+		for _, f := range fms {
+			switch f.key {
 			case "stepId":
-				fr.StepID, _ = stringValue(fv)
+				fr.StepID, _ = stringValue(f.val)
 			case "status":
-				fr.Status, _ = stringValue(fv)
+				fr.Status, _ = stringValue(f.val)
 			case "attempt":
-				fr.Attempt = fv
+				fr.Attempt = f.val
 			case "input":
-				fr.Input = fv
+				fr.Input = f.val
 			case "output":
-				fr.Output = fv
+				fr.Output = f.val
 			case "error":
-				fr.Error = fv
+				fr.Error = f.val
 			case "errorChannel":
-				fr.ErrorChannel = fv
+				fr.ErrorChannel = f.val
 			case "errorPayload":
-				fr.ErrorPayload = fv
+				fr.ErrorPayload = f.val
 			default:
 				if fr.Extra == nil {
 					fr.Extra = map[string]json.RawMessage{}
 				}
-				fr.Extra[string(fk)] = fv
+				fr.Extra[f.key] = f.val
 			}
-			return nil
-		})
+		}
 		switch {
 		case !isObj:
-			err = snapErr(field, "want an object")
+			return nil, snapErr(field, "want an object")
 		case fr.StepID != id:
-			err = snapErr(field+".stepId", "want %q (the frame's key)", id)
+			return nil, snapErr(field+".stepId", "want %q (the frame's key)", id)
 		case !oneOf(fr.Status, frameStatuses):
-			err = snapErr(field+".status", "want one of %v", frameStatuses)
-		case fr.Attempt == nil || !isNumber(fr.Attempt):
-			err = snapErr(field+".attempt", "want a number")
-		}
-		if err != nil {
-			return err
+			return nil, snapErr(field+".status", "want one of %v", frameStatuses)
+		case attemptOf(fr.Attempt) == nil:
+			return nil, snapErr(field+".attempt", "want a finite number")
 		}
 		frames[id] = fr
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !isObj {
-		return nil, snapErr("frames", "want an object")
-	}
-	if len(frames) == 0 {
-		return nil, nil
 	}
 	return frames, nil
 }
@@ -266,17 +224,14 @@ func parseVariables(raw []byte) (Variables, error) {
 	if raw == nil {
 		return v, snapErr("variables", "missing")
 	}
-	var err error
-	isObj, _ := eachField(raw, func(k, val []byte) error {
-		key := string(k)
-		err = v.parseKey(key, val)
-		return err
-	})
-	if err != nil {
-		return Variables{}, err
-	}
+	ms, isObj := objectMembers(raw)
 	if !isObj {
 		return Variables{}, snapErr("variables", "want an object")
+	}
+	for _, m := range ms {
+		if err := v.parseKey(m.key, m.val); err != nil {
+			return Variables{}, err
+		}
 	}
 	return v, nil
 }
@@ -299,88 +254,51 @@ func (v *Variables) parseKey(key string, val []byte) error {
 			v.Lifecycle = l
 		}
 	case VarFlowEmits:
-		v.FlowEmits = map[string]int64{}
-		var err error
-		isObj, _ := eachField(val, func(k, n []byte) error {
-			c, ok := intValue(n)
-			switch {
-			case string(k) == protoKey:
-				err = snapErr(field+"."+protoKey, "__proto__ is not a valid digest")
-			case !ok || c < 0:
-				err = snapErr(field+"."+string(k), "want a non-negative integer")
-			}
-			v.FlowEmits[string(k)] = c
-			return err
-		})
-		if err != nil {
-			return err
-		}
+		ms, isObj := objectMembers(val)
 		if !isObj {
 			return snapErr(field, "want an object")
+		}
+		v.FlowEmits = make(map[string]int64, len(ms))
+		for _, m := range ms {
+			c, ok := intValue(m.val)
+			switch {
+			case m.key == protoKey:
+				return snapErr(field+"."+protoKey, "__proto__ is not a valid digest")
+			case !ok || c < 0:
+				return snapErr(field+"."+m.key, "want a non-negative integer")
+			}
+			v.FlowEmits[m.key] = c
 		}
 	case VarDecisions:
-		v.Decisions = map[string]Decision{}
-		var err error
-		isObj, _ := eachField(val, func(k, e []byte) error {
-			id := string(k)
-			if id == protoKey {
-				err = snapErr(field+"."+protoKey, "__proto__ is not a valid decision id")
-				return err
-			}
-			var d Decision
-			isObj, _ := eachField(e, func(dk, dv []byte) error {
-				switch string(dk) {
-				case "choice":
-					d.Choice = dv
-				case "context":
-					d.Context = dv
-				case "policy":
-					d.Policy = dv
-				case "innerSteps":
-					d.InnerSteps = dv
-				case "seq":
-					n, ok := intValue(dv)
-					if !ok || n < 0 {
-						err = snapErr(field+"."+id+".seq", "want a non-negative integer")
-						return err
-					}
-					d.Seq, d.HasSeq = n, true
-				default:
-					if d.Extra == nil {
-						d.Extra = map[string]json.RawMessage{}
-					}
-					d.Extra[string(dk)] = dv
-				}
-				return nil
-			})
-			if err == nil && !isObj {
-				err = snapErr(field+"."+id, "want an object")
-			}
-			v.Decisions[id] = d
-			return err
-		})
-		if err != nil {
-			return err
-		}
+		ms, isObj := objectMembers(val)
 		if !isObj {
 			return snapErr(field, "want an object")
 		}
+		v.Decisions = make(map[string]Decision, len(ms))
+		for _, m := range ms {
+			if m.key == protoKey {
+				return snapErr(field+"."+protoKey, "__proto__ is not a valid decision id")
+			}
+			d, err := parseDecision(field+"."+m.key, m.val)
+			if err != nil {
+				return err
+			}
+			v.Decisions[m.key] = d
+		}
 	case VarInbox:
-		in, ok, proto := readInbox(val)
-		if proto || !ok {
+		in, ok := readInbox(val)
+		if !ok || hasProtoKey(val) {
 			return snapErr(field, "want {topic: {count, last}} without __proto__ topics")
 		}
 		v.Inbox = in
 	case VarWaitAnswers, VarScopes:
-		m := map[string]json.RawMessage{}
-		proto := false
-		isObj, _ := eachField(val, func(k, e []byte) error {
-			proto = proto || string(k) == protoKey
-			m[string(k)] = e
-			return nil
-		})
-		if !isObj || proto {
+		ms, isObj := objectMembers(val)
+		if !isObj || hasProtoKey(val) {
 			return snapErr(field, "want an object without a __proto__ key")
+		}
+		m := make(map[string]json.RawMessage, len(ms))
+		for _, e := range ms {
+			m[e.key] = e.val
 		}
 		if key == VarWaitAnswers {
 			v.WaitAnswers = m
@@ -388,9 +306,9 @@ func (v *Variables) parseKey(key string, val []byte) error {
 			v.Scopes = m
 		}
 	case VarResources:
-		dims, custom, ok, proto := readResources(val)
-		if !ok || proto {
-			return snapErr(field, "want {dimension: non-negative number, custom?: {name: non-negative number}}")
+		dims, custom, ok := readResources(val)
+		if !ok || resourcesProto(val) {
+			return snapErr(field, "want {dimension: finite number >= 0, custom?: {name: finite number >= 0}} without a __proto__ key")
 		}
 		v.Resources = dims
 		if v.Resources == nil {
@@ -398,18 +316,13 @@ func (v *Variables) parseKey(key string, val []byte) error {
 		}
 		v.ResourcesCustom = custom
 	case VarQuarantined:
-		q, ok, proto := readQuarantined(val)
-		if !ok || proto {
-			return snapErr(field, "want {topic: [{messageId, state, message?}]} of shape released? held*, at most %d entries", MaxQuarantined)
+		q, ok := readQuarantined(val)
+		if !ok || hasProtoKey(val) {
+			return snapErr(field, "want {topic: [{messageId, state, message?}]} of shape released? held*, at most %d entries, without a __proto__ topic", MaxQuarantined)
 		}
 		v.Quarantined = q
 	case VarSuspendedOn, VarWaits: // objects the fold writes (I-FOLD-24); _waits is keyed by wait id
-		proto := false
-		isObj, _ := eachField(val, func(k, _ []byte) error {
-			proto = proto || string(k) == protoKey
-			return nil
-		})
-		if !isObj || proto {
+		if !isObject(val) || hasProtoKey(val) {
 			return snapErr(field, "want an object without a __proto__ key")
 		}
 		v.setValue(key, val)
@@ -424,6 +337,39 @@ func (v *Variables) parseKey(key string, val []byte) error {
 		v.setValue(key, val)
 	}
 	return nil
+}
+
+// parseDecision reads one _decisions entry (field names it in errors).
+func parseDecision(field string, raw []byte) (Decision, error) {
+	var d Decision
+	ms, isObj := objectMembers(raw)
+	if !isObj {
+		return d, snapErr(field, "want an object")
+	}
+	for _, m := range ms {
+		switch m.key {
+		case "choice":
+			d.Choice = m.val
+		case "context":
+			d.Context = m.val
+		case "policy":
+			d.Policy = m.val
+		case "innerSteps":
+			d.InnerSteps = m.val
+		case "seq":
+			n, ok := intValue(m.val)
+			if !ok || n < 0 {
+				return d, snapErr(field+".seq", "want a non-negative integer")
+			}
+			d.Seq, d.HasSeq = n, true
+		default:
+			if d.Extra == nil {
+				d.Extra = map[string]json.RawMessage{}
+			}
+			d.Extra[m.key] = m.val
+		}
+	}
+	return d, nil
 }
 
 func (v *Variables) setValue(key string, val []byte) {

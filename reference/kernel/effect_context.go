@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
 	"maps"
+
+	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
 
 	"github.com/loom-kernel/loom-conform/manifest"
 )
@@ -44,7 +46,7 @@ func (ec *EffectContext) Meter(u Usage) error {
 	kv := []any{"stepId", ec.stepID}
 	dims := map[string]*float64{"tokens": u.Tokens, "costUsd": u.CostUSD, "ms": u.Ms, "memBytes": u.MemBytes, "wallMs": u.WallMs, "netBytes": u.NetBytes}
 	measured := false
-	for _, name := range resourceDims {
+	for _, name := range fold.ResourceDimensions() {
 		if v := dims[name]; v != nil {
 			if !validMeter(*v) {
 				return &SyscallError{Syscall: "meter", Reason: fmt.Sprintf("%s = %v is not a finite, non-negative measurement under %g", name, *v, MeterCeiling)}
@@ -78,7 +80,7 @@ func (ec *EffectContext) Meter(u Usage) error {
 	} else if err := r.appendLocked(newEvent{eventType: manifest.ResourceMetered, payload: obj(kv...)}); err != nil {
 		return err
 	}
-	for _, name := range resourceDims {
+	for _, name := range fold.ResourceDimensions() {
 		if v := dims[name]; v != nil {
 			r.resources[name] += *v
 		}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
 	"math"
 	"sort"
-)
 
-// resourceDims are the fixed dimensions of spec §8, in payload order.
-var resourceDims = [...]string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
+	"github.com/loom-kernel/loom-conform/reference/kernel/userspace"
+)
 
 // MeterCeiling is the sanity ceiling of a single measurement (spec §5; the userspace rule's
 // bound, I-KERNEL-61).

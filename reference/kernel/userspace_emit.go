@@ -50,7 +50,7 @@ func (r *run) noteMetered(c userspace.Checked) {
 	if json.Unmarshal(c.Payload, &p) != nil {
 		return
 	}
-	for _, dim := range resourceDims {
+	for _, dim := range fold.ResourceDimensions() {
 		var v float64
 		if raw, ok := p[dim]; ok && json.Unmarshal(raw, &v) == nil && validMeter(v) {
 			r.resources[dim] += v

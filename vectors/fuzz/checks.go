@@ -13,6 +13,7 @@ func Checks() []spec.Check {
 		t("fuzz-self-agrees", "TestFuzzReferenceAgreesWithItself", "A26.vectors.language-agnostic", "I-VECTOR-8"),
 		t("fuzz-generate", "TestGenerateDeterministicAndHostile", "I-VECTOR-8", "I-FOLD-22", "I-FOLD-23"),
 		t("fuzz-shrink", "TestShrinkToMinimal", "I-VECTOR-8"),
+		t("fuzz-reach", "TestGeneratedCasesReachEveryRefusal", "I-COV-3"),
 	}
 }
 

@@ -105,8 +105,10 @@ func TestFuzzReferenceAgreesWithItself(t *testing.T) {
 	}
 }
 
-// Reference: I-FOLD-22 — generation is a pure function of (seed, profile), and over a fixed seed
-// set it produces each kind of hostility it exists for.
+// Reference: I-FOLD-22 — generation is a pure function of (seed, profile),
+// and over a fixed seed set it produces each kind of hostility it exists for: malformed
+// envelopes and snapshots, extreme numbers, odd Unicode, __proto__ (escaped too), a carry holding
+// a __proto__.
 func TestGenerateDeterministicAndHostile(t *testing.T) {
 	seen := map[string]int{}
 	cfg := fuzz.Config{}
@@ -127,14 +129,18 @@ func TestGenerateDeterministicAndHostile(t *testing.T) {
 		}
 		for _, e := range a.Events {
 			s := string(e)
-			for _, h := range []string{"1e308", `\ud800`, "__proto__", "1e400"} {
+			for _, h := range []string{"1e308", `\ud800`, "__proto__", "1e400", `\u005f_proto__`, `":-0`} {
 				if strings.Contains(s, h) {
 					seen["value:"+h]++
 				}
 			}
+			if strings.Contains(s, `"carry":`) && strings.Contains(s, "proto__") {
+				seen["carry with __proto__"]++
+			}
 		}
 	}
-	for _, k := range []string{"snapshot", "refused:invalid-envelope", "refused:sequence", "value:1e308", `value:\ud800`, "value:__proto__", "value:1e400"} {
+	for _, k := range []string{"snapshot", "refused:invalid-envelope", "refused:sequence", "refused:invalid-snapshot", "refused:mixed-executions",
+		"value:1e308", `value:\ud800`, "value:__proto__", "value:1e400", `value:\u005f_proto__`, `value:":-0`, "carry with __proto__"} {
 		if seen[k] == 0 {
 			t.Errorf("vectors/fuzz-generate: over 600 seeds %q never occurs (seen %v)", k, seen)
 		}
@@ -144,8 +150,8 @@ func TestGenerateDeterministicAndHostile(t *testing.T) {
 // Reference: ADR 0026 — the shrinker keeps the log dense and ends where no step still disagrees.
 func TestShrinkToMinimal(t *testing.T) {
 	c := fuzz.Generate(7, fold.Current())
-	for len(c.Events) < 6 {
-		c = fuzz.Generate(uint64(len(c.Events))+100, fold.Current())
+	for s := uint64(100); len(c.Events) < 6; s++ { // the first log of at least six envelopes
+		c = fuzz.Generate(s, fold.Current())
 	}
 	c.Snapshot = nil
 	// Disagree whenever some STEP_* or EXECUTION_STARTED envelope is present and the log folds.

@@ -19,12 +19,14 @@ type Case struct {
 	Events   []json.RawMessage
 }
 
-// Generate builds the case of one seed: a foldprops log of profile p, then, each with its own
-// probability, cut into a snapshot plus tail, given hostile payload values, given two huge
-// measurements, and given one malformed envelope. It is deterministic in (seed, p).
+// Generate builds the case of one seed: a foldprops log of profile p (one in three hostile:
+// extreme numbers, odd Unicode, reserved keys and repeated members in any payload or metadata
+// member, foldprops.GenOptions.Hostile), then, each with its own probability, cut into a snapshot
+// plus tail (the snapshot now and then made hostile or malformed itself) and given one malformed
+// envelope. It is deterministic in (seed, p).
 func Generate(seed uint64, p fold.Profile) Case {
 	r := rand.New(rand.NewPCG(seed, 0x10f0))
-	o := foldprops.GenOptions{Profile: p, MaxActions: 1 + r.IntN(16), Unusual: r.IntN(2) == 0}
+	o := foldprops.GenOptions{Profile: p, MaxActions: 1 + r.IntN(16), Unusual: r.IntN(2) == 0, Hostile: r.IntN(3) == 0}
 	envs := foldprops.Log(o).Example(int(seed & (1<<62 - 1)))
 	c := Case{Profile: p.Version(), Events: make([]json.RawMessage, 0, len(envs))}
 	for _, e := range envs {
@@ -39,19 +41,10 @@ func Generate(seed uint64, p fold.Profile) Case {
 		if st, err := fold.Fold(p, nil, envs[:k]); err == nil {
 			if b, err := st.MarshalJSON(); err == nil {
 				c.Snapshot, c.Events = b, c.Events[k:]
+				if r.IntN(2) == 0 {
+					c.Snapshot = hostileSnapshot(r, c.Snapshot)
+				}
 			}
-		}
-	}
-	if r.IntN(3) == 0 {
-		for n := 1 + r.IntN(2); n > 0 && len(c.Events) > 0; n-- {
-			i := r.IntN(len(c.Events))
-			c.Events[i] = hostilePayload(r, c.Events[i])
-		}
-	}
-	if r.IntN(12) == 0 && len(c.Events) > 1 {
-		for n := 2; n > 0; n-- { // two huge measurements: a sum beyond the double range (I-FOLD-21)
-			i := r.IntN(len(c.Events))
-			c.Events[i] = hugeMeasurement(r, c.Events[i])
 		}
 	}
 	if r.IntN(5) == 0 && len(c.Events) > 0 {
@@ -61,66 +54,93 @@ func Generate(seed uint64, p fold.Profile) Case {
 	return c
 }
 
-// hugeMeasurement turns an envelope into a RESOURCE_METERED of one huge dimension or custom value.
-func hugeMeasurement(r *rand.Rand, raw json.RawMessage) json.RawMessage {
-	env, ok := members(raw)
+// hostileSnapshot changes one member of a printed state into a value a snapshot reader must
+// refuse, or one it must read as the fold would print it (I-FOLD-16, I-FOLD-24, I-FOLD-29,
+// I-FOLD-31): extremes where the fold keeps numbers, __proto__ where it uses keys as names,
+// shapes it never writes, an unknown or a missing top-level key, a repeated key.
+func hostileSnapshot(r *rand.Rand, raw json.RawMessage) json.RawMessage {
+	st, ok := members(raw)
 	if !ok {
 		return raw
 	}
-	v := []string{`1e308`, `1.7976931348623157e308`, `9e307`}[r.IntN(3)]
-	dims := []string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
-	payload := `{"` + dims[r.IntN(len(dims))] + `":` + v + `}`
-	if r.IntN(3) == 0 {
-		payload = `{"custom":{"gpu":` + v + `}}`
-	}
-	env["eventType"], env["payload"] = json.RawMessage(`"RESOURCE_METERED"`), json.RawMessage(payload)
-	return encode(env)
-}
-
-// hostileValues are payload values folds get wrong: doubles at and beyond the edges, integers
-// beyond 2^53, -0, integral spellings, lone surrogates, line separators, __proto__, deep nesting.
-var hostileValues = []string{
-	`1e308`, `1.7976931348623157e308`, `-0`, `0.0`, `1e400`, `-1e400`, `5e-324`, `12345678901234567890`,
-	`9007199254740993`, `2.5`, `-1`, `"\ud800"`, `"\u2028x\u2029"`, `"__proto__"`, `{"__proto__":1}`,
-	`[]`, `{}`, `null`, `true`, `false`, `""`, `"😀"`, `"1"`, `{"waitId":"w","answer":null}`,
-	`[{"waitId":"w"},{"waitId":2},7]`, `{"tokens":1e308,"custom":{"g":1e308}}`,
-	strings.Repeat("[", 200) + strings.Repeat("]", 200),
-}
-
-// payloadKeys are members the fold reads somewhere; a hostile value lands on one of them.
-var payloadKeys = []string{"stepId", "attempt", "error", "output", "input", "id", "choice", "context", "topic",
-	"messageId", "operator", "auto", "deliver", "waits", "on", "carry", "wallMs", "tokens", "custom", "waitId",
-	"answer", "continuedTo", "channel", "payload", "migratedInput", "scopeId", "condition"}
-
-// hostilePayload sets one payload member (one it has, or one the fold reads) to a hostile value;
-// a payload that is not an object is replaced by a hostile value.
-func hostilePayload(r *rand.Rand, raw json.RawMessage) json.RawMessage {
-	env, ok := members(raw)
-	if !ok {
-		return raw
-	}
-	val := json.RawMessage(hostileValues[r.IntN(len(hostileValues))])
-	payload, isObj := members(env["payload"])
-	switch {
-	case !isObj || r.IntN(8) == 0:
-		env["payload"] = val
-	default:
-		keys := sortedKeys(payload)
-		if len(keys) == 0 || r.IntN(3) == 0 {
-			payload[payloadKeys[r.IntN(len(payloadKeys))]] = val
-		} else if r.IntN(5) == 0 {
-			delete(payload, keys[r.IntN(len(keys))])
-		} else {
-			payload[keys[r.IntN(len(keys))]] = val
+	vars, _ := members(st["variables"])
+	frames, _ := members(st["frames"])
+	setVars := false // whether a case changed vars, to be written back
+	pick := func(vs ...string) json.RawMessage { return json.RawMessage(vs[r.IntN(len(vs))]) }
+	switch r.IntN(11) {
+	case 0: // a frame's attempt, or a new frame
+		if len(frames) == 0 || r.IntN(3) == 0 {
+			frames["s"] = json.RawMessage(`{"attempt":1,"status":"running","stepId":"s"}`)
 		}
-		env["payload"] = encode(payload)
+		id := sortedKeys(frames)[r.IntN(len(frames))]
+		fr, _ := members(frames[id])
+		fr[[]string{"attempt", "status", "stepId"}[r.IntN(3)]] = pick(`1e400`, `-0`, `null`, `"1"`, `5e-324`, `"weird"`, `"__proto__"`)
+		frames[id] = encode(fr)
+		st["frames"] = encode(frames)
+	case 1: // a __proto__ key where the fold uses names
+		where := []string{"frames", "variables", "_flowEmits", "_decisions", "_inbox", "_waits", "_waitAnswers", "_scopes", "_resources", "_quarantined"}[r.IntN(10)]
+		switch where {
+		case "frames":
+			frames["__proto__"] = json.RawMessage(`{"attempt":1,"status":"running","stepId":"__proto__"}`)
+			st["frames"] = encode(frames)
+		case "variables":
+			vars["__proto__"], setVars = json.RawMessage(`1`), true
+		default:
+			m, _ := members(vars[where])
+			if m == nil {
+				m = map[string]json.RawMessage{}
+			}
+			m["__proto__"] = json.RawMessage(`{}`)
+			vars[where], setVars = encode(m), true
+		}
+	case 2: // a reserved variable of a shape the fold never writes
+		k := []string{"_resources", "_inbox", "_quarantined", "_flowEmits", "_decisions", "_failedWhileParked", "_suspendedOn", "_waits", "_resumePayloads", "_lifecycle"}[r.IntN(10)]
+		setVars = true
+		vars[k] = pick(`1`, `null`, `{}`, `[]`, `false`, `{"tokens":1e400}`, `{"t":{"count":-1,"last":"m"}}`, `{"t":[]}`, `{"d":9007199254740992}`, `{"d":{"seq":-1}}`, `{"tokens":-0,"custom":{"\ud800":5e-324}}`)
+	case 3: // sequence, startedAt or updatedAt
+		st[[]string{"sequence", "startedAt", "updatedAt"}[r.IntN(3)]] = pick(`1e400`, `-2`, `1.5`, `9007199254740992`, `"0"`, `null`, `-0`, `1e-400`)
+	case 4: // status
+		st["status"] = pick(`"weird"`, `null`, `"continued"`, `"pending"`)
+	case 5: // an unknown top-level key, or a missing one
+		if r.IntN(2) == 0 {
+			st["extra"] = json.RawMessage(`1`)
+		} else {
+			delete(st, sortedKeys(st)[r.IntN(len(st))])
+		}
+	case 6: // a user variable holding extremes
+		vars[[]string{"x", "__loom_x__", "\u2028", ""}[r.IntN(4)]] = pick(`1e400`, `-0`, `{"__proto__":1}`, `"\ud800"`)
+		setVars = true
+	case 7: // not an object at all
+		return pick(`[]`, `null`, `"state"`, `{}`)
+	case 9: // a container of the wrong shape, or a member the fold does not write (kept verbatim)
+		switch r.IntN(4) {
+		case 0:
+			st[[]string{"frames", "variables"}[r.IntN(2)]] = pick(`[]`, `7`, `null`)
+		case 1:
+			frames["s"] = pick(`7`, `{"attempt":1,"status":"running","stepId":"s","note":{"__proto__":1e400}}`)
+			st["frames"] = encode(frames)
+		case 2:
+			vars["_decisions"], setVars = pick(`{"d":{"choice":1,"seq":0,"note":1}}`, `{"d":7}`, `{"d":{"choice":1,"seq":1.5}}`), true
+		default:
+			vars[[]string{"_suspendedOn", "_waits", "_flowEmits", "_resources"}[r.IntN(4)]] = pick(`{}`, `[]`, `{"__proto__":1}`, `{"d":-1}`, `7`)
+			setVars = true
+		}
+	case 10: // a frame member of an odd shape that reads back verbatim
+		frames["\u2028"] = json.RawMessage(`{"attempt":-0,"status":"completed","stepId":"\u2028","output":1e400}`)
+		st["frames"] = encode(frames)
+	default: // a repeated key: an invalid value before the valid one (which wins, I-FOLD-31)
+		return json.RawMessage(`{"status":"weird","frames":7,` + string(raw[1:]))
 	}
-	return encode(env)
+	if setVars && vars != nil {
+		st["variables"] = encode(vars)
+	}
+	return encode(st)
 }
 
 // malformed breaks one envelope member (or the whole envelope) in one of the ways I-FOLD-22 and
 // I-FOLD-23 rule on: missing, null, the wrong type, an integral spelling, another execution, a
-// sequence gap.
+// sequence gap; or respells it without breaking it: a string member with an escape, a member the
+// fold does not read, a repeated member whose first value is wrong (I-FOLD-31).
 func malformed(r *rand.Rand, raw json.RawMessage) json.RawMessage {
 	env, ok := members(raw)
 	if !ok {
@@ -129,7 +149,18 @@ func malformed(r *rand.Rand, raw json.RawMessage) json.RawMessage {
 	names := []string{"id", "workflowId", "executionId", "eventType", "sequence", "timestamp", "payload", "metadata"}
 	name := names[r.IntN(len(names))]
 	wrong := []string{`null`, `"7"`, `true`, `{}`, `[]`, `1.5`, `7`}
-	switch op := r.IntN(6); {
+	switch op := r.IntN(7); {
+	case op == 6:
+		switch r.IntN(3) {
+		case 0: // the same value, spelled with an escape
+			if v, isStr := env[name]; isStr && len(v) > 2 && v[0] == '"' && v[1] >= 'A' && v[1] <= 'z' {
+				env[name] = json.RawMessage(`"\u00` + strconv.FormatInt(int64(v[1]), 16) + string(v[2:]))
+			}
+		case 1: // a member the fold ignores
+			env["extra"] = json.RawMessage(`{"__proto__":1}`)
+		default: // repeated: a wrong first value, then the right one, which wins
+			return json.RawMessage(`{"` + name + `":` + wrong[r.IntN(len(wrong))] + `,` + string(encode(env)[1:]))
+		}
 	case op == 0 && r.IntN(4) == 0:
 		return json.RawMessage(`7`)
 	case op == 0:

@@ -18,5 +18,13 @@ func Checks() []spec.Check {
 		t("bridge/envelope-decoder", "TestBridgeUsesTheEnvelopeDecoder", "I-BRIDGE-4", "I-FOLD-22"),
 		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
 		t("bridge/dispatcher-kit-over-wire", "TestDispatcherKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-3", "I-DISPATCH-1", "S6.placement.compute-target"),
+		t("bridge/cross-site-refused", "TestBridgeRefusesCrossSiteRequests", "I-NET-1", "I-NET-2"),
+		t("bridge/strict-requests", "TestBridgeRefusesInvalidUTF8AndRepeatedKeys", "I-NET-5"),
+		t("bridge/depth-names-limit", "TestBridgeDepthRefusalNamesTheLimit", "I-NET-5"),
+		t("bridge/numbers-exact", "TestBridgeKeepsNumbersExactly", "I-STORE-3", "I-NET-6"),
+		t("bridge/streams-large-answers", "TestBridgeStreamsLargeAnswers", "I-NET-4"),
+		t("bridge/bounded-reads", "TestBridgeBoundsConcurrentReads", "I-NET-4", "I-NET-3"),
+		{ID: "bridge/fuzz-server", Kind: spec.KindFuzz, Clauses: []string{"I-NET-5", "I-BRIDGE-10"}, Where: "wire/bridge:FuzzServerRequest"},
+		{ID: "bridge/fuzz-client", Kind: spec.KindFuzz, Clauses: []string{"I-NET-5", "I-BRIDGE-4"}, Where: "wire/bridge:FuzzClientResponse"},
 	}
 }

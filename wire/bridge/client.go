@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 	"github.com/loom-kernel/loom-conform/manifest"
 )
 
@@ -27,6 +28,9 @@ type ClientOptions struct {
 	MaxResponseBytes int64
 	// Name is sent in the handshake as the client's name (default "loom-conform").
 	Name string
+	// Token, when set, is sent as "Authorization: Bearer <token>" with every call (a bridge served
+	// beyond loopback requires one; docs/bridge.md, "Running it safely").
+	Token string
 	// Observe, when set, sees every exchange (method, request body, response body or error) — for
 	// recording example exchanges and debugging.
 	Observe func(Exchange)
@@ -105,6 +109,9 @@ func NewClient(url string, opts ClientOptions) (*Client, error) {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 64
 		tr.DisableCompression = true
+		// Under the servers' idle timeout (60 s): the client lets a connection go before the
+		// server does, so a call never meets one the server is closing.
+		tr.IdleConnTimeout = 30 * time.Second
 		hc = &http.Client{Transport: tr}
 	}
 	return &Client{url: url, opts: opts, hc: hc, schemas: schemas}, nil
@@ -138,7 +145,10 @@ func (c *Client) Stats() Stats {
 // Close releases idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-func (c *Client) transportFault(e *TransportError) error {
+func (c *Client) transportFault(e *TransportError) error { return c.fault(e) }
+
+// fault counts a failure of the link (a transport error, a refusal) and keeps it as the last.
+func (c *Client) fault(e error) error {
 	c.transportErrs.Add(1)
 	c.mu.Lock()
 	c.lastFault = e
@@ -193,6 +203,9 @@ func (c *Client) CallRaw(ctx context.Context, method string, params json.RawMess
 	}
 	if err != nil {
 		return nil, err
+	}
+	if err := jsonstrict.Check(body, jsonstrict.Options{}); err != nil {
+		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: "response: " + err.Error(), Body: clip(body)})
 	}
 	if err := c.schemas.ValidateResponse(body); err != nil {
 		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: err.Error(), Body: clip(body)})
@@ -260,7 +273,7 @@ func (c *Client) postCtx(ctx context.Context, method string, req []byte) ([]byte
 	if err != nil {
 		return nil, c.transportFault(&TransportError{Method: method, Err: err})
 	}
-	hreq.Header.Set("Content-Type", "application/json")
+	c.setHeaders(hreq)
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
 		return nil, c.transportFault(&TransportError{Method: method, Err: err})
@@ -273,12 +286,22 @@ func (c *Client) postCtx(ctx context.Context, method string, req []byte) ([]byte
 	switch {
 	case hresp.StatusCode == http.StatusBadGateway || hresp.StatusCode == http.StatusServiceUnavailable || hresp.StatusCode == http.StatusGatewayTimeout:
 		return nil, c.transportFault(&TransportError{Method: method, Err: fmt.Errorf("HTTP %s", hresp.Status)})
+	case hresp.StatusCode == http.StatusUnauthorized || hresp.StatusCode == http.StatusForbidden || hresp.StatusCode == http.StatusUnsupportedMediaType:
+		return nil, c.fault(&RefusedError{Method: method, Status: hresp.Status, Reason: strings.TrimSpace(clip(body))})
 	case hresp.StatusCode != http.StatusOK:
 		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: fmt.Sprintf("HTTP status %s, want 200 OK", hresp.Status), Body: clip(body)})
 	case int64(len(body)) > c.opts.MaxResponseBytes:
 		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: fmt.Sprintf("response exceeds %d bytes", c.opts.MaxResponseBytes)})
 	}
 	return body, nil
+}
+
+// setHeaders marks a request as JSON and carries the token.
+func (c *Client) setHeaders(r *http.Request) {
+	r.Header.Set("Content-Type", "application/json")
+	if c.opts.Token != "" {
+		r.Header.Set("Authorization", "Bearer "+c.opts.Token)
+	}
 }
 
 func clip(b []byte) string {
@@ -315,7 +338,7 @@ func (c *Client) PostRaw(ctx context.Context, body []byte) (int, []byte, error) 
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	c.setHeaders(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return 0, nil, &TransportError{Method: "(raw)", Err: err}

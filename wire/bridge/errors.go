@@ -228,6 +228,21 @@ func (e *TransportError) Error() string {
 }
 func (e *TransportError) Unwrap() error { return e.Err }
 
+// RefusedError is a request the server refused before reading it (docs/bridge.md, "Running it
+// safely"): HTTP 401 (the bearer token is missing or wrong), 403 (a Host or Origin it does not
+// serve) or 415 (a Content-Type it does not speak). Nothing was done; retrying the same request
+// will not help. Client.Stats counts it with the transport errors: it is the link's
+// configuration, not the store, that is wrong.
+type RefusedError struct {
+	Method string
+	Status string
+	Reason string // the server's sentence
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s: the server refused the request (HTTP %s): %s", e.Method, e.Status, e.Reason)
+}
+
 // ProtocolError is an answer that breaks the bridge protocol: not JSON, not a JSON-RPC 2.0
 // response, a wrong id, or a result or error that does not match the method's schema.
 type ProtocolError struct {

@@ -1,16 +1,21 @@
 package bridge
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -30,7 +35,7 @@ type Stores struct {
 	ReadModelStore    spi.ReadModelStore
 }
 
-// ServerOptions bound what one call may cost. Zero values take the defaults.
+// ServerOptions bound what one call may cost and say who may call. Zero values take the defaults.
 type ServerOptions struct {
 	// MaxRequestBytes caps a request body (default 16 MiB); larger requests get error -32008.
 	MaxRequestBytes int64
@@ -39,13 +44,25 @@ type ServerOptions struct {
 	// MaxStreamBytes bounds one chunked contentStore stream (default 256 MiB); a write past it is
 	// error -32008 and aborts the stream.
 	MaxStreamBytes int64
+	// MaxInFlightBytes bounds the request bytes the server holds at once (default 4 ×
+	// MaxRequestBytes): a request waits, as long as its client stays, until its bytes fit.
+	MaxInFlightBytes int64
+	// MaxConcurrentReads bounds the calls whose answer can be large (whole-log reads, snapshot
+	// loads, content gets) running at once (default 4); the others wait, as long as their client
+	// stays. The store's answer is then written as it is encoded, never built whole a second time.
+	MaxConcurrentReads int
+	// Token, when set, must come as "Authorization: Bearer <token>" on every request (401 otherwise).
+	Token string
+	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
+	AllowedHosts []string
 }
 
 // Defaults of ServerOptions and ClientOptions.
 const (
-	DefaultMaxRequestBytes  = 16 << 20
-	DefaultMaxResponseBytes = 64 << 20
-	DefaultCallTimeout      = 30 * time.Second
+	DefaultMaxRequestBytes    = 16 << 20
+	DefaultMaxResponseBytes   = 64 << 20
+	DefaultCallTimeout        = 30 * time.Second
+	DefaultMaxConcurrentReads = 4
 )
 
 func (o ServerOptions) withDefaults() ServerOptions {
@@ -57,6 +74,12 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.MaxStreamBytes <= 0 {
 		o.MaxStreamBytes = DefaultMaxStreamBytes
+	}
+	if o.MaxInFlightBytes <= 0 {
+		o.MaxInFlightBytes = 4 * o.MaxRequestBytes
+	}
+	if o.MaxConcurrentReads <= 0 {
+		o.MaxConcurrentReads = DefaultMaxConcurrentReads
 	}
 	return o
 }
@@ -70,6 +93,9 @@ type Server struct {
 	handshake Handshake
 	handlers  map[string]handler
 	streams   streams
+	policy    safehttp.Policy
+	budget    *safehttp.Budget
+	reads     chan struct{} // a slot per large-answer call running
 }
 
 type handler func(ctx context.Context, params json.RawMessage) (any, error)
@@ -87,7 +113,14 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	if st.Implementation.Version == "" {
 		st.Implementation.Version = "0.0.0"
 	}
-	s := &Server{stores: st, opts: opts.withDefaults(), schemas: schemas}
+	if err := safehttp.CheckToken(opts.Token); err != nil {
+		return nil, fmt.Errorf("bridge: %w", err)
+	}
+	opts = opts.withDefaults()
+	s := &Server{stores: st, opts: opts, schemas: schemas,
+		policy: safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts},
+		budget: safehttp.NewBudget(opts.MaxInFlightBytes, opts.MaxRequestBytes),
+		reads:  make(chan struct{}, opts.MaxConcurrentReads)}
 	s.handshake = Handshake{Protocol: ProtocolVersion, Implementation: st.Implementation, Seams: map[string]SeamSupport{}}
 	for seam, store := range map[string]any{
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
@@ -131,13 +164,24 @@ func isNil(v any) bool {
 // Handshake returns what bridge.handshake answers.
 func (s *Server) Handshake() Handshake { return s.handshake }
 
-// ServeHTTP answers one JSON-RPC 2.0 request (POST). JSON-RPC errors travel with HTTP status 200.
+// ServeHTTP answers one JSON-RPC 2.0 request (POST). JSON-RPC errors travel with HTTP status 200;
+// a request the server's policy refuses (Host, Origin, token, Content-Type: docs/bridge.md,
+// "Running it safely") gets a plain-text 403, 401 or 415 and is never read.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "the store bridge answers JSON-RPC 2.0 over POST (docs/bridge.md)", http.StatusMethodNotAllowed)
 		return
 	}
+	if ref := s.policy.Check(r); ref != nil {
+		safehttp.Refuse(w, ref)
+		return
+	}
+	release, err := s.budget.Reserve(r, 0)
+	if err != nil {
+		return // the client left while it waited
+	}
+	defer release()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -148,28 +192,101 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResponse(w, nil, nil, &RPCError{Code: CodeParseError, Message: "reading the request: " + err.Error()})
 		return
 	}
-	id, result, rpcErr := s.handle(r.Context(), body)
-	writeResponse(w, id, result, rpcErr)
+	req, rpcErr := s.decode(body)
+	if rpcErr != nil {
+		writeResponse(w, req.ID, nil, rpcErr)
+		return
+	}
+	if largeAnswer(req.Method) {
+		select {
+		case s.reads <- struct{}{}:
+			defer func() { <-s.reads }()
+		case <-r.Context().Done():
+			return // the client left while it waited
+		}
+	}
+	result, rpcErr := s.dispatch(r.Context(), req)
+	writeResponse(w, req.ID, result, rpcErr)
 }
 
-func (s *Server) handle(ctx context.Context, body []byte) (json.RawMessage, any, *RPCError) {
+// decode reads one request body strictly (wireLimits): JSON, UTF-8, no repeated key, nesting
+// within the limit; then the JSON-RPC 2.0 frame. The id is returned whenever it can be read, so
+// a refusal answers the request it refuses.
+func (s *Server) decode(body []byte) (rpcRequest, *RPCError) {
 	trimmed := bytes.TrimSpace(body)
-	if !json.Valid(trimmed) {
-		return nil, nil, &RPCError{Code: CodeParseError, Message: "the request body is not JSON"}
+	if err := jsonstrict.Check(trimmed, jsonstrict.Options{}); err != nil {
+		return strictRefusal(trimmed, err)
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return nil, nil, &RPCError{Code: CodeInvalidRequest, Message: "batch requests are not part of the store bridge protocol"}
+		return rpcRequest{}, &RPCError{Code: CodeInvalidRequest, Message: "batch requests are not part of the store bridge protocol"}
 	}
 	var req rpcRequest
 	if err := json.Unmarshal(trimmed, &req); err != nil {
-		return nil, nil, &RPCError{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request object: " + err.Error()}
+		return rpcRequest{}, &RPCError{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request object: " + err.Error()}
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" || len(req.ID) == 0 {
-		return req.ID, nil, &RPCError{Code: CodeInvalidRequest, Message: `a request needs "jsonrpc": "2.0", a method and an id`}
+		return req, &RPCError{Code: CodeInvalidRequest, Message: `a request needs "jsonrpc": "2.0", a method and an id`}
 	}
+	return req, nil
+}
+
+// strictRefusal answers a body jsonstrict refused: not JSON is -32700; nesting past the limit
+// -32008; invalid UTF-8 or a repeated key -32602 when it lies in params (data names the argument,
+// so the client's error is spi.InvalidArgumentError) and -32600 in the frame.
+func strictRefusal(body []byte, err error) (rpcRequest, *RPCError) {
+	var se *jsonstrict.Error
+	if !errors.As(err, &se) || se.Kind == jsonstrict.Syntax {
+		return rpcRequest{}, &RPCError{Code: CodeParseError, Message: "the request body is not JSON: " + err.Error()}
+	}
+	if se.Kind == jsonstrict.TooDeep {
+		e := &RPCError{Code: CodeTooLarge, Message: fmt.Sprintf("the request nests deeper than %d levels, the bridge's limit (at %s)", se.Limit, orWhole(se.Path))}
+		e.Data, _ = json.Marshal(map[string]any{"limit": se.Limit, "argument": se.Path})
+		return rpcRequest{}, e
+	}
+	// The text is JSON that encoding/json reads (it only replaces the bad bytes or keeps the last
+	// key): the frame's id and method can be named in the answer.
+	var req rpcRequest
+	_ = json.Unmarshal(body, &req)
+	if !AnswerableID(req.ID) {
+		req.ID = nil
+	}
+	data, _ := json.Marshal(invalidData{Op: req.Method, Argument: se.Path, Reason: se.Reason})
+	if se.Path == "params" || strings.HasPrefix(se.Path, "params.") || strings.HasPrefix(se.Path, "params[") {
+		return req, &RPCError{Code: CodeInvalidParams, Message: err.Error(), Data: data}
+	}
+	return req, &RPCError{Code: CodeInvalidRequest, Message: "the request frame: " + err.Error(), Data: data}
+}
+
+// AnswerableID reports whether an id read from a refused body may be echoed: a string or a number
+// that is itself strict JSON (an id holding the refused bytes is answered as null). The kernel wire
+// answers its refusals by the same rule.
+func AnswerableID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && jsonstrict.Check(id, jsonstrict.Options{}) == nil
+}
+
+func orWhole(path string) string {
+	if path == "" {
+		return "the top level"
+	}
+	return path
+}
+
+// largeAnswer reports whether a method's answer grows with the data stored (it takes a read slot).
+func largeAnswer(method string) bool {
+	switch method {
+	case "eventStore.read", "eventStore.readRange", "archiveStore.read", "contentStore.get",
+		"snapshotStore.loadLatest", "snapshotStore.loadLatestSealed", "readModelStore.query", "durableStateStore.get":
+		return true
+	}
+	return false
+}
+
+// dispatch runs one decoded request.
+func (s *Server) dispatch(ctx context.Context, req rpcRequest) (any, *RPCError) {
 	h, ok := s.handlers[req.Method]
 	if !ok || !s.declared(req.Method) {
-		return req.ID, nil, &RPCError{Code: CodeMethodNotFound, Message: fmt.Sprintf("method %q is not served by this bridge", req.Method)}
+		return nil, &RPCError{Code: CodeMethodNotFound, Message: fmt.Sprintf("method %q is not served by this bridge", req.Method)}
 	}
 	params := req.Params
 	if len(params) == 0 || string(params) == "null" {
@@ -178,15 +295,15 @@ func (s *Server) handle(ctx context.Context, body []byte) (json.RawMessage, any,
 	if err := s.schemas.ValidateParams(req.Method, params); err != nil {
 		e := &RPCError{Code: CodeInvalidParams, Message: err.Error()}
 		e.Data, _ = json.Marshal(invalidData{Op: req.Method, Argument: "params", Reason: err.Error()})
-		return req.ID, nil, e
+		return nil, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
 	defer cancel()
 	result, err := s.call(ctx, h, params)
 	if err != nil {
-		return req.ID, nil, ErrorFromSPI(err)
+		return nil, ErrorFromSPI(err)
 	}
-	return req.ID, result, nil
+	return result, nil
 }
 
 // call runs a handler, turning a panic of the store into an internal error.
@@ -207,9 +324,24 @@ func (s *Server) declared(method string) bool {
 	return ok && s.handshake.Declares(m.Seam, m.SpiMethod)
 }
 
+// writeResponse writes one response frame. A list of envelopes and content bytes are encoded as
+// they are written (one envelope at a time, base64 through a streaming encoder), so a large answer
+// is never held a second time as text; a client that goes away stops the writing at its next
+// write. The bytes are those json.Marshal makes of the whole frame.
 func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rpcErr *RPCError) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if rpcErr == nil {
+		switch v := result.(type) {
+		case []spi.Envelope:
+			streamResult(w, id, func(bw *bufio.Writer) error { return writeEnvelopes(bw, v) })
+			return
+		case contentData:
+			streamResult(w, id, func(bw *bufio.Writer) error { return writeContent(bw, v.Data) })
+			return
+		}
 	}
 	resp := rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr}
 	if rpcErr == nil {
@@ -221,8 +353,68 @@ func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rpcErr
 		}
 	}
 	out, _ := json.Marshal(resp)
-	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+// streamResult writes {"jsonrpc":"2.0","id":ID,"result":…} with the result written by body.
+func streamResult(w http.ResponseWriter, id json.RawMessage, body func(*bufio.Writer) error) {
+	idText, err := json.Marshal(id) // compact and checked, as json.Marshal of the frame writes it
+	if err != nil {
+		idText = []byte("null")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	_, _ = bw.WriteString(`{"jsonrpc":"2.0","id":`)
+	_, _ = bw.Write(idText)
+	_, _ = bw.WriteString(`,"result":`)
+	if body(bw) != nil {
+		return // the client went away (or the answer cannot be encoded): stop here
+	}
+	_ = bw.WriteByte('}')
+	_ = bw.Flush()
+}
+
+// writeEnvelopes writes envs as a JSON array through one json.Encoder, whose buffer is reused
+// from envelope to envelope: answering a read allocates about one envelope's encoding, not one per
+// envelope. The Encoder's newline after each value is dropped, so the bytes are json.Marshal's.
+func writeEnvelopes(bw *bufio.Writer, envs []spi.Envelope) error {
+	_ = bw.WriteByte('[')
+	enc := json.NewEncoder(dropNewline{bw})
+	for i, e := range envs {
+		if i > 0 {
+			_ = bw.WriteByte(',')
+		}
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return bw.WriteByte(']')
+}
+
+// dropNewline writes what a json.Encoder writes without the newline it ends each value with.
+type dropNewline struct{ w io.Writer }
+
+func (d dropNewline) Write(p []byte) (int, error) {
+	if _, err := d.w.Write(bytes.TrimSuffix(p, []byte("\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func writeContent(bw *bufio.Writer, data []byte) error {
+	_, _ = bw.WriteString(`{"data":"`)
+	enc := base64.NewEncoder(base64.StdEncoding, bw)
+	for len(data) > 0 {
+		n := min(len(data), 48<<10)
+		if _, err := enc.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := bw.WriteString(`"}`)
+	return err
 }
 
 // decode unmarshals validated params into p.

@@ -43,6 +43,11 @@ type Options struct {
 	// conformance.crash, docs/wire.md): its clock and store must be the runtime's (NewProfile
 	// wires them).
 	Conformance *Conformance
+	// Token, when set, must come as "Authorization: Bearer <token>" on every request (401
+	// otherwise; docs/wire.md, "Running it safely").
+	Token string
+	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
+	AllowedHosts []string
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -52,6 +57,7 @@ type Carrier struct {
 	opts      Options
 	methods   map[string]Method
 	handshake Handshake
+	guard     guard // who may call over HTTP, and how many bytes at once
 
 	mu       sync.Mutex
 	sessions map[string]*session // execution id → its live run
@@ -81,12 +87,16 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = bridge.DefaultMaxRequestBytes
 	}
+	g, err := newGuard(opts)
+	if err != nil {
+		return nil, err
+	}
 	table := opts.Syscalls
 	if table == nil {
 		table = rt.Syscalls()
 	}
 	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{},
-		conformance: opts.Conformance, stale: map[string][]string{}}
+		conformance: opts.Conformance, stale: map[string][]string{}, guard: g}
 	if opts.Hooks.AdoptsFlows {
 		for _, def := range rt.Flows() {
 			def.CodeHash = "wire-carrier/" + manifest.WireAbiVersion

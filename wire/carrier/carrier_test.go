@@ -2,6 +2,7 @@ package carrier
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -340,9 +343,14 @@ func TestStreamAcksEachChunk(t *testing.T) {
 	}
 }
 
-// Reference: I-WIRE-6 — the request decoder never panics and refuses what is not a request.
+// Reference: I-WIRE-6, I-NET-5, I-NET-6 — the request decoder never panics, refuses what is
+// not a request, accepts only valid UTF-8 with no repeated key and params whose numbers the
+// kernel's doubles hold exactly, and a refused request appends nothing (no partial effect).
 func FuzzDecodeRequest(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"wire.handshake"}`, `[]`, `{"id":null}`, `{"jsonrpc":"2.0","id":"a","method":"syscall.emit","params":{"args":{"__proto__":1}}}`, "\x00", `{"jsonrpc":"2.0","id":1e999,"method":"x"}`} {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"wire.handshake"}`, `[]`, `{"id":null}`, `{"jsonrpc":"2.0","id":"a","method":"syscall.emit","params":{"args":{"__proto__":1}}}`, "\x00", `{"jsonrpc":"2.0","id":1e999,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"execution.start","params":{"flowId":"f","executionId":"fz","input":{"n":1e400}}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"execution.start\",\"params\":{\"flowId\":\"f\",\"executionId\":\"fz-\xff\"}}",
+		`{"jsonrpc":"2.0","id":4,"method":"execution.start","method":"execution.cancel","params":{"flowId":"f","executionId":"fz"}}`} {
 		f.Add([]byte(s))
 	}
 	store := memory.NewEventStore()
@@ -350,22 +358,38 @@ func FuzzDecodeRequest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	count := func() int {
+		page, _ := store.ListExecutionsPage(context.Background(), "", 1000)
+		n := 0
+		for _, id := range page.ExecutionIDs {
+			evs, _ := store.Read(context.Background(), id)
+			n += len(evs)
+		}
+		return n
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, e := DecodeRequest(body)
 		if e == nil {
 			if req.JSONRPC != "2.0" || req.Method == "" || len(req.ID) == 0 {
 				t.Fatalf("DecodeRequest(%q) accepted %+v", body, req)
 			}
-			if !json.Valid(body) {
-				t.Fatalf("DecodeRequest(%q) accepted a body that is not JSON", body)
+			if !json.Valid(body) || !utf8.Valid(body) {
+				t.Fatalf("DecodeRequest(%q) accepted a body that is not JSON or not UTF-8", body)
+			}
+			if err := jsonstrict.Check(bytes.TrimSpace(body), jsonstrict.Options{ExactDoublesIn: "params"}); err != nil {
+				t.Fatalf("DecodeRequest(%q) accepted a body the strict check refuses: %v", body, err)
 			}
 		}
+		before := count()
 		resp := c.HandleBytes(context.Background(), body)
 		if (resp.Error == nil) == (resp.Result == nil) {
 			t.Fatalf("HandleBytes(%q) = %+v: want exactly one of result and error", body, resp)
 		}
 		if resp.Error != nil && resp.Error.Code == CodeInternalError {
 			t.Fatalf("HandleBytes(%q) = internal error %s", body, resp.Error.Message)
+		}
+		if e != nil && count() != before {
+			t.Fatalf("HandleBytes(%q) refused (%s) but the log changed", body, e.Message)
 		}
 	})
 }

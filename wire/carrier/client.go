@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -23,6 +24,9 @@ type Client struct {
 	nextID  atomic.Int64
 	// Observe, when set, sees every exchange (the request and response bodies).
 	Observe func(method string, request, response []byte)
+	// Token, when set (before the first call), is sent as "Authorization: Bearer <token>": a
+	// kernel served beyond loopback requires one (docs/wire.md, "Running it safely").
+	Token string
 }
 
 // NewClient returns a client of the kernel at url; timeout bounds each call (0 = 30 s).
@@ -32,7 +36,9 @@ func NewClient(url string, timeout time.Duration) *Client {
 	}
 	// The timeout bounds each call through its context: http.Client.Timeout would start a timer
 	// goroutine per request. Responses are small JSON: no compression to negotiate.
-	tr := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}
+	// Idle connections go after 30 s, under the servers' 60 s, so a call never meets one the
+	// server is closing.
+	tr := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true, IdleConnTimeout: 30 * time.Second}
 	return &Client{url: url, hc: &http.Client{Transport: tr}, timeout: timeout}
 }
 
@@ -76,6 +82,9 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
+	}
+	if err := jsonstrict.Check(resp, jsonstrict.Options{}); err != nil {
+		return fmt.Errorf("%s: response: %v", method, err)
 	}
 	var r Response
 	if err := unmarshalResponse(resp, &r); err != nil {
@@ -138,6 +147,9 @@ func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]b
 		return nil, err
 	}
 	req.Header.Set("Content-Type", contentType)
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -18,17 +20,54 @@ import (
 // newline-delimited JSON, the request object on the first line, one chunk payload per line after.
 const ContentTypeStream = "application/x-ndjson"
 
+// MaxStreamLineBytes bounds one line of the streaming form (the request object or a chunk): a
+// stream holds one line at a time, so this is what it holds of the server's request budget, and
+// many long-lived streams fit at once.
+const MaxStreamLineBytes = 1 << 20
+
+// guard is who may call a carrier over HTTP (the policy) and how many request bytes it holds at
+// once (the budget).
+type guard struct {
+	policy safehttp.Policy
+	budget *safehttp.Budget
+}
+
+func newGuard(opts Options) (guard, error) {
+	if err := safehttp.CheckToken(opts.Token); err != nil {
+		return guard{}, fmt.Errorf("carrier: %w", err)
+	}
+	return guard{
+		policy: safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts, ContentTypes: []string{"application/json", ContentTypeStream}},
+		budget: safehttp.NewBudget(4*opts.MaxRequestBytes, opts.MaxRequestBytes),
+	}, nil
+}
+
 // ServeHTTP answers the wire ABI over HTTP POST: one JSON-RPC 2.0 request per body
 // (application/json), or a channel syscall in its streaming form (application/x-ndjson).
-// JSON-RPC errors travel with HTTP status 200.
+// JSON-RPC errors travel with HTTP status 200; a request the policy refuses (Host, Origin, token,
+// Content-Type: docs/wire.md, "Running it safely") gets a plain-text 403, 401 or 415.
 func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "the kernel wire ABI answers JSON-RPC 2.0 over POST (docs/wire.md)", http.StatusMethodNotAllowed)
 		return
 	}
+	if ref := c.guard.policy.Check(r); ref != nil {
+		safehttp.Refuse(w, ref)
+		return
+	}
+	stream := strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream)
+	held := int64(0)
+	if stream {
+		held = MaxStreamLineBytes
+	}
+	release, err := c.guard.budget.Reserve(r, held)
+	if err != nil {
+		return // the client left while it waited
+	}
+	defer release()
 	body := http.MaxBytesReader(w, r.Body, c.opts.MaxRequestBytes)
-	if strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream) {
+	if stream {
 		c.serveStream(w, r, body)
 		return
 	}
@@ -163,7 +202,7 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 	rc := http.NewResponseController(w)
 	_ = rc.EnableFullDuplex()
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, 1<<30)))
+	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, MaxStreamLineBytes)))
 	w.Header().Set("Content-Type", ContentTypeStream)
 	enc := func(v any) error {
 		b, _ := json.Marshal(v)
@@ -187,8 +226,8 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 			if len(line) == 0 {
 				continue
 			}
-			if !json.Valid(line) {
-				return nil, errors.New("not JSON")
+			if err := jsonstrict.Check(line, jsonstrict.Options{ExactDoubles: true}); err != nil {
+				return nil, err
 			}
 			return append(json.RawMessage(nil), line...), nil
 		}
@@ -196,6 +235,9 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				return nil, fmt.Errorf("request exceeds %d bytes", c.opts.MaxRequestBytes)
+			}
+			if errors.Is(err, bufio.ErrTooLong) {
+				return nil, fmt.Errorf("a line exceeds %d bytes, the streaming form's limit", MaxStreamLineBytes)
 			}
 			return nil, err
 		}

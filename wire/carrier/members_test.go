@@ -3,10 +3,14 @@ package carrier
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 )
 
 // The hot path of a syscall walks its params and args instead of decoding them; these tests hold
@@ -187,9 +191,20 @@ func TestAppendResultIsMarshal(t *testing.T) {
 	}
 }
 
-// decodeRequestModel is DecodeRequest as it was: json.Valid, then the shape, then json.Unmarshal.
+// decodeRequestModel is DecodeRequest's model: the strict check (its kind: not JSON is "parse",
+// the others say what), then json.Valid, the shape and json.Unmarshal.
 func decodeRequestModel(body []byte) (Request, string) {
 	t := bytes.TrimSpace(body)
+	var se *jsonstrict.Error
+	if err := jsonstrict.Check(t, jsonstrict.Options{ExactDoublesIn: "params"}); errors.As(err, &se) {
+		switch se.Kind {
+		case jsonstrict.Syntax:
+			return Request{}, "parse"
+		case jsonstrict.TooDeep:
+			return Request{}, "depth"
+		}
+		return Request{}, "strict: " + string(se.Kind)
+	}
 	if !json.Valid(t) {
 		return Request{}, "parse"
 	}
@@ -208,6 +223,8 @@ func decodeRequestModel(body []byte) (Request, string) {
 
 var requestCorpus = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`, `{"jsonrpc":"2.0","id":1,"method":5}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","method":"n"}`, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\xff\"}",
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1e400}}`, `{"jsonrpc":"2.0","id":1e400,"method":"m"}`,
 	`{"jsonrpc":"2.0","id":1,"method":"m"`, `{"jsonrpc":"2.0"} x`, `[{"jsonrpc":"2.0"}]`, `[`, `"x"`, `1`,
 	``, `   `, `{}`, ` {"id":"a"} `, `{"jsonrpc":2}`, `nul`,
 }
@@ -226,7 +243,10 @@ func sameRequest(t *testing.T, body string) {
 		if e == nil {
 			t.Errorf("DecodeRequest(%q) = ok, want the error of %s", body, werr)
 		}
-		kind := map[string]string{"parse": "parse", "batch": "batch"}[werr]
+		kind := map[string]string{"parse": "parse", "batch": "batch", "depth": "depth"}[werr]
+		if k, ok := strings.CutPrefix(werr, "strict: "); ok {
+			kind = k
+		}
 		if kind == "" {
 			kind = "request"
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -95,9 +96,14 @@ func rpcErr(code int, kind, msg string, kv ...any) *bridge.RPCError {
 }
 
 // DecodeRequest parses one request body. It never panics; a body that is not a JSON-RPC 2.0
-// request object gets the JSON-RPC error for it.
+// request object gets the JSON-RPC error for it. The body is read strictly first (jsonstrict):
+// invalid UTF-8, a repeated key, nesting past the limit, or a number in params the kernel's
+// IEEE-double model would change is refused naming the field, before anything decodes it.
 func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 	t := bytes.TrimSpace(body)
+	if err := jsonstrict.Check(t, jsonstrict.Options{ExactDoublesIn: "params"}); err != nil {
+		return strictRefusal(t, err)
+	}
 	var req Request
 	if len(t) > 0 && t[0] == '{' {
 		// one pass tells text that is not JSON (a syntax error) from a request of the wrong shape
@@ -124,10 +130,45 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 		return req, rpcErr(CodeInvalidRequest, "request", `"jsonrpc" must be "2.0"`, "field", "jsonrpc")
 	case req.Method == "":
 		return req, rpcErr(CodeInvalidRequest, "request", `"method" is required`, "field", "method")
-	case len(id) == 0 || string(id) == "null" || (id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-'):
+	case !validID(id):
 		return req, rpcErr(CodeInvalidRequest, "request", `"id" must be a string or a number`, "field", "id")
 	}
 	return req, nil
+}
+
+// strictRefusal answers a body jsonstrict refused (I-NET-5, I-NET-6): text that is not JSON is
+// -32700 "parse"; nesting past the limit -32008 "depth" with the limit; invalid UTF-8, a repeated
+// key or an inexact number is -32602 in params and -32600 in the frame, its kind "utf8",
+// "duplicate-key" or "number" and its field the path below params. The id is answered when it
+// can be read.
+func strictRefusal(body []byte, err error) (Request, *bridge.RPCError) {
+	var se *jsonstrict.Error
+	if !errors.As(err, &se) || se.Kind == jsonstrict.Syntax {
+		return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON: "+err.Error())
+	}
+	if se.Kind == jsonstrict.TooDeep {
+		return Request{}, rpcErr(CodeTooLarge, "depth", fmt.Sprintf("the request nests deeper than %d levels, the wire's limit", se.Limit), "limit", se.Limit, "field", se.Path)
+	}
+	var req Request
+	_ = json.Unmarshal(body, &req) // JSON encoding/json reads: the id can be answered
+	if !bridge.AnswerableID(req.ID) {
+		req.ID = nil // an id holding the refused bytes is answered as null
+	}
+	field, inParams := strings.CutPrefix(se.Path, "params")
+	if inParams && (field == "" || field[0] == '.' || field[0] == '[') {
+		field = strings.TrimPrefix(field, ".")
+		msg := se.Path
+		if req.Method != "" {
+			msg = req.Method + ": " + msg
+		}
+		return req, rpcErr(CodeInvalidParams, string(se.Kind), msg+": "+se.Reason, "field", field)
+	}
+	return req, rpcErr(CodeInvalidRequest, string(se.Kind), "the request frame: "+err.Error(), "field", se.Path)
+}
+
+// validID reports whether id is one a response may echo: a string or a number.
+func validID(id []byte) bool {
+	return len(id) > 0 && string(id) != "null" && (id[0] == '"' || (id[0] >= '0' && id[0] <= '9') || id[0] == '-')
 }
 
 // unmarshalRequest is json.Unmarshal of a request object: valid JSON whose members are the four a

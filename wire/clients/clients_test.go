@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -39,12 +40,16 @@ type line struct {
 	Driven      []line         `json:"driven"` // kernel.py: the executions its drive actions drove
 }
 
-// runClient serves the reference kernel (deterministic, Wave 2 on) and runs the client command against it
-// on the case directories.
+// clientToken is the bearer token the kernel of the client tests requires: the clients send the
+// one LOOM_CONFORM_TOKEN gives them (I-NET-2).
+const clientToken = "clients-test-token-0123456789"
+
+// runClient serves the reference kernel (deterministic, Wave 2 on, with a bearer token) and runs the
+// client command against it on the case directories.
 func runClient(t *testing.T, name string, dirs []string, args ...string) []line {
 	t.Helper()
 	store := memory.NewEventStore()
-	c, _, err := carrier.NewProfile(store, true, carrier.Options{Features: carrier.Wave2()})
+	c, _, err := carrier.NewProfile(store, true, carrier.Options{Features: carrier.Wave2(), Token: clientToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +58,7 @@ func runClient(t *testing.T, name string, dirs []string, args ...string) []line 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, append(append(args, srv.URL+"/"), dirs...)...)
+	cmd.Env = append(os.Environ(), "LOOM_CONFORM_TOKEN="+clientToken)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

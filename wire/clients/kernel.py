@@ -79,7 +79,10 @@ class Client:
         self.next_id += 1
         body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         try:
-            self.conn.request("POST", self.path, body, {"Content-Type": "application/json"})
+            headers = {"Content-Type": "application/json"}
+            if os.environ.get("LOOM_CONFORM_TOKEN"):  # a kernel served beyond loopback wants it
+                headers["Authorization"] = "Bearer " + os.environ["LOOM_CONFORM_TOKEN"]
+            self.conn.request("POST", self.path, body, headers)
             resp = self.conn.getresponse()
             data = resp.read()
         except (OSError, http.client.HTTPException) as e:

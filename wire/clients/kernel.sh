@@ -38,8 +38,14 @@ die() {
 rpc() {
 	body=$(jq -cn --arg m "$1" --argjson p "$2" '{jsonrpc: "2.0", id: 1, method: $m, params: $p}') ||
 		die "$1: params are not JSON: $2"
-	curl -sS --max-time 60 -H 'Content-Type: application/json' --data-binary "$body" "$URL" ||
-		die "$1: the kernel did not answer"
+	# The bearer token of a kernel served beyond loopback ($LOOM_CONFORM_TOKEN) goes to curl on
+	# its standard input, not its command line, which every user of the host can read.
+	if [ -n "${LOOM_CONFORM_TOKEN:-}" ]; then
+		printf 'Authorization: Bearer %s\n' "$LOOM_CONFORM_TOKEN" |
+			curl -sS --max-time 60 -H 'Content-Type: application/json' -H @- --data-binary "$body" "$URL"
+	else
+		curl -sS --max-time 60 -H 'Content-Type: application/json' --data-binary "$body" "$URL"
+	fi || die "$1: the kernel did not answer"
 }
 
 # ok METHOD PARAMS_JSON — prints the result; an error answer is fatal

@@ -14,13 +14,16 @@ import (
 
 // Target is a bridge container a dockertest pool started; it is a target.Target, so
 // certify.Run(ctx, dockertestadapter.Target{Pool: pool, Resource: res}, cfg) certifies it. Port is the container port the bridge
-// listens on ("8080/tcp" when empty). The container stays the suite's: Stop leaves it running
-// unless Purge is set.
+// listens on ("8080/tcp" when empty). Token is the bearer token the bridge was started with
+// (a bridge listening beyond the container's loopback requires one: start the container with
+// LOOM_CONFORM_TOKEN in its environment and give the same value here). The container stays the
+// suite's: Stop leaves it running unless Purge is set.
 type Target struct {
 	Pool     *dockertest.Pool
 	Resource *dockertest.Resource
 	Port     string
 	Purge    bool
+	Token    string
 }
 
 func (t Target) port() string {
@@ -63,7 +66,7 @@ func (t Target) Start(ctx context.Context) (*target.Running, error) {
 	}
 	id.URL = "http://" + hp + "/"
 	c := container{pool: t.Pool, id: t.Resource.Container.ID}
-	return &target.Running{URL: id.URL, Identity: id, Logs: c.logs, Pauser: c,
+	return &target.Running{URL: id.URL, Identity: id, Token: t.Token, Logs: c.logs, Pauser: c,
 		Stop: func(context.Context) error {
 			_ = c.Resume(context.Background())
 			if t.Purge {

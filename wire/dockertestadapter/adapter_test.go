@@ -20,12 +20,14 @@ func TestCertifyDockertestContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pool.RunWithOptions(&dockertest.RunOptions{Repository: repo, Tag: tag, ExposedPorts: []string{"8080/tcp"}})
+	const token = "adapter-test-token-0123456789"
+	res, err := pool.RunWithOptions(&dockertest.RunOptions{Repository: repo, Tag: tag, ExposedPorts: []string{"8080/tcp"},
+		Env: []string{"LOOM_CONFORM_TOKEN=" + token}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pool.Purge(res) })
-	rep, err := certify.Run(context.Background(), dockertestadapter.Target{Pool: pool, Resource: res},
+	rep, err := certify.Run(context.Background(), dockertestadapter.Target{Pool: pool, Resource: res, Token: token},
 		certify.Config{Kinds: []string{"eventstore", "branchregistry"}, Faults: true})
 	if err != nil {
 		t.Fatal(err)

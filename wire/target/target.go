@@ -49,6 +49,9 @@ func shortID(id string) string {
 type Running struct {
 	URL      string
 	Identity Identity
+	// Token is the bearer token the started bridge requires, when the target chose it (an image
+	// served beyond the container's loopback); "" leaves the caller's own (certify --token).
+	Token string
 	// Logs returns what the bridge printed (bounded); nil when there is nothing to capture.
 	Logs func(ctx context.Context) string
 	// Pauser freezes and thaws the bridge process (nil when the target cannot be paused).

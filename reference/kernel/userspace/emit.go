@@ -169,9 +169,6 @@ func encodePlain(v any) (json.RawMessage, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// meteredDims are the RESOURCE_METERED numeric members (spec §8, ADR 0032).
-var meteredDims = []string{"tokens", "costUsd", "ms", "memBytes", "wallMs", "netBytes"}
-
 func checkMetered(plain json.RawMessage) error {
 	et := manifest.ResourceMetered
 	m, ok := object(plain)
@@ -184,7 +181,7 @@ func checkMetered(plain json.RawMessage) error {
 			if _, ok := str(v); !ok {
 				return refuse(et, ReasonMeteredInvalid, "stepId is not a string")
 			}
-		case slices.Contains(meteredDims, k):
+		case slices.Contains(fold.ResourceDimensions(), k):
 			if err := meteredValue(k, v); err != nil {
 				return err
 			}

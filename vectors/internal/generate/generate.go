@@ -51,16 +51,24 @@ func run(out string, seed, logs, values int) (int, error) {
 	}
 	var vs []vectors.Vector
 	for pi, p := range fold.Profiles() {
-		for i := range logs {
-			s := seed*100000 + pi*100 + i
-			evs := foldprops.Log(foldprops.GenOptions{Profile: p, MaxActions: 20, Unusual: i%2 == 1}).Example(s)
+		// logs realistic logs, then logs/2 hostile ones (foldprops.GenOptions.Hostile): extreme
+		// numbers, odd Unicode, reserved keys and repeated members, whose printed states must
+		// read back (I-FOLD-29, I-FOLD-30, I-FOLD-31)
+		for i := range logs + logs/2 {
+			s, name, hostile, opts := seed*100000+pi*100+i, fmt.Sprintf("log-%d", i), i >= logs, ""
+			clauses := []string{"S1.P2.replay-identical", "S3.determinism.enforced", "A26.vectors.language-agnostic"}
+			if hostile {
+				s, name, opts = seed*100000+pi*100+50+i-logs, fmt.Sprintf("hostile-%d", i-logs), ", Hostile"
+				clauses = append(clauses, "I-FOLD-29", "I-FOLD-30", "I-FOLD-31")
+			}
+			evs := foldprops.Log(foldprops.GenOptions{Profile: p, MaxActions: 20, Unusual: i%2 == 1, Hostile: hostile}).Example(s)
 			whole, err := fold.Fold(p, nil, evs)
 			if err != nil {
 				return 0, fmt.Errorf("seed %d: generated log does not fold: %v", s, err)
 			}
-			base := fmt.Sprintf("generated/fold/%s/log-%d", p.Version(), i)
-			v, err := vectors.FoldVector(base, fmt.Sprintf("generated log (foldprops.Log, profile %s, seed %d): the reference fold's state", p, s),
-				[]string{"S1.P2.replay-identical", "S3.determinism.enforced", "A26.vectors.language-agnostic"}, p, nil, nil, evs, &whole, "")
+			base := fmt.Sprintf("generated/fold/%s/%s", p.Version(), name)
+			v, err := vectors.FoldVector(base, fmt.Sprintf("generated log (foldprops.Log%s, profile %s, seed %d): the reference fold's state", opts, p, s),
+				clauses, p, nil, nil, evs, &whole, "")
 			if err != nil {
 				return 0, err
 			}
@@ -78,8 +86,12 @@ func run(out string, seed, logs, values int) (int, error) {
 			if a, b := mustJSON(got), mustJSON(whole); a != b {
 				return 0, fmt.Errorf("seed %d, k %d: fold(snapshot@k, tail) != fold(events): a counterexample of S4.snapshot.every-k (save it with vectors.SaveCounterexample)", s, k)
 			}
+			snapClauses := []string{"S4.snapshot.every-k", "S3.snapshot.equivalence"}
+			if hostile {
+				snapClauses = append(snapClauses, "I-FOLD-29")
+			}
 			v, err = vectors.FoldVector(base+"-from-snapshot", fmt.Sprintf("the same log from its snapshot after %d envelopes: equals the whole-log fold", k),
-				[]string{"S4.snapshot.every-k", "S3.snapshot.equivalence"}, p, &snap, nil, tail, &whole, "")
+				snapClauses, p, &snap, nil, tail, &whole, "")
 			if err != nil {
 				return 0, err
 			}
