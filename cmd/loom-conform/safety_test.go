@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,8 +186,8 @@ func TestServeBeyondLoopbackNeedsToken(t *testing.T) {
 	bin := certifytest.Binary(t)
 	srv := exec.Command(bin, "serve-store", "--backend", "memory", "--listen", "0.0.0.0:0")
 	srv.Env = append(os.Environ(), safehttp.TokenEnv+"="+token)
-	var errb strings.Builder
-	srv.Stderr = &errb
+	errb := &lockedBuffer{}
+	srv.Stderr = errb
 	out, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +201,11 @@ func TestServeBeyondLoopbackNeedsToken(t *testing.T) {
 		t.Fatalf("serve-store beyond loopback with a token: first line %q (%v), stderr %q", line, err, errb.String())
 	}
 	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "listening http://"), "/"))
+	// The warning is on stderr, which os/exec copies on its own goroutine: wait for it, a bounded
+	// number of rounds.
+	for i := 0; i < 100 && !strings.Contains(errb.String(), "warning: serving on"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if !strings.Contains(errb.String(), "warning: serving on") {
 		t.Errorf("serve-store beyond loopback: stderr %q, want the warning", errb.String())
 	}
@@ -212,4 +219,22 @@ func TestServeBeyondLoopbackNeedsToken(t *testing.T) {
 		t.Errorf("certify --url --token = exit %d, want 5 (partial, the checks ran)\n%s", code, lastLines(stderr, 5))
 	}
 	clean(t, "certify --token", []string{token}, map[string]string{"stdout": stdout, "stderr": stderr})
+}
+
+// lockedBuffer is a bytes.Buffer safe for a child's output copier and the test to share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
