@@ -59,12 +59,13 @@ seed-rate: ## how often each concurrency check catches its broken store or dispa
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)
 
-lint: ## gofmt, go mod tidy (no diff), go vet, actionlint (the workflows and, through them, action.yml) and the link checker over README and docs/
+lint: ## gofmt, go mod tidy (no diff), go vet, actionlint (the workflows and, through them, action.yml), the link checker over README and docs/, and the generator-reach table's reasons (bench TestGeneratorReach)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) tool actionlint .github/workflows/*.yml
 	$(GO) test -count=1 -run 'TestDocLinks' ./internal/doclinks
+	cd bench && LOOM_GEN_REACH=1 $(GO) test -count=1 -run '^TestGeneratorReach$$' .
 
 docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates, the HTML report's screenshots: needs Chromium; the report matrix example: starts a throwaway PostgreSQL)
 	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
