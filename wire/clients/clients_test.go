@@ -55,7 +55,14 @@ func runClient(t *testing.T, name string, dirs []string, args ...string) []line 
 	}
 	srv := httptest.NewServer(c)
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// A guard against a client that hangs, not a time limit on its work: the client runs until
+	// shortly before the test binary's own deadline (go test -timeout), so a loaded machine
+	// makes it slower, never wrong, and a hang still ends with the client's stderr.
+	deadline, ok := t.Deadline()
+	if !ok {
+		deadline = time.Now().Add(time.Hour)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(-30*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, append(append(args, srv.URL+"/"), dirs...)...)
 	cmd.Env = append(os.Environ(), "LOOM_CONFORM_TOKEN="+clientToken)
