@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
@@ -244,5 +246,57 @@ func TestCertifyKernelOutage(t *testing.T) {
 		if c.Verdict == kits.Fail {
 			t.Errorf("certify/kernel: %s failed (%s) although the kernel was only gone", c.ID, c.Message)
 		}
+	}
+}
+
+// A kernel that differs from the reference only where the spec is silent is certified, with the
+// recommendations it does not meet listed; --strict holds it to them (I-CERT-10). Every broken
+// kernel registered as breaking only choices and caught by recommended checks is such a kernel
+// (a park inside a parallel branch answered, a cancel of a terminal execution recorded); the
+// whole kit runs, so a required check that leans on the choice by accident fails this test. The
+// choices required checks still hold a kernel to are listed in docs/wire.md.
+func TestKernelDifferingOnlyInChoicesCertified(t *testing.T) {
+	required := map[string]bool{}
+	for _, c := range kernelkit.Kit().SpecChecks() {
+		required[c.ID] = spec.RequirementOf(c.Clauses) == spec.Required
+	}
+	n := 0
+	for _, b := range kernelkit.BrokenKernels() {
+		if spec.RequirementOf(b.Clauses) != spec.Recommended {
+			continue
+		}
+		if slices.ContainsFunc(b.CaughtBy, func(id string) bool { return required[id] }) {
+			t.Logf("%s breaks only choices but a required check catches it (docs/wire.md lists the choice)", b.Name)
+			continue
+		}
+		first := n == 0
+		n++
+		t.Run(b.Name, func(t *testing.T) {
+			h, err := kernelkit.NewBroken(b.Name, memory.NewEventStore(), carrier.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := certifyKernel(t, h, certify.Config{})
+			notMet := certify.NotMetIDs(rep)
+			if rep.Verdict != certify.Certified {
+				t.Fatalf("%s (%s): verdict %s, recommendations not met %v; want certified\n%s", b.Name, b.Defect, rep.Verdict, notMet, strings.Join(failing(rep), "\n"))
+			}
+			for _, id := range b.CaughtBy {
+				if !slices.Contains(notMet, id) {
+					t.Errorf("%s: recommendations not met %v, want %s among them", b.Name, notMet, id)
+				}
+			}
+			if line := certify.Headline(rep); !strings.HasPrefix(line, "CERTIFIED") || !strings.Contains(line, "not met") {
+				t.Errorf("headline %q, want a kernel certificate that says how many recommendations are not met", line)
+			}
+			if first {
+				if rep := certifyKernel(t, h, certify.Config{Strict: true}); rep.Verdict != certify.NotCertified {
+					t.Errorf("--strict: verdict %s, want not certified for %v", rep.Verdict, notMet)
+				}
+			}
+		})
+	}
+	if n < 9 {
+		t.Errorf("%d broken kernels break only choices caught by recommended checks, want at least 9", n)
 	}
 }

@@ -183,7 +183,7 @@ func BrokenKernels() []Broken {
 	// 6. each terminal status
 	for _, s := range []string{"completed", "failed", "cancelled"} {
 		out = append(out, Broken{Name: "cancels-" + s, Defect: "appends EXECUTION_CANCELLED to a " + s + " execution",
-			Clauses: []string{"I-KERNEL-23"}, CaughtBy: []string{"kernel/terminal/" + s}, carrier: carrier.Hooks{CancelTerminal: s}})
+			Clauses: []string{"I-KERNEL-23"}, CaughtBy: []string{"kernel/terminal/" + s + "/cancel"}, carrier: carrier.Hooks{CancelTerminal: s}})
 	}
 	// 9. a park in a parallel branch, per parking syscall
 	for _, s := range []string{"suspend", "sleep", "sleepUntil", "receive", "select", "continueAsNew"} {

@@ -19,8 +19,8 @@ func errorChecks() []Check {
 			kkErrNotFound, "I-WIRE-25"),
 		check("kernel/errors/refused", spec.Must, "an ingress refusal (a resume naming another gate) is -32023 with data.kind resume-refused",
 			kkErrRefused, "I-WIRE-25", "S5.ingress.gate-match"),
-		check("kernel/errors/not-runnable", spec.Must, "a cancel of a completed execution is -32025 with data.kind terminal",
-			kkErrNotRunnable, "I-WIRE-25", "I-KERNEL-23"),
+		check("kernel/errors/not-runnable", spec.Must, "a syscall at a branch path where no branch is open is -32025 with data.kind branch (the terminal cancel's code is kernel/terminal/<status>/cancel's)",
+			kkErrNotRunnable, "I-WIRE-25", "I-WIRE-11"),
 		check("kernel/errors/divergence", spec.Must, "a read-only replay's syscall the log does not answer is -32024 with data.kind divergence",
 			kkErrDivergence, "I-WIRE-25", "I-KERNEL-1"),
 		check("kernel/errors/syscall", spec.Must, "arguments the kernel refuses (a suspend gate reserved for the kernel) are -32026 with data.kind syscall",
@@ -106,15 +106,15 @@ func kkErrRefused(ctx context.Context, c *Case) error {
 }
 
 func kkErrNotRunnable(ctx context.Context, c *Case) error {
-	d, err := startExec(ctx, c, "ended")
+	d, err := startExec(ctx, c, "no-branch")
 	if err != nil {
 		return err
 	}
-	if err := complete(ctx, c, d, 1); err != nil {
-		return err
-	}
-	err = c.Store.Call(ctx, carrier.MethodCancel, map[string]any{"executionId": d.ExecutionID}, nil)
-	return wantError(c, carrier.MethodCancel, d.ExecutionID+" (completed)", err, carrier.CodeNotRunnable, "terminal")
+	args := `{"task":{"id":"a","toolId":"echo"},"input":1}`
+	return appendsNothing(ctx, c, d.ExecutionID, "syscall.execute in branch [3]", func() error {
+		_, _, err := d.SyscallAt(ctx, []int{3}, "execute", json.RawMessage(args))
+		return wantError(c, "syscall.execute", args+" in branch [3], no parallel open", err, carrier.CodeNotRunnable, "branch")
+	})
 }
 
 func kkErrDivergence(ctx context.Context, c *Case) error {

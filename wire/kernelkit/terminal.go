@@ -9,15 +9,20 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
-// terminalChecks: a completed, failed or cancelled execution stays so (I-KERNEL-23, spec §5):
+// terminalChecks: a completed, failed or cancelled execution stays so (spec §5, I-WIRE-29):
 // every state-changing call is refused with nothing appended; only a read-only replay (attach) and
-// resumeAs (spec §5: the documented exit) may follow.
+// resumeAs (spec §5: the documented exit) may follow. Refusing a cancel of it is our choice
+// (I-KERNEL-23): a check of its own, recommended.
 func terminalChecks() []Check {
 	var out []Check
 	for _, status := range []string{"completed", "failed", "cancelled"} {
-		out = append(out, check("kernel/terminal/"+status, spec.MustNot,
-			"a "+status+" execution refuses cancel (-32025, kind terminal), resume with and without attach (-32023), deliver (-32023, when served), a second start (-32004) and its last driver's syscall and complete (-32002), with nothing appended; its status stays "+status+" and attach gives a read-only replay",
-			terminal(status), "I-KERNEL-23", "S5.ingress.suspended-only", "S5.ingress.refusal-appends-nothing", "I-WIRE-29"))
+		out = append(out,
+			check("kernel/terminal/"+status, spec.MustNot,
+				"a "+status+" execution refuses resume with and without attach (-32023), deliver (-32023, when served), a second start (-32004) and its last driver's syscall and complete (-32002), with nothing appended; its status stays "+status+" and attach gives a read-only replay",
+				terminal(status, false), "S5.ingress.suspended-only", "S5.ingress.refusal-appends-nothing", "I-WIRE-29"),
+			check("kernel/terminal/"+status+"/cancel", spec.MustNot,
+				"a "+status+" execution refuses cancel (-32025, kind terminal) with nothing appended; its status stays "+status,
+				terminal(status, true), "I-KERNEL-23"))
 	}
 	return out
 }
@@ -46,7 +51,17 @@ func ended(ctx context.Context, c *Case, status string) (*carrier.Driver, error)
 	return d, nil
 }
 
-func terminal(status string) func(context.Context, *Case) error {
+// terminalCall is a state-changing call a terminal execution refuses, and the refusal.
+type terminalCall struct {
+	what, method string
+	params       map[string]any
+	code         int
+	kind         string
+}
+
+// terminal holds a status execution to its refusals: of a cancel alone when cancel is set, of
+// every other state-changing call and the replay attach otherwise.
+func terminal(status string, cancel bool) func(context.Context, *Case) error {
 	return func(ctx context.Context, c *Case) error {
 		hs, err := handshake(ctx, c)
 		if err != nil {
@@ -57,26 +72,18 @@ func terminal(status string) func(context.Context, *Case) error {
 			return err
 		}
 		id := d.ExecutionID
-		calls := []struct {
-			what, method string
-			params       map[string]any
-			code         int
-			kind         string
-		}{
-			{"cancel", carrier.MethodCancel, map[string]any{"executionId": id, "reason": "again"}, carrier.CodeNotRunnable, "terminal"},
+		calls := []terminalCall{
 			{"resume", carrier.MethodResume, map[string]any{"executionId": id, "eventType": "go", "payload": 1}, carrier.CodeRefused, ""},
 			{"resume with attach", carrier.MethodResume, map[string]any{"executionId": id, "eventType": "go", "payload": 1, "attach": true}, carrier.CodeRefused, ""},
 			{"a second start", carrier.MethodStart, map[string]any{"flowId": "kit.terminal-" + status, "executionId": id}, carrier.CodeAlreadyExists, ""},
 			{"a syscall of its last driver", "syscall.execute", map[string]any{"executionId": id, "driver": d.Token, "args": json.RawMessage(`{"task":{"id":"b","toolId":"echo"},"input":1}`)}, carrier.CodeFenced, ""},
 			{"a complete of its last driver", carrier.MethodComplete, map[string]any{"executionId": id, "driver": d.Token, "output": 2}, carrier.CodeFenced, ""},
 		}
-		if serves(hs, carrier.MethodDeliver) {
-			calls = append(calls, struct {
-				what, method string
-				params       map[string]any
-				code         int
-				kind         string
-			}{"deliver", carrier.MethodDeliver, map[string]any{"executionId": id, "topic": "t", "messageId": "m1", "message": 1, "attach": true}, carrier.CodeRefused, ""})
+		switch {
+		case cancel:
+			calls = []terminalCall{{"cancel", carrier.MethodCancel, map[string]any{"executionId": id, "reason": "again"}, carrier.CodeNotRunnable, "terminal"}}
+		case serves(hs, carrier.MethodDeliver):
+			calls = append(calls, terminalCall{"deliver", carrier.MethodDeliver, map[string]any{"executionId": id, "topic": "t", "messageId": "m1", "message": 1, "attach": true}, carrier.CodeRefused, ""})
 		}
 		err = appendsNothing(ctx, c, id, "the state-changing calls", func() error {
 			for i, k := range calls {
@@ -96,6 +103,9 @@ func terminal(status string) func(context.Context, *Case) error {
 		}
 		if st.Status != status {
 			return c.Failf(carrier.MethodGetState, id, st.Status, status)
+		}
+		if cancel {
+			return nil
 		}
 		a, err := attach(ctx, c, id, "")
 		if err != nil {
