@@ -2,6 +2,7 @@ package kernelkit
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -25,14 +26,9 @@ func requiredChoices() string {
 			}
 		}
 	}
-	ids := make([]string, 0, len(held))
-	for id := range held {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int { return strings.Compare(a, b) })
 	var b strings.Builder
 	b.WriteString("| choice | required checks citing it |\n| --- | --- |\n")
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(held)) {
 		fmt.Fprintf(&b, "| %s | `%s` |\n", id, strings.Join(held[id], "`, `"))
 	}
 	return b.String()
