@@ -94,6 +94,18 @@ type Config struct {
 	// Hooks deliberately break the runtime; they exist so the property kits can prove they reject
 	// a broken kernel. Never set them outside tests.
 	Hooks Hooks
+
+	// Choices make another choice where the spec is silent (docs/interpretations.md): a runtime
+	// with one set is correct and differs from the reference only there. They exist so that
+	// certify can prove it certifies such a kernel; never set them outside tests.
+	Choices Choices
+}
+
+// Choices are the reference runtime's choices made otherwise, each one a choice interpretation.
+type Choices struct {
+	SleepGate       string // sleep and sleepUntil park on this gate instead of TIMER_FIRED (I-KERNEL-7)
+	QuotaAfterStart bool   // admission's refusal is recorded STEP_STARTED, QUOTA_EXCEEDED, STEP_FAILED (I-KERNEL-9)
+	WaitIDPrefix    string // a wait's id is <prefix><k>-<i> instead of w<k>.<i> (I-KERNEL-8)
 }
 
 // Hooks are mutants: each one, when set, disables one rule of spec §3.

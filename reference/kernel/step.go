@@ -74,12 +74,16 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 	c.markLive()
 	if q := r.admission(task.ID); q != nil {
 		qp := obj("dimension", q.Dimension, "limit", q.Limit, "used", q.Used)
-		r.mustAppend(
-			newEvent{eventType: manifest.QuotaExceeded, payload: obj("dimension", q.Dimension, "reason", q.Error(), "stepId", task.ID)},
-			newEvent{eventType: manifest.StepStarted, payload: stepStarted(task, attempt, raw)},
-			newEvent{eventType: manifest.StepFailed, payload: obj("stepId", task.ID, "error", obj("message", q.Error()),
+		evs := []newEvent{
+			{eventType: manifest.QuotaExceeded, payload: obj("dimension", q.Dimension, "reason", q.Error(), "stepId", task.ID)},
+			{eventType: manifest.StepStarted, payload: stepStarted(task, attempt, raw)},
+			{eventType: manifest.StepFailed, payload: obj("stepId", task.ID, "error", obj("message", q.Error()),
 				"channel", quotaChannel, "payload", qp)},
-		)
+		}
+		if r.rt.cfg.Choices.QuotaAfterStart {
+			evs[0], evs[1] = evs[1], evs[0]
+		}
+		r.mustAppend(evs...)
 		r.frames[task.ID] = frameRec{status: fold.FrameFailed, attempt: attempt, channel: quotaChannel, payload: qp}
 		return nil, q
 	}

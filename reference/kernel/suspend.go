@@ -49,13 +49,21 @@ func (c *Context) Sleep(d time.Duration) error {
 	c.r.mu.Lock()
 	now := c.r.rt.cfg.Now()
 	c.r.mu.Unlock()
-	_, err := c.suspend("sleep", SuspendConfig{On: TimerGate, WakeAt: now + d.Milliseconds()})
+	_, err := c.suspend("sleep", SuspendConfig{On: c.timerGate(), WakeAt: now + d.Milliseconds()})
 	return err
+}
+
+// timerGate is the gate sleep and sleepUntil park on.
+func (c *Context) timerGate() string {
+	if g := c.r.rt.cfg.Choices.SleepGate; g != "" {
+		return g
+	}
+	return TimerGate
 }
 
 // SleepUntil parks until wakeAt (epoch ms).
 func (c *Context) SleepUntil(wakeAt int64) error {
-	_, err := c.suspend("sleepUntil", SuspendConfig{On: TimerGate, WakeAt: wakeAt})
+	_, err := c.suspend("sleepUntil", SuspendConfig{On: c.timerGate(), WakeAt: wakeAt})
 	return err
 }
 

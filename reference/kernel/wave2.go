@@ -84,7 +84,12 @@ func (c *Context) Select(topics ...string) (int, json.RawMessage, error) {
 	return c.wait("select", topics)
 }
 
-func waitID(k, i int) string { return fmt.Sprintf("w%d.%d", k, i) }
+func (r *run) waitID(k, i int) string {
+	if p := r.rt.cfg.Choices.WaitIDPrefix; p != "" {
+		return fmt.Sprintf("%s%d-%d", p, k, i)
+	}
+	return fmt.Sprintf("w%d.%d", k, i)
+}
 
 func (c *Context) wait(syscall string, topics []string) (int, json.RawMessage, error) {
 	if len(topics) == 0 || slices.Contains(topics, "") {
@@ -100,7 +105,7 @@ func (c *Context) wait(syscall string, topics []string) (int, json.RawMessage, e
 	k := r.waitIdx
 	r.waitIdx++
 	for i := range topics {
-		if ans, ok := r.waitAnswers[waitID(k, i)]; ok {
+		if ans, ok := r.waitAnswers[r.waitID(k, i)]; ok {
 			return i, ans, nil
 		}
 	}
@@ -113,7 +118,7 @@ func (c *Context) wait(syscall string, topics []string) (int, json.RawMessage, e
 	}
 	waits := make([]any, len(topics))
 	for i, t := range topics {
-		waits[i] = map[string]any{"waitId": waitID(k, i), "kind": syscall, "topic": t}
+		waits[i] = map[string]any{"waitId": r.waitID(k, i), "kind": syscall, "topic": t}
 	}
 	r.mustAppend(newEvent{eventType: manifest.ExecutionSuspended, payload: obj("on", WaitGate, "waits", waits)})
 	r.parked, r.parkedGate = true, WaitGate

@@ -248,14 +248,14 @@ func timerFired(wakeAt int64) flowscript.DriverAction {
 	return flowscript.DriverAction{Do: "resume", EventType: manifest.TimerFired, Payload: mustJSON(map[string]int64{"wakeAt": wakeAt})}
 }
 
-// dueWakeAt is the wakeAt of a park on the timer gate recorded in a folded state's
-// variables._suspendedOn, when it is due at virtual time at.
+// dueWakeAt is the wakeAt of a timed park recorded in a folded state's variables._suspendedOn,
+// when it is due at virtual time at. Any park with a wakeAt is the timer's to wake (spec §5), on
+// whatever gate it parked: the gate a sleep parks on is a kernel's choice (I-KERNEL-7).
 func dueWakeAt(suspendedOn json.RawMessage, at int64) (int64, bool) {
 	var on struct {
-		On     string `json:"on"`
-		WakeAt int64  `json:"wakeAt"`
+		WakeAt int64 `json:"wakeAt"`
 	}
-	if json.Unmarshal(suspendedOn, &on) != nil || on.On != manifest.TimerFired || on.WakeAt <= 0 {
+	if json.Unmarshal(suspendedOn, &on) != nil || on.WakeAt <= 0 {
 		return 0, false
 	}
 	return on.WakeAt, on.WakeAt <= at

@@ -123,13 +123,17 @@ func Wave2() kernel.Features {
 // mounts a carrier on it that serves the conformance extension (conformance.clock and
 // conformance.crash: the runtime's clock and store are the extension's).
 func NewProfile(store spi.EventStore, deterministic bool, opts Options) (*Carrier, *kernel.Runtime, error) {
-	return NewProfileWith(store, deterministic, opts, ProfileRings(), kernel.Hooks{}, nil)
+	return NewProfileWith(store, deterministic, opts, ProfileRings(), nil, nil)
 }
 
-// NewProfileWith is NewProfile with the profile's rings, the kernel's hooks and the tools changed
-// (tools, when set, edits the profile's tool table): a broken kernel's build.
-func NewProfileWith(store spi.EventStore, deterministic bool, opts Options, rings Rings, hooks kernel.Hooks, tools func(map[string]Tool)) (*Carrier, *kernel.Runtime, error) {
-	cfg := ProfileConfig(store, deterministic, rings, hooks)
+// NewProfileWith is NewProfile with the profile's rings, the runtime's configuration and the
+// tools changed (configure, when set, edits the configuration — a broken kernel's hooks, or a
+// choice made otherwise; tools, when set, edits the profile's tool table): a broken kernel's build.
+func NewProfileWith(store spi.EventStore, deterministic bool, opts Options, rings Rings, configure func(*kernel.Config), tools func(map[string]Tool)) (*Carrier, *kernel.Runtime, error) {
+	cfg := ProfileConfig(store, deterministic, rings, kernel.Hooks{})
+	if configure != nil {
+		configure(&cfg)
+	}
 	if tools != nil {
 		t := ProfileTools()
 		tools(t)

@@ -24,6 +24,7 @@ type Broken struct {
 	Clauses  []string
 	CaughtBy []string // kit check ids that must reject it
 	kernel   kernel.Hooks
+	choices  kernel.Choices // another choice where the spec is silent: such a kernel is certified
 	rings    func(carrier.Rings) carrier.Rings
 	carrier  carrier.Hooks
 	tools    func(map[string]carrier.Tool)
@@ -43,7 +44,7 @@ func BrokenKernels() []Broken {
 			Clauses: []string{"A26.wire.no-new-facts", "S5.emit.userspace-kernel-refused"}, CaughtBy: []string{"kernel/syscall/emit-kernel-types", "kernel/syscall/emit-envelope-fields"},
 			carrier: carrier.Hooks{ForgedFactsThrough: true}},
 		{Name: "no-rings", Defect: "runs wire effects without the authorize, egress and validate rings",
-			Clauses: []string{"A26.wire.rings-kernel-side", "I-WIRE-9"}, CaughtBy: []string{"kernel/ring/authorize", "kernel/ring/egress", "kernel/ring/validate"},
+			Clauses: []string{"A26.wire.rings-kernel-side", "I-WIRE-28"}, CaughtBy: []string{"kernel/ring/authorize", "kernel/ring/egress", "kernel/ring/validate"},
 			rings: func(r carrier.Rings) carrier.Rings { r.Off = true; return r }},
 		{Name: "two-drivers", Defect: "hands a second driver a token while the first still drives, so two drivers interleave",
 			Clauses: []string{"I-WIRE-3", "A26.wire.kernel-authoritative"}, CaughtBy: []string{"kernel/fencing/execution.attach"},
@@ -105,10 +106,10 @@ func BrokenKernels() []Broken {
 
 		// 5. read-only replay
 		{Name: "replay-overwrites-finished", Defect: "appends the complete of a read-only replay of a finished execution whose output differs from the log's",
-			Clauses: []string{"I-KERNEL-1"}, CaughtBy: []string{"kernel/replay/finished-complete"},
+			Clauses: []string{"I-WIRE-27"}, CaughtBy: []string{"kernel/replay/finished-complete"},
 			carrier: carrier.Hooks{ReplayCompletes: "finished"}},
 		{Name: "replay-completes-parked", Defect: "appends the complete of a read-only replay of a parked execution",
-			Clauses: []string{"I-KERNEL-1"}, CaughtBy: []string{"kernel/replay/parked-complete"},
+			Clauses: []string{"I-WIRE-27"}, CaughtBy: []string{"kernel/replay/parked-complete"},
 			carrier: carrier.Hooks{ReplayCompletes: "parked"}},
 
 		// 6. terminal is terminal
@@ -147,6 +148,18 @@ func BrokenKernels() []Broken {
 			Clauses: []string{"I-KERNEL-22"}, CaughtBy: []string{"kernel/reserved/human-step"},
 			carrier: carrier.Hooks{ReservedIDs: "human"}},
 	}
+	// 10. another choice where the spec is silent: certified, with the recommendation listed
+	out = append(out,
+		Broken{Name: "sleep-own-gate", Defect: "parks sleep and sleepUntil on a gate named sleep, woken by TIMER_FIRED for the recorded wakeAt as any timed park is",
+			Clauses: []string{"I-KERNEL-7"}, CaughtBy: []string{"kernel/syscall/timer-gate", "kernel/golden/timers-sleep/log", "kernel/golden/timers-sleep-until/log"},
+			choices: kernel.Choices{SleepGate: "sleep"}},
+		Broken{Name: "quota-after-start", Defect: "records admission control's refusal as STEP_STARTED, QUOTA_EXCEEDED, STEP_FAILED (the fact after the start)",
+			Clauses: []string{"I-KERNEL-9"}, CaughtBy: []string{"kernel/ring/meter/log", "kernel/golden/budget-exceeded/log"},
+			choices: kernel.Choices{QuotaAfterStart: true}},
+		Broken{Name: "wait-ids-renamed", Defect: "names a receive's or select's waits wait-<k>-<i> instead of w<k>.<i>",
+			Clauses: []string{"I-KERNEL-8"}, CaughtBy: []string{"kernel/wave2/receive-select/log"},
+			choices: kernel.Choices{WaitIDPrefix: "wait-"}, features: carrier.Wave2()},
+	)
 	// 1. every driver method on its own
 	for _, m := range DriverMethods() {
 		b := Broken{Name: "unfenced-" + m, Defect: "hands " + m + " to the live run whatever token it carries (none, another driver's, a stale one)",
@@ -258,7 +271,9 @@ func NewBroken(name string, store spi.EventStore, opts carrier.Options) (http.Ha
 		opts.Features = b.features
 	}
 	opts.Hooks = b.carrier
-	c, _, err := carrier.NewProfileWith(store, true, opts, rings, b.kernel, b.tools)
+	c, _, err := carrier.NewProfileWith(store, true, opts, rings, func(cfg *kernel.Config) {
+		cfg.Hooks, cfg.Choices = b.kernel, b.choices
+	}, b.tools)
 	if err != nil {
 		return nil, err
 	}

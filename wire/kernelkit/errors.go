@@ -22,9 +22,9 @@ func errorChecks() []Check {
 		check("kernel/errors/not-runnable", spec.Must, "a syscall at a branch path where no branch is open is -32025 with data.kind branch (the terminal cancel's code is kernel/terminal/<status>/cancel's)",
 			kkErrNotRunnable, "I-WIRE-25", "I-WIRE-11"),
 		check("kernel/errors/divergence", spec.Must, "a read-only replay's syscall the log does not answer is -32024 with data.kind divergence",
-			kkErrDivergence, "I-WIRE-25", "I-KERNEL-1"),
-		check("kernel/errors/syscall", spec.Must, "arguments the kernel refuses (a suspend gate reserved for the kernel) are -32026 with data.kind syscall",
-			kkErrSyscall, "I-WIRE-25", "I-KERNEL-21"),
+			kkErrDivergence, "I-WIRE-25", "I-WIRE-27"),
+		check("kernel/errors/syscall", spec.Must, "arguments the kernel refuses (a decide whose id is reserved for the kernel) are -32026 with data.kind syscall",
+			kkErrSyscall, "I-WIRE-25", "S5.decide.loom-reserved"),
 		check("kernel/errors/fenced", spec.Must, "a syscall with another driver's token is -32002",
 			kkErrFenced, "I-WIRE-25", "I-WIRE-3"),
 		check("kernel/errors/step-outcomes", spec.Must, "an untyped step failure is -32020 (kind step-failed, data.message the effect's own), a typed failure -32021 (data.channel and data.payload) and a spent budget -32022 (kind quota-exceeded)",
@@ -140,8 +140,9 @@ func kkErrSyscall(ctx context.Context, c *Case) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = d.Syscall(ctx, "suspend", json.RawMessage(`{"on":"__loom_gate"}`))
-	return wantError(c, "syscall.suspend", `{"on":"__loom_gate"}`, err, carrier.CodeSyscallError, "syscall")
+	args := `{"id":"__loom_route","choice":1}`
+	_, _, err = d.Syscall(ctx, "decide", json.RawMessage(args))
+	return wantError(c, "syscall.decide", args, err, carrier.CodeSyscallError, "syscall")
 }
 
 func kkErrFenced(ctx context.Context, c *Case) error {

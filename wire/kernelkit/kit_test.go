@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 	"github.com/loom-kernel/loom-conform/wire/clients"
 )
@@ -148,20 +150,37 @@ func TestBrokenKernelsRegistered(t *testing.T) {
 	}
 }
 
-// The kit's goldens are the corpus's drivable ones, each its own check.
+// The kit's goldens are the corpus's drivable ones, each its own required check; a golden whose log
+// a choice shapes has a recommended kernel/golden/<name>/log beside it, citing only its choices.
 func TestGoldenChecks(t *testing.T) {
 	gs, not, err := clients.Goldens(true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, logs := 0, 0
 	for _, ch := range Kit().Checks {
-		if strings.HasPrefix(ch.ID, "kernel/golden/") {
-			n++
+		name, ok := strings.CutPrefix(ch.ID, "kernel/golden/")
+		if !ok {
+			continue
+		}
+		req := spec.CheckRequirement(ch.Level, ch.Clauses)
+		if _, ok := strings.CutSuffix(name, "/log"); ok {
+			logs++
+			if req != spec.Recommended {
+				t.Errorf("%s cites %v: a golden's log check cites only choices, want recommended", ch.ID, ch.Clauses)
+			}
+			continue
+		}
+		n++
+		if req != spec.Required {
+			t.Errorf("%s cites %v: want a required check", ch.ID, ch.Clauses)
 		}
 	}
 	if n != len(gs) || len(gs) == 0 {
 		t.Errorf("kernel/golden/*: %d checks, %d goldens drivable (%d not): want one check per drivable golden", n, len(gs), len(not))
+	}
+	if logs == 0 {
+		t.Error("no kernel/golden/*/log check: want one per golden whose log a choice shapes")
 	}
 }
 
@@ -170,4 +189,18 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// Every freedom a required check compares up to is proven by a broken kernel that makes the other
+// choice (certify's TestKernelDifferingOnlyInChoicesCertified certifies it), and names a choice.
+func TestFreedomsProven(t *testing.T) {
+	for _, f := range freedoms() {
+		c, ok := spec.Lookup(f.clause)
+		if !ok || c.Tier != spec.TierChoice {
+			t.Errorf("freedom %s: want a registered choice interpretation", f.clause)
+		}
+		if !slices.ContainsFunc(BrokenKernels(), func(b Broken) bool { return slices.Equal(b.Clauses, []string{f.clause}) }) {
+			t.Errorf("freedom %s: no broken kernel makes the other choice (BrokenKernels, section 10)", f.clause)
+		}
+	}
 }

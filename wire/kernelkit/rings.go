@@ -12,25 +12,21 @@ import (
 // each ring's refusal recorded as the conformance profile documents it (docs/wire.md, "Rings,
 // kernel-side": event order, payloads, reason texts).
 func ringChecks() []Check {
-	return []Check{
+	return append(runChecks("kernel/ring/meter", "admission control refuses an effect once the budget is spent: the log holds QUOTA_EXCEEDED and the refused step fails on the quota channel, answered -32022;",
+		meterScript(), "A26.wire.rings-kernel-side", "S8.budget.quota-exceeded", "I-WIRE-25"),
 		check("kernel/ring/authorize", spec.Must, "a tool the profile does not authorize (forbidden) is refused kernel-side: STEP_STARTED, EFFECT_DENIED {stepId, reason}, STEP_FAILED on channel effect-denied, answered -32021; the effect never runs",
 			scripted(ringScript("authorize", `{"op":"execute","id":"deny","tool":"forbidden","input":1,"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "I-WIRE-9", "I-WIRE-28"),
+			"A26.wire.rings-kernel-side", "I-WIRE-28"),
 		check("kernel/ring/egress", spec.Must, "an effect reaching a host the profile does not allow is refused kernel-side: STEP_STARTED, EGRESS_DENIED {stepId, host, reason}, STEP_FAILED on channel egress-denied; an allowed host is reached",
 			scripted(ringScript("egress", `{"op":"execute","id":"out","tool":"fetch","input":{"host":"allowed.example"}},
 				{"op":"execute","id":"deny","tool":"fetch","input":{"host":"denied.example"},"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "I-WIRE-9", "I-WIRE-28"),
+			"A26.wire.rings-kernel-side", "I-WIRE-28"),
 		check("kernel/ring/validate", spec.Must, "an effect output failing its schema (shape without a boolean ok) is refused kernel-side: STEP_FAILED on channel output-invalid {toolId, reason}; a valid output completes",
 			scripted(ringScript("validate", `{"op":"execute","id":"good","tool":"shape","input":{"ok":true}},
 				{"op":"execute","id":"bad","tool":"shape","input":{"ok":1},"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "I-WIRE-9", "I-WIRE-28"),
-		check("kernel/ring/meter", spec.Must, "admission control refuses an effect once the budget is spent: QUOTA_EXCEEDED before STEP_STARTED, STEP_FAILED on __loom_quota__, answered -32022",
-			scripted(ringScript("meter", `{"op":"execute","id":"spend","tool":"meter","input":{"tokens":10}},
-				{"op":"execute","id":"over","tool":"echo","input":1,"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "S8.budget.quota-exceeded", "I-KERNEL-9", "I-WIRE-9"),
-		check("kernel/ring/refusal-served", spec.Must, "a ring's refusal is recorded once and served on the re-drive after a resume: the refused step starts once and its effect never runs",
-			kkRefusalServed, "A26.wire.rings-kernel-side", "I-WIRE-9"),
-	}
+			"A26.wire.rings-kernel-side", "I-WIRE-28"),
+		check("kernel/ring/refusal-served", spec.Must, "a ring's refusal is a typed failure served on the re-drive after a resume: the refused step starts once and its effect never runs",
+			kkRefusalServed, "A26.wire.rings-kernel-side", "I-WIRE-28", "S41.typed.replay-substitution"))
 }
 
 // ringScript is a flow whose statements end with one bound as r (the refusal the flow sees),
@@ -41,12 +37,15 @@ func ringScript(name, stmts string) func() clients.Case {
 	}
 }
 
+var meterScript = ringScript("meter", `{"op":"execute","id":"spend","tool":"meter","input":{"tokens":10}},
+	{"op":"execute","id":"over","tool":"echo","input":1,"onError":"continue","bind":"r"}`)
+
 func kkRefusalServed(ctx context.Context, c *Case) error {
 	k := scriptCase("ring-served", `{"format":"loom-flowscript/1","id":"kit.ring-served","body":[
 		{"op":"execute","id":"deny","tool":"forbidden","input":1,"onError":"continue","bind":"r"},
 		{"op":"suspend","on":"go"}],"return":{"$ref":"r"}}`,
 		`{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"resume","eventType":"go","payload":true}]}`)
-	got, err := driveCase(ctx, c, k)
+	got, err := driveCase(ctx, c, k, wholeRun)
 	if err != nil {
 		return err
 	}

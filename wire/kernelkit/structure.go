@@ -19,12 +19,12 @@ func structureChecks() []Check {
 		check("kernel/reserved/decide", spec.MustNot, "syscall.decide with an id beginning __loom_ is refused -32026 (kind syscall) with nothing appended",
 			reserved("decide", carrier.CodeSyscallError, `{"id":"__loom_verdict","choice":1}`), "S5.decide.loom-reserved", "I-WIRE-25"),
 		check("kernel/reserved/emit-decision", spec.MustNot, "syscall.emit of a DECISION_RECORDED whose id begins __loom_ is refused -32023 (kind emit-refused) with nothing appended",
-			reserved("emit", carrier.CodeRefused, `{"eventType":"DECISION_RECORDED","payload":{"id":"__loom_indoubt:s#1","choice":{"verdict":"applied"}}}`), "S5.decide.loom-reserved", "I-KERNEL-63"),
+			reserved("emit", carrier.CodeRefused, `{"eventType":"DECISION_RECORDED","payload":{"id":"__loom_indoubt:s#1","choice":{"verdict":"applied"}}}`), "S5.decide.loom-reserved", "I-WIRE-25"),
 		check("kernel/reserved/suspend-gate", spec.MustNot, "syscall.suspend on an empty gate, a gate beginning __loom_ or a kernel event type other than TIMER_FIRED is refused -32026 with nothing appended",
-			kkReservedGates, "I-KERNEL-21", "S5.ingress.kernel-namespace"),
+			kkReservedGates, "I-KERNEL-21"),
 		check("kernel/reserved/human-step", spec.MustNot, "syscall.execute of a human step (kind human) whose id begins __loom_ or is a kernel event type — it names the step's gate — is refused -32026 with nothing appended",
 			reserved("execute", carrier.CodeSyscallError, `{"task":{"id":"__loom_review","kind":"human","toolId":"echo"},"input":1}`,
-				`{"task":{"id":"STEP_COMPLETED","kind":"human","toolId":"echo"},"input":1}`), "I-KERNEL-22", "S5.human.condition-stepid"),
+				`{"task":{"id":"STEP_COMPLETED","kind":"human","toolId":"echo"},"input":1}`), "I-KERNEL-22"),
 	}
 	for _, s := range []string{"suspend", "sleep", "sleepUntil", "receive", "select", "continueAsNew"} {
 		out = append(out, check("kernel/structure/park-in-branch/"+s, spec.MustNot,

@@ -39,10 +39,12 @@ func syscallChecks() []Check {
 			scripted(suspendScript), "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional"),
 		check("kernel/syscall/suspend-answer", spec.Must, "a syscall that parks answers {value: null, parked: true, status: suspended, suspendedOn: GATE}, the seat ends, and getState shows the park",
 			kkSuspendAnswer, "I-WIRE-27", "A26.wire.kernel-authoritative"),
-		check("kernel/syscall/sleep", spec.Must, "syscall.sleep {ms} parks on TIMER_FIRED with a recorded wakeAt ms past the kernel's clock; TIMER_FIRED {wakeAt} wakes it and the re-driven sleep answers {value: null}",
-			kkSleep, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "I-KERNEL-7", "I-WIRE-27"),
-		check("kernel/syscall/sleepUntil", spec.Must, "syscall.sleepUntil {wakeAt} parks on TIMER_FIRED with that wakeAt recorded; TIMER_FIRED {wakeAt} wakes it and the re-driven sleepUntil answers {value: null}",
-			kkSleepUntil, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "I-KERNEL-7", "I-WIRE-27"),
+		check("kernel/syscall/sleep", spec.Must, "syscall.sleep {ms} parks with a recorded wakeAt ms past the kernel's clock (on any gate: which is kernel/syscall/timer-gate's); TIMER_FIRED {wakeAt} wakes it and the re-driven sleep answers {value: null}",
+			kkSleep, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "S5.ingress.timer-needs-wakeat", "I-WIRE-27"),
+		check("kernel/syscall/sleepUntil", spec.Must, "syscall.sleepUntil {wakeAt} parks with that wakeAt recorded; TIMER_FIRED {wakeAt} wakes it and the re-driven sleepUntil answers {value: null}",
+			kkSleepUntil, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "S5.ingress.timer-needs-wakeat", "I-WIRE-27"),
+		check("kernel/syscall/timer-gate", spec.Must, "syscall.sleep and syscall.sleepUntil park on the gate TIMER_FIRED",
+			kkTimerGate, "I-KERNEL-7"),
 		check("kernel/syscall/emit", spec.Must, "syscall.emit {eventType, payload} appends the event (stamped as spec §3 says) and is served, not appended again, on the re-drive after a resume",
 			scripted(emitScript), "S3.emit.once", "S3.emit.stamp", "S3.emit.serve-skip"),
 		check("kernel/syscall/emit-kernel-types", spec.MustNot, "syscall.emit of every kernel event type but the seven userspace may write is refused -32023 (kind emit-refused) with nothing appended",
@@ -73,7 +75,7 @@ func scriptCase(name, flow, driver string) clients.Case {
 // scripted is a check that drives one inline script and compares it with the in-process run.
 func scripted(k func() clients.Case) func(context.Context, *Case) error {
 	return func(ctx context.Context, c *Case) error {
-		_, err := driveCase(ctx, c, k())
+		_, err := driveCase(ctx, c, k(), wholeRun)
 		return err
 	}
 }
@@ -137,7 +139,7 @@ func kkExecuteServed(ctx context.Context, c *Case) error {
 		{"op":"suspend","on":"go"},
 		{"op":"execute","id":"b","tool":"echo","input":"b"}],"return":"ok"}`,
 		`{"format":"loom-driver/1","actions":[{"do":"start","input":1},{"do":"resume","eventType":"go","payload":true}]}`)
-	got, err := driveCase(ctx, c, k)
+	got, err := driveCase(ctx, c, k, wholeRun)
 	if err != nil {
 		return err
 	}
@@ -259,11 +261,11 @@ func kkSuspendAnswer(ctx context.Context, c *Case) error {
 	return wantError(c, "syscall.execute", "with the token of the seat the park ended", err, carrier.CodeFenced, "")
 }
 
-// wakeAtOf reads the wakeAt of the execution's park on the timer gate.
-func wakeAtOf(ctx context.Context, c *Case, id string) (int64, error) {
+// timedPark reads the gate and the wakeAt of the execution's timed park.
+func timedPark(ctx context.Context, c *Case, id string) (string, int64, error) {
 	st, err := stateOf(ctx, c, id)
 	if err != nil {
-		return 0, err
+		return "", 0, err
 	}
 	var s struct {
 		Variables struct {
@@ -273,10 +275,10 @@ func wakeAtOf(ctx context.Context, c *Case, id string) (int64, error) {
 			} `json:"_suspendedOn"`
 		} `json:"variables"`
 	}
-	if json.Unmarshal(st.State, &s) != nil || s.Variables.SuspendedOn.On != manifest.TimerFired || s.Variables.SuspendedOn.WakeAt == nil {
-		return 0, c.Failf(carrier.MethodGetState, id, string(st.State), "variables._suspendedOn {on: TIMER_FIRED, wakeAt: a number}")
+	if json.Unmarshal(st.State, &s) != nil || s.Variables.SuspendedOn.On == "" || s.Variables.SuspendedOn.WakeAt == nil {
+		return "", 0, c.Failf(carrier.MethodGetState, id, string(st.State), "variables._suspendedOn {on: a gate, wakeAt: a number}")
 	}
-	return *s.Variables.SuspendedOn.WakeAt, nil
+	return s.Variables.SuspendedOn.On, *s.Variables.SuspendedOn.WakeAt, nil
 }
 
 // timer parks the driver's run on a timer (syscall name with args), fires it and re-drives: the
@@ -288,9 +290,9 @@ func timer(ctx context.Context, c *Case, name, args string, check func(wakeAt in
 	}
 	_, parked, err := d.Syscall(ctx, name, json.RawMessage(args))
 	if err != nil || !parked {
-		return c.Failf("syscall."+name, args, show(err, "answered without parking"), "parked on TIMER_FIRED")
+		return c.Failf("syscall."+name, args, show(err, "answered without parking"), "parked")
 	}
-	wakeAt, err := wakeAtOf(ctx, c, d.ExecutionID)
+	_, wakeAt, err := timedPark(ctx, c, d.ExecutionID)
 	if err != nil {
 		return err
 	}
@@ -326,6 +328,26 @@ func kkSleepUntil(ctx context.Context, c *Case) error {
 		}
 		return nil
 	})
+}
+
+func kkTimerGate(ctx context.Context, c *Case) error {
+	for _, k := range []struct{ name, args string }{{"sleep", `{"ms":60000}`}, {"sleepUntil", `{"wakeAt":1800000000000}`}} {
+		d, err := startExec(ctx, c, "gate-"+k.name)
+		if err != nil {
+			return err
+		}
+		if _, parked, err := d.Syscall(ctx, k.name, json.RawMessage(k.args)); err != nil || !parked {
+			return c.Failf("syscall."+k.name, k.args, show(err, "answered without parking"), "parked")
+		}
+		on, _, err := timedPark(ctx, c, d.ExecutionID)
+		if err != nil {
+			return err
+		}
+		if on != manifest.TimerFired {
+			return c.Failf(carrier.MethodGetState, d.ExecutionID+" after syscall."+k.name+" "+k.args, "variables._suspendedOn.on "+on, "TIMER_FIRED")
+		}
+	}
+	return nil
 }
 
 // userspaceKernelTypes are the kernel event types userspace emits may write (spec §5).

@@ -1,0 +1,233 @@
+package kernelkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/spi"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+	"github.com/loom-kernel/loom-conform/wire/clients"
+)
+
+// A freedom is a choice interpretation (docs/interpretations.md) that shapes what a wire run
+// writes, with how a required check compares a kernel's run with the reference's regardless of
+// it: align rewrites got to the reference's form wherever the two differ only by that choice, so
+// the rest of the log is still compared value for value. A check that compares the reference's
+// form itself (kernel/golden/<name>/log, …) is recommended and cites the freedom's clause. Each
+// freedom is proven by a broken kernel that makes the other choice and is certified
+// (BrokenKernels, section 10).
+type freedom struct {
+	clause  string
+	touches func(clients.Case) bool // whether a run of the case can exercise the choice
+	align   func(want, got *carrier.Run)
+}
+
+// freedoms are the choices a required check compares a kernel's run up to.
+func freedoms() []freedom {
+	return []freedom{
+		{"I-KERNEL-7", uses("sleep", "sleepUntil"), alignTimerGate},
+		{"I-KERNEL-8", uses("receive", "select"), alignWaitIDs},
+		{"I-KERNEL-9", usesTool(carrier.ToolMeter), alignQuotaOrder},
+	}
+}
+
+// touchedFreedoms are the clauses of the freedoms a run of case k can exercise.
+func touchedFreedoms(k clients.Case) []string {
+	var out []string
+	for _, f := range freedoms() {
+		if f.touches(k) {
+			out = append(out, f.clause)
+		}
+	}
+	return out
+}
+
+// alignChoices rewrites got to the reference's form of every freedom case k touches.
+func alignChoices(k clients.Case, want, got *carrier.Run) {
+	for _, f := range freedoms() {
+		if f.touches(k) {
+			f.align(want, got)
+		}
+	}
+}
+
+func uses(ops ...string) func(clients.Case) bool {
+	return func(k clients.Case) bool {
+		return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return slices.Contains(ops, st.Op) })
+	}
+}
+
+func usesTool(tool string) func(clients.Case) bool {
+	return func(k clients.Case) bool {
+		return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return st.Tool == tool })
+	}
+}
+
+// alignTimerGate: a timed park the reference records on TIMER_FIRED may be recorded on another
+// gate with the same wakeAt (I-KERNEL-7); TIMER_FIRED wakes either (spec §5).
+func alignTimerGate(want, got *carrier.Run) {
+	gate := func(raw json.RawMessage) (string, json.RawMessage, bool) {
+		var on struct {
+			On     string          `json:"on"`
+			WakeAt json.RawMessage `json:"wakeAt"`
+		}
+		if json.Unmarshal(raw, &on) != nil || len(on.WakeAt) == 0 {
+			return "", nil, false
+		}
+		return on.On, on.WakeAt, true
+	}
+	retarget := func(w, g json.RawMessage) json.RawMessage {
+		wOn, wAt, ok := gate(w)
+		gOn, gAt, ok2 := gate(g)
+		if !ok || !ok2 || wOn != manifest.TimerFired || gOn == wOn || !bytes.Equal(wAt, gAt) {
+			return g
+		}
+		return setMember(g, "on", manifest.TimerFired)
+	}
+	for i := range min(len(want.Log), len(got.Log)) {
+		if want.Log[i].EventType == manifest.ExecutionSuspended && got.Log[i].EventType == manifest.ExecutionSuspended {
+			got.Log[i].Payload = retarget(want.Log[i].Payload, got.Log[i].Payload)
+		}
+	}
+	w, g := variableOf(want.State, "_suspendedOn"), variableOf(got.State, "_suspendedOn")
+	if w != nil && g != nil {
+		if r := retarget(w, g); !bytes.Equal(r, g) {
+			got.State = string(setVariable(got.State, "_suspendedOn", r))
+		}
+	}
+}
+
+// alignWaitIDs: a wait's id is the kernel's (I-KERNEL-8): the kernel's ids, in the order its
+// parks first name them, are renamed to the reference's, wherever they appear as a value or a key.
+func alignWaitIDs(want, got *carrier.Run) {
+	w, g := waitIDs(want.Log), waitIDs(got.Log)
+	if len(w) != len(g) {
+		return
+	}
+	rename := map[string]string{}
+	for i := range g {
+		rename[g[i]] = w[i]
+	}
+	for i := range got.Log {
+		got.Log[i].Payload = renameStrings(got.Log[i].Payload, rename)
+	}
+	got.State = string(renameStrings(json.RawMessage(got.State), rename))
+}
+
+func waitIDs(log []spi.Envelope) []string {
+	var out []string
+	for _, e := range log {
+		if e.EventType != manifest.ExecutionSuspended {
+			continue
+		}
+		var p struct {
+			Waits []struct {
+				WaitID string `json:"waitId"`
+			} `json:"waits"`
+		}
+		_ = json.Unmarshal(e.Payload, &p)
+		for _, w := range p.Waits {
+			if !slices.Contains(out, w.WaitID) {
+				out = append(out, w.WaitID)
+			}
+		}
+	}
+	return out
+}
+
+// alignQuotaOrder: admission's refusal may record QUOTA_EXCEEDED after the refused step's
+// STEP_STARTED (I-KERNEL-9); the two envelopes are swapped back, their sequences kept in place.
+func alignQuotaOrder(want, got *carrier.Run) {
+	for i := 0; i+1 < min(len(want.Log), len(got.Log)); i++ {
+		w0, w1, g0, g1 := want.Log[i], want.Log[i+1], got.Log[i], got.Log[i+1]
+		if w0.EventType == manifest.QuotaExceeded && w1.EventType == manifest.StepStarted &&
+			g0.EventType == manifest.StepStarted && g1.EventType == manifest.QuotaExceeded && stepOf(g0) == stepOf(g1) {
+			g0.Sequence, g1.Sequence = g1.Sequence, g0.Sequence
+			got.Log[i], got.Log[i+1] = g1, g0
+		}
+	}
+}
+
+func stepOf(e spi.Envelope) string {
+	var p struct {
+		StepID string `json:"stepId"`
+	}
+	_ = json.Unmarshal(e.Payload, &p)
+	return p.StepID
+}
+
+// setMember is object raw with member k set to v (raw unchanged when it is not an object).
+func setMember(raw json.RawMessage, k string, v any) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	b, _ := json.Marshal(v)
+	m[k] = b
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// variableOf is variables[name] of a folded state, nil when absent.
+func variableOf(state, name string) json.RawMessage {
+	var s struct {
+		Variables map[string]json.RawMessage `json:"variables"`
+	}
+	if json.Unmarshal([]byte(state), &s) != nil {
+		return nil
+	}
+	return s.Variables[name]
+}
+
+// setVariable is state with variables[name] set to v.
+func setVariable(state, name string, v json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(state), &m) != nil || m == nil {
+		return json.RawMessage(state)
+	}
+	return setMember(json.RawMessage(state), "variables", setMember(m["variables"], name, v))
+}
+
+// renameStrings rewrites every string value and object key of raw found in rename.
+func renameStrings(raw json.RawMessage, rename map[string]string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			if r, ok := rename[x]; ok {
+				return r
+			}
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				if r, ok := rename[k]; ok {
+					k = r
+				}
+				out[k] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		return raw
+	}
+	return b
+}
