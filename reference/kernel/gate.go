@@ -115,6 +115,9 @@ func (rt *Runtime) ingest(ctx context.Context, executionID string, req ingress.R
 	for i, a := range plan.Appends {
 		pre[i] = newEvent{eventType: a.EventType, payload: a.Payload, metadata: a.Metadata}
 	}
+	if n := len(pre); rt.cfg.Choices.ResumedFirst && n >= 2 && pre[n-1].eventType == manifest.ExecutionResumed && pre[n-2].metadata == nil {
+		pre[n-2], pre[n-1] = pre[n-1], pre[n-2]
+	}
 	if rt.cfg.Hooks.MigratedDropped && len(pre) > 0 && pre[0].eventType == manifest.ExecutionMigrated {
 		pre = pre[1:]
 	}

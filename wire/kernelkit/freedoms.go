@@ -31,6 +31,7 @@ func freedoms() []freedom {
 		{"I-KERNEL-7", uses("sleep", "sleepUntil"), alignTimerGate},
 		{"I-KERNEL-8", uses("receive", "select"), alignWaitIDs},
 		{"I-KERNEL-9", usesTool(carrier.ToolMeter), alignQuotaOrder},
+		{"I-KERNEL-50", acts("resume", "resumeAs", "verdict", "fireTimers"), alignResumeBatches},
 	}
 }
 
@@ -57,6 +58,12 @@ func alignChoices(k clients.Case, want, got *carrier.Run) {
 func uses(ops ...string) func(clients.Case) bool {
 	return func(k clients.Case) bool {
 		return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return slices.Contains(ops, st.Op) })
+	}
+}
+
+func acts(dos ...string) func(clients.Case) bool {
+	return func(k clients.Case) bool {
+		return slices.ContainsFunc(k.Driver.Actions, func(a flowscript.DriverAction) bool { return slices.Contains(dos, a.Do) })
 	}
 }
 
@@ -149,6 +156,58 @@ func alignQuotaOrder(want, got *carrier.Run) {
 			got.Log[i], got.Log[i+1] = g1, g0
 		}
 	}
+}
+
+// alignResumeBatches: an accepted resume's envelopes may be appended in another order
+// (I-KERNEL-50). A batch is an EXECUTION_RESUMED of the reference's log with the envelopes of its
+// plan before it (APPROVAL_GRANTED, EXECUTION_MIGRATED, a kernel DECISION_RECORDED, the delivered
+// event, which carries the resume's answer); where the kernel's envelopes at those positions are
+// the same envelopes in another order, they are put back in the reference's, sequences in place.
+func alignResumeBatches(want, got *carrier.Run) {
+	for j := range min(len(want.Log), len(got.Log)) {
+		if want.Log[j].EventType != manifest.ExecutionResumed {
+			continue
+		}
+		i := j
+		for i > 0 && inResumeBatch(want.Log[i-1], want.Log[j]) {
+			i--
+		}
+		w, g := want.Log[i:j+1], got.Log[i:j+1]
+		order := make([]spi.Envelope, 0, len(w))
+		for _, we := range w {
+			k := slices.IndexFunc(g, func(ge spi.Envelope) bool { return sameEnvelope(we, ge) })
+			if k < 0 {
+				break
+			}
+			order = append(order, g[k])
+			g = slices.Delete(slices.Clone(g), k, k+1)
+		}
+		if len(order) != len(w) {
+			continue
+		}
+		for n := range order {
+			order[n].Sequence = got.Log[i+n].Sequence
+		}
+		copy(got.Log[i:j+1], order)
+	}
+}
+
+// inResumeBatch reports whether e can be one of the envelopes a resume appends before resumed.
+func inResumeBatch(e, resumed spi.Envelope) bool {
+	switch e.EventType {
+	case manifest.ApprovalGranted, manifest.ExecutionMigrated:
+		return true
+	case manifest.DecisionRecorded:
+		return bytes.Contains(e.Metadata, []byte(`"kernel"`))
+	}
+	return (!manifest.IsKernelEventType(e.EventType) || e.EventType == manifest.TimerFired) &&
+		bytes.Equal(normValue(e.Payload), normValue(resumed.Payload))
+}
+
+// sameEnvelope compares two envelopes' type, payload and metadata as values.
+func sameEnvelope(a, b spi.Envelope) bool {
+	return a.EventType == b.EventType && bytes.Equal(normValue(a.Payload), normValue(b.Payload)) &&
+		bytes.Equal(normValue(a.Metadata), normValue(b.Metadata))
 }
 
 func stepOf(e spi.Envelope) string {

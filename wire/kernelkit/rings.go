@@ -12,21 +12,23 @@ import (
 // each ring's refusal recorded as the conformance profile documents it (docs/wire.md, "Rings,
 // kernel-side": event order, payloads, reason texts).
 func ringChecks() []Check {
-	return append(runChecks("kernel/ring/meter", "admission control refuses an effect once the budget is spent: the log holds QUOTA_EXCEEDED and the refused step fails on the quota channel, answered -32022;",
-		meterScript(), "A26.wire.rings-kernel-side", "S8.budget.quota-exceeded", "I-WIRE-25"),
-		check("kernel/ring/authorize", spec.Must, "a tool the profile does not authorize (forbidden) is refused kernel-side: STEP_STARTED, EFFECT_DENIED {stepId, reason}, STEP_FAILED on channel effect-denied, answered -32021; the effect never runs",
-			scripted(ringScript("authorize", `{"op":"execute","id":"deny","tool":"forbidden","input":1,"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "I-WIRE-28"),
-		check("kernel/ring/egress", spec.Must, "an effect reaching a host the profile does not allow is refused kernel-side: STEP_STARTED, EGRESS_DENIED {stepId, host, reason}, STEP_FAILED on channel egress-denied; an allowed host is reached",
-			scripted(ringScript("egress", `{"op":"execute","id":"out","tool":"fetch","input":{"host":"allowed.example"}},
-				{"op":"execute","id":"deny","tool":"fetch","input":{"host":"denied.example"},"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "I-WIRE-28"),
-		check("kernel/ring/validate", spec.Must, "an effect output failing its schema (shape without a boolean ok) is refused kernel-side: STEP_FAILED on channel output-invalid {toolId, reason}; a valid output completes",
-			scripted(ringScript("validate", `{"op":"execute","id":"good","tool":"shape","input":{"ok":true}},
-				{"op":"execute","id":"bad","tool":"shape","input":{"ok":1},"onError":"continue","bind":"r"}`)),
-			"A26.wire.rings-kernel-side", "I-WIRE-28"),
-		check("kernel/ring/refusal-served", spec.Must, "a ring's refusal is a typed failure served on the re-drive after a resume: the refused step starts once and its effect never runs",
-			kkRefusalServed, "A26.wire.rings-kernel-side", "I-WIRE-28", "S41.typed.replay-substitution"))
+	var out []Check
+	for _, r := range []struct{ name, about, stmts string }{
+		{"authorize", "a tool the profile does not authorize (forbidden) is refused kernel-side: STEP_STARTED, EFFECT_DENIED {stepId, reason}, STEP_FAILED on channel effect-denied, answered -32021; the effect never runs",
+			`{"op":"execute","id":"deny","tool":"forbidden","input":1,"onError":"continue","bind":"r"}`},
+		{"egress", "an effect reaching a host the profile does not allow is refused kernel-side: STEP_STARTED, EGRESS_DENIED {stepId, host, reason}, STEP_FAILED on channel egress-denied; an allowed host is reached",
+			`{"op":"execute","id":"out","tool":"fetch","input":{"host":"allowed.example"}},
+			{"op":"execute","id":"deny","tool":"fetch","input":{"host":"denied.example"},"onError":"continue","bind":"r"}`},
+		{"validate", "an effect output failing its schema (shape without a boolean ok) is refused kernel-side: STEP_FAILED on channel output-invalid {toolId, reason}; a valid output completes",
+			`{"op":"execute","id":"good","tool":"shape","input":{"ok":true}},
+			{"op":"execute","id":"bad","tool":"shape","input":{"ok":1},"onError":"continue","bind":"r"}`},
+	} {
+		out = append(out, runChecks("kernel/ring/"+r.name, r.about, ringScript(r.name, r.stmts)(), "A26.wire.rings-kernel-side", "I-WIRE-28")...)
+	}
+	out = append(out, runChecks("kernel/ring/meter", "admission control refuses an effect once the budget is spent: the log holds QUOTA_EXCEEDED and the refused step fails on the quota channel, answered -32022",
+		meterScript(), "A26.wire.rings-kernel-side", "S8.budget.quota-exceeded", "I-WIRE-25")...)
+	return append(out, check("kernel/ring/refusal-served", spec.Must, "a ring's refusal is a typed failure served on the re-drive after a resume: the refused step starts once and its effect never runs",
+		kkRefusalServed, "A26.wire.rings-kernel-side", "I-WIRE-28", "S41.typed.replay-substitution"))
 }
 
 // ringScript is a flow whose statements end with one bound as r (the refusal the flow sees),
@@ -45,7 +47,7 @@ func kkRefusalServed(ctx context.Context, c *Case) error {
 		{"op":"execute","id":"deny","tool":"forbidden","input":1,"onError":"continue","bind":"r"},
 		{"op":"suspend","on":"go"}],"return":{"$ref":"r"}}`,
 		`{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"resume","eventType":"go","payload":true}]}`)
-	got, err := driveCase(ctx, c, k, wholeRun)
+	got, err := driveCase(ctx, c, k, upToChoices)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func scriptChecks() []Check {
 	}
 	for _, k := range own {
 		out = append(out, runChecks("kernel/script/"+k.Name,
-			"the wire's flow script "+k.Name+" ("+k.Driver.About+"), driven over the wire (start, park, resume, re-drive, complete, replay),",
+			"the wire's flow script "+k.Name+" ("+k.Driver.About+"), driven over the wire (start, park, resume, re-drive, complete, replay)",
 			k, "A26.acceptance", "A26.carrier.methods", "I-WIRE-2", "I-WIRE-8", "I-WIRE-10", "I-WIRE-17")...)
 	}
 	gs, _, err := clients.Goldens(true)
@@ -31,7 +31,7 @@ func scriptChecks() []Check {
 		panic("kernelkit: the golden corpus: " + err.Error())
 	}
 	for _, k := range gs {
-		out = append(out, runChecks("kernel/golden/"+k.Name, "golden "+k.Name+" ("+k.Driver.About+"), driven over the wire,", k, goldenClauses(k)...)...)
+		out = append(out, runChecks("kernel/golden/"+k.Name, "golden "+k.Name+" ("+k.Driver.About+"), driven over the wire", k, goldenClauses(k)...)...)
 	}
 	return out
 }
@@ -61,7 +61,7 @@ func runChecks(id, about string, k clients.Case, clauses ...string) []Check {
 			choices = append(choices, c)
 		}
 	}
-	whole := " leaves the log and folded state of its in-process run (a difference names the first divergent envelope and the statement that wrote it)"
+	whole := "; the run leaves the log and folded state of its in-process run (a difference names the first divergent envelope and the statement that wrote it)"
 	upTo := ""
 	if len(touched) > 0 {
 		upTo = ", up to the choices " + strings.Join(touched, ", ") + " (the reference's form is " + id + "/log's)"
@@ -77,7 +77,7 @@ func runChecks(id, about string, k clients.Case, clauses ...string) []Check {
 			choices = nil
 		}
 	case unaligned:
-		cmp, what = outcomeOnly, about+" ends as its in-process run does: each execution's status, _input, _output and _error (the log is "+id+"/log's)"
+		cmp, what = outcomeOnly, about+"; the run ends as its in-process run does: each execution's status, _input, _output and _error (the log is "+id+"/log's)"
 	}
 	out := []Check{check(id, spec.Must, what, caseRun(k, cmp), clauses...)}
 	if len(choices) > 0 {

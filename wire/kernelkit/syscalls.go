@@ -16,27 +16,17 @@ import (
 // syscallChecks: each syscall's arguments, answers and refusals (spec §2, §5; docs/wire.md
 // "Methods").
 func syscallChecks() []Check {
-	return []Check{
-		check("kernel/syscall/execute", spec.Must, "syscall.execute with every task member (id, kind, toolId, timeoutMs, atMostOnce, errors) and an input records what the in-process run does and answers the step's output",
-			scripted(executeScript), "S2.execute.kinds-by-toolid", "A26.wire.projection", "I-WIRE-16"),
+	out := []Check{
 		check("kernel/syscall/execute-served", spec.Must, "after a resume the re-driven steps are served from the log: each step of the flow starts once",
 			kkExecuteServed, "S2.execute.served-not-rerun", "S3.resume.rerun-served", "A26.wire.kernel-authoritative"),
 		check("kernel/syscall/execute-unknown-tool", spec.MustNot, "syscall.execute of a toolId the kernel has no effect for is refused -32026 (kind syscall) with nothing appended",
 			kkUnknownTool, "I-WIRE-25"),
-		check("kernel/syscall/run", spec.Must, "syscall.run {stepId, toolId, input} records exactly what execute of the same step does",
-			scripted(runScript), "S2.run.alias", "A26.wire.projection"),
-		check("kernel/syscall/decide", spec.Must, "syscall.decide {id, choice, context, policy} records DECISION_RECORDED with context and policy and answers the choice",
-			scripted(decideScript), "S1.P9.decision-logged", "I-WIRE-16"),
 		check("kernel/syscall/decide-served", spec.Must, "a re-driven decide is answered the recorded choice, whatever choice the driver sends, and records nothing more",
 			kkDecideServed, "S1.P9.decision-logged", "S3.resume.rerun-served"),
 		check("kernel/syscall/decide-error", spec.Must, "syscall.decide {id, error: {message}} (the driver's decider failed) records nothing and answers -32020 kind decider",
 			kkDecideError, "I-WIRE-16", "I-WIRE-25"),
-		check("kernel/syscall/parallel", spec.Must, "syscall.parallel opens, ends and joins branches (nested ones included) as the in-process run with serial branches records them",
-			scripted(parallelScript), "I-WIRE-11"),
 		check("kernel/syscall/parallel-bad-calls", spec.MustNot, "a call in a branch that is not open is -32025 (kind branch), a negative branch index and an end at the flow's top are -32602, an open of 0 branches is -32026; none appends",
 			kkParallelBad, "I-WIRE-11", "I-WIRE-25"),
-		check("kernel/syscall/suspend", spec.Must, "syscall.suspend {on, correlationKey} records the park as the in-process run does and is answered by the resume on re-drive",
-			scripted(suspendScript), "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional"),
 		check("kernel/syscall/suspend-answer", spec.Must, "a syscall that parks answers {value: null, parked: true, status: suspended, suspendedOn: GATE}, the seat ends, and getState shows the park",
 			kkSuspendAnswer, "I-WIRE-27", "A26.wire.kernel-authoritative"),
 		check("kernel/syscall/sleep", spec.Must, "syscall.sleep {ms} parks with a recorded wakeAt ms past the kernel's clock (on any gate: which is kernel/syscall/timer-gate's); TIMER_FIRED {wakeAt} wakes it and the re-driven sleep answers {value: null}",
@@ -45,17 +35,21 @@ func syscallChecks() []Check {
 			kkSleepUntil, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "S5.ingress.timer-needs-wakeat", "I-WIRE-27"),
 		check("kernel/syscall/timer-gate", spec.Must, "syscall.sleep and syscall.sleepUntil park on the gate TIMER_FIRED",
 			kkTimerGate, "I-KERNEL-7"),
-		check("kernel/syscall/emit", spec.Must, "syscall.emit {eventType, payload} appends the event (stamped as spec §3 says) and is served, not appended again, on the re-drive after a resume",
-			scripted(emitScript), "S3.emit.once", "S3.emit.stamp", "S3.emit.serve-skip"),
 		check("kernel/syscall/emit-kernel-types", spec.MustNot, "syscall.emit of every kernel event type but the seven userspace may write is refused -32023 (kind emit-refused) with nothing appended",
 			kkEmitKernelTypes, "S5.emit.userspace-kernel-refused", "A26.wire.no-new-facts", "A26.wire.rings-kernel-side"),
 		check("kernel/syscall/emit-allowed-validated", spec.MustNot, "of the seven kernel types userspace may emit, a negative RESOURCE_METERED, an empty QUOTA_EXCEEDED reason and a DECISION_RECORDED changing a recorded choice are refused -32023 with nothing appended",
 			kkEmitValidated, "S5.emit.metered-valid", "S5.emit.quota-reason-bounded", "S5.emit.no-choice-change"),
 		check("kernel/syscall/emit-envelope-fields", spec.MustNot, "a syscall whose args carry an envelope field (metadata with a flowEmit stamp, sequence, id) is refused -32602 naming the field, with nothing appended",
 			kkEnvelopeFields, "A26.wire.no-new-facts", "I-WIRE-6"),
-		check("kernel/syscall/stream-ui-unary", spec.Must, "the unary forms of the channel syscalls stream and ui append one event each, as the in-process run does",
-			scripted(channelScript), "A26.wire.partition", "I-WIRE-7"),
 	}
+	out = append(out, runChecks("kernel/syscall/execute", "syscall.execute with every task member (id, kind, toolId, timeoutMs, atMostOnce, errors) and an input records what the in-process run does and answers the step's output", executeScript(), "S2.execute.kinds-by-toolid", "A26.wire.projection", "I-WIRE-16")...)
+	out = append(out, runChecks("kernel/syscall/run", "syscall.run {stepId, toolId, input} records exactly what execute of the same step does", runScript(), "S2.run.alias", "A26.wire.projection")...)
+	out = append(out, runChecks("kernel/syscall/decide", "syscall.decide {id, choice, context, policy} records DECISION_RECORDED with context and policy and answers the choice", decideScript(), "S1.P9.decision-logged", "I-WIRE-16")...)
+	out = append(out, runChecks("kernel/syscall/parallel", "syscall.parallel opens, ends and joins branches (nested ones included) as the in-process run with serial branches records them", parallelScript(), "I-WIRE-11")...)
+	out = append(out, runChecks("kernel/syscall/suspend", "syscall.suspend {on, correlationKey} records the park as the in-process run does and is answered by the resume on re-drive", suspendScript(), "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional")...)
+	out = append(out, runChecks("kernel/syscall/emit", "syscall.emit {eventType, payload} appends the event (stamped as spec §3 says) and is served, not appended again, on the re-drive after a resume", emitScript(), "S3.emit.once", "S3.emit.stamp", "S3.emit.serve-skip")...)
+	out = append(out, runChecks("kernel/syscall/stream-ui-unary", "the unary forms of the channel syscalls stream and ui append one event each, as the in-process run does", channelScript(), "A26.wire.partition", "I-WIRE-7")...)
+	return out
 }
 
 // scriptCase decodes an inline flow script and driver (a literal of this package: an error is a
@@ -70,14 +64,6 @@ func scriptCase(name, flow, driver string) clients.Case {
 		panic(fmt.Sprintf("kernelkit: driver %s: %v", name, err))
 	}
 	return clients.Case{Name: name, Script: s, Driver: d}
-}
-
-// scripted is a check that drives one inline script and compares it with the in-process run.
-func scripted(k func() clients.Case) func(context.Context, *Case) error {
-	return func(ctx context.Context, c *Case) error {
-		_, err := driveCase(ctx, c, k(), wholeRun)
-		return err
-	}
 }
 
 const startOnly = `{"format":"loom-driver/1","actions":[{"do":"start","input":{"n":1}}]}`
@@ -139,7 +125,7 @@ func kkExecuteServed(ctx context.Context, c *Case) error {
 		{"op":"suspend","on":"go"},
 		{"op":"execute","id":"b","tool":"echo","input":"b"}],"return":"ok"}`,
 		`{"format":"loom-driver/1","actions":[{"do":"start","input":1},{"do":"resume","eventType":"go","payload":true}]}`)
-	got, err := driveCase(ctx, c, k, wholeRun)
+	got, err := driveCase(ctx, c, k, upToChoices)
 	if err != nil {
 		return err
 	}
