@@ -107,6 +107,7 @@ type Choices struct {
 	QuotaAfterStart bool   // admission's refusal is recorded STEP_STARTED, QUOTA_EXCEEDED, STEP_FAILED (I-KERNEL-9)
 	WaitIDPrefix    string // a wait's id is <prefix><k>-<i> instead of w<k>.<i> (I-KERNEL-8)
 	ResumedFirst    bool   // an accepted resume appends EXECUTION_RESUMED before the delivered event (I-KERNEL-50)
+	ContinuedSuffix string // continueAsNew starts <id><suffix> instead of <id>.next (I-KERNEL-16)
 }
 
 // Hooks are mutants: each one, when set, disables one rule of spec §3.

@@ -49,6 +49,9 @@ func (c *Context) ContinueAsNew(input any) error {
 		panic(abortSignal{r.divergence(manifest.ExecutionContinued)})
 	}
 	next := ContinuedID(r.execID)
+	if sfx := r.rt.cfg.Choices.ContinuedSuffix; sfx != "" {
+		next = r.execID + sfx
+	}
 	existing, err := r.rt.cfg.Store.Read(r.ctx, next)
 	if err != nil {
 		panic(abortSignal{&StoreError{ExecutionID: next, Op: "read", Err: err}})

@@ -50,7 +50,7 @@ type wireRun struct {
 	script *flowscript.Script
 	input  json.RawMessage
 	status string // after the last drive or action: running (a driver holds it), suspended, crashed, or ended
-	exec   func(driverID string) string
+	exec   func(ctx context.Context, driverID string) (string, error)
 	o      DriveOptions
 	crash  int // crash actions seen
 	armed  bool
@@ -80,11 +80,38 @@ func (w *wireRun) setClock(ctx context.Context, now *int64) error {
 
 // execOf is the wire execution of a driver's execution id (the driver's own, or one continueAsNew
 // derived from it, such as "e1.next").
-func (w *wireRun) execOf(id string) string {
+func (w *wireRun) execOf(ctx context.Context, id string) (string, error) {
 	if id == "" {
-		return w.dr.ExecutionID
+		return w.dr.ExecutionID, nil
 	}
-	return w.exec(id)
+	return w.exec(ctx, id)
+}
+
+// continuedOf maps a driver's execution ids onto the kernel's: the driver's execution
+// (d.Execution) is execID, and an id the reference derives from it by continueAsNew ("e1.next",
+// "e1.next.next": I-KERNEL-16, a choice) names the execution the k-th continueAsNew started,
+// which the kernel's state names in _continuedTo, whatever id the kernel gave it.
+func continuedOf(c *Client, d *flowscript.Driver, execID string) func(context.Context, string) (string, error) {
+	return func(ctx context.Context, id string) (string, error) {
+		rest, ok := strings.CutPrefix(id, d.Execution)
+		k := strings.Count(rest, ".next")
+		if !ok || rest != strings.Repeat(".next", k) {
+			return ExecOf(d, execID)(id), nil
+		}
+		cur := execID
+		for range k {
+			_, raw, err := variable(ctx, c, cur, fold.VarContinuedTo)
+			if err != nil {
+				return "", err
+			}
+			var next string
+			if json.Unmarshal(raw, &next) != nil || next == "" {
+				return "", fmt.Errorf("execution %s names no execution it continued to (variables._continuedTo = %s), want the one %s names", cur, raw, id)
+			}
+			cur = next
+		}
+		return cur, nil
+	}
 }
 
 // ExecOf maps a driver's execution ids onto execID: the driver's execution (d.Execution) is
@@ -228,7 +255,10 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 	case "drive":
 		// drive the execution continueAsNew started: attach and drive the script from the top
 		// with the input it was started with (I-WIRE-21)
-		next := w.execOf(a.Execution)
+		next, err := w.execOf(ctx, a.Execution)
+		if err != nil {
+			return err
+		}
 		if err := w.c.Call(ctx, MethodAttach, map[string]any{"executionId": next}, &at); err != nil {
 			return err
 		}
@@ -312,7 +342,7 @@ func DriveWireWith(ctx context.Context, c *Client, execID string, s *flowscript.
 	if err != nil {
 		return Run{}, err
 	}
-	return withDriven(run, d, func(id string) (Run, error) { return State(ctx, c, id) })
+	return withDriven(ctx, run, d, continuedOf(c, d, execID), func(id string) (Run, error) { return State(ctx, c, id) })
 }
 
 // start is the driver's start action: execution.start (with the driver's budget), then the
@@ -334,7 +364,7 @@ func (w *wireRun) start(ctx context.Context, execID string, d *flowscript.Driver
 }
 
 func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Script, d *flowscript.Driver, o DriveOptions) (run Run, err error) {
-	w := &wireRun{c: c, script: s, input: StartInput(d), exec: ExecOf(d, execID), o: o, dr: &Driver{C: c, ExecutionID: execID}}
+	w := &wireRun{c: c, script: s, input: StartInput(d), exec: continuedOf(c, d, execID), o: o, dr: &Driver{C: c, ExecutionID: execID}}
 	if o.Clock {
 		at := d.Clock
 		if err := w.setClock(ctx, &at); err != nil {
@@ -396,13 +426,18 @@ func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Scri
 	return after, nil
 }
 
-// withDriven adds to run the runs of the executions d's drive actions drove, read by state.
-func withDriven(run Run, d *flowscript.Driver, state func(id string) (Run, error)) (Run, error) {
+// withDriven adds to run the runs of the executions d's drive actions drove (resolved by exec),
+// read by state.
+func withDriven(ctx context.Context, run Run, d *flowscript.Driver, exec func(context.Context, string) (string, error), state func(id string) (Run, error)) (Run, error) {
 	for _, a := range d.Actions {
 		if a.Do != "drive" || a.Execution == "" {
 			continue
 		}
-		r, err := state(ExecOf(d, run.ExecutionID)(a.Execution))
+		id, err := exec(ctx, a.Execution)
+		if err != nil {
+			return Run{}, err
+		}
+		r, err := state(id)
 		if err != nil {
 			return Run{}, err
 		}
@@ -562,5 +597,6 @@ func RunInProcessWith(ctx context.Context, rt *kernel.Runtime, store spi.EventSt
 		return Run{}, err
 	}
 	run.Crashes = crashes
-	return withDriven(run, d, state)
+	inProcess := ExecOf(d, execID)
+	return withDriven(ctx, run, d, func(_ context.Context, id string) (string, error) { return inProcess(id), nil }, state)
 }

@@ -9,11 +9,11 @@ Each CASE_DIR holds a flow script (flow.json, loom-flowscript/1 or /2, docs/gold
 syscall; at a park the driver's next action is sent — a resume (execution.resume with attach) or a
 resumeAs (execution.resumeAs with attach, the transform applied here to the input getState
 shows) re-drives the script from the top (the kernel serves what its log answers), a cancel
-(execution.cancel) ends the run, and fireTimers resumes a park on the timer gate whose recorded
+(execution.cancel) ends the run, and fireTimers resumes a park, on whatever gate, whose recorded
 wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
 clock); deliver (execution.deliver with attach) re-drives after a message answers a receive or
-select, and drive attaches to the execution a continueAsNew started (e1.next is this case's
-execution id + ".next") and drives the script from the top with the input it was started with (a
+select, and drive attaches to the execution a continueAsNew started (the driver's e1.next: the
+one this case's execution names in _continuedTo, whatever id the kernel gave it) and drives the script from the top with the input it was started with (a
 script needing Wave 2 features runs only when the handshake advertises them, I-WIRE-21); a
 refused action (-32023, -32025) leaves the run as it was. A run
 that ends completes (execution.complete) with the script's output, or its failure's message; a
@@ -385,7 +385,7 @@ class Run:
         if do == "fireTimers":  # the client holds the virtual clock: a due timer park is resumed
             st = c.ok("execution.getState", {"executionId": exe})
             on = json.loads(st["canonical"])["variables"].get("_suspendedOn") or {}
-            w = on.get("wakeAt") if isinstance(on, dict) and on.get("on") == "TIMER_FIRED" else None
+            w = on.get("wakeAt") if isinstance(on, dict) else None
             if st["status"] != "suspended" or not isinstance(w, int) or w <= 0 or w > a["at"]:
                 return
             do, a = "resume", {"do": "resume", "eventType": "TIMER_FIRED", "payload": {"wakeAt": w}}
@@ -433,6 +433,21 @@ class Run:
         self.redrive()
 
 
+def continued(c, exe, suffix):
+    """The execution the k-th continueAsNew from exe started, for the driver's suffix ".next" * k:
+    followed through _continuedTo, since the id is the kernel's own."""
+    k = suffix.count(".next")
+    if suffix != ".next" * k:
+        return exe + suffix
+    for _ in range(k):
+        st = json.loads(c.ok("execution.getState", {"executionId": exe})["canonical"])
+        nxt = st["variables"].get("_continuedTo")
+        if not isinstance(nxt, str) or not nxt:
+            raise KernelError(f"execution {exe} names no execution it continued to (_continuedTo = {nxt!r})")
+        exe = nxt
+    return exe
+
+
 def drive(c, case_dir, prefix):
     script, driver, acts = load(case_dir)
     name = os.path.basename(os.path.normpath(case_dir))
@@ -444,7 +459,7 @@ def drive(c, case_dir, prefix):
             raise ScriptError(f"{name}: needs Wave 2 features {sorted(need - have)} the kernel's handshake does not advertise")
     start_id = driver.get("execution") or "e1"
     run = Run(c, exe, script, acts[0].get("input"))
-    run.exec_of = lambda x: exe + x[len(start_id):] if x and x.startswith(start_id) else (x or exe)
+    run.exec_of = lambda x: continued(c, exe, x[len(start_id):]) if x and x.startswith(start_id) else (x or exe)
     p = {"flowId": script["id"], "executionId": exe, "input": run.inp}
     if driver.get("budget") is not None:
         p["budget"] = driver["budget"]

@@ -9,7 +9,7 @@
 # the driver's next action: a resume (execution.resume with attach) or a resumeAs
 # (execution.resumeAs with attach, its transform applied here to the input getState shows)
 # re-drives the script from the top (the kernel serves what its log answers), a cancel
-# (execution.cancel) ends the run, fireTimers resumes a park on the timer gate whose recorded
+# (execution.cancel) ends the run, fireTimers resumes a park, on whatever gate, whose recorded
 # wakeAt is due at its time with TIMER_FIRED {wakeAt} (this client holds the driver's virtual
 # clock), and a refused action (-32023, -32025) leaves the run as it was.
 # A run that ends completes (execution.complete) with the script's output or its failure's
@@ -188,7 +188,7 @@ for dir in "$@"; do
 			# this client holds the driver's virtual clock: a due timer park is resumed
 			w=$(ok execution.getState "{\"executionId\":\"$exe\"}" | jq -c --argjson a "$a" \
 				'(.canonical | fromjson | .variables._suspendedOn) as $on
-				| if .status == "suspended" and ($on | type) == "object" and $on.on == "TIMER_FIRED"
+				| if .status == "suspended" and ($on | type) == "object"
 				  and (($on.wakeAt // 0) > 0) and $on.wakeAt <= $a.at then $on.wakeAt else null end')
 			[ "$w" != null ] || continue
 			act=resume

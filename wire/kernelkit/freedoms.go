@@ -22,16 +22,17 @@ import (
 type freedom struct {
 	clause  string
 	touches func(clients.Case) bool // whether a run of the case can exercise the choice
-	align   func(want, got *carrier.Run)
+	align   func(want, got *carrier.Run) // the whole runs: the driven executions in Driven
 }
 
 // freedoms are the choices a required check compares a kernel's run up to.
 func freedoms() []freedom {
 	return []freedom{
-		{"I-KERNEL-7", uses("sleep", "sleepUntil"), alignTimerGate},
-		{"I-KERNEL-8", uses("receive", "select"), alignWaitIDs},
-		{"I-KERNEL-9", usesTool(carrier.ToolMeter), alignQuotaOrder},
-		{"I-KERNEL-50", acts("resume", "resumeAs", "verdict", "fireTimers"), alignResumeBatches},
+		{"I-KERNEL-7", uses("sleep", "sleepUntil"), perExecution(alignTimerGate)},
+		{"I-KERNEL-8", uses("receive", "select"), perExecution(alignWaitIDs)},
+		{"I-KERNEL-9", usesTool(carrier.ToolMeter), perExecution(alignQuotaOrder)},
+		{"I-KERNEL-16", acts("drive"), alignContinuedIDs},
+		{"I-KERNEL-50", acts("resume", "resumeAs", "verdict", "fireTimers"), perExecution(alignResumeBatches)},
 	}
 }
 
@@ -46,11 +47,22 @@ func touchedFreedoms(k clients.Case) []string {
 	return out
 }
 
-// alignChoices rewrites got to the reference's form of every freedom case k touches.
+// alignChoices rewrites got (the whole run, its driven executions included) to the reference's
+// form of every freedom case k touches.
 func alignChoices(k clients.Case, want, got *carrier.Run) {
 	for _, f := range freedoms() {
 		if f.touches(k) {
 			f.align(want, got)
+		}
+	}
+}
+
+// perExecution applies align to the run and to each execution its drive actions drove.
+func perExecution(align func(want, got *carrier.Run)) func(want, got *carrier.Run) {
+	return func(want, got *carrier.Run) {
+		align(want, got)
+		for i := range min(len(want.Driven), len(got.Driven)) {
+			align(&want.Driven[i], &got.Driven[i])
 		}
 	}
 }
@@ -156,6 +168,59 @@ func alignQuotaOrder(want, got *carrier.Run) {
 			got.Log[i], got.Log[i+1] = g1, g0
 		}
 	}
+}
+
+// alignContinuedIDs: the id of the execution continueAsNew starts is the kernel's (I-KERNEL-16):
+// the ids the kernel's runs name in EXECUTION_CONTINUED.continuedTo, and those of the executions
+// driven, are renamed to the reference's, in every run.
+func alignContinuedIDs(want, got *carrier.Run) {
+	rename := map[string]string{}
+	ws, gs := append([]*carrier.Run{want}, pointers(want.Driven)...), append([]*carrier.Run{got}, pointers(got.Driven)...)
+	for i := range min(len(ws), len(gs)) {
+		if g, w := gs[i].ExecutionID, ws[i].ExecutionID; g != w {
+			rename[g] = w
+		}
+		if g, w := continuedTo(gs[i].Log), continuedTo(ws[i].Log); g != "" && w != "" && g != w {
+			rename[g] = w
+		}
+	}
+	if len(rename) == 0 {
+		return
+	}
+	for _, r := range append([]*carrier.Run{got}, pointers(got.Driven)...) {
+		if id, ok := rename[r.ExecutionID]; ok {
+			r.ExecutionID = id
+		}
+		for i := range r.Log {
+			if id, ok := rename[r.Log[i].ExecutionID]; ok {
+				r.Log[i].ExecutionID = id
+			}
+			r.Log[i].Payload = renameStrings(r.Log[i].Payload, rename)
+		}
+		r.State = string(renameStrings(json.RawMessage(r.State), rename))
+	}
+}
+
+// continuedTo is the id a log's EXECUTION_CONTINUED names, "" when it has none.
+func continuedTo(log []spi.Envelope) string {
+	for _, e := range log {
+		if e.EventType == manifest.ExecutionContinued {
+			var p struct {
+				ContinuedTo string `json:"continuedTo"`
+			}
+			_ = json.Unmarshal(e.Payload, &p)
+			return p.ContinuedTo
+		}
+	}
+	return ""
+}
+
+func pointers(runs []carrier.Run) []*carrier.Run {
+	out := make([]*carrier.Run, len(runs))
+	for i := range runs {
+		out[i] = &runs[i]
+	}
+	return out
 }
 
 // alignResumeBatches: an accepted resume's envelopes may be appended in another order

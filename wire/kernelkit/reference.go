@@ -88,15 +88,15 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	if len(got.Driven) != len(want.Driven) {
 		return got, c.Failf("drive", k.Name, fmt.Sprintf("%d executions driven", 1+len(got.Driven)), fmt.Sprintf("%d", 1+len(want.Driven)))
 	}
+	diff := diffRun
+	switch cmp {
+	case upToChoices:
+		alignChoices(k, &want, &got)
+	case outcomeOnly:
+		diff = diffOutcome
+	}
 	for i, w := range append([]carrier.Run{want}, want.Driven...) {
 		g := append([]carrier.Run{got}, got.Driven...)[i]
-		diff := diffRun
-		switch cmp {
-		case upToChoices:
-			alignChoices(k, &w, &g)
-		case outcomeOnly:
-			diff = diffOutcome
-		}
 		if err := diff(c, k, w, g); err != nil {
 			return got, err
 		}
