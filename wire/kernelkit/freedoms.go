@@ -21,7 +21,7 @@ import (
 // (BrokenKernels, section 10).
 type freedom struct {
 	clause  string
-	touches func(clients.Case) bool // whether a run of the case can exercise the choice
+	touches func(clients.Case) bool      // whether a run of the case can exercise the choice
 	align   func(want, got *carrier.Run) // the whole runs: the driven executions in Driven
 }
 
