@@ -108,6 +108,7 @@ type Choices struct {
 	WaitIDPrefix    string // a wait's id is <prefix><k>-<i> instead of w<k>.<i> (I-KERNEL-8)
 	ResumedFirst    bool   // an accepted resume appends EXECUTION_RESUMED before the delivered event (I-KERNEL-50)
 	ContinuedSuffix string // continueAsNew starts <id><suffix> instead of <id>.next (I-KERNEL-16)
+	HumanGatePrefix string // a human step parks on the gate <prefix><step id> instead of its step id (I-KERNEL-22)
 }
 
 // Hooks are mutants: each one, when set, disables one rule of spec §3.

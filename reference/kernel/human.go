@@ -51,7 +51,7 @@ func (c *Context) human(task Task, input any) (json.RawMessage, error) {
 		r.frames[task.ID] = frameRec{status: fold.FrameCompleted, attempt: attempt, output: answer}
 		return answer, nil
 	}
-	gate := task.ID
+	gate := r.rt.cfg.Choices.HumanGatePrefix + task.ID
 	if r.readOnly && (r.startStatus != fold.StatusSuspended || r.parkedOn != gate) {
 		panic(abortSignal{r.divergence(manifest.ExecutionSuspended + " on " + gate)})
 	}

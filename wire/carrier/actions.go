@@ -169,7 +169,11 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 	var at Attached
 	switch a.Do {
 	case "resume":
-		err := w.c.Call(ctx, MethodResume, map[string]any{"executionId": id, "eventType": a.EventType, "payload": payloadOr(a.Payload), "attach": true}, &at)
+		eventType, err := w.humanGate(ctx, a.EventType)
+		if err != nil {
+			return err
+		}
+		err = w.c.Call(ctx, MethodResume, map[string]any{"executionId": id, "eventType": eventType, "payload": payloadOr(a.Payload), "attach": true}, &at)
 		if refused(err) {
 			return nil // recorded as RESUME_REFUSED, or the execution is terminal: nothing changes
 		}
@@ -270,6 +274,26 @@ func (w *wireRun) act(ctx context.Context, a flowscript.DriverAction) error {
 		return nw.redrive(ctx)
 	}
 	return fmt.Errorf("driver action %q is not a wire client's (clients.Inexpressible)", a.Do)
+}
+
+// humanGate is the gate a resume the driver addresses to eventType goes to: the driver names a
+// human step's gate as the reference does, by the step's id (I-KERNEL-22, a choice), so when the
+// kernel parked that step (condition.stepId) on a gate of its own, the resume goes there.
+func (w *wireRun) humanGate(ctx context.Context, eventType string) (string, error) {
+	_, raw, err := variable(ctx, w.c, w.dr.ExecutionID, fold.VarSuspendedOn)
+	if err != nil {
+		return "", err
+	}
+	var on struct {
+		On        string `json:"on"`
+		Condition struct {
+			StepID string `json:"stepId"`
+		} `json:"condition"`
+	}
+	if json.Unmarshal(raw, &on) == nil && on.Condition.StepID == eventType && on.On != "" {
+		return on.On, nil
+	}
+	return eventType, nil
 }
 
 // timerFired is the resume that fires a timer due at wakeAt: TIMER_FIRED {wakeAt}, which the

@@ -390,7 +390,7 @@ class Run:
                 return
             do, a = "resume", {"do": "resume", "eventType": "TIMER_FIRED", "payload": {"wakeAt": w}}
         if do == "resume":
-            msg = c.rpc("execution.resume", {"executionId": exe, "eventType": a["eventType"],
+            msg = c.rpc("execution.resume", {"executionId": exe, "eventType": human_gate(c, exe, a["eventType"]),
                                              "payload": a.get("payload"), "attach": True})
         elif do == "cancel":
             msg = c.rpc("execution.cancel", {"executionId": exe, "reason": a.get("reason", "")})
@@ -431,6 +431,15 @@ class Run:
             self.script, self.inp = a["flow"], inp
         self.tok = res["driver"]
         self.redrive()
+
+
+def human_gate(c, exe, event_type):
+    """The gate a resume addressed to event_type goes to: a human step's own id names its gate in the
+    reference (I-KERNEL-22), so a park whose condition.stepId is event_type is answered on its gate."""
+    on = json.loads(c.ok("execution.getState", {"executionId": exe})["canonical"])["variables"].get("_suspendedOn")
+    if isinstance(on, dict) and isinstance(on.get("condition"), dict) and on["condition"].get("stepId") == event_type and on.get("on"):
+        return on["on"]
+    return event_type
 
 
 def continued(c, exe, suffix):

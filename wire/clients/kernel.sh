@@ -196,8 +196,11 @@ for dir in "$@"; do
 		fi
 		case $act in
 		resume)
-			resp=$(rpc execution.resume "$(printf '%s' "$a" | jq -c --arg e "$exe" \
-				'{executionId: $e, eventType: .eventType, payload: .payload, attach: true}')") ;;
+			# a resume addressed to the human step the run is parked at (its id names its gate in
+			# the reference, I-KERNEL-22) goes to the gate the kernel parked it on
+			on=$(ok execution.getState "{\"executionId\":\"$exe\"}" | jq -c '.canonical | fromjson | .variables._suspendedOn')
+			resp=$(rpc execution.resume "$(printf '%s' "$a" | jq -c --arg e "$exe" --argjson on "$on" \
+				'{executionId: $e, eventType: (if ($on | type) == "object" and $on.condition.stepId == .eventType and ($on.on // "") != "" then $on.on else .eventType end), payload: .payload, attach: true}')") ;;
 		cancel)
 			resp=$(rpc execution.cancel "$(printf '%s' "$a" | jq -c --arg e "$exe" '{executionId: $e, reason: (.reason // "")}')") ;;
 		resumeAs)

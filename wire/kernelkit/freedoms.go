@@ -32,6 +32,7 @@ func freedoms() []freedom {
 		{"I-KERNEL-8", uses("receive", "select"), perExecution(alignWaitIDs)},
 		{"I-KERNEL-9", usesTool(carrier.ToolMeter), perExecution(alignQuotaOrder)},
 		{"I-KERNEL-16", acts("drive"), alignContinuedIDs},
+		{"I-KERNEL-22", humanStep, perExecution(alignHumanGates)},
 		{"I-KERNEL-50", acts("resume", "resumeAs", "verdict", "fireTimers"), perExecution(alignResumeBatches)},
 	}
 }
@@ -79,6 +80,10 @@ func acts(dos ...string) func(clients.Case) bool {
 	}
 }
 
+func humanStep(k clients.Case) bool {
+	return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return st.Op == "execute" && st.Kind == "human" })
+}
+
 func usesTool(tool string) func(clients.Case) bool {
 	return func(k clients.Case) bool {
 		return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return st.Tool == tool })
@@ -117,6 +122,42 @@ func alignTimerGate(want, got *carrier.Run) {
 			got.State = string(setVariable(got.State, "_suspendedOn", r))
 		}
 	}
+}
+
+// alignHumanGates: a human step may park on a gate of the kernel's own (I-KERNEL-22; the spec
+// fixes only condition.stepId): where the reference parked the step on its id, the kernel's gate
+// is renamed to it, as a park's gate and as the type of the event that answered it.
+func alignHumanGates(want, got *carrier.Run) {
+	park := func(e spi.Envelope) (on, step string) {
+		var p struct {
+			On        string `json:"on"`
+			Condition struct {
+				StepID string `json:"stepId"`
+			} `json:"condition"`
+		}
+		if e.EventType == manifest.ExecutionSuspended && json.Unmarshal(e.Payload, &p) == nil {
+			return p.On, p.Condition.StepID
+		}
+		return "", ""
+	}
+	rename := map[string]string{}
+	for i := range min(len(want.Log), len(got.Log)) {
+		wOn, wStep := park(want.Log[i])
+		gOn, gStep := park(got.Log[i])
+		if wStep != "" && wOn == wStep && gStep == wStep && gOn != wOn {
+			rename[gOn] = wOn
+		}
+	}
+	if len(rename) == 0 {
+		return
+	}
+	for i, e := range got.Log {
+		if r, ok := rename[e.EventType]; ok {
+			got.Log[i].EventType = r
+		}
+		got.Log[i].Payload = renameStrings(e.Payload, rename)
+	}
+	got.State = string(renameStrings(json.RawMessage(got.State), rename))
 }
 
 // alignWaitIDs: a wait's id is the kernel's (I-KERNEL-8): the kernel's ids, in the order its
