@@ -55,7 +55,7 @@ func runChecks(id, about string, k clients.Case, clauses ...string) []Check {
 		}
 	}
 	touched := touchedFreedoms(k)
-	choices := touched
+	choices := slices.Clone(touched)
 	for _, c := range named {
 		if !slices.Contains(choices, c) {
 			choices = append(choices, c)
