@@ -204,3 +204,16 @@ func TestFreedomsProven(t *testing.T) {
 		}
 	}
 }
+
+// A required check that compares up to our choices says so in its failure, so a kernel author
+// reading a divergence knows which of its choices are shown in the reference's form.
+func TestAlignedFailureSaysSo(t *testing.T) {
+	h, err := NewBroken("deliver-drops-message", memory.NewEventStore(), carrier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runKit(t, h, "^kernel/wave2/receive-select$", 4*time.Second)["kernel/wave2/receive-select"]
+	if r.Verdict != kits.Fail || !strings.Contains(r.Message, "compared up to the choices I-KERNEL-8") {
+		t.Errorf("kernel/wave2/receive-select on deliver-drops-message = %s (%s), want a failure that names the choices it was compared up to", r.Verdict, r.Message)
+	}
+}

@@ -91,7 +91,13 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	diff := diffRun
 	switch cmp {
 	case upToChoices:
-		alignChoices(k, &want, &got)
+		if touched := touchedFreedoms(k); len(touched) > 0 {
+			alignChoices(k, &want, &got)
+			diff = func(c *Case, k clients.Case, want, got carrier.Run) error {
+				return diffRunNoted(c, k, want, got, " (compared up to the choices "+strings.Join(touched, ", ")+
+					": where the kernel's run differs from the reference's only by one of them, it is shown in the reference's form)")
+			}
+		}
 	case outcomeOnly:
 		diff = diffOutcome
 	}
@@ -107,6 +113,11 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 // diffRun compares one execution of a wire run with the in-process one, as values: the first
 // divergent envelope (or the state), with the flow-script statement or driver action that wrote it.
 func diffRun(c *Case, k clients.Case, want, got carrier.Run) error {
+	return diffRunNoted(c, k, want, got, "")
+}
+
+// diffRunNoted is diffRun with a note on how the runs were compared.
+func diffRunNoted(c *Case, k clients.Case, want, got carrier.Run, note string) error {
 	ws, err := normState(want.State)
 	if err != nil {
 		return c.Unknown("the in-process reference run of %s: %v", k.Name, err)
@@ -124,7 +135,7 @@ func diffRun(c *Case, k clients.Case, want, got carrier.Run) error {
 		env := pick(want.Log, got.Log, d.Index)
 		by = fmt.Sprintf(" (written for %s)", producedBy(k, env))
 	}
-	return c.Failf("drive", k.Name+" "+got.ExecutionID, "first divergence from the in-process run"+by+": "+d.String(), "the in-process run's log and folded state")
+	return c.Failf("drive", k.Name+" "+got.ExecutionID, "first divergence from the in-process run"+by+note+": "+d.String(), "the in-process run's log and folded state")
 }
 
 // diffOutcome compares one execution of a wire run with the in-process one by its outcome: the
