@@ -109,6 +109,7 @@ type Choices struct {
 	ResumedFirst    bool   // an accepted resume appends EXECUTION_RESUMED before the delivered event (I-KERNEL-50)
 	ContinuedSuffix string // continueAsNew starts <id><suffix> instead of <id>.next (I-KERNEL-16)
 	HumanGatePrefix string // a human step parks on the gate <prefix><step id> instead of its step id (I-KERNEL-22)
+	DegradeBare     bool   // a degraded typed failure's STEP_FAILED error is {message} alone, without degraded and channel (I-KERNEL-13)
 }
 
 // Hooks are mutants: each one, when set, disables one rule of spec §3.

@@ -260,7 +260,11 @@ func (c *Context) settle(task Task, attempt int, errMap map[string]PayloadSchema
 				Clauses: []string{"S41.typed.degrade-loudly"},
 				Message: fmt.Sprintf("step %q: typed failure on channel %q degraded to an untyped STEP_FAILED: %s", id, tf.Channel, degraded)})
 		}
-		fail(tf.Error(), "degraded", degraded, "channel", tf.Channel)
+		if r.rt.cfg.Choices.DegradeBare {
+			fail(tf.Error())
+		} else {
+			fail(tf.Error(), "degraded", degraded, "channel", tf.Channel)
+		}
 		return nil, &StepFailedError{StepID: id, Attempt: attempt, Message: tf.Error(), Degraded: degraded}
 	}
 	fail(res.err.Error())

@@ -31,6 +31,7 @@ func freedoms() []freedom {
 		{"I-KERNEL-7", uses("sleep", "sleepUntil"), perExecution(alignTimerGate)},
 		{"I-KERNEL-8", uses("receive", "select"), perExecution(alignWaitIDs)},
 		{"I-KERNEL-9", usesTool(carrier.ToolMeter), perExecution(alignQuotaOrder)},
+		{"I-KERNEL-13", usesTool("fail-typed", "fail-undeclared"), perExecution(alignDegraded)},
 		{"I-KERNEL-16", acts("drive"), alignContinuedIDs},
 		{"I-KERNEL-22", humanStep, perExecution(alignHumanGates)},
 		{"I-KERNEL-50", acts("resume", "resumeAs", "verdict", "fireTimers"), perExecution(alignResumeBatches)},
@@ -84,9 +85,9 @@ func humanStep(k clients.Case) bool {
 	return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return st.Op == "execute" && st.Kind == "human" })
 }
 
-func usesTool(tool string) func(clients.Case) bool {
+func usesTool(tools ...string) func(clients.Case) bool {
 	return func(k clients.Case) bool {
-		return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return st.Tool == tool })
+		return stmtIn(k.Script.Body, func(st flowscript.Stmt) bool { return slices.Contains(tools, st.Tool) })
 	}
 }
 
@@ -122,6 +123,62 @@ func alignTimerGate(want, got *carrier.Run) {
 			got.State = string(setVariable(got.State, "_suspendedOn", r))
 		}
 	}
+}
+
+// alignDegraded: what a degraded typed failure's untyped STEP_FAILED says beside its message is
+// the kernel's (I-KERNEL-13: the reference adds degraded and channel). Where the kernel's error
+// (in the log, and in the step's frame) and the reference's agree on every other member, the
+// reference's is taken.
+func alignDegraded(want, got *carrier.Run) {
+	for i := range min(len(want.Log), len(got.Log)) {
+		if want.Log[i].EventType != manifest.StepFailed || got.Log[i].EventType != manifest.StepFailed || stepOf(want.Log[i]) != stepOf(got.Log[i]) {
+			continue
+		}
+		w, g := memberOf(want.Log[i].Payload, "error"), memberOf(got.Log[i].Payload, "error")
+		if sameBesideDegraded(w, g) {
+			got.Log[i].Payload = setMember(got.Log[i].Payload, "error", w)
+		}
+	}
+	wf, gf := memberOf(json.RawMessage(want.State), "frames"), memberOf(json.RawMessage(got.State), "frames")
+	var frames map[string]json.RawMessage
+	if json.Unmarshal(wf, &frames) != nil {
+		return
+	}
+	for step, f := range frames {
+		w, g := memberOf(f, "error"), memberOf(memberOf(gf, step), "error")
+		if sameBesideDegraded(w, g) {
+			gf = setMember(gf, step, setMember(memberOf(gf, step), "error", w))
+		}
+	}
+	got.State = string(setMember(json.RawMessage(got.State), "frames", gf))
+}
+
+// sameBesideDegraded reports whether w is a degraded failure's error and g agrees with it on every
+// member but degraded and channel.
+func sameBesideDegraded(w, g json.RawMessage) bool {
+	rest := func(raw json.RawMessage) (string, bool) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return "", false
+		}
+		_, degraded := m["degraded"]
+		delete(m, "degraded")
+		delete(m, "channel")
+		b, _ := json.Marshal(m)
+		return string(normValue(b)), degraded
+	}
+	wr, degraded := rest(w)
+	gr, _ := rest(g)
+	return degraded && wr != "" && wr == gr && !bytes.Equal(normValue(w), normValue(g))
+}
+
+// memberOf is member k of object raw, nil when raw is no object or has none.
+func memberOf(raw json.RawMessage, k string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m[k]
 }
 
 // alignHumanGates: a human step may park on a gate of the kernel's own (I-KERNEL-22; the spec
@@ -341,22 +398,13 @@ func setMember(raw json.RawMessage, k string, v any) json.RawMessage {
 
 // variableOf is variables[name] of a folded state, nil when absent.
 func variableOf(state, name string) json.RawMessage {
-	var s struct {
-		Variables map[string]json.RawMessage `json:"variables"`
-	}
-	if json.Unmarshal([]byte(state), &s) != nil {
-		return nil
-	}
-	return s.Variables[name]
+	return memberOf(memberOf(json.RawMessage(state), "variables"), name)
 }
 
 // setVariable is state with variables[name] set to v.
 func setVariable(state, name string, v json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(state), &m) != nil || m == nil {
-		return json.RawMessage(state)
-	}
-	return setMember(json.RawMessage(state), "variables", setMember(m["variables"], name, v))
+	st := json.RawMessage(state)
+	return setMember(st, "variables", setMember(memberOf(st, "variables"), name, v))
 }
 
 // renameStrings rewrites every string value and object key of raw found in rename.

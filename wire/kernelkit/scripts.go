@@ -88,11 +88,10 @@ func runChecks(id, about string, k clients.Case, clauses ...string) []Check {
 }
 
 // outcomeChoice reports whether a choice shapes what a golden's flow returns or what its driver
-// may do — a channel map's reach (I-KERNEL-12), the typed-payload cap (I-KERNEL-13), which steps
-// park in doubt (I-KERNEL-14) — so that a golden exercising it cannot be split into a required
-// outcome and a recommended log.
+// may do — a channel map's reach (I-KERNEL-12), which steps park in doubt (I-KERNEL-14) — so that
+// a golden exercising it cannot be split into a required outcome and a recommended log.
 func outcomeChoice(id string) bool {
-	return slices.Contains([]string{"I-KERNEL-12", "I-KERNEL-13", "I-KERNEL-14"}, id)
+	return slices.Contains([]string{"I-KERNEL-12", "I-KERNEL-14"}, id)
 }
 
 func caseRun(k clients.Case, cmp comparison) func(context.Context, *Case) error {
