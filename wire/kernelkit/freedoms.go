@@ -107,7 +107,7 @@ func alignTimerGate(want, got *carrier.Run) {
 	retarget := func(w, g json.RawMessage) json.RawMessage {
 		wOn, wAt, ok := gate(w)
 		gOn, gAt, ok2 := gate(g)
-		if !ok || !ok2 || wOn != manifest.TimerFired || gOn == wOn || !bytes.Equal(wAt, gAt) {
+		if !ok || !ok2 || wOn != manifest.TimerFired || gOn == wOn || !bytes.Equal(normValue(wAt), normValue(gAt)) {
 			return g
 		}
 		return setMember(g, "on", manifest.TimerFired)
@@ -144,13 +144,16 @@ func alignDegraded(want, got *carrier.Run) {
 	if json.Unmarshal(wf, &frames) != nil {
 		return
 	}
+	changed := false
 	for step, f := range frames {
 		w, g := memberOf(f, "error"), memberOf(memberOf(gf, step), "error")
 		if sameBesideDegraded(w, g) {
-			gf = setMember(gf, step, setMember(memberOf(gf, step), "error", w))
+			gf, changed = setMember(gf, step, setMember(memberOf(gf, step), "error", w)), true
 		}
 	}
-	got.State = string(setMember(json.RawMessage(got.State), "frames", gf))
+	if changed {
+		got.State = string(setMember(json.RawMessage(got.State), "frames", gf))
+	}
 }
 
 // sameBesideDegraded reports whether w is a degraded failure's error and g agrees with it on every
@@ -361,7 +364,7 @@ func inResumeBatch(e, resumed spi.Envelope) bool {
 	case manifest.ApprovalGranted, manifest.ExecutionMigrated:
 		return true
 	case manifest.DecisionRecorded:
-		return bytes.Contains(e.Metadata, []byte(`"kernel"`))
+		return string(memberOf(e.Metadata, "kernel")) == "true"
 	}
 	return (!manifest.IsKernelEventType(e.EventType) || e.EventType == manifest.TimerFired) &&
 		bytes.Equal(normValue(e.Payload), normValue(resumed.Payload))
