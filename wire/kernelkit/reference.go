@@ -46,9 +46,9 @@ const (
 	// upToChoices is wholeRun after the kernel's run is aligned with the reference's form of every
 	// freedom the case touches (freedoms.go): a kernel that makes another of those choices passes.
 	upToChoices
-	// outcomeOnly compares what the flow's caller sees — the drive's answers, each execution's
-	// status and its _input, _output and _error — and not the log, so a kernel that records the
-	// same run in another form the spec allows (a choice, docs/interpretations.md) passes.
+	// outcomeOnly compares how each execution ends — its status and the flow's _input, _output
+	// and _error — and not the log, so a kernel that records the same run in another form the
+	// spec allows (a choice, docs/interpretations.md) passes.
 	outcomeOnly
 )
 
