@@ -16,6 +16,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/kits/kernelprops"
 	"github.com/loom-kernel/loom-conform/manifest"
 	dispatchpg "github.com/loom-kernel/loom-conform/reference/dispatch/postgres"
@@ -34,7 +35,6 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/clients"
 	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
 

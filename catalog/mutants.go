@@ -9,6 +9,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken/dispatchers"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/kits/ingressprops"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
@@ -18,7 +19,6 @@ import (
 	"github.com/loom-kernel/loom-conform/vectors"
 	vfuzz "github.com/loom-kernel/loom-conform/vectors/fuzz"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // Mutants returns every registered mutant of the project: each package holding broken

@@ -10,10 +10,10 @@ import (
 
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // KernelKind is the certify kind of a kernel reached over the wire kernel ABI (docs/wire.md).
@@ -50,7 +50,7 @@ type Latency struct {
 
 // RunKernel certifies a kernel that speaks the wire kernel ABI: it starts the target, waits for
 // wire.handshake, measures its round trip against the reference kernel's, runs the kernel kit
-// (wire/kernelkit: one check per obligation) check by check with progress, applies the ledger and
+// (kits/kernelkit: one check per obligation) check by check with progress, applies the ledger and
 // returns the same report as a store certification (Kind "certify", mergeable by `report merge`).
 // cfg.Run and cfg.Shard select a stable part of the checks: the report is partial. The error is
 // for bad configuration only; a kernel that fails is a report that is not certified.

@@ -15,11 +15,11 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // certifyKernel certifies the kernel h serves with cfg (its seed and time limit defaulted) and
@@ -102,7 +102,7 @@ func TestCertifyKernel(t *testing.T) {
 }
 
 // A broken kernel is not certified: the check meant for it fails and blocks (a sample of the
-// classes; wire/kernelkit proves every broken kernel against its checks).
+// classes; kits/kernelkit proves every broken kernel against its checks).
 func TestCertifyBrokenKernel(t *testing.T) {
 	for _, name := range []string{"two-drivers", "unfenced-execution.complete", "code-refused-as-not-runnable", "resume-kernel-type-through"} {
 		t.Run(name, func(t *testing.T) {

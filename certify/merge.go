@@ -12,8 +12,8 @@ import (
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/spec"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // ReportKind is the "kind" of a certification report: what `report merge` dispatches on.

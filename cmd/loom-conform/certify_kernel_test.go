@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 )
 
 // certify kernel --url exits 0 for the reference kernel and 1, naming the failed check, for a

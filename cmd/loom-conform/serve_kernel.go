@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
-	"github.com/loom-kernel/loom-conform/wire/kernelkit"
 	"github.com/spf13/cobra"
 )
 

@@ -16,7 +16,7 @@ type Broken struct {
 // BrokenMounts lists the broken carriers whose defect shows only in process: mounted with no
 // client, they change what an in-process run appends. They are caught by the G2 check that re-runs
 // the golden corpus with the carrier mounted, not by the kernel kit (the broken kernels a wire
-// client meets are wire/kernelkit's).
+// client meets are kits/kernelkit's).
 func BrokenMounts() []Broken {
 	return []Broken{
 		{Name: "adopts-flows-at-mount", Defect: "re-registers the runtime's flows under the carrier's code identity when mounted, so an in-process start records the carrier's codeHash",

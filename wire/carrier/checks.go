@@ -2,7 +2,7 @@ package carrier
 
 import "github.com/loom-kernel/loom-conform/spec"
 
-// Checks lists the tests of the carrier (the kernel kit's checks are wire/kernelkit's).
+// Checks lists the tests of the carrier (the kernel kit's checks are kits/kernelkit's).
 func Checks() []spec.Check {
 	t := func(id, where string, kind spec.CheckKind, clauses ...string) spec.Check {
 		return spec.Check{ID: id, Kind: kind, Clauses: clauses, Where: "wire/carrier:" + where}

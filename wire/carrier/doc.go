@@ -22,5 +22,5 @@
 // as for an in-process flow: a wire client gains no bypass. NewProfile serves the conformance
 // profile `certify kernel` expects, with the test-only conformance extension (Conformance:
 // conformance.clock and conformance.crash); the kit that certifies a kernel, and the broken
-// kernels built from this carrier's Hooks, are wire/kernelkit's.
+// kernels built from this carrier's Hooks, are kits/kernelkit's.
 package carrier

@@ -13,7 +13,7 @@ import (
 )
 
 // Hooks are carrier-level defects; each one breaks one rule a certified kernel must keep. They
-// exist so `certify kernel` can prove it rejects them (wire/kernelkit's broken kernels); a zero
+// exist so `certify kernel` can prove it rejects them (kits/kernelkit's broken kernels); a zero
 // Hooks is a correct carrier.
 type Hooks struct {
 	// ForgedFactsThrough appends a userspace emit the kernel refused straight to the store (breaks

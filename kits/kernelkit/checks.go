@@ -5,7 +5,7 @@ import "github.com/loom-kernel/loom-conform/spec"
 // Checks lists the kernel kit's checks (run by `certify kernel`) and the tests that prove the kit.
 func Checks() []spec.Check {
 	t := func(id, where string, clauses ...string) spec.Check {
-		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: "wire/kernelkit:" + where}
+		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: "kits/kernelkit:" + where}
 	}
 	return append(Kit().SpecChecks(),
 		t("wire/kit-reference", "TestReferenceKernelPassesKit", "I-WIRE-8", "A26.wire.kernel-authoritative", "I-WIRE-21", "I-WIRE-24"),

@@ -300,7 +300,7 @@ func Mutants() []spec.Mutant {
 	var out []spec.Mutant
 	for _, b := range BrokenKernels() {
 		out = append(out, spec.Mutant{ID: "kernel/wire/" + b.Name, Kind: "kernel", Defect: b.Defect, Clauses: b.Clauses,
-			CaughtBy: b.CaughtBy, Where: "wire/kernelkit:TestBrokenKernelsRejected"})
+			CaughtBy: b.CaughtBy, Where: "kits/kernelkit:TestBrokenKernelsRejected"})
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func TestRequiredChoicesDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const begin, end = "<!-- required-choices:begin (go test ./wire/kernelkit -run TestRequiredChoicesDocumented) -->\n", "<!-- required-choices:end -->"
+	const begin, end = "<!-- required-choices:begin (go test ./kits/kernelkit -run TestRequiredChoicesDocumented) -->\n", "<!-- required-choices:end -->"
 	s := string(doc)
 	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
