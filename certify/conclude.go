@@ -17,7 +17,7 @@ func Conclude(rep *Report, ledger *Ledger, now time.Time, leftOut []spec.Level) 
 	strict := rep.Options.Strict
 	for i := range rep.Checks {
 		c := &rep.Checks[i]
-		c.Requirement = spec.CheckRequirement(c.Level, c.Clauses)
+		c.Requirement = kits.Binding(c.Level, c.Clauses, c.Verdict, c.Failed)
 		c.Expected, c.Blocking, c.Why, c.Waived = nil, false, "", false
 		if e, ok := ledger.Lookup(c.ID); ok {
 			e := e

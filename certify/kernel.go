@@ -186,7 +186,7 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 		return res
 	}
 	r := results[0]
-	res.Verdict, res.Message, res.DurationMs = r.Verdict, r.Message, ms(r.Duration)
+	res.Verdict, res.Message, res.DurationMs, res.Failed = r.Verdict, r.Message, ms(r.Duration), r.Failed
 	if res.Verdict == kits.Unknown {
 		k.unknownInRow++
 		if k.unknownInRow >= k.cfg.DeadAfter {

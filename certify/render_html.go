@@ -72,7 +72,7 @@ func HTMLPage(r *Report) reportview.Page {
 	for _, c := range r.Checks {
 		it := reportview.Item{ID: c.ID, Group: c.Kit, Verdict: string(c.Verdict), Level: string(c.Level),
 			Requirement: c.Requirement, Clauses: c.Clauses, Message: c.Message, Repro: c.Repro,
-			Blocking: c.Blocking, Why: c.Why, DurationMs: c.DurationMs}
+			Blocking: c.Blocking, Why: c.Why, DurationMs: c.DurationMs, Failed: c.FailedLines()}
 		if c.Witness != nil {
 			it.WitnessDrawing = c.Witness.Drawing
 		}

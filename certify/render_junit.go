@@ -45,6 +45,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		s := &out.Suites[i]
 		jc := junit.Case{Name: c.ID, ClassName: "loom." + c.Kit, Time: secs(c.DurationMs)}
 		head := fmt.Sprintf("[%s] %s", strings.Join(c.Clauses, " "), c.Level)
+		if lines := c.FailedLines(); len(lines) > 0 {
+			head += "\n" + strings.Join(lines, "\n")
+		}
 		body := fmt.Sprintf("%s\n%s\nreproduce: %s", head, c.Message, c.Repro)
 		switch {
 		case c.Blocking && c.Verdict == kits.Unknown:

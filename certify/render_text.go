@@ -39,8 +39,8 @@ func WriteSummary(w io.Writer, r *Report) error {
 		if c.Expected != nil || c.Blocking {
 			continue // listed below with the failures
 		}
-		fmt.Fprintf(w, "\nRECOMMENDATION NOT MET %s [%s] (%s, recommended: does not block)\n  %s\n  reproduce: %s\n",
-			c.ID, strings.Join(c.Clauses, " "), c.Level, indent(c.Message), c.Repro)
+		fmt.Fprintf(w, "\nRECOMMENDATION NOT MET %s [%s] (%s, recommended: does not block)\n%s  %s\n  reproduce: %s\n",
+			c.ID, strings.Join(c.Clauses, " "), c.Level, assertionLines(c), indent(c.Message), c.Repro)
 	}
 	for _, c := range r.Checks {
 		if !c.Blocking && (c.Verdict != kits.Fail || c.NotMet() && c.Expected == nil) {
@@ -52,7 +52,7 @@ func WriteSummary(w io.Writer, r *Report) error {
 		} else if c.Expected != nil {
 			fmt.Fprintf(w, " — expected: %s", safetext.Line(c.Expected.Reason))
 		}
-		fmt.Fprintf(w, "\n  %s\n  reproduce: %s\n", indent(safetext.Visible(c.Message)), safetext.Visible(c.Repro))
+		fmt.Fprintf(w, "\n%s  %s\n  reproduce: %s\n", assertionLines(c), indent(safetext.Visible(c.Message)), safetext.Visible(c.Repro))
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "\nPROBLEM %s\n", safetext.Visible(p))
@@ -82,6 +82,15 @@ func addTo(s Summary, c CheckResult) Summary {
 	s.Expected += one.Expected
 	s.Blocking += one.Blocking
 	return s
+}
+
+// assertionLines lists c's failing assertions, each on an indented line of its own.
+func assertionLines(c CheckResult) string {
+	var b strings.Builder
+	for _, l := range c.FailedLines() {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }

@@ -95,11 +95,13 @@ type CheckResult struct {
 	ID      string     `json:"id"`
 	Clauses []string   `json:"clauses"`
 	Level   spec.Level `json:"level"`
-	// Requirement is spec.CheckRequirement of Level and Clauses (set by Conclude): only a required
-	// check blocks a certificate; a recommended one that fails or has no verdict is a
+	// Requirement is kits.Binding of the check and its failing assertions (set by Conclude): only a
+	// required result blocks a certificate; a recommended one that fails or has no verdict is a
 	// recommendation not met (blocking only under --strict).
 	Requirement spec.Requirement `json:"requirement"`
 	Verdict     kits.Verdict     `json:"verdict"`
+	// Failed lists a failure's failing assertions, each with its clauses and how it binds.
+	Failed []kits.FailedAssertion `json:"failedAssertions,omitempty"`
 	DurationMs  float64          `json:"durationMs"`
 	Message     string           `json:"message,omitempty"`
 	Seed        int64            `json:"seed"`
@@ -113,6 +115,16 @@ type CheckResult struct {
 	Waived bool `json:"waived,omitempty"`
 	// Witness is a linearizability failure's witness (rendered by render_html.go).
 	Witness *kits.Witness `json:"witness,omitempty"`
+}
+
+// FailedLines names the failing assertions of c, one line each ("failing assertion: eventStore.read
+// [S7.x] required (spec)"), for every surface that shows a failure.
+func (c CheckResult) FailedLines() []string {
+	out := make([]string, len(c.Failed))
+	for i, a := range c.Failed {
+		out[i] = "failing assertion: " + a.Label()
+	}
+	return out
 }
 
 // NotMet reports whether c is a recommendation not met: a recommended check that failed or has no

@@ -527,7 +527,7 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		return res
 	}
 	kr := results[0]
-	res.Verdict, res.Message, res.DurationMs, res.Witness = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness
+	res.Verdict, res.Message, res.DurationMs, res.Witness, res.Failed = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness, kr.Failed
 	transport := after.TransportErrors > before.TransportErrors
 	protocol := after.ProtocolErrors > before.ProtocolErrors
 	switch {
@@ -535,11 +535,12 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		// The bridge broke the protocol: that is the bridge's failure, named by its clause.
 		res.Verdict = kits.Fail
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-4")
+		res.Failed = []kits.FailedAssertion{kits.NewFailedAssertion(res.Level, "a bridge method", []string{"I-BRIDGE-4"})}
 		res.Message = fmt.Sprintf("%s [%s]: Call(a bridge method) = a frame that breaks the protocol (%v), want a bridge protocol answer\n%s",
 			m.id, strings.Join(res.Clauses, " "), after.LastFault, res.Message)
 	case transport && res.Verdict == kits.Fail && p.kit != "faults":
 		// The link failed: no judgement on the store is possible.
-		res.Verdict = kits.Unknown
+		res.Verdict, res.Failed = kits.Unknown, nil
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
 		res.Message = fmt.Sprintf("%s: the link to the bridge failed during the check (%v); no verdict on the store\n%s", m.id, after.LastFault, res.Message)
 	}

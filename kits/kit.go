@@ -132,17 +132,47 @@ func (v *Violation) Error() string {
 // Unwrap exposes the store's error.
 func (v *Violation) Unwrap() error { return v.Err }
 
-// Failf reports that op(args) gave got where want was expected.
+// Failf reports that op(args) gave got where want was expected, as a violation of every clause
+// the check enforces. A check whose comparisons enforce different clauses names each comparison's
+// own with Cite, so a failure binds as its clauses do (a tier per assertion, DESIGN §7.1).
 func (c *Case[T]) Failf(op, args string, got, want any) error {
-	v := &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args, Got: show(got), Want: describe(want)}
+	return c.Cite(c.check.Clauses...).Failf(op, args, got, want)
+}
+
+// Diff reports a value mismatch with a go-cmp diff, as a violation of every clause the check
+// enforces; nil when want and got are equal. Cite(…).Diff names the comparison's own clauses.
+func (c *Case[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error {
+	return c.Cite(c.check.Clauses...).Diff(op, args, want, got, opts...)
+}
+
+// Cite names the clauses one comparison of the check enforces: the Failf and Diff of the returned
+// Assertion report a violation of exactly those clauses, and a failure binds as they do — required
+// when any of them is required, recommended when each is a choice. A choice's check is typically
+// two comparisons: one citing the spec clause for "one of the legal options" (required), one citing
+// the choice for "ours" (recommended). Every clause cited must be one of the check's Clauses, so
+// coverage stays true: a comparison citing another ends the check unknown as a harness bug.
+func (c *Case[T]) Cite(clauses ...string) Assertion[T] {
+	return Assertion[T]{c: c, clauses: clauses}
+}
+
+// Assertion is one comparison of a check and the clauses it enforces (Case.Cite).
+type Assertion[T any] struct {
+	c       *Case[T]
+	clauses []string
+}
+
+// Failf reports that op(args) gave got where want was expected, citing the assertion's clauses.
+func (a Assertion[T]) Failf(op, args string, got, want any) error {
+	v := &Violation{Check: a.c.check.ID, Clauses: a.clauses, Op: op, Args: args, Got: show(got), Want: describe(want)}
 	if e, ok := got.(error); ok {
 		v.Err = e
 	}
 	return v
 }
 
-// Diff reports a value mismatch with a go-cmp diff; nil when want and got are equal.
-func (c *Case[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error {
+// Diff reports a value mismatch with a go-cmp diff, citing the assertion's clauses; nil when want
+// and got are equal.
+func (a Assertion[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error {
 	d := cmp.Diff(want, got, opts...)
 	if d == "" {
 		return nil
@@ -151,7 +181,7 @@ func (c *Case[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error
 	if g == w {
 		g += " with other content"
 	}
-	return &Violation{Check: c.check.ID, Clauses: c.check.Clauses, Op: op, Args: args, Got: g, Want: w, Diff: d}
+	return &Violation{Check: a.c.check.ID, Clauses: a.clauses, Op: op, Args: args, Got: g, Want: w, Diff: d}
 }
 
 // skipError makes a check end as skip.

@@ -25,10 +25,13 @@ type Result struct {
 	CheckID string     `json:"checkId"`
 	Clauses []string   `json:"clauses"`
 	Level   spec.Level `json:"level"`
-	// Requirement is how the check binds (spec.CheckRequirement of its level and clauses): a
-	// recommended check never blocks a certificate.
+	// Requirement is how the result binds (Binding): for a failure, as its failing assertions'
+	// clauses bind; otherwise as the check's. A recommended result never blocks a certificate.
 	Requirement spec.Requirement `json:"requirement"`
 	Verdict     Verdict          `json:"verdict"`
+	// Failed lists, for a failure, the assertions that saw something wrong: each comparison's
+	// clauses and how they bind (a tier per assertion, DESIGN §7.1).
+	Failed []FailedAssertion `json:"failedAssertions,omitempty"`
 	Duration    time.Duration    `json:"-"`
 	Message     string           `json:"message,omitempty"`
 	Seed        int64            `json:"seed"`
@@ -53,6 +56,70 @@ func (r Result) String() string {
 		s += ": " + r.Message
 	}
 	return s
+}
+
+// FailedAssertion is one comparison of a failed check that saw something wrong.
+type FailedAssertion struct {
+	Op      string   `json:"op,omitempty"` // the operation compared, e.g. "eventStore.read"
+	Clauses []string `json:"clauses"`      // the clauses the comparison enforces
+	// Requirement is spec.CheckRequirement of the check's level and Clauses; Binds names the most
+	// binding source or tier among Clauses ("spec", "adr", "protocol", "consequence", "choice").
+	Requirement spec.Requirement `json:"requirement"`
+	Binds       string           `json:"binds"`
+}
+
+// NewFailedAssertion describes a failing comparison of a check of level citing clauses.
+func NewFailedAssertion(level spec.Level, op string, clauses []string) FailedAssertion {
+	return FailedAssertion{Op: op, Clauses: clauses, Requirement: spec.CheckRequirement(level, clauses), Binds: spec.Binds(clauses)}
+}
+
+// Label is how reports name the assertion: "[S5.x I-KERNEL-6] required (spec)".
+func (a FailedAssertion) Label() string {
+	s := "[" + strings.Join(a.Clauses, " ") + "] " + string(a.Requirement) + " (" + a.Binds + ")"
+	if a.Op != "" {
+		s = a.Op + " " + s
+	}
+	return s
+}
+
+// Binding is how a result of a check of level enforcing clauses binds a target, the one rule every
+// runner uses (DESIGN §7.1, a tier per assertion): a failure with failing assertions is required
+// when any of them is (spec.CheckRequirement of its clauses), recommended when every one enforces
+// only choices or only SHOULDs; any other result (a pass, a skip, an unknown, a failure that names
+// no assertion) binds as the check does, through all of its clauses.
+func Binding(level spec.Level, clauses []string, v Verdict, failed []FailedAssertion) spec.Requirement {
+	if v != Fail || len(failed) == 0 {
+		return spec.CheckRequirement(level, clauses)
+	}
+	for _, a := range failed {
+		if spec.CheckRequirement(level, a.Clauses) == spec.Required {
+			return spec.Required
+		}
+	}
+	return spec.Recommended
+}
+
+// Violations lists every *Violation in err's tree (errors.Join and wrapping included), in order.
+func Violations(err error) []*Violation {
+	var out []*Violation
+	var walk func(error)
+	walk = func(e error) {
+		switch x := e.(type) {
+		case nil:
+			return
+		case *Violation:
+			out = append(out, x)
+			return
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				walk(e)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		}
+	}
+	walk(err)
+	return out
 }
 
 // Summary counts verdicts.

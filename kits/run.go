@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -140,6 +141,12 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	defer func() { res.Duration = time.Since(start) }()
 	finish := func(v Verdict, msg string) Result {
 		res.Verdict, res.Message, res.Duration = v, msg, time.Since(start)
+		if v == Fail && len(res.Failed) == 0 {
+			// A failure that names no comparison (a crash, a declared method answered unsupported)
+			// is a failure of the whole check.
+			res.Failed = []FailedAssertion{NewFailedAssertion(ch.Level, "", ch.Clauses)}
+		}
+		res.Requirement = Binding(ch.Level, ch.Clauses, v, res.Failed)
 		return res
 	}
 
@@ -238,9 +245,17 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	if ctx.Err() != nil {
 		return finish(Unknown, fmt.Sprintf("%s: the run was interrupted (%v): %v", ch.ID, context.Cause(parent), o.err))
 	}
-	var v *Violation
-	if errors.As(o.err, &v) {
+	if vs := Violations(o.err); len(vs) > 0 {
 		res.Witness = witnessOf(o.err)
+		for _, v := range vs {
+			if bad := undeclared(ch.Clauses, v.Clauses); bad != "" {
+				// A comparison citing a clause its check does not declare would make the coverage
+				// (spec --coverage) untrue: a bug of this harness, never a verdict on the target.
+				return finish(Unknown, fmt.Sprintf("%s: harness bug: a comparison cites %s, which the check does not declare in its clauses [%s]; no verdict\n%v",
+					ch.ID, bad, strings.Join(ch.Clauses, " "), o.err))
+			}
+			res.Failed = append(res.Failed, NewFailedAssertion(ch.Level, v.Op, v.Clauses))
+		}
 		return finish(Fail, o.err.Error())
 	}
 	// Only undeclared methods are skipped (skipReason). A method the target declares and then
@@ -250,6 +265,16 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			ch.ID, strings.Join(ch.Clauses, " "), o.err.Error()))
 	}
 	return finish(Unknown, fmt.Sprintf("%s: %v", ch.ID, o.err))
+}
+
+// undeclared returns the first of cited that is not in declared, or "".
+func undeclared(declared, cited []string) string {
+	for _, c := range cited {
+		if !slices.Contains(declared, c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // panicVerdict judges a panic inside a check. A panic in the target's own code (an in-process Go

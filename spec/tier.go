@@ -160,3 +160,28 @@ func validateRests(rests string) error {
 	}
 	return nil
 }
+
+// Binds names the most binding source or tier among clauseIDs, in the order spec, adr, protocol,
+// consequence, choice: what a failing comparison citing them is held to ("spec" when an id is
+// unknown, so a typo never reads as a choice).
+func Binds(clauseIDs []string) string {
+	rank := map[string]int{string(SourceSpec): 0, string(SourceADR): 1, string(TierProtocol): 2, string(TierConsequence): 3, string(TierChoice): 4}
+	best := string(TierChoice)
+	if len(clauseIDs) == 0 {
+		return string(SourceSpec)
+	}
+	for _, id := range clauseIDs {
+		c, ok := lookupIndex()[id]
+		name := string(SourceSpec)
+		switch {
+		case ok && c.Source == SourceInterpretation:
+			name = string(c.Tier)
+		case ok:
+			name = string(c.Source)
+		}
+		if rank[name] < rank[best] {
+			best = name
+		}
+	}
+	return best
+}

@@ -160,6 +160,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{define "finding"}}<article class="finding a-{{attn .}}" id="{{checkA .ID}}" aria-labelledby="{{checkA .ID}}-h">
 <h3 id="{{checkA .ID}}-h"><span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.ID}}</h3>
 <p class="meta">{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}} {{with .Level}}{{.}} · {{end}}<span class="req-{{req .}}">{{req .}}</span> · {{label .}}{{with .Why}} — {{.}}{{end}}{{with .Expected}} — ledger: {{.}}{{end}}</p>
+{{range .Failed}}<p class="assert">{{.}}</p>{{end}}
 {{with .Message}}<pre class="msg">{{range lines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}
 {{end}}</pre>{{end}}
 {{with .WitnessDrawing}}<details class="witness" id="{{checkA $.ID}}-witness"><summary>porcupine's drawing of the witness (the smallest history no order explains)</summary>

@@ -110,7 +110,11 @@ func BuildMatrix(pages []Page) (Matrix, error) {
 				rows[it.ID] = ra
 				order = append(order, it.ID)
 			}
-			ra.row.Cells[i] = Cell{Verdict: it.Verdict, Message: it.Message, Expected: it.Expected}
+			msg := it.Message
+			if len(it.Failed) > 0 {
+				msg = strings.Join(it.Failed, "\n") + "\n" + msg
+			}
+			ra.row.Cells[i] = Cell{Verdict: it.Verdict, Message: msg, Expected: it.Expected}
 		}
 	}
 	groups := map[string]*ClauseGroup{}

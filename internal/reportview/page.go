@@ -95,6 +95,9 @@ type Item struct {
 	Why      string
 	// DurationMs is how long the item took.
 	DurationMs float64
+	// Failed names the failing assertions of a failure, one line each, with the clauses each
+	// enforces and how it binds (a tier per assertion).
+	Failed []string
 	// WitnessDrawing is porcupine's drawing of a linearizability witness (a self-contained HTML
 	// document, kits.Witness), when the check found one; the witness's text is in Message.
 	WitnessDrawing string
