@@ -101,11 +101,11 @@ type CheckResult struct {
 	Requirement spec.Requirement `json:"requirement"`
 	Verdict     kits.Verdict     `json:"verdict"`
 	// Failed lists a failure's failing assertions, each with its clauses and how it binds.
-	Failed []kits.FailedAssertion `json:"failedAssertions,omitempty"`
-	DurationMs  float64          `json:"durationMs"`
-	Message     string           `json:"message,omitempty"`
-	Seed        int64            `json:"seed"`
-	Repro       string           `json:"repro"`
+	Failed     []kits.FailedAssertion `json:"failedAssertions,omitempty"`
+	DurationMs float64                `json:"durationMs"`
+	Message    string                 `json:"message,omitempty"`
+	Seed       int64                  `json:"seed"`
+	Repro      string                 `json:"repro"`
 	// Expected is the ledger entry for this check, when there is one.
 	Expected *Expectation `json:"expected,omitempty"`
 	// Blocking says this result keeps the target from being certified, and Why says why.

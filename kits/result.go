@@ -31,10 +31,10 @@ type Result struct {
 	Verdict     Verdict          `json:"verdict"`
 	// Failed lists, for a failure, the assertions that saw something wrong: each comparison's
 	// clauses and how they bind (a tier per assertion, DESIGN §7.1).
-	Failed []FailedAssertion `json:"failedAssertions,omitempty"`
-	Duration    time.Duration    `json:"-"`
-	Message     string           `json:"message,omitempty"`
-	Seed        int64            `json:"seed"`
+	Failed   []FailedAssertion `json:"failedAssertions,omitempty"`
+	Duration time.Duration     `json:"-"`
+	Message  string            `json:"message,omitempty"`
+	Seed     int64             `json:"seed"`
 	// Repro is a one-line way to re-run exactly this check with this seed.
 	Repro string `json:"repro,omitempty"`
 	// Witness, on a linearizability failure, is the smallest history no order explains.
