@@ -133,6 +133,8 @@ func eventStoreChecks() []Check[spi.EventStore] {
 		{ID: "eventstore/list-executions-byte-order", Clauses: []string{"I-STORE-28"}, Level: spec.Must,
 			Requires: []string{spi.MethodListExecutionsPage},
 			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order); our choice, so recommended", Run: esListByteOrder},
+		{ID: "eventstore/explore", Clauses: EventStoreExploreClauses(), Level: spec.Must,
+			Doc: "seeded scripts of every declared method over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail, and values from the round-trip corpus, answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: esExplore},
 		{ID: "eventstore/append-resend-conflict", Clauses: []string{"I-STORE-1", "I-STORE-29", "I-STORE-30"}, Level: spec.Must,
 			Doc: "re-sending stored envelopes (byte-identical or respelled) at their sequences is a conflict, never an idempotent no-op, and a resend followed by new envelopes writes nothing", Run: esResendConflict},
 		{ID: "eventstore/invalid-after-valid", Clauses: []string{"I-STORE-2", "I-STORE-30", "S4.envelope.shape"}, Level: spec.Must,

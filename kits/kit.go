@@ -49,11 +49,13 @@ type Case[T any] struct {
 	Fresh func(ctx context.Context) (T, error)
 	// SpiVersion is the SPI version the target is held to in this run.
 	SpiVersion string
-	check      *Check[T]
-	ids        int
-	nonce      int64
-	mu         sync.Mutex
-	panicked   string
+	// Explore is how many scripts an exploration check runs (Options.Explore).
+	Explore  int
+	check    *Check[T]
+	ids      int
+	nonce    int64
+	mu       sync.Mutex
+	panicked string
 	// done and total are the check's own account of its work (Progress), for the message of a
 	// check cut short by its time limit.
 	done, total int

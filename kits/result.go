@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -39,6 +40,8 @@ type Result struct {
 	Repro string `json:"repro,omitempty"`
 	// Witness, on a linearizability failure, is the smallest history no order explains.
 	Witness *Witness `json:"witness,omitempty"`
+	// Finding, on an exploration's disagreement, is the shrunk script that reproduces it.
+	Finding *explore.Finding `json:"finding,omitempty"`
 }
 
 // MarshalJSON writes Duration as milliseconds (durationMs).

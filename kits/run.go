@@ -31,7 +31,13 @@ type Options struct {
 	SpiVersion string
 	// Seed seeds every randomised check; 0 picks one from the clock (printed in each Result).
 	Seed int64
+	// Explore is how many scripts each exploration check (*/explore) applies to the target and to
+	// the reference; 0 = DefaultExplore. Work, not time, so a run does the same work on any machine.
+	Explore int
 }
+
+// DefaultExplore is the number of scripts an exploration check runs when Options.Explore is 0.
+const DefaultExplore = 40
 
 // DefaultTimeout is the per-check timeout when Options.Timeout is zero.
 const DefaultTimeout = 20 * time.Second
@@ -45,6 +51,9 @@ func (o Options) withDefaults(seam string) (Options, error) {
 	}
 	if o.Seed == 0 {
 		o.Seed = time.Now().UnixNano() & 0x7fffffff
+	}
+	if o.Explore <= 0 {
+		o.Explore = DefaultExplore
 	}
 	if o.SpiVersion == "" {
 		s, _ := manifest.LookupSpi(seam)
@@ -176,7 +185,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			done <- outcome{}
 			return
 		}
-		c := &Case[T]{Store: t, Seed: opts.Seed, Rand: rand.New(rand.NewSource(opts.Seed)), check: ch,
+		c := &Case[T]{Store: t, Seed: opts.Seed, Rand: rand.New(rand.NewSource(opts.Seed)), check: ch, Explore: opts.Explore,
 			SpiVersion: effectiveVersion(kit, any(t), opts).String(), nonce: time.Now().UnixNano() >> 10}
 		c.Fresh = func(ctx context.Context) (T, error) {
 			t2, cl, err := factory(ctx)
@@ -246,7 +255,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 		return finish(Unknown, fmt.Sprintf("%s: the run was interrupted (%v): %v", ch.ID, context.Cause(parent), o.err))
 	}
 	if vs := Violations(o.err); len(vs) > 0 {
-		res.Witness = witnessOf(o.err)
+		res.Witness, res.Finding = witnessOf(o.err), findingOf(o.err)
 		for _, v := range vs {
 			if bad := undeclared(ch.Clauses, v.Clauses); bad != "" {
 				// A comparison citing a clause its check does not declare would make the coverage

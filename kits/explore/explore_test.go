@@ -1,0 +1,81 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// disagreesOn is a replay that parts at the first "b" that follows an "a": the bug needs both.
+func disagreesOn(ctx context.Context, s Script) (*Mismatch, error) {
+	seenA := false
+	for i, st := range s.Steps {
+		switch {
+		case st.Op == "a":
+			seenA = true
+		case st.Op == "b" && seenA:
+			return &Mismatch{Step: i, Op: "b", Clauses: []string{"X"}, Got: "1", Want: "2"}, nil
+		case st.Op == "c":
+			// a different disagreement: shrinking must not slide onto it
+			if len(s.Steps) < 4 {
+				return &Mismatch{Step: i, Op: "c", Clauses: []string{"Y"}}, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func TestShrinkKeepsTheSameDisagreement(t *testing.T) {
+	var steps []Step
+	for _, op := range strings.Split("x y a x c y x b x y", " ") {
+		steps = append(steps, Step{Op: op})
+	}
+	s := Script{Check: "k/explore", Seed: 1, Steps: steps}
+	m, err := disagreesOn(context.Background(), s)
+	if err != nil || m == nil {
+		t.Fatalf("disagreesOn(script) = %v, %v, want a mismatch", m, err)
+	}
+	small, sm, tried, err := Shrink(context.Background(), s, m, disagreesOn, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, st := range small.Steps {
+		ops = append(ops, st.Op)
+	}
+	if got := strings.Join(ops, " "); got != "a b" || sm.Op != "b" {
+		t.Errorf("Shrink(%d steps) = %q (mismatch on %q) after %d replays, want \"a b\" on \"b\"", len(steps), got, sm.Op, tried)
+	}
+}
+
+func TestShrinkStopsAtItsBudgetAndOnErrors(t *testing.T) {
+	s := Script{Check: "k/explore", Steps: []Step{{Op: "x"}, {Op: "a"}, {Op: "x"}, {Op: "b"}}}
+	m, _ := disagreesOn(context.Background(), s)
+	if _, _, tried, _ := Shrink(context.Background(), s, m, disagreesOn, 1); tried != 1 {
+		t.Errorf("Shrink(budget 1) made %d replays, want 1", tried)
+	}
+	boom := errors.New("target gone")
+	failing := func(context.Context, Script) (*Mismatch, error) { return nil, boom }
+	got, _, _, err := Shrink(context.Background(), s, m, failing, 10)
+	if !errors.Is(err, boom) || len(got.Steps) != len(s.Steps) {
+		t.Errorf("Shrink(a replay that fails) = %d steps, %v, want the script unchanged and the error", len(got.Steps), err)
+	}
+}
+
+func TestFindingFileRoundTrips(t *testing.T) {
+	f := Finding{Script: Script{Check: "eventstore/explore", Seed: 7, Round: 3, Steps: []Step{{Op: "append", Args: Args(map[string]any{"id": "a"})}, {Client: 1, Op: "read"}}},
+		Mismatch: Mismatch{Step: 1, Op: "read", Clauses: []string{"S7.x"}}}
+	s, err := ParseScript(f.File())
+	if err != nil || s.Check != f.Script.Check || len(s.Steps) != 2 || s.Steps[1].Client != 1 || string(s.Steps[0].Args) != `{"id":"a"}` {
+		t.Errorf("ParseScript(File()) = %+v, %v, want the script back", s, err)
+	}
+	for _, bad := range []string{`{"steps":[]}`, `{"check":"x","steps":[{"args":1}]}`, `{"check":"x","extra":1}`, `[`} {
+		if _, err := ParseScript([]byte(bad)); err == nil {
+			t.Errorf("ParseScript(%s) = nil error, want one naming what is wrong", bad)
+		}
+	}
+	if f.FileName() != "eventstore-explore-seed7-round3.json" {
+		t.Errorf("FileName() = %q", f.FileName())
+	}
+}
