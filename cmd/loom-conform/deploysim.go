@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -53,7 +54,7 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
   loom-conform deploysim --real --dsn "$LOOM_CONFORM_POSTGRES_DSN" --workers 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutputs([]output{{"--junit", junitFile, nil}}); err != nil {
+			if err := checkOutputs([]outfile.Output{{Flag: "--junit", Path: junitFile}}); err != nil {
 				return badInput("deploysim: %v", err)
 			}
 			if cmd.Flags().Changed("seed") && cmd.Flags().Changed("seeds") {
@@ -134,15 +135,8 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 				b, _ := json.MarshalIndent(deploysim.NewReport(sh, names, first, n, workers, all), "", "  ")
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 			}
-			if junitFile != "" {
-				f, err := os.Create(junitFile)
-				if err != nil {
-					return badInput("deploysim: --junit: %v", err)
-				}
-				defer f.Close()
-				if err := junit.Write(f, doc); err != nil {
-					return badInput("deploysim: --junit: %v", err)
-				}
+			if err := writeOutputs(cmd, []outfile.Output{{Flag: "--junit", Path: junitFile, Write: func(w io.Writer) error { return junit.Write(w, doc) }}}); err != nil {
+				return fmt.Errorf("deploysim: %w", err)
 			}
 			if failed > 0 {
 				return verdict("deploysim: %d run(s) broke an invariant", failed)

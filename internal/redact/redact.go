@@ -396,3 +396,12 @@ func (s *Scrubber) walk(v reflect.Value) {
 		}
 	}
 }
+
+// Bytes returns text with every connection string and secret masked (text itself when it holds
+// none). A nil Scrubber masks nothing.
+func (s *Scrubber) Bytes(text []byte) []byte {
+	if !s.holds(text) {
+		return text
+	}
+	return []byte(s.String(string(text)))
+}
