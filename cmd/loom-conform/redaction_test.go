@@ -96,7 +96,7 @@ func TestNoSecretEscapes(t *testing.T) {
 	certifyOuts := []string{"--report", "--junit", "--html", "--badge", "--write-ledger"}
 	var runs []secretRun
 	deployment := filepath.Join(t.TempDir(), "deploy.json")
-	if err := os.WriteFile(deployment, []byte(`{"flows":[{"flow":"order","computeTarget":"default"}]}`), 0o644); err != nil {
+	if err := os.WriteFile(deployment, []byte(`{"flows":[{"id":"order","computeTarget":"default"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range unreachable {
