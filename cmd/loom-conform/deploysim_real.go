@@ -46,9 +46,6 @@ type realReport struct {
 
 // runReal runs one real fleet per seed, one after the other, and prints each.
 func runReal(cmd *cobra.Command, r realFlags, workers int, seeds []int64, asJSON bool, junitFile string) error {
-	if err := needs(cmd, map[string]string{"executions": "real", "no-faults": "real", "deadline": "real", "broken": "real", "dsn": "real"}); err != nil {
-		return err
-	}
 	if r.dsn == "" {
 		r.dsn = os.Getenv(storespg.DSNEnv)
 	}
