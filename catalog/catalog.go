@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/redact"
 	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/internal/safetext"
@@ -77,6 +78,7 @@ func Checks() []spec.Check {
 		safehttp.Checks(),
 		jsonstrict.Checks(),
 		redact.Checks(),
+		outfile.Checks(),
 		safetext.Checks(),
 	} {
 		out = append(out, part...)
@@ -105,7 +107,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/certify-exit-codes", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "I-BRIDGE-6"}, Where: "cmd/loom-conform:TestCertifyExitCodes"},
 		{ID: "cli/verify-placement-exit-codes", Kind: spec.KindTest, Clauses: []string{"S6.placement.compute-target", "S5.timer.unwired-reported", "I-DISPATCH-7"}, Where: "cmd/loom-conform:TestVerifyPlacementExitCodes"},
 		{ID: "cli/certify-dispatcher", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.placement.compute-target", "I-DISPATCH-1"}, Where: "cmd/loom-conform:TestCertifyDispatcherCLI"},
-		{ID: "cli/deploysim-real", Kind: spec.KindTest, Clauses: []string{"S6.resume.is-migration", "S6.fencing.zombie", "S6.dispatch.stateless-workers", "I-DISPATCH-3", "I-DISPATCH-4", "I-SIM-2", "I-SIM-5"}, Where: "cmd/loom-conform:TestDeploysimReal"},
+		{ID: "cli/deploysim-real", Kind: spec.KindTest, Clauses: []string{"S6.resume.is-migration", "S6.fencing.zombie", "S6.dispatch.stateless-workers", "I-DISPATCH-3", "I-DISPATCH-4", "I-SIM-2", "I-SIM-5", "I-SIM-10"}, Where: "cmd/loom-conform:TestDeploysimReal"},
 		{ID: "cli/worker-bad-flags", Kind: spec.KindTest, Clauses: []string{"I-DISPATCH-1"}, Where: "cmd/loom-conform:TestWorkerBadFlags"},
 		{ID: "cli/deploysim", Kind: spec.KindTest, Clauses: []string{"I-SIM-1", "S10.replay-unchanged"}, Where: "cmd/loom-conform:TestDeploysimCLI"},
 		{ID: "cli/badges", Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence"}, Where: "cmd/loom-conform:TestBadgesCLI"},
@@ -113,12 +115,17 @@ func cliChecks() []spec.Check {
 		{ID: "cli/fitness", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated"}, Where: "cmd/loom-conform:TestFitnessCLI"},
 		{ID: "cli/goldens-check", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S3.determinism.enforced"}, Where: "cmd/loom-conform:TestGoldensCheckCLI"},
 		{ID: "cli/replay", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S4.replay.byte-identical-unaffected", "I-GOLDEN-2"}, Where: "cmd/loom-conform:TestReplayCLI"},
-		{ID: "cli/secrets-never-printed", Kind: spec.KindTest, Clauses: []string{"I-NET-7"}, Where: "cmd/loom-conform:TestSecretsNeverPrinted"},
-		{ID: "cli/secrets-never-printed-postgres", Kind: spec.KindTest, Clauses: []string{"I-NET-7", "I-SIM-5"}, Where: "cmd/loom-conform:TestSecretsNeverPrintedPostgres"},
+		{ID: "cli/no-secret-escapes", Kind: spec.KindTest, Clauses: []string{"I-NET-7", "I-NET-40", "I-SIM-5"}, Where: "cmd/loom-conform:TestNoSecretEscapes"},
+		{ID: "cli/outputs-refused-before-the-run", Kind: spec.KindTest, Clauses: []string{"I-CERT-40"}, Where: "cmd/loom-conform:TestOutputsRefusedBeforeTheRun"},
+		{ID: "cli/deploysim-real-thousands", Kind: spec.KindTest, Clauses: []string{"I-SIM-10", "S6.dispatch.stateless-workers"}, Where: "cmd/loom-conform:TestDeploysimRealSettlesThousands"},
 		{ID: "cli/serve-beyond-loopback-token", Kind: spec.KindTest, Clauses: []string{"I-NET-2", "I-NET-7"}, Where: "cmd/loom-conform:TestServeBeyondLoopbackNeedsToken"},
 		{ID: "fleet/worker-dsn-off-argv", Kind: spec.KindTest, Clauses: []string{"I-NET-7"}, Where: "deploysim/realfleet:TestWorkerCommandKeepsTheDSNOffTheCommandLine"},
 		{ID: "fleet/repro-carries-workload", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestReproCarriesTheWorkload"},
 		{ID: "fleet/unreadable-not-judged", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestUnreadableLogsAreNotJudged"},
+		{ID: "fleet/unsettled-one-verdict", Kind: spec.KindTest, Clauses: []string{"I-SIM-10"}, Where: "deploysim/realfleet:TestUnsettledFleetIsOneVerdict"},
+		{ID: "fleet/unsettled-reference-not-judged", Kind: spec.KindTest, Clauses: []string{"I-SIM-10"}, Where: "deploysim/realfleet:TestUnsettledReferenceIsNotJudged"},
+		{ID: "fleet/ledger-zombie-window", Kind: spec.KindTest, Clauses: []string{"I-SIM-3", "I-SIM-5", "S2.execute.served-not-rerun"}, Where: "deploysim/realfleet:TestLedgerJudgeExcusesOnlyZombies"},
+		{ID: "cli/deploysim-real-broken-worker", Kind: spec.KindTest, Clauses: []string{"S2.execute.served-not-rerun", "I-SIM-5"}, Where: "cmd/loom-conform:TestDeploysimRealBrokenWorker"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }

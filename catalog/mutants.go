@@ -3,6 +3,7 @@ package catalog
 import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/deploysim"
+	"github.com/loom-kernel/loom-conform/deploysim/realfleet"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/fitness/badges"
 	"github.com/loom-kernel/loom-conform/kits/broken"
@@ -39,6 +40,7 @@ func Mutants() []spec.Mutant {
 		lifecycle.Mutants(),
 		dispatchers.Mutants(),
 		deploysim.Mutants(),
+		realfleet.Mutants(),
 		carrier.Mutants(),
 		kernelkit.Mutants(),
 		stores.Mutants(),

@@ -3,6 +3,7 @@ package certify
 import (
 	"context"
 
+	"github.com/loom-kernel/loom-conform/internal/redact"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
@@ -27,11 +28,22 @@ func PauseWithRetry(ctx context.Context, pause, unpause func(context.Context) er
 	return target.PauseWithRetry(ctx, pause, unpause)
 }
 
+// URLEnv is the variable a reproducing command names for a --url holding userinfo (a password,
+// or a token as the user name), which no output shows: `--url "$LOOM_CONFORM_URL"`.
+const URLEnv = "LOOM_CONFORM_URL"
+
 // URLTarget is a bridge that is already running.
 type URLTarget struct{ URL string }
 
+// Describe shows the URL with the secret of its userinfo masked; its reproducing flag names
+// $LOOM_CONFORM_URL for such a URL, since a masked one would not re-run.
 func (t URLTarget) Describe() Identity {
-	return Identity{Kind: "url", Spec: t.URL, Flag: "--url " + shq.Quote(t.URL), URL: t.URL}
+	shown := redact.URL(t.URL)
+	flag := "--url " + shq.Quote(t.URL)
+	if shown != t.URL {
+		flag = `--url "$` + URLEnv + `"`
+	}
+	return Identity{Kind: "url", Spec: shown, Flag: flag, URL: shown}
 }
 
 func (t URLTarget) Start(ctx context.Context) (*Running, error) {

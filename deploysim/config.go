@@ -35,7 +35,15 @@ type Broken struct {
 const (
 	leaseTTL    = 200 // virtual ms
 	settleSteps = 600
+	// settlePerExecution is how many more settle steps each execution earns: a worker takes one
+	// package a step, and an execution needs a few (its start, a resume, a verdict, a
+	// re-delivery), so a fixed bound left a single worker with hundreds of executions unsettled.
+	settlePerExecution = 8
 )
+
+// settleBound is the most settle steps a run of n executions takes; a fleet that goes idle
+// stops long before it.
+func settleBound(n int) int { return settleSteps + settlePerExecution*n }
 
 func (c Config) withDefaults() Config {
 	if c.Workers <= 0 {

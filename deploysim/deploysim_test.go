@@ -133,3 +133,26 @@ func TestFlowScriptsDecode(t *testing.T) {
 		t.Fatalf("basic seed 1 = %+v, want a clean run over the embedded flow scripts", res)
 	}
 }
+
+// Reference: I-SIM-10 — the single-worker reference a real fleet is compared with settles every
+// execution, however many: its settling is bounded by the work (steps per execution), not by a
+// fixed count that a single worker with hundreds of executions outran.
+func TestReferenceSettlesEveryExecution(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 600
+	}
+	ref := deploysim.Reference(n/2, n-n/2, 1)
+	if len(ref) != n {
+		t.Fatalf("Reference(%d executions) = %d states", n, len(ref))
+	}
+	unsettled := map[string]int{}
+	for _, st := range ref {
+		if st.Status != "completed" {
+			unsettled[st.Status]++
+		}
+	}
+	if len(unsettled) > 0 {
+		t.Fatalf("deploysim/reference-settles [I-SIM-10]: Reference(%d executions) = unsettled by status %v, want every execution completed", n, unsettled)
+	}
+}

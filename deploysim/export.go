@@ -84,6 +84,13 @@ func Reference(orders, batches, code int) map[string]fold.State {
 	return s.referenceAt(code)
 }
 
+// ReferenceLogs returns the logs a single current worker writes running the executions with no
+// faults on code version code: what a correct fleet leaves behind, for tests of a fleet's checks.
+func ReferenceLogs(orders, batches, code int) map[string][]spi.Envelope {
+	s := newSim(Config{Orders: orders, Batches: batches, Workers: 1}.withDefaults(), Scenario{Profiles: []string{fold.Current().Version()}, Code: code})
+	return s.referenceLogs(code)
+}
+
 // SameOutcome compares two final states as sim/single-worker does (status, output, error, frame
 // statuses and outputs, resume payloads) and returns a (-want +got) diff, "" when equal.
 func SameOutcome(want, got fold.State) string {

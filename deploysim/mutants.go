@@ -61,6 +61,7 @@ func Checks() []spec.Check {
 		spec.Check{ID: "deploysim/broken-fleets-caught", Kind: spec.KindTest, Clauses: []string{"S10.replay-unchanged", "S6.fencing.zombie", "S6.resume.is-migration", "I-SIM-1", "I-SIM-2"},
 			Where: "deploysim:TestBrokenFleetsCaught"},
 		spec.Check{ID: "deploysim/deterministic", Kind: spec.KindTest, Clauses: []string{"I-SIM-1"}, Where: "deploysim:TestSeedReproducesRun"},
+		spec.Check{ID: "deploysim/reference-settles", Kind: spec.KindTest, Clauses: []string{"I-SIM-10"}, Where: "deploysim:TestReferenceSettlesEveryExecution"},
 		spec.Check{ID: "deploysim/shards-merge", Kind: spec.KindTest, Clauses: []string{"S10.fitness.gated", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"}, Where: "deploysim:TestShardsMergeIntoOneRun"},
 	)
 	return out

@@ -220,7 +220,7 @@ func (s *sim) settle(ctx context.Context) {
 		}
 	}
 	idle := 0
-	for step := 0; step < settleSteps && idle < 4; step++ {
+	for step, most := 0, settleBound(len(s.execs)); step < most && idle < 4; step++ {
 		s.res.Steps++
 		s.advance(1 + int64(s.rng.Intn(40)))
 		progressed := false

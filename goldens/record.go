@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
@@ -44,7 +44,7 @@ func Record(ctx context.Context, g *Golden, harness string, opts flowscript.RunO
 }
 
 // Write stores a recording in the golden's directory: log.ndjson, state.json, recorded.json. Each
-// file is written to a temporary name and renamed, so a failure leaves the old file.
+// file is written whole or not at all (outfile.WriteFile), so a failure leaves the old file.
 func (r *Recording) Write(dir string) error {
 	rb, err := json.MarshalIndent(r.Recorded, "", "  ")
 	if err != nil {
@@ -54,12 +54,7 @@ func (r *Recording) Write(dir string) error {
 		name string
 		data []byte
 	}{{LogFile, r.Log}, {StateFile, append(append([]byte{}, r.State...), '\n')}, {RecordedFile, append(rb, '\n')}} {
-		p := filepath.Join(dir, f.name)
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, p); err != nil {
+		if err := outfile.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/fitness/badges"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
@@ -109,12 +110,12 @@ func newBadgesRenderCmd() *cobra.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return badInput("--out: %v", err)
 			}
-			var outs []output
+			var outs []outfile.Output
 			for _, c := range f.Capabilities {
 				path := filepath.Join(out, strings.ReplaceAll(c.ID, "/", "-")+".svg")
-				outs = append(outs, output{"--out", path, func(w io.Writer) error { return badges.WriteBadge(w, c) }})
+				outs = append(outs, outfile.Output{Flag: "--out", Path: path, Write: func(w io.Writer) error { return badges.WriteBadge(w, c) }})
 			}
-			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+			if err := writeOutputs(cmd, outs); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d badges written to %s\n", len(f.Capabilities), out)

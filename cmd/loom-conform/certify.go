@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/certify"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
@@ -185,14 +186,14 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	report := func(w func(io.Writer, *certify.Report) error) func(io.Writer) error {
 		return func(out io.Writer) error { return w(out, rep) }
 	}
-	outs := []output{{"--report", f.report, report(certify.WriteJSON)}, {"--junit", f.junit, report(certify.WriteJUnit)},
-		{"--html", f.html, report(certify.WriteHTML)}, {"--badge", f.badge, report(certify.WriteBadge)},
-		{"--write-ledger", f.writeLedger, func(w io.Writer) error { return certify.WriteLedger(w, rep, time.Now()) }}}
+	outs := []outfile.Output{{Flag: "--report", Path: f.report, Write: report(certify.WriteJSON)}, {Flag: "--junit", Path: f.junit, Write: report(certify.WriteJUnit)},
+		{Flag: "--html", Path: f.html, Write: report(certify.WriteHTML)}, {Flag: "--badge", Path: f.badge, Write: report(certify.WriteBadge)},
+		{Flag: "--write-ledger", Path: f.writeLedger, Write: func(w io.Writer) error { return certify.WriteLedger(w, rep, time.Now()) }}}
 	if err := checkOutputs(outs); err != nil {
 		return badInput("certify: %v", err)
 	}
 	certOut := cmd.OutOrStdout()
-	if toStdout(outs) {
+	if outfile.ToStdout(outs) {
 		certOut = cmd.ErrOrStderr()
 	}
 	sh, err := shard.Parse(f.shard)
@@ -252,7 +253,7 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 		}
 		fmt.Fprintln(cmd.ErrOrStderr())
 	}
-	if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+	if err := writeOutputs(cmd, outs); err != nil {
 		return fmt.Errorf("certify: %w", err)
 	}
 	if err := certify.WriteCertificate(certOut, rep); err != nil {

@@ -3,12 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -43,17 +44,23 @@ the report, and the verdict, of one run.
 
 --real runs the fleet as worker processes (loom-conform worker, default 4) on PostgreSQL at
 --dsn, in a fresh schema: it SIGKILLs and restarts them and SIGSTOPs them past their lease at
-seeded moments, answers their parks, and checks the invariants a real fleet can observe (dense
-logs, no duplicate envelope, every execution completed, snapshot equivalence, the single-worker
-result, at-most-once effects) and prints executions/s.
+seeded moments, answers their parks, and when every execution settled checks the invariants a
+real fleet can observe (dense logs, no duplicate envelope, every execution completed, snapshot
+equivalence, the single-worker result, at-most-once effects, no effect re-run once its
+completion is logged) and prints executions/s. It runs one fleet (--seed, default 0), or one
+per seed 1..N with --seeds N. It judges only what settled: a fleet that has not settled by
+--deadline (default 90s) is one verdict, "did not settle in 90s; N unfinished, not judged",
+and "ran … on N" counts only the executions judged.
 
-Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
+Exit 0 when every run holds every invariant (and, with --real, settled), 1 on a violation or a
+fleet that did not settle (not judged is not passed), 2 on bad flags.`,
 		Example: `  loom-conform deploysim --seeds 100
   loom-conform deploysim --scenario zombie --seed 42 --workers 4
-  loom-conform deploysim --real --dsn "$LOOM_CONFORM_POSTGRES_DSN" --workers 4`,
+  loom-conform deploysim --real --dsn "$LOOM_CONFORM_POSTGRES_DSN" --workers 4
+  loom-conform deploysim --real --executions 2000 --seeds 3 --deadline 5m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutputs([]output{{"--junit", junitFile, nil}}); err != nil {
+			if err := checkOutputs([]outfile.Output{{Flag: "--junit", Path: junitFile}}); err != nil {
 				return badInput("deploysim: %v", err)
 			}
 			if cmd.Flags().Changed("seed") && cmd.Flags().Changed("seeds") {
@@ -69,7 +76,20 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 				if !cmd.Flags().Changed("workers") {
 					workers = 4
 				}
-				return runReal(cmd, real, workers, seed, asJSON)
+				list := []int64{seed} // one fleet unless --seeds asks for more
+				if cmd.Flags().Changed("seeds") {
+					if seeds <= 0 {
+						return badInput("deploysim: --seeds %d: want a positive count", seeds)
+					}
+					list = list[:0]
+					for s := int64(1); s <= int64(seeds); s++ {
+						list = append(list, s)
+					}
+				}
+				return runReal(cmd, real, workers, list, asJSON, junitFile)
+			}
+			if err := needs(cmd, map[string]string{"executions": "real", "no-faults": "real", "deadline": "real", "broken": "real", "dsn": "real"}); err != nil {
+				return err
 			}
 			names := deploysim.ScenarioNames()
 			if scenario != "" {
@@ -134,15 +154,8 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 				b, _ := json.MarshalIndent(deploysim.NewReport(sh, names, first, n, workers, all), "", "  ")
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 			}
-			if junitFile != "" {
-				f, err := os.Create(junitFile)
-				if err != nil {
-					return badInput("deploysim: --junit: %v", err)
-				}
-				defer f.Close()
-				if err := junit.Write(f, doc); err != nil {
-					return badInput("deploysim: --junit: %v", err)
-				}
+			if err := writeOutputs(cmd, []outfile.Output{{Flag: "--junit", Path: junitFile, Write: func(w io.Writer) error { return junit.Write(w, doc) }}}); err != nil {
+				return fmt.Errorf("deploysim: %w", err)
 			}
 			if failed > 0 {
 				return verdict("deploysim: %d run(s) broke an invariant", failed)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/catalog"
 	"github.com/loom-kernel/loom-conform/fitness"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
@@ -89,14 +90,14 @@ those; 2 on bad flags.`,
 				return badInput("--root %q is not the module root (no go.mod): checks and bench gates run go test there", o.root)
 			}
 			var report fitness.Report
-			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
-				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }},
-				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, report.HTMLPage(invokedAs(os.Args[0]))) }}}
+			outs := []outfile.Output{{Flag: "--json", Path: o.json, Write: func(w io.Writer) error { return report.RenderJSON(w) }},
+				{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return report.RenderJUnit(w) }},
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteHTML(w, report.HTMLPage(invokedAs(os.Args[0]))) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
 			}
 			table := cmd.OutOrStdout()
-			if toStdout(outs) {
+			if outfile.ToStdout(outs) {
 				table = cmd.ErrOrStderr()
 			}
 			ledger, err := fitness.CoverageLedger()
@@ -114,7 +115,7 @@ those; 2 on bad flags.`,
 			if err := report.RenderTable(table); err != nil {
 				return err
 			}
-			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+			if err := writeOutputs(cmd, outs); err != nil {
 				return err
 			}
 			if report.Failed {

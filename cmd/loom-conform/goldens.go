@@ -13,6 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/internal/junit"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
@@ -91,27 +92,21 @@ log, naming the file, statement or envelope index and field).`,
 				}
 				return recordGoldens(cmd, corpus, re)
 			}
-			if o.html != "" {
-				if err := checkOutputs([]output{{"--html", o.html, nil}}); err != nil {
-					return badInput("%v", err)
-				}
-			}
 			copts := goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion, Shard: sh}
-			res := goldens.Check(cmd.Context(), corpus, copts)
+			var res []goldens.Result
+			outs := []outfile.Output{{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return writeGoldensJUnit(w, o.corpus, res) }},
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error {
+					return reportview.WriteHTML(w, goldens.NewReport(corpus, copts, res).HTMLPage(invokedAs(os.Args[0])))
+				}}}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("%v", err)
+			}
+			res = goldens.Check(cmd.Context(), corpus, copts)
 			if len(res) == 0 && sh.All() {
 				return badInput("no golden under %s matches --run %q", o.corpus, o.run)
 			}
-			if o.junit != "" {
-				if err := writeGoldensJUnit(o.junit, o.corpus, res); err != nil {
-					return err
-				}
-			}
-			if o.html != "" {
-				rep := goldens.NewReport(corpus, copts, res)
-				out := []output{{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }}}
-				if err := writeOutputs(out, cmd.OutOrStdout()); err != nil {
-					return err
-				}
+			if err := writeOutputs(cmd, outs); err != nil {
+				return err
 			}
 			failed := 0
 			if o.json {
@@ -216,7 +211,7 @@ func recordGoldens(cmd *cobra.Command, gs []*goldens.Golden, re *regexp.Regexp) 
 	return nil
 }
 
-func writeGoldensJUnit(file, corpus string, res []goldens.Result) error {
+func writeGoldensJUnit(w io.Writer, corpus string, res []goldens.Result) error {
 	s := junit.Suite{Name: "goldens"}
 	var total int64
 	for _, r := range res {
@@ -231,10 +226,5 @@ func writeGoldensJUnit(file, corpus string, res []goldens.Result) error {
 		}
 		s.Add(c)
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return badInput("--junit: %v", err)
-	}
-	defer f.Close()
-	return junit.Write(f, junit.Suites{Name: "loom-conform goldens", Tests: s.Tests, Failures: s.Failures, Suites: []junit.Suite{s}})
+	return junit.Write(w, junit.Suites{Name: "loom-conform goldens", Tests: s.Tests, Failures: s.Failures, Suites: []junit.Suite{s}})
 }

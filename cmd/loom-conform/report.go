@@ -13,6 +13,7 @@ import (
 	"github.com/loom-kernel/loom-conform/deploysim"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/goldens"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/spf13/cobra"
 )
@@ -79,6 +80,14 @@ unreadable or malformed report, reports of different kinds or runs, a missing or
 item in a shard its id does not belong to).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var merged []byte
+			outs := []outfile.Output{{Flag: "--out", Path: out, Write: func(w io.Writer) error { _, err := w.Write(merged); return err }}}
+			if out == "" {
+				outs[0].Path = "-"
+			}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("report merge: %v", err)
+			}
 			var docs [][]byte
 			kind := ""
 			for _, name := range args {
@@ -106,14 +115,7 @@ item in a shard its id does not belong to).`,
 			if err != nil {
 				return badInput("report merge: %v", err)
 			}
-			outs := []output{{"--out", out, func(w io.Writer) error { _, err := w.Write(merged); return err }}}
-			if out == "" {
-				outs[0].path = "-"
-			}
-			if err := checkOutputs(outs); err != nil {
-				return badInput("%v", err)
-			}
-			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+			if err := writeOutputs(cmd, outs); err != nil {
 				return err
 			}
 			if !passed {

@@ -10,6 +10,7 @@ import (
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/goldens"
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/vectors"
 	"github.com/spf13/cobra"
@@ -40,6 +41,18 @@ the target. Exit 0 when the matrix was written (it is a view: each report keeps 
 2 on bad input (an unreadable report, reports of different kinds).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var m reportview.Matrix
+			outs := []outfile.Output{
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteMatrixHTML(w, m) }},
+				{Flag: "--json", Path: o.json, Write: func(w io.Writer) error { return reportview.WriteMatrixJSON(w, m) }},
+				{Flag: "--markdown", Path: o.markdown, Write: func(w io.Writer) error { return reportview.WriteMatrixMarkdown(w, m, o.failing) }},
+			}
+			if o.html == "" && o.json == "" && o.markdown == "" {
+				outs[2].Path = "-"
+			}
+			if err := checkOutputs(outs); err != nil {
+				return badInput("report matrix: %v", err)
+			}
 			var pages []reportview.Page
 			for _, name := range args {
 				data, err := os.ReadFile(name)
@@ -52,22 +65,11 @@ the target. Exit 0 when the matrix was written (it is a view: each report keeps 
 				}
 				pages = append(pages, p)
 			}
-			m, err := reportview.BuildMatrix(pages)
-			if err != nil {
+			var err error
+			if m, err = reportview.BuildMatrix(pages); err != nil {
 				return badInput("report matrix: %v", err)
 			}
-			outs := []output{
-				{"--html", o.html, func(w io.Writer) error { return reportview.WriteMatrixHTML(w, m) }},
-				{"--json", o.json, func(w io.Writer) error { return reportview.WriteMatrixJSON(w, m) }},
-				{"--markdown", o.markdown, func(w io.Writer) error { return reportview.WriteMatrixMarkdown(w, m, o.failing) }},
-			}
-			if o.html == "" && o.json == "" && o.markdown == "" {
-				outs[2].path = "-"
-			}
-			if err := checkOutputs(outs); err != nil {
-				return badInput("report matrix: %v", err)
-			}
-			return writeOutputs(outs, cmd.OutOrStdout())
+			return writeOutputs(cmd, outs)
 		},
 	}
 	f := cmd.Flags()

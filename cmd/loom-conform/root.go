@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/internal/redact"
-	"github.com/loom-kernel/loom-conform/internal/safehttp"
-	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -70,18 +71,9 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 // see secretsOf).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
-	sec := redact.New(os.Getenv(storespg.DSNEnv))
-	sec.AddSecret(os.Getenv(safehttp.TokenEnv))
+	sec := environSecrets(os.Environ())
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
-		for _, name := range []string{"dsn", "token"} {
-			if f := cmd.Flags().Lookup(name); f != nil && f.Value.String() != "" {
-				if name == "dsn" {
-					sec.AddDSN(f.Value.String())
-				} else {
-					sec.AddSecret(f.Value.String())
-				}
-			}
-		}
+		flagSecrets(cmd, sec)
 	}
 	stdout, stderr = sec.Writer(stdout), sec.Writer(stderr)
 	root.SetArgs(args)
@@ -89,6 +81,44 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	return exitCode(root.ExecuteContext(context.WithValue(context.Background(), secretsKey{}, sec)), stderr)
+}
+
+// environSecrets is a scrubber of the secrets the environment gives a run: every LOOM_*_TOKEN
+// (LOOM_CONFORM_TOKEN among them), every LOOM_*_DSN (LOOM_CONFORM_POSTGRES_DSN) and
+// LOOM_CONFORM_URL (the --url a reproduce line names when the URL holds userinfo).
+func environSecrets(environ []string) *redact.Scrubber {
+	sec := redact.New()
+	for _, kv := range environ {
+		name, v, _ := strings.Cut(kv, "=")
+		switch {
+		case v == "" || !strings.HasPrefix(name, "LOOM_"):
+		case strings.HasSuffix(name, "_TOKEN"):
+			sec.AddSecret(v)
+		case strings.HasSuffix(name, "_DSN"):
+			sec.AddDSN(v)
+		case name == certify.URLEnv:
+			sec.AddURL(v)
+		}
+	}
+	return sec
+}
+
+// flagSecrets adds the secrets a verb's flags carry: --dsn, --token, the userinfo of --url, and
+// any connection string or URL with userinfo in an --exec command line (a warning then says so:
+// the command's own argv shows it to every user of the host, and every output masks it).
+func flagSecrets(cmd *cobra.Command, sec *redact.Scrubber) {
+	value := func(name string) string {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	sec.AddDSN(value("dsn"))
+	sec.AddSecret(value("token"))
+	sec.AddURL(value("url"))
+	if sec.AddText(value("exec")) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "loom-conform: warning: --exec holds a password or token: every output masks it (a reproduce line shows it masked), and the command line is visible to every user of this host; give it to the command through its environment instead, which it inherits")
+	}
 }
 
 type secretsKey struct{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -85,15 +86,15 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 				}
 			}
 			var rep vectors.Report
-			outs := []output{{"--junit", o.junit, func(w io.Writer) error { return rep.WriteJUnit(w) }},
-				{"--report", o.report, func(w io.Writer) error { return rep.WriteJSON(w) }},
-				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }},
-				{"--write-ledger", o.writeLedger, func(w io.Writer) error { return vectors.WriteLedger(w, rep, time.Now()) }}}
+			outs := []outfile.Output{{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return rep.WriteJUnit(w) }},
+				{Flag: "--report", Path: o.report, Write: func(w io.Writer) error { return rep.WriteJSON(w) }},
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }},
+				{Flag: "--write-ledger", Path: o.writeLedger, Write: func(w io.Writer) error { return vectors.WriteLedger(w, rep, time.Now()) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("vectors: %v", err)
 			}
 			summaryOut := cmd.OutOrStdout()
-			if toStdout(outs) {
+			if outfile.ToStdout(outs) {
 				summaryOut = cmd.ErrOrStderr()
 			}
 			if o.quiet {
@@ -138,7 +139,7 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			if err := rep.Render(summaryOut); err != nil {
 				return err
 			}
-			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+			if err := writeOutputs(cmd, outs); err != nil {
 				return fmt.Errorf("vectors: %w", err)
 			}
 			if !rep.OK() {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -82,7 +83,7 @@ command or ledger, 3 when the fold under test failed.`,
 				}
 			}
 			var res fuzz.Result
-			outs := []output{{"--write-known", o.writeKnown, func(w io.Writer) error { return fuzz.WriteKnown(w, res) }}}
+			outs := []outfile.Output{{Flag: "--write-known", Path: o.writeKnown, Write: func(w io.Writer) error { return fuzz.WriteKnown(w, res) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("vectors fuzz: %v", err)
 			}
@@ -103,13 +104,13 @@ command or ledger, 3 when the fold under test failed.`,
 				return fmt.Errorf("vectors fuzz: stopped after %d logs: %w", res.Logs, err)
 			}
 			w := cmd.OutOrStdout()
-			if toStdout(outs) {
+			if outfile.ToStdout(outs) {
 				w = cmd.ErrOrStderr()
 			}
 			if err := writeFuzzResult(w, o.exec, o.out, res, time.Since(start)); err != nil {
 				return err
 			}
-			if err := writeOutputs(outs, cmd.OutOrStdout()); err != nil {
+			if err := writeOutputs(cmd, outs); err != nil {
 				return fmt.Errorf("vectors fuzz: %w", err)
 			}
 			switch {
@@ -148,7 +149,7 @@ func writeFuzzResult(w io.Writer, exec, out string, res fuzz.Result, took time.D
 	for i, c := range open {
 		f := c.Finding
 		file := filepath.Join(out, f.FileName())
-		if err := os.WriteFile(file, f.VectorFile(), 0o644); err != nil {
+		if err := outfile.WriteFile(file, f.VectorFile()); err != nil {
 			return fmt.Errorf("vectors fuzz: %w", err)
 		}
 		fmt.Fprintf(w, "\nclass %d of %d: %s — %s\n", i+1, len(open), c.Key, c.Summary())

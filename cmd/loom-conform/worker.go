@@ -80,5 +80,7 @@ Stops on SIGINT or SIGTERM. Exit 2 on bad flags or an unreachable database.`,
 	cmd.Flags().StringVar(&cfg.Profile, "profile", "", "event-schema profile to fold with (default current)")
 	cmd.Flags().IntVar(&cfg.Code, "code", 1, "flow-code version (1 or 2)")
 	cmd.Flags().DurationVar(&cfg.TTL, "ttl", time.Second, "lease TTL; heartbeats every third of it")
+	cmd.Flags().StringVar(&cfg.Broken, "broken", "", "play a broken worker (deploysim --real --broken)")
+	_ = cmd.Flags().MarkHidden("broken")
 	return cmd
 }

@@ -28,7 +28,9 @@ type WorkerConfig struct {
 	Code        int    // flow-code version; 0 = 1
 	TTL         time.Duration
 	Poll        time.Duration
-	Log         io.Writer
+	// Broken names a broken worker (BrokenWorkers) this one plays; "" is a correct worker.
+	Broken string
+	Log    io.Writer
 }
 
 const effectsDDL = `CREATE TABLE IF NOT EXISTS deploysim_effects (
@@ -77,6 +79,14 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		}
 		prof = p
 	}
+	var hooks kernel.Hooks
+	if cfg.Broken != "" {
+		b, err := LookupBroken(cfg.Broken)
+		if err != nil {
+			return fmt.Errorf("worker: --broken: %w", err)
+		}
+		b.Hooks(&hooks)
+	}
 	db, d, err := Open(ctx, cfg.DSN, cfg.Schema, []string{cfg.Target})
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -88,7 +98,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		def.Fn = w.effect(tool, def.Fn)
 		effects[tool] = def
 	}
-	rt, err := kernel.New(kernel.Config{Store: db.Events(), Profile: prof, Effects: effects, Warn: func(kernel.Warning) {}})
+	rt, err := kernel.New(kernel.Config{Store: db.Events(), Profile: prof, Effects: effects, Warn: func(kernel.Warning) {}, Hooks: hooks})
 	if err != nil {
 		return err
 	}

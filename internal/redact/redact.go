@@ -220,8 +220,8 @@ func Secrets(dsn string) []string {
 // bearer tokens) from text. It is safe for concurrent use; secrets may be added while it is in use.
 type Scrubber struct {
 	mu      sync.RWMutex
-	dsns    []string
-	secrets []string
+	dsns    []string // connection strings and URLs holding a secret, shown masked
+	secrets []string // every form of every secret, longest first
 }
 
 // New returns a Scrubber for the given connection strings (empty ones are ignored).
@@ -246,6 +246,47 @@ func (s *Scrubber) AddDSN(dsn string) {
 	s.add(Secrets(dsn)...)
 }
 
+// AddURL adds a URL the run was given (certify --url): the URL and the secrets of its userinfo
+// are scrubbed. A PostgreSQL URL is a connection string (AddDSN).
+func (s *Scrubber) AddURL(u string) {
+	if s == nil || u == "" {
+		return
+	}
+	if isURL(u) {
+		s.AddDSN(u)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if URL(u) != u {
+		s.dsns = append(s.dsns, u)
+	}
+	s.add(URLSecrets(u)...)
+}
+
+// AddText adds the secrets of free text the run was given, such as a command line (certify
+// --exec): every word that is a connection string with a password or a URL with userinfo. It
+// reports whether it found one.
+func (s *Scrubber) AddText(text string) bool {
+	found := false
+	for _, w := range strings.Fields(text) {
+		w = strings.Trim(w, `'"`)
+		if _, v, ok := strings.Cut(w, "="); ok && !strings.Contains(w, "://") && looseKV.MatchString(w) {
+			s.AddDSN(w)
+			found = found || v != ""
+			continue
+		}
+		if i := strings.Index(w, "://"); i >= 0 {
+			u := w[strings.LastIndexAny(w[:i], "= ")+1:] // --dsn=postgres://… and the like
+			if DSN(u) != u || URL(u) != u {
+				s.AddURL(u)
+				found = true
+			}
+		}
+	}
+	return found
+}
+
 // AddSecret adds a secret scrubbed as it is written (a bearer token); one shorter than 4 bytes is
 // ignored.
 func (s *Scrubber) AddSecret(secret string) {
@@ -258,7 +299,18 @@ func (s *Scrubber) AddSecret(secret string) {
 }
 
 func (s *Scrubber) add(secrets ...string) {
-	s.secrets = append(s.secrets, secrets...)
+	seen := map[string]bool{}
+	for _, sec := range s.secrets {
+		seen[sec] = true
+	}
+	for _, sec := range secrets {
+		for _, f := range Forms(sec) {
+			if len(f) >= minSecret && !seen[f] && f != Mask {
+				seen[f] = true
+				s.secrets = append(s.secrets, f)
+			}
+		}
+	}
 	sort.SliceStable(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
 }
 
@@ -395,4 +447,13 @@ func (s *Scrubber) walk(v reflect.Value) {
 			v.SetMapIndex(k, e)
 		}
 	}
+}
+
+// Bytes returns text with every connection string and secret masked (text itself when it holds
+// none). A nil Scrubber masks nothing.
+func (s *Scrubber) Bytes(text []byte) []byte {
+	if !s.holds(text) {
+		return text
+	}
+	return []byte(s.String(string(text)))
 }

@@ -83,3 +83,70 @@ func TestWalkAndWriter(t *testing.T) {
 		t.Fatalf("Error = %v", err)
 	}
 }
+
+// Reference: I-NET-40 — a URL's userinfo is a secret: the password of user:password@, the whole
+// of a bare user@ (a token as the user name), percent-encoded or not; a URL without userinfo, or
+// with '@' only in its path or query, is left as it is.
+func TestURL(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		secrets  []string
+	}{
+		{"http://user:Pr0xyPassw0rd@127.0.0.1:8080/", "http://user:xxxxx@127.0.0.1:8080/", []string{"Pr0xyPassw0rd"}},
+		{"https://ghp_T0kenAsUser@proxy.example/", "https://xxxxx@proxy.example/", []string{"ghp_T0kenAsUser"}},
+		{"http://user:Pa%2Fss%40w%3Ard@h:1/p", "http://user:xxxxx@h:1/p", []string{"Pa%2Fss%40w%3Ard", "Pa/ss@w:rd"}},
+		{"http://user:raw/slash@pw@h:1/", "http://user:xxxxx@h:1/", []string{"raw/slash@pw", "slash"}},
+		{"http://127.0.0.1:8080/path?mail=a@b.example", "http://127.0.0.1:8080/path?mail=a@b.example", nil},
+		{"http://127.0.0.1:8080/", "http://127.0.0.1:8080/", nil},
+		{"postgres://app:DsnPassw0rd@db/loom", "postgres://app:xxxxx@db/loom", []string{"DsnPassw0rd"}},
+	} {
+		if got := URL(c.in); got != c.want {
+			t.Errorf("URL(%q) = %q, want %q", c.in, got, c.want)
+		}
+		s := New()
+		s.AddURL(c.in)
+		text := "Post " + c.in + ": dial: " + strings.Join(c.secrets, " ")
+		got := s.String(text)
+		for _, sec := range c.secrets {
+			if strings.Contains(got, sec) {
+				t.Errorf("AddURL(%q): %q survives in %q", c.in, sec, got)
+			}
+		}
+		if len(c.secrets) == 0 && got != text {
+			t.Errorf("AddURL(%q) changed %q to %q, want nothing hidden", c.in, text, got)
+		}
+	}
+}
+
+// Reference: I-NET-40 — a secret is scrubbed in every form an output can hold it: encoded for a
+// URL, a JSON string, HTML and XML.
+func TestEveryFormScrubbed(t *testing.T) {
+	const sec = `Pa/ss&w<o>rd"+q'`
+	s := New()
+	s.AddSecret(sec)
+	var b strings.Builder
+	_ = json.NewEncoder(&b).Encode(map[string]string{"k": sec})
+	text := strings.Join(Forms(sec), " | ") + " | " + b.String()
+	got := s.String(text)
+	for _, f := range append(Forms(sec), "Pa/ss", "w\\u003co\\u003erd") {
+		if strings.Contains(got, f) {
+			t.Errorf("form %q survives: %q", f, got)
+		}
+	}
+}
+
+// Reference: I-NET-40 — a command line given to the run (certify --exec) is searched for
+// connection strings and URLs with secrets.
+func TestAddText(t *testing.T) {
+	s := New()
+	if !s.AddText(`./bridge --dsn=postgres://u:ExecPassw0rd@db/x --upstream 'http://tok3nUser@h/' password=KvPassw0rd`) {
+		t.Fatal("AddText found no secret")
+	}
+	if s.AddText("./bridge --port 0 --mail a@b.example") {
+		t.Error("AddText found a secret in a command line without one")
+	}
+	got := s.String("ExecPassw0rd tok3nUser KvPassw0rd")
+	if got != "xxxxx xxxxx xxxxx" {
+		t.Errorf("scrubbed = %q, want every secret masked", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/kits/foldprops"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -133,7 +134,7 @@ func run(out string, seed, logs, values int) (int, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return 0, err
 		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := outfile.WriteFile(path, data); err != nil {
 			return 0, err
 		}
 	}
