@@ -33,7 +33,6 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 	"github.com/loom-kernel/loom-conform/wire/clients"
-	"github.com/loom-kernel/loom-conform/wire/dockertestadapter"
 	"github.com/loom-kernel/loom-conform/wire/faultproxy"
 	"github.com/loom-kernel/loom-conform/wire/target"
 )
@@ -62,7 +61,7 @@ func Checks() []spec.Check {
 		clients.Checks(),
 		faultproxy.Checks(),
 		target.Checks(),
-		dockertestadapter.Checks(),
+		adapterChecks(),
 		kernel.Checks(),
 		ingress.Checks(),
 		userspace.Checks(),
