@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/deploysim/realfleet"
 	storespg "github.com/loom-kernel/loom-conform/reference/stores/postgres"
@@ -39,6 +41,12 @@ func runReal(cmd *cobra.Command, r realFlags, workers int, seed int64, asJSON bo
 	if err != nil {
 		return badInput("deploysim --real: %v", err)
 	}
+	// a worker answers no one, so its start-up is the binary's, timed once in this run (I-PERF-12)
+	t0 := time.Now()
+	if out, err := exec.CommandContext(cmd.Context(), bin, "version").CombinedOutput(); err != nil {
+		return badInput("deploysim --real: %s version: %v: %s", bin, err, out)
+	}
+	startOne := time.Since(t0)
 	res, err := realfleet.Run(cmd.Context(), realfleet.Config{DSN: r.dsn, Binary: bin, Workers: workers, Seed: seed,
 		Orders: r.orders / 2, Batches: r.orders - r.orders/2, NoFaults: r.noFaults})
 	if err != nil {
@@ -66,6 +74,7 @@ func runReal(cmd *cobra.Command, r realFlags, workers int, seed int64, asJSON bo
 		for _, nj := range res.NotJudged {
 			fmt.Fprintf(cmd.OutOrStdout(), "  not judged %s %s: %s\n", nj.Invariant, nj.Execution, nj.Why)
 		}
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", overheadLine("worker(s)", res.Started, time.Duration(res.Started)*startOne, res.Elapsed))
 		fmt.Fprintf(cmd.OutOrStdout(), "  reproduce: %s\n", res.Repro)
 	}
 	if len(res.Violations) > 0 {

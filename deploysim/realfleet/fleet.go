@@ -49,7 +49,8 @@ type Result struct {
 	Events         int                   `json:"events"`
 	Crashes        int                   `json:"crashes"`
 	Pauses         int                   `json:"pauses"`
-	Exits          int                   `json:"exits"` // workers that exited on their own, restarted
+	Exits          int                   `json:"exits"`   // workers that exited on their own, restarted
+	Started        int                   `json:"started"` // worker processes started, restarts included
 	Violations     []deploysim.Violation `json:"violations"`
 	Repro          string                `json:"repro"`
 	Invariants     []InvariantRun        `json:"invariants"`
@@ -147,6 +148,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	born := 0
 	spawn := func(i int) error {
 		born++
+		res.Started = born
 		name := fmt.Sprintf("w%d", born)
 		cmd := workerCommand(cfg, schema, name)
 		cmd.Stdout, cmd.Stderr = cfg.Log, cfg.Log
