@@ -326,7 +326,11 @@ func runRatio(g Gate, o Options) Result {
 	if !ok {
 		return Result{Verdict: Fail, Detail: fmt.Sprintf("unknown workload %q", g.Ratio.Workload)}
 	}
-	pair, err := w(o.Workload)
+	wo := o.Workload
+	if wo.Root == "" {
+		wo.Root = o.Root
+	}
+	pair, err := w(wo)
 	if err != nil {
 		return Result{Verdict: Fail, Detail: "workload: " + err.Error()}
 	}
