@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench perf-doc fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim stability
+.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim stability
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -45,6 +45,9 @@ perf-doc: ## measure the fold's figures against goccy/go-json and sonic (module 
 	@mkdir -p test-results
 	scripts/fuzz-rate.sh $(FUZZRATE) > test-results/fuzz-rate.md
 	cd bench && LOOM_PERF_DOC=$(abspath docs/performance.md) LOOM_PERF_BIG=$(PERF_BIG) LOOM_PERF_FUZZ=$(abspath test-results/fuzz-rate.md) $(GO) test -count=1 -run TestWritePerformanceDoc -timeout 60m .
+
+perf-cli: ## measure the command line's start-up against a hello-world Go program and `fold`'s stages against encoding/json (module bench/), and rewrite that section of docs/performance.md
+	cd bench && LOOM_PERF_DOC=$(abspath docs/performance.md) LOOM_PERF_CLI=1 $(GO) test -count=1 -run '^TestWriteCLISection$$' -timeout 30m .
 
 STABILITY_RUNS ?= 20
 STABILITY_LOAD ?= 16

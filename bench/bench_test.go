@@ -148,6 +148,7 @@ func TestWritePerformanceDoc(t *testing.T) {
 	fmt.Fprintf(&doc, "Generated %s, %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), cpuInfo())
 	memory := memorySection(t, dir, cli)
 	logs := tableLogs(t, dir)
+	doc.WriteString(cliSection(t, dir, cli) + "\n\n")
 	start, err := StartCPU(cli, 9)
 	if err != nil {
 		t.Fatal(err)

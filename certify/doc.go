@@ -1,6 +1,6 @@
 // Package certify certifies a store through the store bridge (DESIGN §7, docs/bridge.md): it
 // starts or finds the target (a reference store served in process, a URL, a subprocess, or an image
-// run by testcontainers-go), dials its bridge, runs the bridge protocol kit, the selected SPI kits
+// run on the Docker engine), dials its bridge, runs the bridge protocol kit, the selected SPI kits
 // and, on request, the fault kit check by check with live progress, applies an expected-failures
 // ledger, always tears the target down, and renders the report as text, JSON, JUnit XML, one HTML
 // page or an SVG badge. `loom-conform certify` is a thin shell over Run.

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"github.com/loom-kernel/loom-conform/internal/safetext"
+	"sync"
 
 	"context"
 	"errors"
@@ -461,7 +462,7 @@ func progressNote(c CheckResult) string {
 		// Keep the part that names the field (a schema error's "at '/0/metadata': …", a
 		// "params.events[0].metadata: …", an "envelope 3: sequence: …") when the cut drops it.
 		head := clipRunes(msg, 100)
-		if loc := fieldNamed.FindString(msg[len(head):]); loc != "" {
+		if loc := fieldNamed().FindString(msg[len(head):]); loc != "" {
 			return ": " + head + " … " + clipRunes(loc, 100) + more
 		}
 		return ": " + clipRunes(msg, 160) + "…"
@@ -470,7 +471,9 @@ func progressNote(c CheckResult) string {
 }
 
 // fieldNamed finds where a message names the member that was wrong.
-var fieldNamed = regexp.MustCompile(`at '/[^']*'[^;]*|\b(?:params|result)(?:\.[A-Za-z_]\w*|\[\d+\])+:[^;]*|envelope \d+: [A-Za-z_]\w*:[^;]*`)
+var fieldNamed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`at '/[^']*'[^;]*|\b(?:params|result)(?:\.[A-Za-z_]\w*|\[\d+\])+:[^;]*|envelope \d+: [A-Za-z_]\w*:[^;]*`)
+})
 
 // clipRunes cuts s to at most n bytes at a rune boundary.
 func clipRunes(s string, n int) string {

@@ -13,10 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/moby/moby/client"
-	tc "github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
-
+	"github.com/loom-kernel/loom-conform/internal/dockerengine"
 	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/wire/target"
@@ -25,7 +22,8 @@ import (
 // DefaultBridgePort is the container port a bridge image listens on unless --port says otherwise.
 const DefaultBridgePort = target.DefaultBridgePort
 
-// ImageTarget starts a bridge image with testcontainers-go, waits until it answers the handshake,
+// ImageTarget starts a bridge image on the Docker engine (internal/dockerengine: found as the
+// docker CLI finds it, the image pulled when absent), waits until it answers the handshake,
 // captures its logs for the report and always removes the container. The image must start its
 // bridge on 0.0.0.0:Port; certify also passes LOOM_BRIDGE_LISTEN=0.0.0.0:Port in its environment,
 // and LOOM_CONFORM_TOKEN, a fresh random bearer token (unless Env gives one), which every call
@@ -60,25 +58,22 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 		env[k] = v
 	}
 	token := env[safehttp.TokenEnv]
-	opts := []tc.ContainerCustomizer{tc.WithExposedPorts(port), tc.WithEnv(env), tc.WithLogger(tclog.NewNoopLogger())}
-	if t.Cmd != nil {
-		opts = append(opts, tc.WithCmd(t.Cmd...))
-	}
-	ctr, err := tc.Run(ctx, t.Image, opts...)
 	run := &Running{Identity: t.Describe(), Token: token, Stop: func(context.Context) error { return nil }}
-	if ctr != nil {
-		ic := &imageContainer{ctr: ctr}
-		run.Identity.ContainerID = ctr.GetContainerID()
+	eng, err := dockerengine.FromEnv()
+	if err != nil {
+		return run, fmt.Errorf("image %s: %v", t.Image, err)
+	}
+	id, err := eng.Run(ctx, dockerengine.RunSpec{Image: t.Image, Env: env, Cmd: t.Cmd, Port: port})
+	if id != "" {
+		ic := &imageContainer{eng: eng, id: id}
+		run.Identity.ContainerID = id
 		run.Logs = ic.logs
 		run.Stop = ic.remove
 		run.Pauser = ic
 		run.Alive = ic.alive
-		if cli, cerr := tc.NewDockerClientWithOpts(ctx); cerr == nil {
-			ic.cli = cli.Client
-			if ins, ierr := cli.ImageInspect(ctx, t.Image); ierr == nil {
-				run.Identity.ImageID = ins.ID
-				run.Identity.RepoDigests = ins.RepoDigests
-			}
+		if ins, ierr := eng.ImageInspect(ctx, t.Image); ierr == nil {
+			run.Identity.ImageID = ins.ID
+			run.Identity.RepoDigests = ins.RepoDigests
 		}
 	}
 	if err != nil {
@@ -90,7 +85,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 		}
 		return run, errors.New(msg)
 	}
-	url, err := waitHandshake(ctx, ctr, port, token)
+	url, err := waitHandshake(ctx, eng, id, port, token)
 	if err != nil {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -102,23 +97,27 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 }
 
 // waitHandshake polls bridge.handshake on the published port until it answers with a result, the
-// container stops, or ctx ends. It tries the host testcontainers resolves (which honours
+// container stops, or ctx ends. It tries the host the engine publishes on (which honours
 // TESTCONTAINERS_HOST_OVERRIDE) and the loopback address, since a sandboxed client may resolve a
 // gateway that does not forward published ports.
-func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port, token string) (string, error) {
-	mapped, err := ctr.MappedPort(ctx, port)
+func waitHandshake(ctx context.Context, eng *dockerengine.Engine, id, port, token string) (string, error) {
+	ins, err := eng.Inspect(ctx, id)
 	if err != nil {
 		return "", fmt.Errorf("mapped port %s: %w", port, err)
 	}
+	mapped := ins.HostPort(port)
+	if mapped == "" {
+		return "", fmt.Errorf("mapped port %s: the engine published none", port)
+	}
 	hosts := []string{"127.0.0.1"}
-	if h, err := ctr.Host(ctx); err == nil && h != "" && h != "localhost" && h != "127.0.0.1" {
+	if h := eng.PortHost(); h != "" && h != "localhost" && h != "127.0.0.1" {
 		hosts = append([]string{h}, hosts...)
 	}
 	hc := &http.Client{Timeout: time.Second}
 	var last error
 	for {
 		for _, h := range hosts {
-			url := "http://" + net.JoinHostPort(h, mapped.Port()) + "/"
+			url := "http://" + net.JoinHostPort(h, mapped) + "/"
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(handshakeProbe))
 			req.Header.Set("Content-Type", "application/json")
 			if token != "" {
@@ -136,8 +135,8 @@ func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port, token str
 			}
 			last = fmt.Errorf("handshake answered HTTP %d: %s", resp.StatusCode, clipStr(string(b), 200))
 		}
-		if st, err := ctr.State(ctx); err == nil && !st.Running {
-			return "", fmt.Errorf("the container stopped (%s, exit code %d) before answering the handshake", st.Status, st.ExitCode)
+		if c, err := eng.Inspect(ctx, id); err == nil && !c.State.Running {
+			return "", fmt.Errorf("the container stopped (%s, exit code %d) before answering the handshake", c.State.Status, c.State.ExitCode)
 		}
 		select {
 		case <-ctx.Done():
@@ -155,8 +154,8 @@ func newImageToken() string {
 }
 
 type imageContainer struct {
-	ctr     *tc.DockerContainer
-	cli     *client.Client
+	eng     *dockerengine.Engine
+	id      string
 	removed bool
 	logText string
 }
@@ -165,13 +164,11 @@ func (c *imageContainer) logs(ctx context.Context) string {
 	if c.removed {
 		return c.logText
 	}
-	rc, err := c.ctr.Logs(ctx)
-	if err != nil {
+	out, err := c.eng.Logs(ctx, c.id, 1<<20)
+	if err != nil && out == "" {
 		return fmt.Sprintf("(logs unavailable: %v)", err)
 	}
-	defer rc.Close()
-	b, _ := io.ReadAll(io.LimitReader(rc, 1<<20))
-	c.logText = clipStr(string(b), 256<<10)
+	c.logText = clipStr(out, 256<<10)
 	return c.logText
 }
 
@@ -183,19 +180,19 @@ func (c *imageContainer) remove(ctx context.Context) error {
 	_ = c.Resume(ctx)
 	c.logs(ctx)
 	c.removed = true
-	return c.ctr.Terminate(ctx)
+	return c.eng.Remove(ctx, c.id)
 }
 
 // alive reports a container that stopped or is paused.
 func (c *imageContainer) alive(ctx context.Context) error {
-	st, err := c.ctr.State(ctx)
+	st, err := c.eng.Inspect(ctx, c.id)
 	switch {
 	case err != nil:
-		return fmt.Errorf("the container %s cannot be inspected: %v", shortContainer(c.ctr.GetContainerID()), err)
-	case st.Paused:
-		return fmt.Errorf("the container %s is paused and answers nothing", shortContainer(c.ctr.GetContainerID()))
-	case !st.Running:
-		return fmt.Errorf("the container %s stopped (%s, exit code %d)", shortContainer(c.ctr.GetContainerID()), st.Status, st.ExitCode)
+		return fmt.Errorf("the container %s cannot be inspected: %v", shortContainer(c.id), err)
+	case st.State.Paused:
+		return fmt.Errorf("the container %s is paused and answers nothing", shortContainer(c.id))
+	case !st.State.Running:
+		return fmt.Errorf("the container %s stopped (%s, exit code %d)", shortContainer(c.id), st.State.Status, st.State.ExitCode)
 	}
 	return nil
 }
@@ -209,19 +206,9 @@ func shortContainer(id string) string {
 
 // Pause freezes the container, retrying a freeze the runtime could not complete (PauseWithRetry).
 func (c *imageContainer) Pause(ctx context.Context) error {
-	if c.cli == nil {
-		return errors.New("no docker client")
-	}
-	return PauseWithRetry(ctx, func(ctx context.Context) error {
-		_, err := c.cli.ContainerPause(ctx, c.ctr.GetContainerID(), client.ContainerPauseOptions{})
-		return err
-	}, c.Resume)
+	return PauseWithRetry(ctx, func(ctx context.Context) error { return c.eng.Pause(ctx, c.id) }, c.Resume)
 }
 
 func (c *imageContainer) Resume(ctx context.Context) error {
-	if c.cli == nil {
-		return errors.New("no docker client")
-	}
-	_, err := c.cli.ContainerUnpause(ctx, c.ctr.GetContainerID(), client.ContainerUnpauseOptions{})
-	return err
+	return c.eng.Unpause(ctx, c.id)
 }

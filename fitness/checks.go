@@ -15,6 +15,7 @@ func Checks() []spec.Check {
 		t("ratio-interleaves", "TestMeasureInterleaves", "S10.g2.behavioural-and-ratio", "I-PERF-1"),
 		t("ratio-extends", "TestMeasureUntilExtends", "S10.g2.behavioural-and-ratio", "I-PERF-2"),
 		t("ratio-gc", "TestMeasureWithGC", "I-PERF-4", "I-PERF-1"),
+		t("ratio-children", "TestTimeBatchCountsChildren", "I-PERF-10", "I-PERF-11", "I-PERF-1"),
 		t("gate-failure-paths", "TestGateFailurePaths", "S10.fitness.gated"),
 		t("coverage-gate", "TestCoverageGate", "S10.fitness.gated"),
 		t("mutants-gate", "TestMutantsGate", "S10.fitness.gated"),

@@ -1,8 +1,10 @@
 package fitness
 
 import (
+	"os/exec"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -148,5 +150,27 @@ func TestMeasureWithGC(t *testing.T) {
 		if withGC && off > 0 || !withGC && on > 0 {
 			t.Errorf("ratio-gc [I-PERF-4, I-PERF-1]: Measure(WithGC: %v) = %d batches with the collector on, %d off, want all %s", withGC, on, off, map[bool]string{true: "on", false: "off"}[withGC])
 		}
+	}
+}
+
+// Reference: I-PERF-10, I-PERF-11 — a command-line workload is charged the CPU time of the child
+// processes it runs: a batch that runs a busy child costs at least what the child spent.
+func TestTimeBatchCountsChildren(t *testing.T) {
+	busy := func() error {
+		cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+		return cmd.Run()
+	}
+	d, err := timeBatch(busy, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	child := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	if d < child/2 {
+		t.Errorf("fitness/ratio-children [I-PERF-10 I-PERF-11]: timeBatch(a busy child) = %v, want at least about the child's own %v", d, child)
 	}
 }

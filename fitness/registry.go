@@ -1,5 +1,14 @@
 package fitness
 
+import "fmt"
+
+// The command-line gates hold what the binary reached where it is short of its target (2 for the
+// start, 0.5 for the fold of the pairs log; docs/performance.md): a regression beyond these fails.
+const (
+	cliStartMax     = 8.0
+	cliFoldPairsMax = 0.75
+)
+
 // Where the gates are enforced.
 const (
 	enforcedCI       = "CI: .ci/run (make fitness) and the fitness job of .github/workflows/ci.yml"
@@ -86,6 +95,30 @@ func Gates() []Gate {
 			Clauses:   []string{"S1.P10.minimal-kernel"},
 			Ratio:     &Ratio{Workload: "kernel-vs-direct", Max: 3},
 			Threshold: "kernel/direct ≤ 3 for start → 10 steps → complete (95 % interval)", Enforced: enforcedCI,
+		},
+		{
+			ID: "perf/cli-start", Kind: KindRatio,
+			Guarantee: "the command line starts near the floor of any Go program: no command pays the initialisation of a dependency it does not use",
+			Clauses:   []string{"I-PERF-10", "I-PERF-1"},
+			Ratio:     &Ratio{Workload: "cli-start", Max: cliStartMax},
+			Threshold: fmt.Sprintf("`loom-conform version` / a hello-world Go binary of the same toolchain ≤ %g in CPU time of the child processes (95 %% interval; the target is 2, docs/performance.md)", cliStartMax),
+			Enforced:  enforcedCI,
+		},
+		{
+			ID: "perf/cli-fold-pairs", Kind: KindRatio,
+			Guarantee: "`loom-conform fold` end to end, process start included, stays fast against encoding/json's bare decode of the same log (the plain pairs log, 100 000 envelopes)",
+			Clauses:   []string{"I-PERF-11", "I-PERF-1", "I-PERF-4"},
+			Ratio:     &Ratio{Workload: "cli-fold-pairs", Max: cliFoldPairsMax},
+			Threshold: fmt.Sprintf("fold/decode ≤ %g in CPU time, the fold a child process (95 %% interval; the target is 0.5, twice the decode's speed, docs/performance.md)", cliFoldPairsMax),
+			Enforced:  enforcedCI,
+		},
+		{
+			ID: "perf/cli-fold-mix", Kind: KindRatio,
+			Guarantee: "`loom-conform fold` end to end, process start included, runs at least twice as fast as encoding/json's bare decode of the same log (the realistic mix, 100 000 envelopes)",
+			Clauses:   []string{"I-PERF-11", "I-PERF-1", "I-PERF-4"},
+			Ratio:     &Ratio{Workload: "cli-fold-mix", Max: 0.5},
+			Threshold: "fold/decode ≤ 0.5 in CPU time, the fold a child process (95 % interval)",
+			Enforced:  enforcedCI,
 		},
 		{
 			ID: "perf/sqlite-vs-raw", Kind: KindBench,

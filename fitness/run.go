@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/childproc"
@@ -192,7 +193,7 @@ func runChecks(ctx context.Context, g Gate, o Options) Result {
 		subs := subtestSkips(out)
 		subSkips += len(subs)
 		for _, s := range subs {
-			if heldSkip.MatchString(s.reason) {
+			if heldSkip().MatchString(s.reason) {
 				held = append(held, s.name+": "+s.reason)
 			}
 		}
@@ -217,7 +218,7 @@ func runChecks(ctx context.Context, g Gate, o Options) Result {
 
 // heldSkip is the reason a kit gives for a check newer than the version the target claims
 // (kits.skipReason).
-var heldSkip = regexp.MustCompile(`needs \S+ SPI \S+, target held to \S+`)
+var heldSkip = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`needs \S+ SPI \S+, target held to \S+`) })
 
 type subSkip struct{ name, reason string }
 
@@ -244,14 +245,14 @@ func subtestSkips(out []byte) []subSkip {
 	return skips
 }
 
-var skipLine = regexp.MustCompile(`(?m)^--- SKIP: (\S+)`)
+var skipLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^--- SKIP: (\S+)`) })
 
 // topLevelSkips returns the top-level tests go test -v reports as skipped (a missing service
 // outside CI): a gate whose tests did not run has not been judged. Skipped subtests (a capability
 // a store does not claim) are verdicts of their kit and do not count here.
 func topLevelSkips(out []byte) []string {
 	var names []string
-	for _, m := range skipLine.FindAllSubmatch(out, -1) {
+	for _, m := range skipLine().FindAllSubmatch(out, -1) {
 		names = append(names, string(m[1]))
 	}
 	return names
@@ -325,7 +326,11 @@ func runRatio(g Gate, o Options) Result {
 	if !ok {
 		return Result{Verdict: Fail, Detail: fmt.Sprintf("unknown workload %q", g.Ratio.Workload)}
 	}
-	pair, err := w(o.Workload)
+	wo := o.Workload
+	if wo.Root == "" {
+		wo.Root = o.Root
+	}
+	pair, err := w(wo)
 	if err != nil {
 		return Result{Verdict: Fail, Detail: "workload: " + err.Error()}
 	}

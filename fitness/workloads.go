@@ -23,6 +23,9 @@ type Workload func(o WorkloadOptions) (Pair, error)
 type WorkloadOptions struct {
 	// Hooks are set on the B side's kernel (mutants; never outside tests).
 	Hooks kernel.Hooks
+	// Root is the main module's directory, where the command-line workloads build loom-conform
+	// (default: Options.Root).
+	Root string
 }
 
 // Workloads returns the ratio workloads by name.
@@ -31,6 +34,9 @@ func Workloads() map[string]Workload {
 		"g2-unwired":       g2Unwired,
 		"fold-vs-decode":   foldVsDecode,
 		"kernel-vs-direct": kernelVsDirect,
+		"cli-start":        cliStart,
+		"cli-fold-pairs":   cliFold("pairs"),
+		"cli-fold-mix":     cliFold("mix"),
 	}
 }
 

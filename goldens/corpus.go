@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -72,7 +73,7 @@ func (e *InputError) Error() string {
 }
 func (e *InputError) Unwrap() error { return e.Err }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
 
 // LoadScripts reads and validates flow.json and driver.json of dir.
 func LoadScripts(dir string) (*flowscript.Script, *flowscript.Driver, error) {
@@ -100,7 +101,7 @@ func LoadScripts(dir string) (*flowscript.Script, *flowscript.Driver, error) {
 // Unrecorded.
 func Load(dir string) (*Golden, error) {
 	name := filepath.Base(dir)
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return nil, &InputError{File: dir, Err: fmt.Errorf("golden name %q: want lower-case letters, digits and '-'", name)}
 	}
 	s, d, err := LoadScripts(dir)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Tier says how an interpretation clause binds a target (DESIGN §7.1). Spec and ADR clauses have no
@@ -141,19 +142,19 @@ func validateTier(c Clause) error {
 // T2.1–T2.4), then the quoted words. The words are the spec's own, verbatim; " … " may stand for
 // words left out.
 var (
-	restsForm  = regexp.MustCompile(`^` + restsQuote + `(; ` + restsQuote + `)*$`)
+	restsForm  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + restsQuote + `(; ` + restsQuote + `)*$`) })
 	restsQuote = `(§([0-9]|10|4\.1)|ADR 0026( A[1-3]| T2\.[1-4])?) "[^"]+"`
-	quoted     = regexp.MustCompile(`"([^"]+)"`)
+	quoted     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"]+)"`) })
 )
 
 // maxQuotedWords bounds each quote: a consequence rests on a few words, not on a copied sentence.
 const maxQuotedWords = 20
 
 func validateRests(rests string) error {
-	if !restsForm.MatchString(rests) {
+	if !restsForm().MatchString(rests) {
 		return fmt.Errorf("a consequence quotes the words it rests on as `§N \"words\"` or `ADR 0026 \"words\"`, several joined by \"; \" (got %q)", rests)
 	}
-	for _, m := range quoted.FindAllStringSubmatch(rests, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(rests, -1) {
 		if n := len(strings.Fields(m[1])); n > maxQuotedWords {
 			return fmt.Errorf("a consequence quotes a few words, at most %d per quote (got %d in %q)", maxQuotedWords, n, m[1])
 		}

@@ -11,16 +11,17 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
 // idPattern is the shape of a vector id: lowercase words of [a-z0-9] joined by '.', '-', '_' or '/'.
-var idPattern = regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`) })
 
 // digestPattern is an emit digest: 16 lowercase hex digits.
-var digestPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{16}$`) })
 
 // Corpus is a set of vectors with unique ids, ordered by file path.
 type Corpus struct {
@@ -134,7 +135,7 @@ func (v Vector) validate(known map[string]bool) error {
 	switch {
 	case v.ID == "":
 		bad("id: missing")
-	case len(v.ID) > maxIDLen || !idPattern.MatchString(v.ID):
+	case len(v.ID) > maxIDLen || !idPattern().MatchString(v.ID):
 		bad("id %q: want lowercase [a-z0-9] words joined by . - _ or /, at most %d characters", v.ID, maxIDLen)
 	}
 	switch {
@@ -218,7 +219,7 @@ func (v Vector) validate(known map[string]bool) error {
 		if v.Payload == nil {
 			bad("payload: missing")
 		}
-		if v.Expect.Digest == "" || !digestPattern.MatchString(v.Expect.Digest) {
+		if v.Expect.Digest == "" || !digestPattern().MatchString(v.Expect.Digest) {
 			bad("expect.digest: want 16 lowercase hex digits")
 		}
 	case "":

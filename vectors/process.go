@@ -28,18 +28,21 @@ type Process struct {
 	dir    string
 	stderr *tailbuf.Buffer
 
-	mu     sync.Mutex // guards the fields below against Close from another goroutine
-	cur    *child
-	starts int
-	closed bool
+	mu      sync.Mutex // guards the fields below against Close from another goroutine
+	cur     *child
+	starts  int
+	startup time.Duration // summed over the children that answered: start to first answer
+	closed  bool
 }
 
 // child is one running incarnation of the foreign fold.
 type child struct {
-	cmd   *exec.Cmd
-	stdin *os.File
-	lines chan line
-	done  chan struct{}
+	started  time.Time // when it was started
+	answered bool      // whether it has answered a request (guarded by Process.mu)
+	cmd      *exec.Cmd
+	stdin    *os.File
+	lines    chan line
+	done     chan struct{}
 	// exited is closed when cmd.Wait returns; waitErr is its result (read after exited).
 	exited  chan struct{}
 	waitErr error
@@ -74,6 +77,24 @@ func (p *Process) Starts() int {
 	return p.starts
 }
 
+// Overhead reports what starting processes cost the run (I-PERF-12): how many were started, and
+// the time from starting each to its first answer, summed over those that answered.
+func (p *Process) Overhead() (starts int, startup time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.starts, p.startup
+}
+
+// firstAnswer records a child's first answer: its start-up ends there.
+func (p *Process) firstAnswer(c *child) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !c.answered {
+		c.answered = true
+		p.startup += time.Since(c.started)
+	}
+}
+
 // Answer implements Folder. ctx bounds the wait for the answer (the runner sets the per-vector
 // timeout); on expiry the process is killed.
 func (p *Process) Answer(ctx context.Context, req Request) (Response, error) {
@@ -101,6 +122,7 @@ func (p *Process) Answer(ctx context.Context, req Request) (Response, error) {
 			if l.err != nil {
 				return Response{}, p.fail(c, l.err)
 			}
+			p.firstAnswer(c)
 			r, err := decodeResponse(l.b)
 			if err != nil {
 				return Response{}, p.fail(c, fmt.Errorf("protocol: %v: %q", err, clip(l.b, 200)))
@@ -150,6 +172,7 @@ func (p *Process) start() (*child, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	cmd.WaitDelay = time.Second // a grandchild holding stderr cannot stall Wait
 	setProcessGroup(cmd)
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
@@ -158,7 +181,7 @@ func (p *Process) start() (*child, error) {
 	}
 	inR.Close()
 	outW.Close()
-	c := &child{cmd: cmd, stdin: inW, lines: make(chan line), done: make(chan struct{}), exited: make(chan struct{})}
+	c := &child{started: started, cmd: cmd, stdin: inW, lines: make(chan line), done: make(chan struct{}), exited: make(chan struct{})}
 	go c.read(outR)
 	go func() {
 		c.waitErr = cmd.Wait()

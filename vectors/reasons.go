@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
@@ -15,20 +16,28 @@ import (
 // groups name the variables it speaks of; a claim is about the final state.
 var (
 	// "no _x", "without _x", "sets no _x", "_x absent", "leaves _x absent"
-	claimAbsent = []*regexp.Regexp{
-		regexp.MustCompile(`\b(?:no|without)\s+(_[A-Za-z]+)\b`),
-		regexp.MustCompile(`(_[A-Za-z]+)\s+(?:is\s+|stays\s+)?absent\b`),
-	}
+	claimAbsent = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`\b(?:no|without)\s+(_[A-Za-z]+)\b`),
+			regexp.MustCompile(`(_[A-Za-z]+)\s+(?:is\s+|stays\s+)?absent\b`),
+		}
+	})
 	// "seeds an empty _x", "to an empty _x", "_x {}", "_x []"
-	claimEmpty = []*regexp.Regexp{
-		regexp.MustCompile(`\b(?:seeds?|sets?|folds?\s+to|to|is|becomes?)\s+an?\s+empty\s+(_[A-Za-z]+)\b`),
-		regexp.MustCompile(`(_[A-Za-z]+)\s+(?:\{\}|\[\])`),
-	}
+	claimEmpty = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`\b(?:seeds?|sets?|folds?\s+to|to|is|becomes?)\s+an?\s+empty\s+(_[A-Za-z]+)\b`),
+			regexp.MustCompile(`(_[A-Za-z]+)\s+(?:\{\}|\[\])`),
+		}
+	})
 	// "inbox {} seeds {}", "quarantined {} seeds an empty": a carry member said to seed its key empty
-	claimCarryEmpty = regexp.MustCompile(`\b(resources|inbox|quarantined)\s+\{\}\s+seeds?\s+(?:\{\}|an?\s+empty\b)`)
+	claimCarryEmpty = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(resources|inbox|quarantined)\s+\{\}\s+seeds?\s+(?:\{\}|an?\s+empty\b)`)
+	})
 	// "seeds _x", "seeds _x and _y", "seeds _x, _y and _z"
-	claimSeeds = regexp.MustCompile(`\bseeds?\s+(_[A-Za-z]+(?:(?:,\s*|\s+and\s+)_[A-Za-z]+)*)`)
-	varName    = regexp.MustCompile(`_[A-Za-z]+`)
+	claimSeeds = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bseeds?\s+(_[A-Za-z]+(?:(?:,\s*|\s+and\s+)_[A-Za-z]+)*)`)
+	})
+	varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_[A-Za-z]+`) })
 )
 
 // carryKeys maps a carry member to the reserved variable it seeds (I-FOLD-5).
@@ -63,21 +72,21 @@ func reasonContradiction(reason string, state json.RawMessage) string {
 		return ok && (string(t) == "{}" || string(t) == "[]")
 	}
 	present := func(_ json.RawMessage, ok bool) bool { return ok }
-	for _, re := range claimAbsent {
+	for _, re := range claimAbsent() {
 		for _, m := range re.FindAllStringSubmatch(reason, -1) {
 			check(m[1], "absent", absent)
 		}
 	}
-	for _, re := range claimEmpty {
+	for _, re := range claimEmpty() {
 		for _, m := range re.FindAllStringSubmatch(reason, -1) {
 			check(m[1], "empty", empty)
 		}
 	}
-	for _, m := range claimCarryEmpty.FindAllStringSubmatch(reason, -1) {
+	for _, m := range claimCarryEmpty().FindAllStringSubmatch(reason, -1) {
 		check(carryKeys[m[1]], "seeded empty", empty)
 	}
-	for _, m := range claimSeeds.FindAllStringSubmatch(reason, -1) {
-		for _, key := range varName.FindAllString(m[1], -1) {
+	for _, m := range claimSeeds().FindAllStringSubmatch(reason, -1) {
+		for _, key := range varName().FindAllString(m[1], -1) {
 			check(key, "seeded", present)
 		}
 	}

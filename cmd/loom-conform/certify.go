@@ -16,7 +16,6 @@ import (
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
-	tclog "github.com/testcontainers/testcontainers-go/log"
 )
 
 type certifyFlags struct {
@@ -49,7 +48,7 @@ memory and postgres builtins serve one). TARGET is exactly one of:
   --dsn DSN                          the PostgreSQL reference store on that database
   --url URL                          a bridge that is already running
   --exec 'CMD ARGS'                  a bridge subprocess (no shell); its first stdout line is its address
-  --image IMG                        a bridge image, started with testcontainers and always removed
+  --image IMG                        a bridge image, started on the Docker engine and always removed
 
 certify kernel holds a kernel that speaks the wire kernel ABI (docs/wire.md) to the reference
 kernel, one check per obligation (docs/wire.md, "What certify kernel checks"): the handshake and
@@ -114,7 +113,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 	fl.StringVar(&f.url, "url", "", "certify the bridge answering at this URL")
 	fl.StringVar(&f.token, "token", "", "bearer token to send with every call (default $"+safehttp.TokenEnv+"; a bridge or kernel served beyond loopback requires one; an --image gets a fresh one of its own)")
 	fl.StringVar(&f.execCmd, "exec", "", "start this bridge command (split into words, no shell)")
-	fl.StringVar(&f.image, "image", "", "start this bridge image with testcontainers")
+	fl.StringVar(&f.image, "image", "", "start this bridge image on the Docker engine (DOCKER_HOST, the docker context or the default socket)")
 	fl.StringVar(&f.port, "port", certify.DefaultBridgePort, "container port the --image bridge listens on")
 	fl.StringVar(&f.run, "run", "", "run only checks whose id matches this regular expression")
 	fl.StringArrayVar(&f.spi, "spi", nil, "SPI version to hold the store to: VERSION (one kind) or SEAM=VERSION (repeatable)")
@@ -212,15 +211,6 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
 			return badInput("certify: --expected-failures: %v", err)
-		}
-	}
-	if f.image != "" {
-		// testcontainers-go prints a connection banner through its process-wide logger.
-		tclog.SetDefault(tclog.NewNoopLogger())
-		// certify removes its container itself (also on SIGINT/SIGTERM), so the reaper container,
-		// whose image may not be pullable, is off unless asked for.
-		if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
-			_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 		}
 	}
 	// A closed pipe on stdout or stderr must not kill the run before it removes its container.

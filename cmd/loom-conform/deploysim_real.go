@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -67,6 +68,12 @@ func runReal(cmd *cobra.Command, r realFlags, workers int, seeds []int64, asJSON
 	if err != nil {
 		return badInput("deploysim --real: %v", err)
 	}
+	// a worker answers no one, so its start-up is the binary's, timed once in this run (I-PERF-12)
+	t0 := time.Now()
+	if out, err := exec.CommandContext(cmd.Context(), bin, "version").CombinedOutput(); err != nil {
+		return badInput("deploysim --real: %s version: %v: %s", bin, err, out)
+	}
+	startOne := time.Since(t0)
 	rep := realReport{Kind: "deploysim-real", Verdict: realfleet.Pass, Runs: []realfleet.Result{}}
 	outs := []outfile.Output{{Flag: "--junit", Path: junitFile, Write: func(w io.Writer) error { return junit.Write(w, realJUnit(rep)) }}}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -90,7 +97,7 @@ func runReal(cmd *cobra.Command, r realFlags, workers int, seeds []int64, asJSON
 			}
 		}
 		if !asJSON {
-			printReal(cmd, res)
+			printReal(cmd, res, startOne)
 		}
 	}
 	if asJSON {
@@ -121,7 +128,7 @@ func runReal(cmd *cobra.Command, r realFlags, workers int, seeds []int64, asJSON
 
 // printReal prints one run: the summary, each violation, the unsettled verdict, what each
 // invariant judged, what it could not judge, and the reproduce line.
-func printReal(cmd *cobra.Command, res realfleet.Result) {
+func printReal(cmd *cobra.Command, res realfleet.Result, startOne time.Duration) {
 	out := cmd.OutOrStdout()
 	for _, v := range res.Violations {
 		fmt.Fprintln(cmd.ErrOrStderr(), v.Error())
@@ -144,6 +151,7 @@ func printReal(cmd *cobra.Command, res realfleet.Result) {
 	for _, nj := range res.NotJudged {
 		fmt.Fprintf(out, "  not judged %s %s: %s\n", nj.Invariant, nj.Execution, nj.Why)
 	}
+	fmt.Fprintf(out, "  %s\n", overheadLine("worker(s)", res.Started, time.Duration(res.Started)*startOne, res.Elapsed))
 	fmt.Fprintf(out, "  reproduce: %s\n", res.Repro)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/loom-kernel/loom-conform/internal/gcpace"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -58,8 +59,10 @@ spends less CPU on the collection cycles of a small heap; after that, at the def
 			} else if snapshotProfile != "" {
 				return badInput("--snapshot-profile needs --snapshot")
 			}
+			defer gcpace.Relax(foldGCPercent, foldGCLimit)()
 			name, in := "stdin", io.Reader(cmd.InOrStdin())
 			var opt fold.DecodeOptions
+			var whole []byte // a regular file no longer than foldWholeBytes, mapped whole
 			if len(args) == 1 && args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
@@ -69,16 +72,28 @@ spends less CPU on the collection cycles of a small heap; after that, at the def
 				name, in = args[0], f
 				if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 					opt.SizeHint = fi.Size()
+					if fi.Size() <= foldWholeBytes {
+						var release func()
+						if whole, release, err = mapLog(f, fi.Size()); err != nil {
+							return badInput("%s: %v", name, err)
+						}
+						defer release()
+					}
 				}
 			}
-			defer gcpace.Relax(foldGCPercent, foldGCLimit)()
-			st, err := fold.FoldReader(p, snap, in, opt)
+			var st fold.State
+			var err error
+			if whole != nil {
+				st, err = foldMapped(p, snap, whole)
+			} else {
+				st, err = fold.FoldReader(p, snap, in, opt)
+			}
 			if err != nil {
 				return foldInputErr(name, err)
 			}
-			out, err := fold.AppendState(nil, st) // sized once for the state
+			out, err := appendMapped(st) // sized once for the state
 			if err != nil {
-				return fmt.Errorf("encoding the state: %w", err)
+				return foldInputErr(name, err)
 			}
 			_, err = cmd.OutOrStdout().Write(append(out, '\n'))
 			return err
@@ -101,6 +116,63 @@ const (
 	foldGCPercent = 400
 	foldGCLimit   = 32 << 20
 )
+
+// foldWholeBytes is the largest log file fold maps into memory and folds in place (fold.FoldBytes:
+// no copy of the log or of each envelope); a longer one, or a stream, is folded as it is read
+// (fold.FoldReader), in memory bounded by the state, not the log (docs/performance.md).
+const foldWholeBytes = 64 << 20
+
+// errLogChanged is a mapped log file that shrank while it was folded: reading past its new end
+// faults, and the fault is reported as this error instead of ending the process.
+var errLogChanged = errors.New("the file changed while it was read (it shrank)")
+
+// foldMapped folds a mapped log. The state keeps sub-slices of it until it is encoded.
+func foldMapped(p fold.Profile, snap *fold.State, b []byte) (st fold.State, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer faultErr(&err)
+	return fold.FoldBytes(p, snap, b)
+}
+
+// appendMapped encodes a state that may point into a mapped log.
+func appendMapped(st fold.State) (out []byte, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer faultErr(&err)
+	out, err = fold.AppendState(nil, st)
+	if err != nil {
+		err = fmt.Errorf("encoding the state: %w", err)
+	}
+	return out, err
+}
+
+// faultErr turns a memory fault (a mapped file cut short) into errLogChanged; any other panic
+// goes on.
+func faultErr(err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(interface{ Addr() uintptr }); ok && e != nil {
+			*err = errLogChanged
+			return
+		}
+		panic(r)
+	}
+}
+
+// readWhole reads a file of the given size in one buffer (and whatever it grew by since).
+func readWhole(f *os.File, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
 
 // foldInputErr reports a decode or fold error as bad input naming the file.
 func foldInputErr(name string, err error) error {

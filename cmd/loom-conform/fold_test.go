@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,6 +133,23 @@ func TestFoldBadInput(t *testing.T) {
 		}
 		if !ok {
 			t.Errorf("cli/fold-bad-input [I-FOLD-1 I-FOLD-11]: fold(%s) = exit %d, stderr %q, want exit 2 naming %q", c.name, code, msg, c.want)
+		}
+	}
+	// a log file is read whole and folded in place (fold.FoldBytes): the same refusals, worded
+	// the same, as when it streams in
+	dir := t.TempDir()
+	for i, c := range []string{"garbage", `[` + env("0", "T", "{}") + `,`, head + `{"x":tru}}`, `{"id":1,"workflowId":"w"}`,
+		env("0", "T", "{}") + env("2", "T", "{}"), "[" + env("0", "T", "{}") + "] x", head + `{},"metadata":[1]}`, "[" + env("0", "T", "{}") + "]"} {
+		f := filepath.Join(dir, fmt.Sprintf("log%d", i))
+		if err := os.WriteFile(f, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var sout, serr, fout, ferr bytes.Buffer
+		scode := run([]string{"fold"}, strings.NewReader(c), &sout, &serr)
+		fcode := run([]string{"fold", f}, nil, &fout, &ferr)
+		if fcode != scode || fout.String() != sout.String() || strings.Replace(ferr.String(), f, "stdin", 1) != serr.String() {
+			t.Errorf("cli/fold-bad-input [I-FOLD-1 I-FOLD-11]: fold FILE(%q) = exit %d, %q, stderr %q, want stdin's exit %d, %q, stderr %q",
+				c, fcode, fout.String(), ferr.String(), scode, sout.String(), serr.String())
 		}
 	}
 	var out, errb bytes.Buffer

@@ -135,9 +135,16 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
+			start := time.Now()
 			rep = vectors.Run(ctx, corpus, folder, cfg)
 			if err := rep.Render(summaryOut); err != nil {
 				return err
+			}
+			if p, ok := folder.(*vectors.Process); ok {
+				starts, startup := p.Overhead()
+				if _, err := fmt.Fprintln(summaryOut, overheadLine("fold process(es)", starts, startup, time.Since(start))); err != nil {
+					return err
+				}
 			}
 			if err := writeOutputs(cmd, outs); err != nil {
 				return fmt.Errorf("vectors: %w", err)

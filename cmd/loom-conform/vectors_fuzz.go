@@ -107,7 +107,12 @@ command or ledger, 3 when the fold under test failed.`,
 			if outfile.ToStdout(outs) {
 				w = cmd.ErrOrStderr()
 			}
-			if err := writeFuzzResult(w, o.exec, o.out, res, time.Since(start)); err != nil {
+			took := time.Since(start)
+			if err := writeFuzzResult(w, o.exec, o.out, res, took); err != nil {
+				return err
+			}
+			starts, startup := p.Overhead()
+			if _, err := fmt.Fprintln(w, overheadLine("fold process(es)", starts, startup, took)); err != nil {
 				return err
 			}
 			if err := writeOutputs(cmd, outs); err != nil {

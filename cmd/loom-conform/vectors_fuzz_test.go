@@ -36,6 +36,10 @@ func TestVectorsFuzzCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "PASS: 300 log(s), 0 disagree in 0 class(es)") {
 		t.Errorf("cli/vectors-fuzz [I-VECTOR-8]: vectors fuzz (reference vs vectors --serve) = exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// Reference: I-PERF-12 — the summary says how much of the run was starting the fold process.
+	if !regexp.MustCompile(`(?m)^processes: 1 fold process\(es\) started; start-up \(start to first answer\) \S+ of the run's \S+ \([0-9.]+ %\)$`).MatchString(stdout) {
+		t.Errorf("cli/vectors-fuzz [I-PERF-12]: vectors fuzz summary = \n%s\nwant a line of the processes started and their start-up", stdout)
+	}
 
 	ff := filepath.Join(t.TempDir(), "foreignfold")
 	if out, err := exec.Command("go", "build", "-o", ff, "../../vectors/testdata/foreignfold").CombinedOutput(); err != nil {

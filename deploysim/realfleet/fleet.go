@@ -146,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := f.drive(wctx, db, d, execs, &res); err != nil {
 		return res, err
 	}
-	res.Elapsed = time.Since(start)
+	res.Elapsed, res.Started = time.Since(start), f.born
 	f.stop()
 	// The logs are read with a time of their own, after the fleet stopped: the deadline having
 	// passed says the fleet did not settle, not that its logs cannot be read.

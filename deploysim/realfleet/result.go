@@ -25,7 +25,8 @@ type Result struct {
 	Events         int                   `json:"events"`
 	Crashes        int                   `json:"crashes"`
 	Pauses         int                   `json:"pauses"`
-	Exits          int                   `json:"exits"` // workers that exited on their own, restarted
+	Exits          int                   `json:"exits"`   // workers that exited on their own, restarted
+	Started        int                   `json:"started"` // worker processes started, restarts included
 	Violations     []deploysim.Violation `json:"violations"`
 	Unsettled      *Unsettled            `json:"unsettled,omitempty"`
 	Repro          string                `json:"repro"`

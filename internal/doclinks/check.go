@@ -7,16 +7,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var (
 	// inline links and images: [text](target "title"); reference definitions: [x]: target
-	inlineLink = regexp.MustCompile(`\]\(([^()\s]+(?:\([^()\s]*\))?)(?:\s+"[^"]*")?\)`)
-	refDef     = regexp.MustCompile(`(?m)^\s{0,3}\[[^\]]+\]:\s+(\S+)`)
-	heading    = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
-	htmlAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
-	fence      = regexp.MustCompile("(?ms)^\\s*(```|~~~).*?^\\s*(```|~~~)\\s*$")
-	codeSpan   = regexp.MustCompile("`[^`\n]*`")
+	inlineLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(([^()\s]+(?:\([^()\s]*\))?)(?:\s+"[^"]*")?\)`) })
+	refDef     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s{0,3}\[[^\]]+\]:\s+(\S+)`) })
+	heading    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`) })
+	htmlAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`) })
+	fence      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?ms)^\\s*(```|~~~).*?^\\s*(```|~~~)\\s*$") })
+	codeSpan   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`\n]*`") })
 )
 
 // Problem is one broken link.
@@ -56,10 +57,10 @@ func Check(root string, files []string) ([]Problem, error) {
 		}
 		text := blankCode(string(data))
 		var targets [][]int
-		for _, m := range inlineLink.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range inlineLink().FindAllStringSubmatchIndex(text, -1) {
 			targets = append(targets, m[2:4])
 		}
-		for _, m := range refDef.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range refDef().FindAllStringSubmatchIndex(text, -1) {
 			targets = append(targets, m[2:4])
 		}
 		for _, t := range targets {
@@ -114,7 +115,7 @@ func checkOne(root, from, target string, anchorsOf func(string) (map[string]bool
 func Anchors(md string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	for _, m := range heading.FindAllStringSubmatch(blankCode(md), -1) {
+	for _, m := range heading().FindAllStringSubmatch(blankCode(md), -1) {
 		s := Slug(m[1])
 		if n := seen[s]; n > 0 {
 			out[fmt.Sprintf("%s-%d", s, n)] = true
@@ -123,7 +124,7 @@ func Anchors(md string) map[string]bool {
 		}
 		seen[s]++
 	}
-	for _, m := range htmlAnchor.FindAllStringSubmatch(md, -1) {
+	for _, m := range htmlAnchor().FindAllStringSubmatch(md, -1) {
 		out[m[1]] = true
 	}
 	return out
@@ -133,8 +134,8 @@ func Anchors(md string) map[string]bool {
 // contents are neither links nor headings. Code spans keep their text for headings (GitHub keeps
 // the words of `code` in a slug) but lose their brackets, so a link written as code is not read.
 func blankCode(md string) string {
-	md = fence.ReplaceAllStringFunc(md, func(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) })
-	return codeSpan.ReplaceAllStringFunc(md, func(s string) string {
+	md = fence().ReplaceAllStringFunc(md, func(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) })
+	return codeSpan().ReplaceAllStringFunc(md, func(s string) string {
 		return strings.NewReplacer("[", " ", "]", " ", "(", " ", ")", " ").Replace(s)
 	})
 }

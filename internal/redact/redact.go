@@ -143,12 +143,12 @@ func parseKV(s string) (pairs []kvPair, ok bool) {
 
 // looseKV finds a password in key/value text that does not parse: from the keyword to the end of
 // a quoted value, or to the next space.
-var looseKV = regexp.MustCompile(`(?i)(ssl)?password\s*=\s*('(\\.|[^'\\])*'?|\S*)`)
+var looseKV = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(ssl)?password\s*=\s*('(\\.|[^'\\])*'?|\S*)`) })
 
 func redactKV(s string) string {
 	pairs, ok := parseKV(s)
 	if !ok {
-		return looseKV.ReplaceAllStringFunc(s, func(m string) string {
+		return looseKV().ReplaceAllStringFunc(s, func(m string) string {
 			return m[:strings.IndexByte(m, '=')+1] + Mask
 		})
 	}
@@ -194,7 +194,7 @@ func Secrets(dsn string) []string {
 			}
 		}
 	} else {
-		for _, m := range looseKV.FindAllString(dsn, -1) {
+		for _, m := range looseKV().FindAllString(dsn, -1) {
 			raw = append(raw, strings.Trim(strings.TrimSpace(m[strings.IndexByte(m, '=')+1:]), "'"))
 		}
 	}
@@ -271,7 +271,7 @@ func (s *Scrubber) AddText(text string) bool {
 	found := false
 	for _, w := range strings.Fields(text) {
 		w = strings.Trim(w, `'"`)
-		if _, v, ok := strings.Cut(w, "="); ok && !strings.Contains(w, "://") && looseKV.MatchString(w) {
+		if _, v, ok := strings.Cut(w, "="); ok && !strings.Contains(w, "://") && looseKV().MatchString(w) {
 			s.AddDSN(w)
 			found = found || v != ""
 			continue

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Cause is several failing items that share one difference: the same line of their (-want +got)
@@ -71,11 +72,11 @@ func Causes(items []Item) (causes []Cause, rest []Item) {
 }
 
 var (
-	gotPart = regexp.MustCompile(`\) = (.+?), want `)
-	digits  = regexp.MustCompile(`[0-9]+`)
+	gotPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\) = (.+?), want `) })
+	digits  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 	// hexOrID masks generated names (execution ids, nonces, hashes) so that the same defect seen
 	// through different executions is one key.
-	hexOrID = regexp.MustCompile(`[A-Za-z_-]*[0-9a-f]{8,}[A-Za-z0-9_-]*`)
+	hexOrID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_-]*[0-9a-f]{8,}[A-Za-z0-9_-]*`) })
 )
 
 // evidenceOf gives the candidate causes of one message: every diff line that adds or removes
@@ -92,7 +93,7 @@ func evidenceOf(msg string) map[string]string {
 			out[k] = e
 		}
 	}
-	if m := gotPart.FindStringSubmatch(firstLine(msg)); m != nil {
+	if m := gotPart().FindStringSubmatch(firstLine(msg)); m != nil {
 		add("= " + m[1])
 	}
 	inDiff := false
@@ -110,7 +111,7 @@ func evidenceOf(msg string) map[string]string {
 }
 
 func normalise(s string) string {
-	s = hexOrID.ReplaceAllString(s, "ID")
-	s = digits.ReplaceAllString(s, "N")
+	s = hexOrID().ReplaceAllString(s, "ID")
+	s = digits().ReplaceAllString(s, "N")
 	return strings.Join(strings.Fields(s), " ")
 }

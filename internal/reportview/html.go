@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/spec"
 )
@@ -90,7 +91,10 @@ var funcs = template.FuncMap{
 	},
 }
 
-var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE html>
+// pageTmpl is parsed on first use: parsing it at package initialisation cost every command of the
+// binary, also those that write no HTML.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -168,6 +172,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!DOCTYPE 
 {{with .Repro}}<p class="repro"><span>reproduce:</span> <code>{{.}}</code></p>{{end}}
 </article>{{end}}
 `))
+})
 
 // WriteHTML writes p as one self-contained, accessible, printable page: the verdict, the items
 // that need attention (grouped by a shared cause), a filterable table of every item, the slowest
@@ -181,7 +186,7 @@ func WriteHTML(w io.Writer, p Page) error {
 	if d.Tool == "" {
 		d.Tool = "loom-conform"
 	}
-	return pageTmpl.Execute(w, d)
+	return pageTmpl().Execute(w, d)
 }
 
 // finding is one entry of the failures-first list: a cause with its items, or one item.

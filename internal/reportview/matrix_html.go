@@ -3,9 +3,11 @@ package reportview
 import (
 	"html/template"
 	"io"
+	"sync"
 )
 
-var matrixTmpl = template.Must(template.New("matrix").Funcs(funcs).Parse(`<!DOCTYPE html>
+var matrixTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("matrix").Funcs(funcs).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -42,6 +44,7 @@ var matrixTmpl = template.Must(template.New("matrix").Funcs(funcs).Parse(`<!DOCT
 <script>{{.JS}}</script>
 </body></html>
 `))
+})
 
 // matrixJS filters the matrix's rows (the summary rows always show).
 const matrixJS = `(function () {
@@ -74,7 +77,7 @@ const matrixJS = `(function () {
 // required checks passed, recommendations met), then every check grouped by clause, a failure
 // opening to its message.
 func WriteMatrixHTML(w io.Writer, m Matrix) error {
-	return matrixTmpl.Execute(w, struct {
+	return matrixTmpl().Execute(w, struct {
 		M    Matrix
 		CSS  template.CSS
 		JS   template.JS

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -84,12 +85,12 @@ type DB struct {
 	schema string
 }
 
-var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+var schemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`) })
 
 // Open connects to dsn, creates schema if needed and migrates it to SchemaVersion. Every connection
 // of the pool uses schema as its search_path, so parallel test runs in separate schemas never meet.
 func Open(ctx context.Context, dsn, schema string) (*DB, error) {
-	if !schemaName.MatchString(schema) {
+	if !schemaName().MatchString(schema) {
 		return nil, fmt.Errorf("postgres: schema %q: want a lower-case identifier", schema)
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
