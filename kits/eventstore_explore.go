@@ -179,8 +179,8 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 			if last != nil && op == "append" && r.Intn(6) == 0 {
 				a = *last // the same envelopes again: a conflict, never an idempotent retry
 			}
-			if len(ref.fences) > 0 && r.Intn(2) == 0 {
-				a.Fence = 1 + r.Intn(len(ref.fences))
+			if r.Intn(2) == 0 {
+				a.Fence = ref.tokenOf(r, a.ID)
 			}
 			if op == "appendIfUnchanged" {
 				if len(ref.anchors) == 0 {
@@ -191,8 +191,8 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 		case "readRange":
 			a.From, a.Through = int64(r.Intn(5))-1, int64(r.Intn(6))-1
 		case "acquireFenceIf":
-			if len(ref.fences) > 0 && r.Intn(4) != 0 {
-				a.Fence = 1 + r.Intn(len(ref.fences))
+			if r.Intn(4) != 0 {
+				a.Fence = ref.tokenOf(r, a.ID)
 			}
 		case "deleteThrough":
 			a.Through = next - 1 - int64(r.Intn(3))
@@ -234,6 +234,7 @@ type esSide struct {
 	values  []string // exploreValues
 	metas   []string // exploreMetadata
 	fences  []int64
+	fenceOf []int // the id each token was acquired for
 	anchors []spi.Anchor
 	model   *esModel
 }
@@ -270,6 +271,7 @@ func (m *esModel) choice(x *esSide, st explore.Step) string {
 		if a.Through < 0 {
 			return "I-STORE-68"
 		}
+
 	case "deleteExecution":
 		if !m.stored[a.ID] {
 			return "I-STORE-71"
@@ -291,6 +293,21 @@ func (x *esSide) token(k int) int64 {
 		return x.fences[k-1]
 	}
 	return 0
+}
+
+// tokenOf picks one of the tokens acquired for id (a fence is one execution's, spi.Fence), as
+// the k of token, or 0 (no fence) when none was.
+func (x *esSide) tokenOf(r *rand.Rand, id int) int {
+	var ks []int
+	for i, of := range x.fenceOf {
+		if of == id {
+			ks = append(ks, i+1)
+		}
+	}
+	if len(ks) == 0 {
+		return 0
+	}
+	return ks[r.Intn(len(ks))]
 }
 
 // newESReference is a fresh reference side with its model.
@@ -346,7 +363,11 @@ func (m *esModel) follow(x *esSide, st explore.Step, ans esAnswer) {
 	case "deleteThrough":
 		m.stored[a.ID] = m.stored[a.ID] && a.Through < m.next[a.ID]-1
 	case "deleteExecution":
+		// every token acquired before the delete is stale (I-STORE-51): none is current
 		m.next[a.ID], m.stored[a.ID] = 0, false
+		if m.current[a.ID] != 0 {
+			m.current[a.ID] = -1
+		}
 	}
 }
 
@@ -428,11 +449,11 @@ func (x *esSide) apply(ctx context.Context, base string, ids []string, st explor
 		return esAnswer{refusal: refusalOf(err), value: nonNil(got)}
 	case "acquireFence":
 		f, err := x.store.(spi.Fencer).AcquireFence(ctx, id)
-		x.fences = append(x.fences, f.Token)
+		x.fences, x.fenceOf = append(x.fences, f.Token), append(x.fenceOf, a.ID)
 		return esAnswer{refusal: refusalOf(err)}
 	case "acquireFenceIf":
 		f, err := x.store.(spi.ConditionalFencer).AcquireFenceIf(ctx, id, fence())
-		x.fences = append(x.fences, f.Token)
+		x.fences, x.fenceOf = append(x.fences, f.Token), append(x.fenceOf, a.ID)
 		return esAnswer{refusal: refusalOf(err)}
 	case "observe":
 		an, err := x.store.(spi.ConditionalAppender).Observe(ctx, id)

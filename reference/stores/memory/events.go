@@ -246,7 +246,9 @@ func (s *EventStore) DeleteExecution(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x := s.execs[id]
-	if x == nil {
+	if x == nil || len(x.events) == 0 && x.next == 0 && x.fence == 0 {
+		// nothing was ever written or fenced (an id only read): deleting it changes nothing
+		// (I-STORE-71), its anchor and tokens included
 		return nil
 	}
 	x.events, x.next = nil, 0
