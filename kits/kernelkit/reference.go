@@ -68,6 +68,11 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	if len(missing) > 0 {
 		return carrier.Run{}, c.Skip("%s needs %s, which the kernel's handshake does not advertise (docs/wire.md: optional)", k.Name, strings.Join(missing, ", "))
 	}
+	// a drive that cannot finish is never a choice's form: it fails as the aligned comparison does
+	required := c.Failf
+	if cmp.required != nil {
+		required = c.Cite(cmp.required...).Failf
+	}
 	clock := slices.Contains(ext, carrier.MethodConformanceClock)
 	id := c.ExecID(k.Name)
 	want, err := reference(ctx, id, k, clock)
@@ -76,14 +81,10 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	}
 	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock})
 	if err != nil {
-		return got, c.Failf("drive", k.Name, err, "the flow script driven to its end (and, finished, replayed read-only)")
+		return got, required("drive", k.Name, err, "the flow script driven to its end (and, finished, replayed read-only)")
 	}
 	if len(got.Driven) != len(want.Driven) {
-		return got, c.Failf("drive", k.Name, fmt.Sprintf("%d executions driven", 1+len(got.Driven)), fmt.Sprintf("%d", 1+len(want.Driven)))
-	}
-	required := c.Failf
-	if cmp.required != nil {
-		required = c.Cite(cmp.required...).Failf
+		return got, required("drive", k.Name, fmt.Sprintf("%d executions driven", 1+len(got.Driven)), fmt.Sprintf("%d", 1+len(want.Driven)))
 	}
 	note := ""
 	aligned := got
