@@ -51,7 +51,7 @@ func freedoms() []freedom {
 			"renaming the kernel's ids to the reference's, in every log and state", nil, acts("drive"), alignContinuedIDs},
 		{[]string{"I-KERNEL-22"}, "the gate a human step parks on (its step id in the reference; the spec fixes `condition.stepId`); the driver's resume addressed to the step id goes to the kernel's gate",
 			"renaming the kernel's gate to the step id, as a park's gate and as the answering event's type", nil, humanStep, perExecution(alignHumanGates)},
-		{[]string{"I-KERNEL-50"}, "the order of the envelopes an accepted resume appends (APPROVAL_GRANTED, EXECUTION_MIGRATED, a kernel DECISION_RECORDED, the delivered event, EXECUTION_RESUMED), and `metadata: {kernel: true}` on APPROVAL_GRANTED, EXECUTION_MIGRATED and EXECUTION_RECOVERED (the spec asks for the stamp on the Wave 2 kinds and PARALLEL_COMPLETED only)",
+		{[]string{"I-KERNEL-50"}, "the order of the envelopes an accepted resume appends (APPROVAL_GRANTED, EXECUTION_MIGRATED, a kernel DECISION_RECORDED, the delivered event, EXECUTION_RESUMED), and `metadata: {kernel: true}` on APPROVAL_GRANTED, EXECUTION_MIGRATED, EXECUTION_RECOVERED and the kernel's own DECISION_RECORDED (the spec asks for the stamp only where the fold gates on it)",
 			"putting the same envelopes back in the reference's order; taking the reference's metadata where it differs from the kernel's by `kernel` alone", nil,
 			acts("resume", "resumeAs", "verdict", "fireTimers", "recover"), perExecution(func(want, got *carrier.Run) {
 				alignKernelStamps(want, got)

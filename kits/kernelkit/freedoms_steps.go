@@ -208,15 +208,20 @@ func alignWorkflowIDs(k clients.Case, want, got *carrier.Run) {
 	}
 }
 
-// alignKernelStamps: whether APPROVAL_GRANTED, EXECUTION_MIGRATED and EXECUTION_RECOVERED carry
-// metadata {kernel: true} is the kernel's (I-KERNEL-50; the spec asks for the stamp on the Wave 2
-// kinds and PARALLEL_COMPLETED only). Where the kernel's envelope of one of these types has the
+// alignKernelStamps: whether APPROVAL_GRANTED, EXECUTION_MIGRATED, EXECUTION_RECOVERED and the
+// kernel's own DECISION_RECORDED (an in-doubt verdict, a discard override: a __loom_ id no caller
+// may write) carry metadata {kernel: true} is the kernel's (I-KERNEL-50; the spec asks for the
+// stamp only where the fold gates on it). Where the kernel's envelope of one of these has the
 // payload of one of the reference's and their metadata differ by kernel alone, the reference's
-// metadata is taken.
+// metadata is taken. The delivered event and EXECUTION_RESUMED are not among them.
 func alignKernelStamps(want, got *carrier.Run) {
 	for i, g := range got.Log {
 		switch g.EventType {
 		case manifest.ApprovalGranted, manifest.ExecutionMigrated, manifest.ExecutionRecovered:
+		case manifest.DecisionRecorded:
+			if !strings.HasPrefix(string(memberOf(g.Payload, "id")), `"__loom_`) {
+				continue
+			}
 		default:
 			continue
 		}

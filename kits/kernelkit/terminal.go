@@ -18,8 +18,9 @@ import (
 // every state-changing call is refused with nothing appended; only a read-only replay (attach) and
 // resumeAs (spec §5: the documented exit) may follow. Refusing a cancel of it is our choice
 // (I-KERNEL-23), in a check of its own with two assertions (choiceCheck): required, the kernel
-// either refused it as I-WIRE-29 says (-32025, kind terminal, nothing appended) or recorded it
-// (EXECUTION_CANCELLED appended, status cancelled) — the legal options; recommended, it refused.
+// refused it as I-WIRE-29 says (-32025, kind terminal, nothing appended), answered it as done with
+// nothing appended, or recorded it (EXECUTION_CANCELLED appended, status cancelled); recommended,
+// it refused.
 func terminalChecks() []kitCheck {
 	var out []kitCheck
 	for _, status := range []string{"completed", "failed", "cancelled"} {
@@ -28,7 +29,7 @@ func terminalChecks() []kitCheck {
 				"a "+status+" execution refuses resume with and without attach (-32023), deliver (-32023, when served), a second start (-32004) and its last driver's syscall and complete (-32002), with nothing appended; its status stays "+status+" and attach gives a read-only replay",
 				terminal(status), "S5.ingress.suspended-only", "S5.ingress.refusal-appends-nothing", "I-WIRE-29"),
 			choiceCheck("kernel/terminal/"+status+"/cancel", spec.MustNot,
-				"a cancel of a "+status+" execution is refused -32025 (kind terminal) with nothing appended or recorded as EXECUTION_CANCELLED with status cancelled (required: I-WIRE-29), and is refused, its status staying "+status+" (recommended: ours)",
+				"a cancel of a "+status+" execution is refused -32025 (kind terminal) with nothing appended, answered as done with nothing appended, or recorded as EXECUTION_CANCELLED with status cancelled (required: I-WIRE-29), and is refused, its status staying "+status+" (recommended: ours)",
 				terminalCancel(status), []string{"I-WIRE-29"}, []string{"I-KERNEL-23"}))
 	}
 	return out
@@ -67,7 +68,7 @@ type terminalCall struct {
 }
 
 // terminalCancel holds a cancel of a status execution to one of the legal options: refused as
-// I-WIRE-29 says, or recorded (required); refused (recommended, I-KERNEL-23).
+// I-WIRE-29 says, answered as done, or recorded (required); refused (recommended, I-KERNEL-23).
 func terminalCancel(status string) func(context.Context, *Case) error {
 	return func(ctx context.Context, c *Case) error {
 		d, err := ended(ctx, c, status)
@@ -96,11 +97,12 @@ func terminalCancel(status string) func(context.Context, *Case) error {
 		got := fmt.Sprintf("%s; appended [%s]; status %s", show(callErr, "accepted, status "+a.Status), strings.Join(added, " "), st.Status)
 		ce, isCall := asCall(callErr)
 		refused := isCall && ce.RPC.Code == carrier.CodeNotRunnable && ce.Kind() == "terminal" && len(added) == 0 && st.Status == status
+		done := callErr == nil && len(added) == 0 && st.Status == status
 		recorded := callErr == nil && a.Status == "cancelled" && slices.Equal(added, []string{manifest.ExecutionCancelled}) && st.Status == "cancelled"
 		var errs []error
-		if !refused && !recorded {
+		if !refused && !done && !recorded {
 			errs = append(errs, c.Cite("I-WIRE-29").Failf(carrier.MethodCancel, "of a "+status+" execution", got,
-				fmt.Sprintf("error %d (kind terminal) with nothing appended, or EXECUTION_CANCELLED appended and status cancelled", carrier.CodeNotRunnable)))
+				fmt.Sprintf("error %d (kind terminal) with nothing appended, an answer with nothing appended and status %s, or EXECUTION_CANCELLED appended and status cancelled", carrier.CodeNotRunnable, status)))
 		}
 		if !refused {
 			errs = append(errs, c.Cite("I-KERNEL-23").Failf(carrier.MethodCancel, "of a "+status+" execution", got,
