@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
-	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
@@ -125,14 +123,6 @@ func TestCertifyBrokenKernel(t *testing.T) {
 			}
 		})
 	}
-}
-
-func quoteAll(ids []string) []string {
-	var out []string
-	for _, id := range ids {
-		out = append(out, regexp.QuoteMeta(id))
-	}
-	return out
 }
 
 // --shard runs a stable part of the kernel kit's checks, each shard is partial, and the shards
@@ -246,59 +236,5 @@ func TestCertifyKernelOutage(t *testing.T) {
 		if c.Verdict == kits.Fail {
 			t.Errorf("certify/kernel: %s failed (%s) although the kernel was only gone", c.ID, c.Message)
 		}
-	}
-}
-
-// A kernel that differs from the reference only where the spec is silent is certified, with the
-// recommendations it does not meet listed; --strict holds it to them (I-CERT-10). Every broken
-// kernel registered as breaking only choices is such a kernel (a park inside a parallel branch
-// answered, a cancel of a terminal execution recorded, another sleep gate, wait id, quota order,
-// continued id, human gate, degraded-failure record or resume order: BrokenKernels section 10);
-// the whole kit runs, so a required check that leans on the choice by accident fails this test.
-// The few choices required goldens still hold a kernel to are listed in docs/wire.md, and no
-// broken kernel makes them.
-func TestKernelDifferingOnlyInChoicesCertified(t *testing.T) {
-	required := map[string]bool{}
-	for _, c := range kernelkit.Kit().SpecChecks() {
-		required[c.ID] = spec.RequirementOf(c.Clauses) == spec.Required
-	}
-	n := 0
-	for _, b := range kernelkit.BrokenKernels() {
-		if spec.RequirementOf(b.Clauses) != spec.Recommended {
-			continue
-		}
-		if i := slices.IndexFunc(b.CaughtBy, func(id string) bool { return required[id] }); i >= 0 {
-			t.Errorf("%s breaks only choices but is registered as caught by the required check %s: a choice must be a recommended check's", b.Name, b.CaughtBy[i])
-			continue
-		}
-		first := n == 0
-		n++
-		t.Run(b.Name, func(t *testing.T) {
-			h, err := kernelkit.NewBroken(b.Name, memory.NewEventStore(), carrier.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep := certifyKernel(t, h, certify.Config{})
-			notMet := certify.NotMetIDs(rep)
-			if rep.Verdict != certify.Certified {
-				t.Fatalf("%s (%s): verdict %s, recommendations not met %v; want certified\n%s", b.Name, b.Defect, rep.Verdict, notMet, strings.Join(failing(rep), "\n"))
-			}
-			for _, id := range b.CaughtBy {
-				if !slices.Contains(notMet, id) {
-					t.Errorf("%s: recommendations not met %v, want %s among them", b.Name, notMet, id)
-				}
-			}
-			if line := certify.Headline(rep); !strings.HasPrefix(line, "CERTIFIED") || !strings.Contains(line, "not met") {
-				t.Errorf("headline %q, want a kernel certificate that says how many recommendations are not met", line)
-			}
-			if first {
-				if rep := certifyKernel(t, h, certify.Config{Strict: true}); rep.Verdict != certify.NotCertified {
-					t.Errorf("--strict: verdict %s, want not certified for %v", rep.Verdict, notMet)
-				}
-			}
-		})
-	}
-	if n < 18 {
-		t.Errorf("%d broken kernels break only choices, want at least 18 (BrokenKernels: cancels-*, park-in-branch-*, section 10, …)", n)
 	}
 }

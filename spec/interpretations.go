@@ -6,7 +6,7 @@ func interpretations() []Clause {
 	var out []Clause
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
-		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
+		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(), kernelParkInterpretations(),
 		wireInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),

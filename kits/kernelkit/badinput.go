@@ -12,8 +12,8 @@ import (
 
 // badInputChecks: bad input at the wire's trust boundary gets its typed error and appends nothing
 // (I-WIRE-6).
-func badInputChecks() []Check {
-	return []Check{
+func badInputChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/bad-input/frame", spec.MustNot, "a body that is not JSON (-32700), a batch, an object without jsonrpc 2.0, a method that is not a string or an id that is an object (-32600), and an unknown method (-32601) get their JSON-RPC errors; nothing is appended",
 			kkBadFrame, "I-WIRE-6", "I-WIRE-1", "I-WIRE-25"),
 		check("kernel/bad-input/hostile-values", spec.MustNot, "params holding __proto__ members, 10 000 levels of nesting or a 1 MiB string answer a typed error or a result (never a crash or a hang) and write no envelope field they name",

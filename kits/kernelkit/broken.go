@@ -28,7 +28,8 @@ type Broken struct {
 	rings    func(carrier.Rings) carrier.Rings
 	carrier  carrier.Hooks
 	tools    func(map[string]carrier.Tool)
-	features kernel.Features // the Wave 2 features it serves (a Wave 2 defect needs them on)
+	store    func(spi.EventStore) spi.EventStore // what the kernel records, changed on its way to the store
+	features kernel.Features                     // the Wave 2 features it serves (a Wave 2 defect needs them on)
 	// handler wraps the served handler: a defect of the transport's use, not of a method.
 	handler func(http.Handler) http.Handler
 }
@@ -141,36 +142,61 @@ func BrokenKernels() []Broken {
 		{Name: "emit-reserved-decision-id", Defect: "appends an emitted DECISION_RECORDED whose id begins __loom_",
 			Clauses: []string{"S5.decide.loom-reserved"}, CaughtBy: []string{"kernel/reserved/emit-decision"},
 			carrier: carrier.Hooks{ReservedIDs: "emit"}},
-		{Name: "suspend-reserved-gate", Defect: "accepts a suspend on a gate beginning __loom_ or named by a kernel event type (answered without parking)",
-			Clauses: []string{"I-KERNEL-21"}, CaughtBy: []string{"kernel/reserved/suspend-gate"},
+		{Name: "suspend-reserved-gate", Defect: "answers a suspend on a gate beginning __loom_ or named by a kernel event type with null: it neither refuses nor parks",
+			Clauses: []string{"S5.suspend.config", "I-KERNEL-21"}, CaughtBy: []string{"kernel/reserved/suspend-gate"},
 			carrier: carrier.Hooks{ReservedIDs: "suspend"}},
-		{Name: "human-reserved-id", Defect: "runs a human step whose id begins __loom_ as a plain step",
-			Clauses: []string{"I-KERNEL-22"}, CaughtBy: []string{"kernel/reserved/human-step"},
+		{Name: "human-reserved-id", Defect: "runs a human step whose id begins __loom_ as a plain step: it neither refuses nor parks, and the step consumes no resume entry",
+			Clauses: []string{"S5.ingress.human-step-entry", "I-KERNEL-22"}, CaughtBy: []string{"kernel/reserved/human-step"},
 			carrier: carrier.Hooks{ReservedIDs: "human"}},
+
+		// 11. what the spec fixes in a golden whose log a choice shapes (no outcome-only comparison)
+		{Name: "drops-branch-emits", Defect: "answers an emit, stream or ui of an x.* event made in a top-level parallel branch and appends nothing",
+			Clauses: []string{"S3.emit.serve-append"}, CaughtBy: []string{"kernel/golden/emit-in-parallel"},
+			carrier: carrier.Hooks{DropBranchEmits: "x."}},
+		// Stamping a branch's emit while a branch counts a digest from the count when the parallel
+		// began (the reference's I-KERNEL-18) lets one branch's stamped copy answer a sibling's
+		// emit of the same content in the run that made both: an emit served in place of a new
+		// one outside §3's residual cases. The literal stamp is a legal option only with a count
+		// that never does that (stamp-in-branch).
+		{Name: "stamp-in-branch-local-count", Defect: "stamps a branch's emit when nothing of the run is in flight but counts a digest's emits per branch, so a sibling's emit of the same content is served in the run that made both and never appended",
+			Clauses: []string{"S3.emit.residual", "I-KERNEL-5"}, CaughtBy: []string{"kernel/golden/emit-parallel-resume", "kernel/golden/emit-in-parallel"},
+			kernel: kernel.Hooks{StampWhileInFlight: true}},
+		{Name: "timeout-recorded-typed", Defect: "records a step that outlived its timeout as a typed failure (STEP_FAILED on channel timeout) while it answers the untyped timeout error",
+			Clauses: []string{"S41.typed.untyped-at-least-once"}, CaughtBy: []string{"kernel/golden/timeout-step"},
+			store: timeoutsRecordedTyped},
 	}
 	// 10. another choice where the spec is silent: certified, with the recommendation listed
 	out = append(out,
 		Broken{Name: "sleep-own-gate", Defect: "parks sleep and sleepUntil on a gate named sleep, woken by TIMER_FIRED for the recorded wakeAt as any timed park is",
-			Clauses: []string{"I-KERNEL-7"}, CaughtBy: []string{"kernel/syscall/timer-gate", "kernel/golden/timers-sleep/log", "kernel/golden/timers-sleep-until/log"},
+			Clauses: []string{"I-KERNEL-7"}, CaughtBy: []string{"kernel/syscall/timer-gate", "kernel/golden/timers-sleep", "kernel/golden/timers-sleep-until"},
 			choices: kernel.Choices{SleepGate: "sleep"}},
 		Broken{Name: "quota-after-start", Defect: "records admission control's refusal as STEP_STARTED, QUOTA_EXCEEDED, STEP_FAILED (the fact after the start)",
-			Clauses: []string{"I-KERNEL-9"}, CaughtBy: []string{"kernel/ring/meter/log", "kernel/golden/budget-exceeded/log"},
+			Clauses: []string{"I-KERNEL-9"}, CaughtBy: []string{"kernel/ring/meter", "kernel/golden/budget-exceeded"},
 			choices: kernel.Choices{QuotaAfterStart: true}},
 		Broken{Name: "resumed-first", Defect: "appends an accepted resume's EXECUTION_RESUMED before the event it delivers",
-			Clauses: []string{"I-KERNEL-50"}, CaughtBy: []string{"kernel/syscall/suspend/log"},
+			Clauses: []string{"I-KERNEL-50"}, CaughtBy: []string{"kernel/syscall/suspend"},
 			choices: kernel.Choices{ResumedFirst: true}},
 		Broken{Name: "continued-id-renamed", Defect: "gives the execution continueAsNew starts the id <id>~2 instead of <id>.next",
-			Clauses: []string{"I-KERNEL-16"}, CaughtBy: []string{"kernel/golden/continue-as-new/log"},
+			Clauses: []string{"I-KERNEL-16"}, CaughtBy: []string{"kernel/golden/continue-as-new"},
 			choices: kernel.Choices{ContinuedSuffix: "~2"}, features: carrier.Wave2()},
 		Broken{Name: "human-gate-prefixed", Defect: "parks a human step on the gate human:<step id> instead of its step id (condition.stepId still names the step)",
-			Clauses: []string{"I-KERNEL-22"}, CaughtBy: []string{"kernel/golden/human-step/log", "kernel/golden/human-then-gate/log"},
+			Clauses: []string{"I-KERNEL-22"}, CaughtBy: []string{"kernel/golden/human-step", "kernel/golden/human-then-gate"},
 			choices: kernel.Choices{HumanGatePrefix: "human:"}},
 		Broken{Name: "degrade-bare", Defect: "records a degraded typed failure's STEP_FAILED error as {message} alone, without saying why it degraded or naming the channel",
-			Clauses: []string{"I-KERNEL-13"}, CaughtBy: []string{"kernel/golden/typed-over-cap/log", "kernel/golden/typed-undeclared-degrades/log"},
+			Clauses: []string{"I-KERNEL-13"}, CaughtBy: []string{"kernel/golden/typed-over-cap", "kernel/golden/typed-undeclared-degrades"},
 			choices: kernel.Choices{DegradeBare: true}},
 		Broken{Name: "wait-ids-renamed", Defect: "names a receive's or select's waits wait-<k>-<i> instead of w<k>.<i>",
-			Clauses: []string{"I-KERNEL-8"}, CaughtBy: []string{"kernel/wave2/receive-select/log"},
+			Clauses: []string{"I-KERNEL-8"}, CaughtBy: []string{"kernel/wave2/receive-select"},
 			choices: kernel.Choices{WaitIDPrefix: "wait-"}, features: carrier.Wave2()},
+		// The wire drives a parallel's branches one after another, in branch order (I-WIRE-11), so
+		// when an emit in a branch is made nothing of the run is in flight, and a count of a
+		// digest's emits shared by the branches follows that order, not timing: this kernel is §3
+		// read literally — an emit stamped whenever nothing is in flight, the n-th emit of a digest
+		// counted over the run — where the reference stamps no emit of a parallel (I-KERNEL-5) and
+		// counts a branch's emits from the count when the parallel began (I-KERNEL-18).
+		Broken{Name: "stamp-in-branch", Defect: "reads §3 literally inside a parallel: stamps a branch's emit when nothing of the run is in flight and counts a digest's emits over the run in the order the branches are driven (so a later run serves them)",
+			Clauses: []string{"I-KERNEL-5", "I-KERNEL-18"}, CaughtBy: []string{"kernel/golden/emit-in-parallel", "kernel/golden/emit-parallel-resume", "kernel/golden/parallel-nested", "kernel/syscall/parallel", "kernel/script/parallel"},
+			kernel: kernel.Hooks{StampWhileInFlight: true, SharedParallelEmitCount: true}},
 	)
 	// 1. every driver method on its own
 	for _, m := range DriverMethods() {
@@ -210,10 +236,12 @@ func BrokenKernels() []Broken {
 		out = append(out, Broken{Name: "cancels-" + s, Defect: "appends EXECUTION_CANCELLED to a " + s + " execution",
 			Clauses: []string{"I-KERNEL-23"}, CaughtBy: []string{"kernel/terminal/" + s + "/cancel"}, carrier: carrier.Hooks{CancelTerminal: s}})
 	}
-	// 9. a park in a parallel branch, per parking syscall
-	for _, s := range []string{"suspend", "sleep", "sleepUntil", "receive", "select", "continueAsNew"} {
-		b := Broken{Name: "park-in-branch-" + s, Defect: "answers " + s + " inside a parallel branch with null instead of refusing it",
-			Clauses: []string{"I-KERNEL-6"}, CaughtBy: []string{"kernel/structure/park-in-branch/" + s}, carrier: carrier.Hooks{ParkInBranch: s}}
+	// 9. a park in a parallel branch, per parking syscall: answered with null, neither refused
+	// (ours) nor parked (the other legal option)
+	for _, p := range branchParks() {
+		s := p.name
+		b := Broken{Name: "park-in-branch-" + s, Defect: "answers " + s + " inside a parallel branch with null: it neither refuses nor " + strings.TrimSuffix(p.parks, ")"),
+			Clauses: []string{p.clause, "I-KERNEL-6"}, CaughtBy: []string{"kernel/structure/park-in-branch/" + s}, carrier: carrier.Hooks{ParkInBranch: s}}
 		if wave2Method("syscall." + s) {
 			b.features = carrier.Wave2()
 		}
@@ -283,6 +311,9 @@ func NewBroken(name string, store spi.EventStore, opts carrier.Options) (http.Ha
 		opts.Features = b.features
 	}
 	opts.Hooks = b.carrier
+	if b.store != nil {
+		store = b.store(store)
+	}
 	c, _, err := carrier.NewProfileWith(store, true, opts, rings, func(cfg *kernel.Config) {
 		cfg.Hooks, cfg.Choices = b.kernel, b.choices
 	}, b.tools)

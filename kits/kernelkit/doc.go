@@ -11,8 +11,12 @@
 // conformance profile's per-execution state (profile.go), structural refusals (structure.go),
 // Wave 2 (wave2.go), and every flow script and golden the wire can drive, each its own check
 // (scripts.go). A check that drives a flow script compares the kernel's log and folded state, as
-// values, with the in-process run of the same script on the reference kernel (reference.go); a
-// difference names the first divergent envelope and the flow-script statement that produced it.
+// values, with the in-process run of the same script on the reference kernel (reference.go): up
+// to our choices, in a required assertion (freedoms.go aligns them), and exactly, in a recommended
+// one citing those choices; a difference names the first divergent envelope and the flow-script
+// statement that produced it. A check that exists for a choice asks, required, whether the
+// kernel's behaviour is one of the legal options the spec leaves and, recommended, whether it is
+// ours (kitCheck).
 //
 //	results, err := kits.Run(ctx, kernelkit.Kit(), factory, kits.Options{SpiVersion: "1.0.0"})
 //

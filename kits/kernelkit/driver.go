@@ -13,8 +13,8 @@ import (
 
 // driverChecks: the driver contract of ADR 0026 A3 as docs/wire.md writes it — start, complete,
 // cancel, a resume with no driver, attach and its modes, a crashed run's recovery.
-func driverChecks() []Check {
-	return []Check{
+func driverChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/driver/start", spec.Must, "execution.start answers {executionId, status running, driver, mode live}, records EXECUTION_STARTED {flowId, input} and getState shows the driver attached",
 			kkStart, "A26.carrier.methods", "I-WIRE-2", "I-WIRE-27"),
 		check("kernel/driver/start-exists", spec.MustNot, "execution.start of an execution that exists is refused -32004 (kind exists) with nothing appended",

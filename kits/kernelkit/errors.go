@@ -11,8 +11,8 @@ import (
 
 // errorChecks: each refusal class answers its own code and data.kind (docs/wire.md, "Errors";
 // I-WIRE-25): a kernel answering a neighbouring code is not conformant, since clients branch on it.
-func errorChecks() []Check {
-	return []Check{
+func errorChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/errors/params", spec.Must, "ill-typed, missing or unknown params — on execution methods and on syscalls, params.driver included — are -32602 (kind params) naming the field",
 			kkErrParams, "I-WIRE-6", "I-WIRE-25"),
 		check("kernel/errors/not-found", spec.Must, "getState, resume, attach, cancel and resumeAs of an execution that has no log are -32003",

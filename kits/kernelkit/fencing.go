@@ -33,8 +33,8 @@ var validArgs = map[string]string{
 // fencingChecks: one driver at a time holds an execution, proved by its token, on every driver
 // method (I-WIRE-3): a call with no token is bad params, with another or a stale one fenced, and
 // neither appends anything.
-func fencingChecks() []Check {
-	var out []Check
+func fencingChecks() []kitCheck {
+	var out []kitCheck
 	for _, m := range DriverMethods() {
 		out = append(out, check("kernel/fencing/"+m, spec.MustNot,
 			m+" from a caller without the driver token (-32602), with another token or with the stale token of an earlier seat (-32002) is refused with nothing appended; the holder still drives",

@@ -15,27 +15,70 @@ import (
 // A freedom is a choice interpretation (docs/interpretations.md) that shapes what a wire run
 // writes, with how a required check compares a kernel's run with the reference's regardless of
 // it: align rewrites got to the reference's form wherever the two differ only by that choice, so
-// the rest of the log is still compared value for value. A check that compares the reference's
-// form itself (kernel/golden/<name>/log, …) is recommended and cites the freedom's clause. Each
-// freedom is proven by a broken kernel that makes the other choice and is certified
-// (BrokenKernels, section 10).
+// the rest of the log is still compared value for value. The same check's recommended assertion
+// compares the reference's form itself and cites the freedom's clauses (kitCheck). Each freedom is
+// proven: by a broken kernel that makes another legal choice and is certified (BrokenKernels,
+// section 10), or, where no kernel of ours makes it, by a run of the reference rewritten to the
+// other choice that the alignment takes back (TestFreedomsProven).
 type freedom struct {
-	clause  string
-	touches func(clients.Case) bool      // whether a run of the case can exercise the choice
-	align   func(want, got *carrier.Run) // the whole runs: the driven executions in Driven
+	clauses []string // the choices; the first names the freedom
+	what    string   // what may differ (docs/wire.md)
+	how     string   // how it is aligned (docs/wire.md)
+	// enforces are the spec clauses the comparison of an aligned run still holds a kernel to
+	// where the choice leaves it free elsewhere: the required assertion cites them.
+	enforces []string
+	touches  func(clients.Case) bool                      // whether a run of the case can exercise the choice
+	align    func(k clients.Case, want, got *carrier.Run) // the whole runs: the driven executions in Driven
 }
 
-// freedoms are the choices a required check compares a kernel's run up to.
+// freedoms are the choices a required check compares a kernel's run up to, in the order they are
+// aligned (the emits of a parallel last: they compare what the others left).
 func freedoms() []freedom {
 	return []freedom{
-		{"I-KERNEL-7", uses("sleep", "sleepUntil"), perExecution(alignTimerGate)},
-		{"I-KERNEL-8", uses("receive", "select"), perExecution(alignWaitIDs)},
-		{"I-KERNEL-9", usesTool(carrier.ToolMeter), perExecution(alignQuotaOrder)},
-		{"I-KERNEL-13", usesTool("fail-typed", "fail-undeclared"), perExecution(alignDegraded)},
-		{"I-KERNEL-16", acts("drive"), alignContinuedIDs},
-		{"I-KERNEL-22", humanStep, perExecution(alignHumanGates)},
-		{"I-KERNEL-50", acts("resume", "resumeAs", "verdict", "fireTimers"), perExecution(alignResumeBatches)},
+		{[]string{"I-KERNEL-3"}, "a step's attempt numbers (1, 2, … in the reference), wherever they appear: STEP_STARTED, STEP_RETRYING, EFFECT_INDOUBT, a park's condition, the ids of in-doubt verdicts and effect decisions, the step's frame",
+			"renaming the kernel's attempts of each step to the reference's, in the order the step's STEP_STARTED give them, where each run of the step has its own", nil, usesStep, perExecution(alignAttempts)},
+		{[]string{"I-KERNEL-7"}, "the gate `sleep`/`sleepUntil` park on (`TIMER_FIRED` wakes any timed park, spec §5)",
+			"the park's `on`, when its `wakeAt` is the reference's", nil, uses("sleep", "sleepUntil"), perExecution(alignTimerGate)},
+		{[]string{"I-KERNEL-8"}, "a wait's id (`w<k>.<i>` in the reference)",
+			"renaming the kernel's ids, in the order its parks name them", nil, uses("receive", "select"), perExecution(alignWaitIDs)},
+		{[]string{"I-KERNEL-9"}, "QUOTA_EXCEEDED before or after the refused step's STEP_STARTED",
+			"swapping the two back", nil, usesTool(carrier.ToolMeter), perExecution(alignQuotaOrder)},
+		{[]string{"I-KERNEL-13"}, "what a degraded typed failure's untyped STEP_FAILED says beside its message (the reference adds `degraded` and `channel`), in the log and in the step's frame",
+			"taking the reference's error where every other member agrees", nil, usesTool("fail-typed", "fail-undeclared"), perExecution(alignDegraded)},
+		{[]string{"I-KERNEL-15"}, "the `workflowId` of the envelopes written after an `execution.resumeAs` (the running flow's id in the reference, the execution's first flow's in another kernel)",
+			"taking the reference's where the kernel's names a flow of the case", nil, acts("resumeAs"), perExecutionOf(alignWorkflowIDs)},
+		{[]string{"I-KERNEL-16"}, "the id of the execution `continueAsNew` starts (`<id>.next` in the reference); the driver finds it in `_continuedTo`",
+			"renaming the kernel's ids to the reference's, in every log and state", nil, acts("drive"), alignContinuedIDs},
+		{[]string{"I-KERNEL-22"}, "the gate a human step parks on (its step id in the reference; the spec fixes `condition.stepId`); the driver's resume addressed to the step id goes to the kernel's gate",
+			"renaming the kernel's gate to the step id, as a park's gate and as the answering event's type", nil, humanStep, perExecution(alignHumanGates)},
+		{[]string{"I-KERNEL-50"}, "the order of the envelopes an accepted resume appends (APPROVAL_GRANTED, EXECUTION_MIGRATED, a kernel DECISION_RECORDED, the delivered event, EXECUTION_RESUMED), and `metadata: {kernel: true}` on APPROVAL_GRANTED, EXECUTION_MIGRATED, EXECUTION_RECOVERED and the kernel's own DECISION_RECORDED (the spec asks for the stamp only where the fold gates on it)",
+			"putting the same envelopes back in the reference's order; taking the reference's metadata where it differs from the kernel's by `kernel` alone", nil,
+			acts("resume", "resumeAs", "verdict", "fireTimers", "recover"), perExecution(func(want, got *carrier.Run) {
+				alignKernelStamps(want, got)
+				alignResumeBatches(want, got)
+			})},
+		{[]string{"I-KERNEL-5", "I-KERNEL-18"}, "which emits made inside a parallel of two or more branches are stamped (never in the reference; §3's literal rule stamps one when nothing is in flight, and the wire drives branches one after another), and so which of them, and of the same content after the join, a later run serves (I-KERNEL-18: a branch counts a digest from the count when the parallel began)",
+			"dropping the kernel's stamps (each its emit's digest) on such emits of the first run, which is compared whole up to them; taking the reference's later runs where the kernel's record the same envelopes but for the script's emits (each stamped with its digest or not); the state's `_flowEmits` and `sequence` then where the kernel's agree with its own log",
+			// the first run, compared whole: every emit appended (none served in place of a new
+			// one, as a sibling's stamped copy of the same content would be), each stamp a digest
+			[]string{"S3.emit.serve-append", "S3.emit.residual", "S3.emit.stamp"},
+			emitsInParallel, perExecutionOf(alignParallelEmits)},
 	}
+}
+
+// enforcedBy are the spec clauses the freedoms case k touches still enforce (freedom.enforces).
+func enforcedBy(k clients.Case) []string {
+	var out []string
+	for _, f := range freedoms() {
+		if f.touches(k) {
+			for _, c := range f.enforces {
+				if !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // touchedFreedoms are the clauses of the freedoms a run of case k can exercise.
@@ -43,7 +86,7 @@ func touchedFreedoms(k clients.Case) []string {
 	var out []string
 	for _, f := range freedoms() {
 		if f.touches(k) {
-			out = append(out, f.clause)
+			out = append(out, f.clauses...)
 		}
 	}
 	return out
@@ -54,17 +97,22 @@ func touchedFreedoms(k clients.Case) []string {
 func alignChoices(k clients.Case, want, got *carrier.Run) {
 	for _, f := range freedoms() {
 		if f.touches(k) {
-			f.align(want, got)
+			f.align(k, want, got)
 		}
 	}
 }
 
 // perExecution applies align to the run and to each execution its drive actions drove.
-func perExecution(align func(want, got *carrier.Run)) func(want, got *carrier.Run) {
-	return func(want, got *carrier.Run) {
-		align(want, got)
+func perExecution(align func(want, got *carrier.Run)) func(k clients.Case, want, got *carrier.Run) {
+	return perExecutionOf(func(_ clients.Case, want, got *carrier.Run) { align(want, got) })
+}
+
+// perExecutionOf is perExecution of an alignment that reads the case.
+func perExecutionOf(align func(k clients.Case, want, got *carrier.Run)) func(k clients.Case, want, got *carrier.Run) {
+	return func(k clients.Case, want, got *carrier.Run) {
+		align(k, want, got)
 		for i := range min(len(want.Driven), len(got.Driven)) {
-			align(&want.Driven[i], &got.Driven[i])
+			align(k, &want.Driven[i], &got.Driven[i])
 		}
 	}
 }
@@ -274,7 +322,7 @@ func alignQuotaOrder(want, got *carrier.Run) {
 // alignContinuedIDs: the id of the execution continueAsNew starts is the kernel's (I-KERNEL-16):
 // the ids the kernel's runs name in EXECUTION_CONTINUED.continuedTo, and those of the executions
 // driven, are renamed to the reference's, in every run.
-func alignContinuedIDs(want, got *carrier.Run) {
+func alignContinuedIDs(_ clients.Case, want, got *carrier.Run) {
 	rename := map[string]string{}
 	ws, gs := append([]*carrier.Run{want}, pointers(want.Driven)...), append([]*carrier.Run{got}, pointers(got.Driven)...)
 	for i := range min(len(ws), len(gs)) {
@@ -384,6 +432,31 @@ func stepOf(e spi.Envelope) string {
 	return p.StepID
 }
 
+// sameEnvelopes compares two logs envelope by envelope: type, payload and metadata as values, and
+// sequence and workflowId.
+func sameEnvelopes(want, got []spi.Envelope) bool {
+	return slices.EqualFunc(want, got, func(w, g spi.Envelope) bool {
+		return sameEnvelope(w, g) && w.Sequence == g.Sequence && w.WorkflowID == g.WorkflowID
+	})
+}
+
+// sameBeside reports whether two metadata objects agree on every member but k.
+func sameBeside(a, b json.RawMessage, k string) bool {
+	strip := func(raw json.RawMessage) string {
+		var m map[string]json.RawMessage
+		if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+			return string(normValue(raw))
+		}
+		delete(m, k)
+		if len(m) == 0 {
+			return ""
+		}
+		b, _ := json.Marshal(m)
+		return string(normValue(b))
+	}
+	return strip(a) == strip(b)
+}
+
 // setMember is object raw with member k set to v (raw unchanged when it is not an object).
 func setMember(raw json.RawMessage, k string, v any) json.RawMessage {
 	var m map[string]json.RawMessage
@@ -408,6 +481,17 @@ func variableOf(state, name string) json.RawMessage {
 func setVariable(state, name string, v json.RawMessage) json.RawMessage {
 	st := json.RawMessage(state)
 	return setMember(st, "variables", setMember(memberOf(st, "variables"), name, v))
+}
+
+// deleteVariable is state without variables[name].
+func deleteVariable(state, name string) json.RawMessage {
+	st := json.RawMessage(state)
+	var vars map[string]json.RawMessage
+	if json.Unmarshal(memberOf(st, "variables"), &vars) != nil {
+		return st
+	}
+	delete(vars, name)
+	return setMember(st, "variables", vars)
 }
 
 // renameStrings rewrites every string value and object key of raw found in rename.

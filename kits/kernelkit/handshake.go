@@ -11,8 +11,8 @@ import (
 )
 
 // handshakeChecks: wire.handshake and the method table (ADR 0026 A1, A2; spec §2).
-func handshakeChecks() []Check {
-	return []Check{
+func handshakeChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/handshake/versions", spec.Must, "wire.handshake states wire 1.0.0 (the spec's WIRE_ABI_VERSION, never bumped for event-schema changes), kernelAbi and eventSchema as the manifest has them",
 			kkVersions, "A26.wire.own-version", "S4.v1_24.wire-unchanged", "I-WIRE-23"),
 		check("kernel/handshake/syscalls", spec.Must, "every syscall the handshake lists is the manifest's entry (name, since, kind, feature), and every syscall without a feature flag is listed",

@@ -12,8 +12,8 @@ import (
 
 // ingressChecks: the resume ingress gate as a wire client meets it (spec §5): whatever the park,
 // no caller writes a kernel fact through it, and each refusal appends nothing.
-func ingressChecks() []Check {
-	return []Check{
+func ingressChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/ingress/kernel-types", spec.MustNot, "a resume naming any kernel event type but TIMER_FIRED — at a park on a gate, on the timer and on a human step, with attach and without — is refused -32023 (kind resume-refused) with nothing appended; the execution stays parked",
 			kkIngressKernelTypes, "S5.ingress.kernel-namespace", "S5.ingress.refusal-appends-nothing", "S5.ingress.recovered-running-only", "A26.wire.no-new-facts", "A26.wire.rings-kernel-side"),
 		check("kernel/ingress/reserved-gates", spec.MustNot, "a resume naming a kernel-reserved gate (__loom_indoubt__, __loom_diverged__, __loom_…) at an ordinary park is refused -32023 with nothing appended",

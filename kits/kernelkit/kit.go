@@ -28,17 +28,48 @@ const Name = "kernel"
 // token budget of carrier.ProfileConfig.
 func Kit() kits.Kit[*carrier.Client] {
 	var cs []Check
-	for _, f := range []func() []Check{handshakeChecks, syscallChecks, ringChecks, driverChecks, fencingChecks,
-		ingressChecks, errorChecks, badInputChecks, reconnectChecks, replayChecks, terminalChecks, streamChecks,
-		profileChecks, structureChecks, wave2Checks, scriptChecks} {
-		cs = append(cs, f()...)
+	for _, k := range kitChecks() {
+		cs = append(cs, k.Check)
 	}
 	return kits.Kit[*carrier.Client]{Name: Name, Checks: cs}
 }
 
+// kitCheck is a check of the kit as its family builds it: the check, and ours, the choices only
+// its recommended assertion cites. A check makes several comparisons, each citing its own clauses
+// (Case.Cite; a tier per assertion, DESIGN §7.1): one that exists for a choice asks, required,
+// whether the kernel's behaviour is one of the legal options the spec leaves — citing the spec
+// clause any other behaviour breaks — and, recommended, whether it is ours, citing the choice; a
+// check that drives a flow script compares the run up to our choices (required) and exactly
+// (recommended, citing the choices its run touches). The required assertions cite the check's
+// other clauses.
+type kitCheck struct {
+	Check
+	ours []string
+}
+
+// kitChecks lists the kit's checks with the choices only their recommended assertions cite.
+func kitChecks() []kitCheck {
+	var cs []kitCheck
+	for _, f := range []func() []kitCheck{handshakeChecks, syscallChecks, ringChecks, driverChecks, fencingChecks,
+		ingressChecks, errorChecks, badInputChecks, reconnectChecks, replayChecks, terminalChecks, streamChecks,
+		profileChecks, structureChecks, wave2Checks, scriptChecks} {
+		cs = append(cs, f()...)
+	}
+	return cs
+}
+
 // check builds a check: id, what it does, how, and the clauses it enforces.
-func check(id string, level spec.Level, doc string, run func(context.Context, *Case) error, clauses ...string) Check {
-	return Check{ID: id, Clauses: clauses, Level: level, Doc: doc, Run: run}
+func check(id string, level spec.Level, doc string, run func(context.Context, *Case) error, clauses ...string) kitCheck {
+	return kitCheck{Check: Check{ID: id, Clauses: clauses, Level: level, Doc: doc, Run: run}}
+}
+
+// choiceCheck builds a check that exists for a choice (kitCheck): run's required assertions cite
+// legal, the spec clauses a behaviour outside the legal options breaks, and its recommended ones
+// ours, the choices.
+func choiceCheck(id string, level spec.Level, doc string, run func(context.Context, *Case) error, legal, ours []string) kitCheck {
+	k := check(id, level, doc, run, append(slices.Clone(legal), ours...)...)
+	k.ours = ours
+	return k
 }
 
 // asCall returns the kernel's error answer in err.

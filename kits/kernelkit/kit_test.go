@@ -2,6 +2,7 @@ package kernelkit
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -10,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/manifest"
+	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -96,7 +100,12 @@ func TestWave2GoldensAdvertised(t *testing.T) {
 	}
 }
 
-// Every broken kernel is rejected by each check meant for it (I-WIRE-8).
+// Every broken kernel is rejected by each check meant for it (I-WIRE-8), as its registered
+// clauses bind (a tier per assertion): each check meant for it fails; each registered clause is
+// cited by a failing assertion of one of them, a required clause (spec, ADR, protocol,
+// consequence) by one that binds required; and a kernel registered with choices alone fails
+// none of them as required. certify's TestBrokenKernelsCertifiedIffOnlyChoices holds the
+// certificates to the same rule.
 func TestBrokenKernelsRejected(t *testing.T) {
 	for _, b := range BrokenKernels() {
 		t.Run(b.Name, func(t *testing.T) {
@@ -110,6 +119,7 @@ func TestBrokenKernelsRejected(t *testing.T) {
 			}
 			// a short limit: the streaming check waits half of it for an ack that never comes
 			res := runKit(t, h, "^("+strings.Join(ids, "|")+")$", 4*time.Second)
+			var failed []kits.FailedAssertion
 			for _, id := range b.CaughtBy {
 				r, ok := res[id]
 				if !ok {
@@ -119,11 +129,32 @@ func TestBrokenKernelsRejected(t *testing.T) {
 					t.Errorf("kernel/wire/%s: %s = %s (%s), want fail (%s)", b.Name, id, r.Verdict, r.Message, b.Defect)
 					continue
 				}
-				t.Logf("%s rejects it: %s", id, firstLine(r.Message))
+				if r.Requirement == spec.Required && spec.RequirementOf(b.Clauses) == spec.Recommended {
+					t.Errorf("kernel/wire/%s: %s fails required (%v), but the kernel is registered as breaking only the choices %v", b.Name, id, labels(r.Failed), b.Clauses)
+				}
+				failed = append(failed, r.Failed...)
+				t.Logf("%s rejects it (%s): %s", id, r.Requirement, firstLine(r.Message))
 				proof.Rejected(t, "kernel/wire/"+b.Name, id, r.Message)
+			}
+			for _, c := range b.Clauses {
+				required := spec.RequirementOf([]string{c}) == spec.Required
+				if !slices.ContainsFunc(failed, func(a kits.FailedAssertion) bool {
+					return slices.Contains(a.Clauses, c) && (!required || a.Requirement == spec.Required)
+				}) {
+					t.Errorf("kernel/wire/%s: registered as breaking %s, which no failing assertion of %v cites (required: %v); failing: %v", b.Name, c, b.CaughtBy, required, labels(failed))
+				}
 			}
 		})
 	}
+}
+
+// labels names failing assertions for a test's message.
+func labels(failed []kits.FailedAssertion) []string {
+	var out []string
+	for _, a := range failed {
+		out = append(out, a.Label())
+	}
+	return out
 }
 
 // Every registered broken kernel names checks of the kit, and every class the kit covers is served
@@ -150,38 +181,180 @@ func TestBrokenKernelsRegistered(t *testing.T) {
 	}
 }
 
-// The kit's goldens are the corpus's drivable ones, each its own required check; a golden whose log
-// a choice shapes has a recommended kernel/golden/<name>/log beside it, citing only its choices.
+// The kit's goldens are the corpus's drivable ones, each its own check whose comparison up to our
+// choices is required; a golden whose log a choice shapes compares it exactly too, in a
+// recommended assertion citing only those choices (kitCheck.ours).
 func TestGoldenChecks(t *testing.T) {
 	gs, not, err := clients.Goldens(true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, logs := 0, 0
-	for _, ch := range Kit().Checks {
-		name, ok := strings.CutPrefix(ch.ID, "kernel/golden/")
-		if !ok {
-			continue
-		}
-		req := spec.CheckRequirement(ch.Level, ch.Clauses)
-		if _, ok := strings.CutSuffix(name, "/log"); ok {
-			logs++
-			if req != spec.Recommended {
-				t.Errorf("%s cites %v: a golden's log check cites only choices, want recommended", ch.ID, ch.Clauses)
-			}
+	n, exact := 0, 0
+	for _, ch := range kitChecks() {
+		if !strings.HasPrefix(ch.ID, "kernel/golden/") {
 			continue
 		}
 		n++
-		if req != spec.Required {
-			t.Errorf("%s cites %v: want a required check", ch.ID, ch.Clauses)
+		cited := slices.DeleteFunc(slices.Clone(ch.Clauses), func(id string) bool { return slices.Contains(ch.ours, id) })
+		if spec.CheckRequirement(ch.Level, cited) != spec.Required {
+			t.Errorf("%s: its required assertion cites %v: want a required clause among them", ch.ID, cited)
+		}
+		if len(ch.ours) > 0 {
+			exact++
+			if spec.RequirementOf(ch.ours) != spec.Recommended {
+				t.Errorf("%s: its exact comparison cites %v: want choices only", ch.ID, ch.ours)
+			}
 		}
 	}
 	if n != len(gs) || len(gs) == 0 {
 		t.Errorf("kernel/golden/*: %d checks, %d goldens drivable (%d not): want one check per drivable golden", n, len(gs), len(not))
 	}
-	if logs == 0 {
-		t.Error("no kernel/golden/*/log check: want one per golden whose log a choice shapes")
+	if exact == 0 {
+		t.Error("no kernel/golden/* check compares exactly: want one per golden whose log a choice shapes")
 	}
+}
+
+// otherChoice is a run of the reference rewritten to another legal option of a freedom (legal),
+// or to an answer near it that no option allows (illegal).
+type otherChoice struct {
+	clause, golden string
+	legal, illegal func(*carrier.Run)
+}
+
+// otherChoices prove the freedoms no kernel of ours makes the other choice of, and parts of
+// others, on the reference's own runs of goldens.
+func otherChoices() []otherChoice {
+	attempts := func(to func(a int) int) func(*carrier.Run) {
+		return func(r *carrier.Run) {
+			for i, e := range r.Log {
+				if e.EventType == manifest.StepStarted {
+					var p struct {
+						Attempt int `json:"attempt"`
+					}
+					_ = json.Unmarshal(e.Payload, &p)
+					r.Log[i].Payload = setMember(e.Payload, "attempt", to(p.Attempt))
+				}
+			}
+			frames := memberOf(json.RawMessage(r.State), "frames")
+			var p struct {
+				Attempt int `json:"attempt"`
+			}
+			_ = json.Unmarshal(memberOf(frames, "r"), &p)
+			r.State = string(setMember(json.RawMessage(r.State), "frames", setMember(frames, "r", setMember(memberOf(frames, "r"), "attempt", to(p.Attempt)))))
+		}
+	}
+	metadata := func(meta string) func(*carrier.Run) {
+		return func(r *carrier.Run) {
+			for i, e := range r.Log {
+				if e.EventType == manifest.ExecutionMigrated {
+					r.Log[i].Metadata = json.RawMessage(meta)
+				}
+			}
+		}
+	}
+	stamps := func(wrong string) func(*carrier.Run) {
+		return func(r *carrier.Run) {
+			counts := map[string]int{}
+			for i, e := range r.Log {
+				if e.EventType == "x.b" {
+					d, _ := fold.EmitDigest(0, e.EventType, e.Payload)
+					r.Log[i].Metadata = mustJSON(map[string]string{"flowEmit": d + wrong})
+					counts[d+wrong]++
+				}
+			}
+			emits := map[string]int{}
+			_ = json.Unmarshal(variableOf(r.State, fold.VarFlowEmits), &emits)
+			for d, n := range counts {
+				emits[d] += n
+			}
+			r.State = string(setVariable(r.State, fold.VarFlowEmits, mustJSON(emits)))
+		}
+	}
+	return []otherChoice{
+		{"I-KERNEL-3", "untyped-retry", attempts(func(a int) int { return a - 1 }), attempts(func(int) int { return 1 })},
+		{"I-KERNEL-15", "resumeas-transform",
+			func(r *carrier.Run) {
+				for i := range r.Log {
+					r.Log[i].WorkflowID = r.Log[0].WorkflowID
+				}
+			},
+			func(r *carrier.Run) { r.Log[len(r.Log)-1].WorkflowID = "elsewhere" }},
+		{"I-KERNEL-50", "resumeas-transform", metadata(`{}`), metadata(`{"kernel":true,"by":"me"}`)},
+		{"I-KERNEL-5", "emit-in-parallel", stamps(""), stamps("0")},
+	}
+}
+
+// Every freedom a required check compares up to names choices, and is proven: by a broken kernel
+// that makes another legal choice and breaks nothing else (certify's
+// TestBrokenKernelsCertifiedIffOnlyChoices certifies it), or by a run of the reference rewritten to
+// another legal choice that the alignment takes back to the reference's form while a rewrite no
+// option allows stays a difference (otherChoices).
+func TestFreedomsProven(t *testing.T) {
+	proofs := otherChoices()
+	for _, f := range freedoms() {
+		for _, id := range f.clauses {
+			if c, ok := spec.Lookup(id); !ok || c.Tier != spec.TierChoice {
+				t.Errorf("freedom %s: want a registered choice interpretation", id)
+			}
+		}
+		byKernel := slices.ContainsFunc(BrokenKernels(), func(b Broken) bool {
+			return slices.Contains(b.Clauses, f.clauses[0]) && spec.RequirementOf(b.Clauses) == spec.Recommended
+		})
+		byRewrite := slices.ContainsFunc(proofs, func(p otherChoice) bool { return p.clause == f.clauses[0] })
+		if !byKernel && !byRewrite {
+			t.Errorf("freedom %s: no broken kernel makes another legal choice (BrokenKernels, section 10) and no rewritten run proves it (otherChoices)", f.clauses[0])
+		}
+	}
+	gs, _, err := clients.Goldens(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range proofs {
+		t.Run(p.clause+"/"+p.golden, func(t *testing.T) {
+			i := slices.IndexFunc(gs, func(k clients.Case) bool { return k.Name == p.golden })
+			if i < 0 {
+				t.Fatalf("no drivable golden %s", p.golden)
+			}
+			k := gs[i]
+			if !slices.Contains(touchedFreedoms(k), p.clause) {
+				t.Fatalf("golden %s does not touch %s", p.golden, p.clause)
+			}
+			want, err := reference(testCtx(t), "proof-1", k, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name    string
+				rewrite func(*carrier.Run)
+				aligned bool
+			}{{"legal", p.legal, true}, {"illegal", p.illegal, false}} {
+				got := cloneRun(want)
+				c.rewrite(&got)
+				if divergence(t, want, got) == nil {
+					t.Fatalf("%s rewrite of %s changed nothing: the proof would be vacuous", c.name, p.golden)
+				}
+				w := cloneRun(want)
+				alignChoices(k, &w, &got)
+				if d := divergence(t, w, got); (d == nil) != c.aligned {
+					t.Errorf("%s %s rewrite of %s, aligned: divergence %v, want aligned %v", p.clause, c.name, p.golden, d, c.aligned)
+				}
+			}
+		})
+	}
+}
+
+// divergence is the first difference between two runs as a required check compares them.
+func divergence(t *testing.T, want, got carrier.Run) *goldens.Divergence {
+	t.Helper()
+	ws, err := normState(want.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := normState(got.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goldens.DiffRuns(normLog(want.Log), normLog(got.Log), ws, gs, goldens.DiffOptions{})
 }
 
 func firstLine(s string) string {
@@ -189,20 +362,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// Every freedom a required check compares up to is proven by a broken kernel that makes the other
-// choice (certify's TestKernelDifferingOnlyInChoicesCertified certifies it), and names a choice.
-func TestFreedomsProven(t *testing.T) {
-	for _, f := range freedoms() {
-		c, ok := spec.Lookup(f.clause)
-		if !ok || c.Tier != spec.TierChoice {
-			t.Errorf("freedom %s: want a registered choice interpretation", f.clause)
-		}
-		if !slices.ContainsFunc(BrokenKernels(), func(b Broken) bool { return slices.Equal(b.Clauses, []string{f.clause}) }) {
-			t.Errorf("freedom %s: no broken kernel makes the other choice (BrokenKernels, section 10)", f.clause)
-		}
-	}
 }
 
 // A required check that compares up to our choices says so in its failure, so a kernel author

@@ -11,8 +11,8 @@ import (
 
 // profileChecks: the conformance profile's state is per execution (I-WIRE-17, I-WIRE-18): a
 // kernel serving many executions answers each as a fresh one would.
-func profileChecks() []Check {
-	return []Check{
+func profileChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/profile/counter", spec.Must, "the counter fake counts per execution and key: two executions calling it in turn each count 1, 2 for a key, and 1 for a new key",
 			kkProfileCounter, "I-WIRE-18", "I-WIRE-8"),
 		check("kernel/profile/budget", spec.Must, "a budget is one execution's: an execution started with its own caps does not lend them to the next, one that spent the profile's 10 tokens does not spend another's, and each is refused only when its own caps are spent",

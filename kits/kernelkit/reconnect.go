@@ -11,8 +11,8 @@ import (
 
 // reconnectChecks: a driver that lost its connection re-attaches with its token and re-drives from
 // the top; the run answers what it already answered, so nothing runs twice (I-WIRE-4).
-func reconnectChecks() []Check {
-	return []Check{
+func reconnectChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/reconnect/served", spec.Must, "after a reconnect (execution.attach with the token) the re-driven calls get the answers the run gave, new calls run live, and each step starts once",
 			kkReconnectServed, "I-WIRE-4", "A26.wire.kernel-authoritative"),
 		check("kernel/reconnect/failed-step", spec.MustNot, "a step that failed (untyped) before a reconnect is answered the same failure on the re-drive and does not run again: one STEP_STARTED",

@@ -11,7 +11,6 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/manifest"
-	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -35,22 +34,16 @@ func reference(ctx context.Context, execID string, k clients.Case, clock bool) (
 }
 
 // comparison is what a drive of a case holds each execution to in the in-process run of the same
-// script.
-type comparison int
-
-const (
-	// wholeRun compares the log and the folded state as values (envelope ids and timestamps, and
-	// the state's startedAt and updatedAt, masked): everything the reference kernel writes,
-	// its choices included.
-	wholeRun comparison = iota
-	// upToChoices is wholeRun after the kernel's run is aligned with the reference's form of every
-	// freedom the case touches (freedoms.go): a kernel that makes another of those choices passes.
-	upToChoices
-	// outcomeOnly compares how each execution ends — its status and the flow's _input, _output
-	// and _error — and not the log, so a kernel that records the same run in another form the
-	// spec allows (a choice, docs/interpretations.md) passes.
-	outcomeOnly
-)
+// script: two assertions (a tier per assertion, DESIGN §7.1). The first compares the log and the
+// folded state as values (envelope ids and timestamps, and the state's startedAt and updatedAt,
+// masked) after the kernel's run is aligned with the reference's form of every freedom the case
+// touches (freedoms.go), citing required: a kernel that makes another of those choices passes it.
+// The second, when ours names choices, compares the run as it is, citing only them: it fails, as a
+// recommendation, where the kernel differs from the reference only by those choices.
+type comparison struct {
+	required []string // the clauses the aligned comparison cites (nil: every clause of the check)
+	ours     []string // the choices the exact comparison cites (nil: no exact comparison)
+}
 
 // driveCase drives case k over the wire and holds every execution it ran (and each one its drive
 // actions drove) to the in-process run of the same script, as cmp says. It skips, naming why, a
@@ -75,6 +68,11 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	if len(missing) > 0 {
 		return carrier.Run{}, c.Skip("%s needs %s, which the kernel's handshake does not advertise (docs/wire.md: optional)", k.Name, strings.Join(missing, ", "))
 	}
+	// a drive that cannot finish is never a choice's form: it fails as the aligned comparison does
+	required := c.Failf
+	if cmp.required != nil {
+		required = c.Cite(cmp.required...).Failf
+	}
 	clock := slices.Contains(ext, carrier.MethodConformanceClock)
 	id := c.ExecID(k.Name)
 	want, err := reference(ctx, id, k, clock)
@@ -83,48 +81,53 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	}
 	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock})
 	if err != nil {
-		return got, c.Failf("drive", k.Name, err, "the flow script driven to its end (and, finished, replayed read-only)")
+		return got, required("drive", k.Name, err, "the flow script driven to its end (and, finished, replayed read-only)")
 	}
 	if len(got.Driven) != len(want.Driven) {
-		return got, c.Failf("drive", k.Name, fmt.Sprintf("%d executions driven", 1+len(got.Driven)), fmt.Sprintf("%d", 1+len(want.Driven)))
+		return got, required("drive", k.Name, fmt.Sprintf("%d executions driven", 1+len(got.Driven)), fmt.Sprintf("%d", 1+len(want.Driven)))
 	}
-	diff := diffRun
-	switch cmp {
-	case upToChoices:
-		if touched := touchedFreedoms(k); len(touched) > 0 {
-			alignChoices(k, &want, &got)
-			diff = func(c *Case, k clients.Case, want, got carrier.Run) error {
-				return diffRunNoted(c, k, want, got, " (compared up to the choices "+strings.Join(touched, ", ")+
-					": where the kernel's run differs from the reference's only by one of them, it is shown in the reference's form)")
-			}
-		}
-	case outcomeOnly:
-		diff = diffOutcome
+	note := ""
+	aligned := got
+	if touched := touchedFreedoms(k); len(touched) > 0 {
+		aligned = cloneRun(got)
+		alignChoices(k, &want, &aligned)
+		note = " (compared up to the choices " + strings.Join(touched, ", ") +
+			": where the kernel's run differs from the reference's only by one of them, it is shown in the reference's form)"
 	}
+	if err := diffRuns(c, k, want, aligned, required, note); err != nil {
+		return got, err
+	}
+	if cmp.ours == nil {
+		return got, nil
+	}
+	return got, diffRuns(c, k, want, got, c.Cite(cmp.ours...).Failf, " (compared exactly: the reference kernel's form of the choices "+strings.Join(cmp.ours, ", ")+")")
+}
+
+// failf reports one failing comparison: Case.Failf, or an Assertion's Failf (Case.Cite).
+type failf func(op, args string, got, want any) error
+
+// diffRuns compares every execution of a wire run with the in-process one (diffRun), reported by
+// fail.
+func diffRuns(c *Case, k clients.Case, want, got carrier.Run, fail failf, note string) error {
 	for i, w := range append([]carrier.Run{want}, want.Driven...) {
-		g := append([]carrier.Run{got}, got.Driven...)[i]
-		if err := diff(c, k, w, g); err != nil {
-			return got, err
+		if err := diffRun(c, k, w, append([]carrier.Run{got}, got.Driven...)[i], fail, note); err != nil {
+			return err
 		}
 	}
-	return got, nil
+	return nil
 }
 
 // diffRun compares one execution of a wire run with the in-process one, as values: the first
-// divergent envelope (or the state), with the flow-script statement or driver action that wrote it.
-func diffRun(c *Case, k clients.Case, want, got carrier.Run) error {
-	return diffRunNoted(c, k, want, got, "")
-}
-
-// diffRunNoted is diffRun with a note on how the runs were compared.
-func diffRunNoted(c *Case, k clients.Case, want, got carrier.Run, note string) error {
+// divergent envelope (or the state), with the flow-script statement or driver action that wrote
+// it, reported by fail with a note on how the runs were compared.
+func diffRun(c *Case, k clients.Case, want, got carrier.Run, fail failf, note string) error {
 	ws, err := normState(want.State)
 	if err != nil {
 		return c.Unknown("the in-process reference run of %s: %v", k.Name, err)
 	}
 	gs, err := normState(got.State)
 	if err != nil {
-		return c.Failf(carrier.MethodGetState, got.ExecutionID, err, "a folded state")
+		return fail(carrier.MethodGetState, got.ExecutionID, err, "a folded state")
 	}
 	d := goldens.DiffRuns(normLog(want.Log), normLog(got.Log), ws, gs, goldens.DiffOptions{})
 	if d == nil {
@@ -135,39 +138,21 @@ func diffRunNoted(c *Case, k clients.Case, want, got carrier.Run, note string) e
 		env := pick(want.Log, got.Log, d.Index)
 		by = fmt.Sprintf(" (written for %s)", producedBy(k, env))
 	}
-	return c.Failf("drive", k.Name+" "+got.ExecutionID, "first divergence from the in-process run"+by+note+": "+d.String(), "the in-process run's log and folded state")
+	return fail("drive", k.Name+" "+got.ExecutionID, "first divergence from the in-process run"+by+note+": "+d.String(), "the in-process run's log and folded state")
 }
 
-// diffOutcome compares one execution of a wire run with the in-process one by its outcome: the
-// status and the flow's _input, _output and _error, as values.
-func diffOutcome(c *Case, k clients.Case, want, got carrier.Run) error {
-	w, err := outcome(want.State)
-	if err != nil {
-		return c.Unknown("the in-process reference run of %s: %v", k.Name, err)
+// cloneRun copies a run deeply enough for an alignment to rewrite it: its logs (envelopes are
+// values; their payloads and metadata are replaced, never written into) and its driven runs.
+func cloneRun(r carrier.Run) carrier.Run {
+	r.Log = slices.Clone(r.Log)
+	driven := make([]carrier.Run, len(r.Driven))
+	for i, d := range r.Driven {
+		driven[i] = cloneRun(d)
 	}
-	g, err := outcome(got.State)
-	if err != nil {
-		return c.Failf(carrier.MethodGetState, got.ExecutionID, err, "a folded state")
+	if r.Driven != nil {
+		r.Driven = driven
 	}
-	return c.Diff(carrier.MethodGetState, k.Name+" "+got.ExecutionID+" (status, _input, _output, _error)", w, g)
-}
-
-// outcome is a folded state's status and the flow's _input, _output and _error, numbers in one form.
-func outcome(s string) (map[string]any, error) {
-	var st struct {
-		Status    string                     `json:"status"`
-		Variables map[string]json.RawMessage `json:"variables"`
-	}
-	if err := json.Unmarshal([]byte(s), &st); err != nil {
-		return nil, fmt.Errorf("state is not a JSON object: %v", err)
-	}
-	out := map[string]any{"status": st.Status}
-	for _, v := range []string{fold.VarInput, fold.VarOutput, fold.VarError} {
-		if raw, ok := st.Variables[v]; ok {
-			out[v] = string(normValue(raw))
-		}
-	}
-	return out, nil
+	return r
 }
 
 // pick is envelope i of want, or of got when want is shorter.

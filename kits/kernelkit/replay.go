@@ -11,8 +11,8 @@ import (
 // replayChecks: execution.attach on a parked or finished execution is a read-only replay
 // (I-WIRE-27, the wire's form of the reference runtime's I-KERNEL-1): everything is served, nothing is appended, and nothing the log does not
 // hold is accepted.
-func replayChecks() []Check {
-	return []Check{
+func replayChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/replay/finished-complete", spec.MustNot, "a read-only replay of a completed execution refuses a complete whose output differs, or that fails it, with -32024 and nothing appended, and accepts the log's own output",
 			kkReplayFinished, "I-WIRE-27", "S1.P2.replay-identical"),
 		check("kernel/replay/parked-complete", spec.MustNot, "a read-only replay of a parked execution refuses a complete (the log holds no end) with -32024 and nothing appended",

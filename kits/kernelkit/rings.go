@@ -11,9 +11,9 @@ import (
 // ringChecks: every effect a wire client asks for runs under the kernel's rings (ADR 0026 T2.2),
 // each ring's refusal recorded as the conformance profile documents it (docs/wire.md, "Rings,
 // kernel-side": event order, payloads, reason texts).
-func ringChecks() []Check {
+func ringChecks() []kitCheck {
 	profile := []string{"A26.wire.rings-kernel-side", "I-WIRE-28"}
-	var out []Check
+	var out []kitCheck
 	for _, r := range []struct {
 		name, about, stmts string
 		clauses            []string
@@ -31,7 +31,7 @@ func ringChecks() []Check {
 			{"op":"execute","id":"over","tool":"echo","input":1,"onError":"continue","bind":"r"}`,
 			[]string{"A26.wire.rings-kernel-side", "S8.budget.quota-exceeded", "I-WIRE-25"}},
 	} {
-		out = append(out, runChecks("kernel/ring/"+r.name, r.about, ringScript(r.name, r.stmts), r.clauses...)...)
+		out = append(out, runCheck("kernel/ring/"+r.name, r.about, ringScript(r.name, r.stmts), r.clauses...))
 	}
 	return append(out, check("kernel/ring/refusal-served", spec.Must, "a ring's refusal is a typed failure served on the re-drive after a resume: the refused step starts once and its effect never runs",
 		kkRefusalServed, "A26.wire.rings-kernel-side", "I-WIRE-28", "S41.typed.replay-substitution"))
@@ -48,7 +48,7 @@ func kkRefusalServed(ctx context.Context, c *Case) error {
 		{"op":"execute","id":"deny","tool":"forbidden","input":1,"onError":"continue","bind":"r"},
 		{"op":"suspend","on":"go"}],"return":{"$ref":"r"}}`,
 		`{"format":"loom-driver/1","actions":[{"do":"start"},{"do":"resume","eventType":"go","payload":true}]}`)
-	got, err := driveCase(ctx, c, k, upToChoices)
+	got, err := driveCase(ctx, c, k, comparison{})
 	if err != nil {
 		return err
 	}

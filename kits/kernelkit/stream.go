@@ -17,8 +17,8 @@ import (
 
 // streamChecks: the streaming form of the channel syscalls (ADR 0026 A2; docs/wire.md, "Channel
 // syscalls: the streaming form").
-func streamChecks() []Check {
-	return []Check{
+func streamChecks() []kitCheck {
+	return []kitCheck{
 		check("kernel/stream/form", spec.Must, "stream and ui in their streaming form (NDJSON) append one event per chunk, acknowledge each ({\"chunk\": i}) and count them in the response ({\"chunks\": n}); payloads are compared as JSON values, never as text",
 			kkStreamForm, "A26.wire.partition", "I-WIRE-7"),
 		check("kernel/stream/incremental", spec.Must, "the streaming form acknowledges each chunk as it is appended, before the request body ends: the check sends a chunk only after the previous one's ack (waiting up to half its time limit for an ack, then ending the body to tell a late ack from none)",

@@ -15,8 +15,8 @@ import (
 
 // syscallChecks: each syscall's arguments, answers and refusals (spec §2, §5; docs/wire.md
 // "Methods").
-func syscallChecks() []Check {
-	out := []Check{
+func syscallChecks() []kitCheck {
+	out := []kitCheck{
 		check("kernel/syscall/execute-served", spec.Must, "after a resume the re-driven steps are served from the log: each step of the flow starts once",
 			kkExecuteServed, "S2.execute.served-not-rerun", "S3.resume.rerun-served", "A26.wire.kernel-authoritative"),
 		check("kernel/syscall/execute-unknown-tool", spec.MustNot, "syscall.execute of a toolId the kernel has no effect for is refused -32026 (kind syscall) with nothing appended",
@@ -33,8 +33,8 @@ func syscallChecks() []Check {
 			kkSleep, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "S5.ingress.timer-needs-wakeat", "I-WIRE-27"),
 		check("kernel/syscall/sleepUntil", spec.Must, "syscall.sleepUntil {wakeAt} parks with that wakeAt recorded; TIMER_FIRED {wakeAt} wakes it and the re-driven sleepUntil answers {value: null}",
 			kkSleepUntil, "S5.timer.durable-wakeat", "S5.timer.time-in-log", "S5.ingress.timer-needs-wakeat", "I-WIRE-27"),
-		check("kernel/syscall/timer-gate", spec.Must, "syscall.sleep and syscall.sleepUntil park on the gate TIMER_FIRED",
-			kkTimerGate, "I-KERNEL-7"),
+		choiceCheck("kernel/syscall/timer-gate", spec.Must, "syscall.sleep and syscall.sleepUntil park with a recorded wakeAt (required) on the gate TIMER_FIRED (recommended: ours; TIMER_FIRED wakes a timed park on any gate)",
+			kkTimerGate, []string{"S5.timer.durable-wakeat"}, []string{"I-KERNEL-7"}),
 		check("kernel/syscall/emit-kernel-types", spec.MustNot, "syscall.emit of every kernel event type but the seven userspace may write is refused -32023 (kind emit-refused) with nothing appended",
 			kkEmitKernelTypes, "S5.emit.userspace-kernel-refused", "A26.wire.no-new-facts", "A26.wire.rings-kernel-side"),
 		check("kernel/syscall/emit-allowed-validated", spec.MustNot, "of the seven kernel types userspace may emit, a negative RESOURCE_METERED, an empty QUOTA_EXCEEDED reason and a DECISION_RECORDED changing a recorded choice are refused -32023 with nothing appended",
@@ -42,13 +42,13 @@ func syscallChecks() []Check {
 		check("kernel/syscall/emit-envelope-fields", spec.MustNot, "a syscall whose args carry an envelope field (metadata with a flowEmit stamp, sequence, id) is refused -32602 naming the field, with nothing appended",
 			kkEnvelopeFields, "A26.wire.no-new-facts", "I-WIRE-6"),
 	}
-	out = append(out, runChecks("kernel/syscall/execute", "syscall.execute with every task member (id, kind, toolId, timeoutMs, atMostOnce, errors) and an input records what the in-process run does and answers the step's output", executeScript(), "S2.execute.kinds-by-toolid", "A26.wire.projection", "I-WIRE-16")...)
-	out = append(out, runChecks("kernel/syscall/run", "syscall.run {stepId, toolId, input} records exactly what execute of the same step does", runScript(), "S2.run.alias", "A26.wire.projection")...)
-	out = append(out, runChecks("kernel/syscall/decide", "syscall.decide {id, choice, context, policy} records DECISION_RECORDED with context and policy and answers the choice", decideScript(), "S1.P9.decision-logged", "I-WIRE-16")...)
-	out = append(out, runChecks("kernel/syscall/parallel", "syscall.parallel opens, ends and joins branches (nested ones included) as the in-process run with serial branches records them", parallelScript(), "I-WIRE-11")...)
-	out = append(out, runChecks("kernel/syscall/suspend", "syscall.suspend {on, correlationKey} records the park as the in-process run does and is answered by the resume on re-drive", suspendScript(), "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional")...)
-	out = append(out, runChecks("kernel/syscall/emit", "syscall.emit {eventType, payload} appends the event (stamped as spec §3 says) and is served, not appended again, on the re-drive after a resume", emitScript(), "S3.emit.once", "S3.emit.stamp", "S3.emit.serve-skip")...)
-	out = append(out, runChecks("kernel/syscall/stream-ui-unary", "the unary forms of the channel syscalls stream and ui append one event each, as the in-process run does", channelScript(), "A26.wire.partition", "I-WIRE-7")...)
+	out = append(out, runCheck("kernel/syscall/execute", "syscall.execute with every task member (id, kind, toolId, timeoutMs, atMostOnce, errors) and an input records what the in-process run does and answers the step's output", executeScript(), "S2.execute.kinds-by-toolid", "A26.wire.projection", "I-WIRE-16"))
+	out = append(out, runCheck("kernel/syscall/run", "syscall.run {stepId, toolId, input} records exactly what execute of the same step does", runScript(), "S2.run.alias", "A26.wire.projection"))
+	out = append(out, runCheck("kernel/syscall/decide", "syscall.decide {id, choice, context, policy} records DECISION_RECORDED with context and policy and answers the choice", decideScript(), "S1.P9.decision-logged", "I-WIRE-16"))
+	out = append(out, runCheck("kernel/syscall/parallel", "syscall.parallel opens, ends and joins branches (nested ones included) as the in-process run with serial branches records them", parallelScript(), "I-WIRE-11"))
+	out = append(out, runCheck("kernel/syscall/suspend", "syscall.suspend {on, correlationKey} records the park as the in-process run does and is answered by the resume on re-drive", suspendScript(), "S5.suspend.config", "S5.resume.by-execution-id", "S5.resume.correlation-optional"))
+	out = append(out, runCheck("kernel/syscall/emit", "syscall.emit {eventType, payload} appends the event (stamped as spec §3 says) and is served, not appended again, on the re-drive after a resume", emitScript(), "S3.emit.once", "S3.emit.stamp", "S3.emit.serve-skip"))
+	out = append(out, runCheck("kernel/syscall/stream-ui-unary", "the unary forms of the channel syscalls stream and ui append one event each, as the in-process run does", channelScript(), "A26.wire.partition", "I-WIRE-7"))
 	return out
 }
 
@@ -125,7 +125,7 @@ func kkExecuteServed(ctx context.Context, c *Case) error {
 		{"op":"suspend","on":"go"},
 		{"op":"execute","id":"b","tool":"echo","input":"b"}],"return":"ok"}`,
 		`{"format":"loom-driver/1","actions":[{"do":"start","input":1},{"do":"resume","eventType":"go","payload":true}]}`)
-	got, err := driveCase(ctx, c, k, upToChoices)
+	got, err := driveCase(ctx, c, k, comparison{})
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func kkTimerGate(ctx context.Context, c *Case) error {
 			return err
 		}
 		if on != manifest.TimerFired {
-			return c.Failf(carrier.MethodGetState, d.ExecutionID+" after syscall."+k.name+" "+k.args, "variables._suspendedOn.on "+on, "TIMER_FIRED")
+			return c.Cite("I-KERNEL-7").Failf(carrier.MethodGetState, d.ExecutionID+" after syscall."+k.name+" "+k.args, "variables._suspendedOn.on "+on, "TIMER_FIRED")
 		}
 	}
 	return nil

@@ -3,7 +3,12 @@ package kernelkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/manifest"
 
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
@@ -12,17 +17,20 @@ import (
 // terminalChecks: a completed, failed or cancelled execution stays so (spec §5, I-WIRE-29):
 // every state-changing call is refused with nothing appended; only a read-only replay (attach) and
 // resumeAs (spec §5: the documented exit) may follow. Refusing a cancel of it is our choice
-// (I-KERNEL-23): a check of its own, recommended.
-func terminalChecks() []Check {
-	var out []Check
+// (I-KERNEL-23), in a check of its own with two assertions (choiceCheck): required, the kernel
+// refused it as I-WIRE-29 says (-32025, kind terminal, nothing appended), answered it as done with
+// nothing appended, or recorded it (EXECUTION_CANCELLED appended, status cancelled); recommended,
+// it refused.
+func terminalChecks() []kitCheck {
+	var out []kitCheck
 	for _, status := range []string{"completed", "failed", "cancelled"} {
 		out = append(out,
 			check("kernel/terminal/"+status, spec.MustNot,
 				"a "+status+" execution refuses resume with and without attach (-32023), deliver (-32023, when served), a second start (-32004) and its last driver's syscall and complete (-32002), with nothing appended; its status stays "+status+" and attach gives a read-only replay",
-				terminal(status, false), "S5.ingress.suspended-only", "S5.ingress.refusal-appends-nothing", "I-WIRE-29"),
-			check("kernel/terminal/"+status+"/cancel", spec.MustNot,
-				"a "+status+" execution refuses cancel (-32025, kind terminal) with nothing appended; its status stays "+status,
-				terminal(status, true), "I-KERNEL-23"))
+				terminal(status), "S5.ingress.suspended-only", "S5.ingress.refusal-appends-nothing", "I-WIRE-29"),
+			choiceCheck("kernel/terminal/"+status+"/cancel", spec.MustNot,
+				"a cancel of a "+status+" execution is refused -32025 (kind terminal) with nothing appended, answered as done with nothing appended, or recorded as EXECUTION_CANCELLED with status cancelled (required: I-WIRE-29), and is refused, its status staying "+status+" (recommended: ours)",
+				terminalCancel(status), []string{"I-WIRE-29"}, []string{"I-KERNEL-23"}))
 	}
 	return out
 }
@@ -59,9 +67,54 @@ type terminalCall struct {
 	kind         string
 }
 
-// terminal holds a status execution to its refusals: of a cancel alone when cancel is set, of
-// every other state-changing call and the replay attach otherwise.
-func terminal(status string, cancel bool) func(context.Context, *Case) error {
+// terminalCancel holds a cancel of a status execution to one of the legal options: refused as
+// I-WIRE-29 says, answered as done, or recorded (required); refused (recommended, I-KERNEL-23).
+func terminalCancel(status string) func(context.Context, *Case) error {
+	return func(ctx context.Context, c *Case) error {
+		d, err := ended(ctx, c, status)
+		if err != nil {
+			return err
+		}
+		id := d.ExecutionID
+		before, err := logOf(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		var a carrier.Attached
+		callErr := c.Store.Call(ctx, carrier.MethodCancel, map[string]any{"executionId": id, "reason": "again"}, &a)
+		after, err := logOf(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		st, err := stateOf(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		var added []string
+		for _, e := range after[min(len(before), len(after)):] {
+			added = append(added, e.EventType)
+		}
+		got := fmt.Sprintf("%s; appended [%s]; status %s", show(callErr, "accepted, status "+a.Status), strings.Join(added, " "), st.Status)
+		ce, isCall := asCall(callErr)
+		refused := isCall && ce.RPC.Code == carrier.CodeNotRunnable && ce.Kind() == "terminal" && len(added) == 0 && st.Status == status
+		done := callErr == nil && len(added) == 0 && st.Status == status
+		recorded := callErr == nil && a.Status == "cancelled" && slices.Equal(added, []string{manifest.ExecutionCancelled}) && st.Status == "cancelled"
+		var errs []error
+		if !refused && !done && !recorded {
+			errs = append(errs, c.Cite("I-WIRE-29").Failf(carrier.MethodCancel, "of a "+status+" execution", got,
+				fmt.Sprintf("error %d (kind terminal) with nothing appended, an answer with nothing appended and status %s, or EXECUTION_CANCELLED appended and status cancelled", carrier.CodeNotRunnable, status)))
+		}
+		if !refused {
+			errs = append(errs, c.Cite("I-KERNEL-23").Failf(carrier.MethodCancel, "of a "+status+" execution", got,
+				fmt.Sprintf("error %d (kind terminal) with nothing appended; status %s (refused)", carrier.CodeNotRunnable, status)))
+		}
+		return errors.Join(errs...)
+	}
+}
+
+// terminal holds a status execution to its refusals of every state-changing call but a cancel
+// (terminalCancel) and to a read-only replay on attach.
+func terminal(status string) func(context.Context, *Case) error {
 	return func(ctx context.Context, c *Case) error {
 		hs, err := handshake(ctx, c)
 		if err != nil {
@@ -79,10 +132,7 @@ func terminal(status string, cancel bool) func(context.Context, *Case) error {
 			{"a syscall of its last driver", "syscall.execute", map[string]any{"executionId": id, "driver": d.Token, "args": json.RawMessage(`{"task":{"id":"b","toolId":"echo"},"input":1}`)}, carrier.CodeFenced, ""},
 			{"a complete of its last driver", carrier.MethodComplete, map[string]any{"executionId": id, "driver": d.Token, "output": 2}, carrier.CodeFenced, ""},
 		}
-		switch {
-		case cancel:
-			calls = []terminalCall{{"cancel", carrier.MethodCancel, map[string]any{"executionId": id, "reason": "again"}, carrier.CodeNotRunnable, "terminal"}}
-		case serves(hs, carrier.MethodDeliver):
+		if serves(hs, carrier.MethodDeliver) {
 			calls = append(calls, terminalCall{"deliver", carrier.MethodDeliver, map[string]any{"executionId": id, "topic": "t", "messageId": "m1", "message": 1, "attach": true}, carrier.CodeRefused, ""})
 		}
 		err = appendsNothing(ctx, c, id, "the state-changing calls", func() error {
@@ -103,9 +153,6 @@ func terminal(status string, cancel bool) func(context.Context, *Case) error {
 		}
 		if st.Status != status {
 			return c.Failf(carrier.MethodGetState, id, st.Status, status)
-		}
-		if cancel {
-			return nil
 		}
 		a, err := attach(ctx, c, id, "")
 		if err != nil {

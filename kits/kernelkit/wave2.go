@@ -10,11 +10,11 @@ import (
 
 // wave2Checks: the Wave 2 syscalls and execution.deliver, when the handshake advertises them
 // (I-WIRE-20, I-WIRE-21); a kernel without them skips these checks, naming why.
-func wave2Checks() []Check {
-	return append(runChecks("kernel/wave2/receive-select", "receive and select park; execution.deliver with attach records, kernel-stamped, MESSAGE_CONSUMED and a wait-addressed EXECUTION_RESUMED per message, and the re-drive is answered the message (select: {index, message})",
+func wave2Checks() []kitCheck {
+	return []kitCheck{runCheck("kernel/wave2/receive-select", "receive and select park; execution.deliver with attach records, kernel-stamped, MESSAGE_CONSUMED and a wait-addressed EXECUTION_RESUMED per message, and the re-drive is answered the message (select: {index, message})",
 		receiveSelectScript(), "I-WIRE-20", "I-WIRE-21", "S4.v1_23.message-consumed", "S4.v1_23.wait-addressed-resume"),
 		check("kernel/wave2/deliver-refused", spec.MustNot, "execution.deliver on a topic no wait is open on, or to a running execution, is refused -32023 (kind delivery-refused) with nothing appended",
-			kkDeliverRefused, "I-WIRE-20", "I-WIRE-26"))
+			kkDeliverRefused, "I-WIRE-20", "I-WIRE-26")}
 }
 
 func receiveSelectScript() clients.Case {

@@ -96,8 +96,13 @@ type Hooks struct {
 	// id), "emit" (a DECISION_RECORDED id), "human" (a human step's id) or "suspend" (the gate).
 	ReservedIDs string
 	// ParkInBranch answers the named parking syscall (suspend, sleep, sleepUntil, receive, select,
-	// continueAsNew) inside a parallel branch with null instead of refusing it (breaks I-KERNEL-6).
+	// continueAsNew) inside a parallel branch with null: it neither refuses nor parks (breaks
+	// S5.suspend.config, S5.timer.durable-wakeat, I-KERNEL-80 or I-KERNEL-81, as the syscall is).
 	ParkInBranch string
+	// DropBranchEmits answers an emit, stream or ui whose event type begins with this prefix, made
+	// in a top-level parallel branch, with null and appends nothing (breaks S3.emit.serve-append:
+	// an emit the log does not prove is appended).
+	DropBranchEmits string
 }
 
 // forged is one envelope a defect writes past the kernel.
@@ -209,14 +214,22 @@ func (c *Carrier) resumeDefect(ctx context.Context, execID, eventType string, pa
 	return nil, false, et, pl
 }
 
-// syscallDefect answers a syscall the way a broken kernel does (ReservedIDs, ParkInBranch):
-// done reports that it answered, args are what the kernel is then asked.
+// syscallDefect answers a syscall the way a broken kernel does (ReservedIDs, ParkInBranch,
+// DropBranchEmits): done reports that it answered, args are what the kernel is then asked.
 func (c *Carrier) syscallDefect(execID, name string, args json.RawMessage, branch []int) (res any, done bool, out json.RawMessage) {
 	h := c.opts.Hooks
 	out = args
 	null := syscallResult{Value: json.RawMessage("null")}
 	if h.ParkInBranch == name && len(branch) > 0 {
 		return null, true, out
+	}
+	if p := h.DropBranchEmits; p != "" && len(branch) == 1 && (name == "emit" || name == "stream" || name == "ui") {
+		var e struct {
+			EventType string `json:"eventType"`
+		}
+		if json.Unmarshal(args, &e) == nil && strings.HasPrefix(e.EventType, p) {
+			return null, true, out
+		}
 	}
 	if h.ReservedIDs == "" {
 		return nil, false, out
