@@ -15,7 +15,11 @@ func TestValidateRegistryHoldsTiers(t *testing.T) {
 	}{
 		"no tier":                {i(), "needs a tier"},
 		"protocol":               {i().protocol(), ""},
-		"choice":                 {i().choice(), ""},
+		"choice":                 {i().choice("refuse", "park"), ""},
+		"an empty option":        {i().choice("refuse", " "), "legal option 2 is empty"},
+		"an option twice":        {i().choice("refuse", "refuse"), "listed twice"},
+		"an option with a ;":     {i().choice("refuse; or not", "park"), "without \";\""},
+		"options on a protocol":  {func() Clause { c := i().protocol(); c.Options = []string{"a", "b"}; return c }(), "only a choice lists"},
 		"consequence":            {i().consequence(`§7 "sequence 0 included"`), ""},
 		"consequence of 4.1":     {i().consequence(`§4.1 "capped at 16 KiB"`), ""},
 		"consequence of the ADR": {i().consequence(`ADR 0026 A3 "parks durably and visibly"`), ""},
