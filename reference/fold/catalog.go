@@ -117,7 +117,7 @@ func EventsMarkdown() string {
 		"`__proto__` container key (stepId, decision id, digest, topic, wait id, scope id, custom dimension, a key of a\n" +
 		"carry's objects) rejects the envelope: it changes nothing else. Kernel-only rows fold only from\n" +
 		"`metadata.kernel: true`; otherwise they are no-ops. Within one envelope that gate comes first, then a\n" +
-		"`__proto__` container key, then the members (a missing messageId, an invalid carry member; I-FOLD-30); a\n" +
+		"`__proto__` container key, then the members (a missing messageId, an invalid carry member; I-FOLD-40, I-FOLD-30); a\n" +
 		"repeated member counts once, with its last value (I-FOLD-31). Interpretations: I-FOLD-n in\n" +
 		"docs/interpretations.md; which rule wins where several meet: docs/vectors.md §8.\n\n")
 	b.WriteString("| event | since | level | payload | fold | kernel-only |\n| --- | --- | --- | --- | --- | --- |\n")
