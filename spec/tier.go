@@ -157,9 +157,13 @@ func validateTier(c Clause) error {
 	return nil
 }
 
-// validateOptions holds a choice's legal options to their form: each a distinct, non-empty
-// behaviour, ours first. A choice with fewer than two is refused (validateChoiceOptions).
+// validateOptions holds a choice's legal options to their form: at least two (ours and another:
+// a "choice" the spec leaves no alternative to is a consequence), each a distinct, non-empty
+// behaviour, ours first.
 func validateOptions(options []string) error {
+	if len(options) < 2 {
+		return fmt.Errorf("a choice lists its legal options, ours first and at least one other, .choice(\"ours\", \"another\"): got %d (where every alternative breaks the spec it is a consequence)", len(options))
+	}
 	seen := map[string]bool{}
 	for i, o := range options {
 		switch {
