@@ -71,11 +71,11 @@ func Mutants() []spec.Mutant {
 		m("proto-stripped", "__proto__ container keys are silently dropped instead of rejected", inproc,
 			[]string{"vector/fold/proto/custom-dimension-and-quarantine"}, "S4.fold.proto-rejected"),
 		m("nondeterministic", "updatedAt comes from a call counter, not from the log", inproc,
-			[]string{"vector/generated/fold/1.26.0/log-0"}, "S1.P2.replay-identical", "S3.determinism.enforced"),
+			[]string{"vector/fold/basic/timestamps-as-recorded"}, "S1.P2.replay-identical", "S3.determinism.enforced"),
 		m("extra-state-member", "the folded state carries a member beyond status, frames, variables, sequence, startedAt, updatedAt", inproc,
 			[]string{"vector/fold/basic/step-events-keep-status"}, "S2.state.shape"),
 		m("attempt-keeps-infinity", "a frame's attempt is whatever JSON.parse gives, Infinity included, which prints as null", inproc,
-			[]string{"vector/fold/numbers/attempt-overflow", "vector/fold/numbers/attempt-spellings"}, "I-FOLD-29", "I-FOLD-9"),
+			[]string{"vector/fold/numbers/attempt-overflow"}, "I-FOLD-29", "I-FOLD-9"),
 		m("carry-judged-before-proto", "a carry whose resources are invalid is ignored before its other members are looked at for __proto__", inproc,
 			[]string{"vector/fold/precedence/carry-invalid-member-vs-proto-topic", "vector/fold/precedence/carry-proto-in-every-object"}, "I-FOLD-30"),
 		m("members-judged-before-proto", "a kernel-stamped inbox fact without a string messageId or topic is a no-op before its __proto__ topic or waitId is looked at", inproc,
@@ -88,5 +88,7 @@ func Mutants() []spec.Mutant {
 			[]string{"vector/canonical/key-order-utf16"}, "S3.emit.canonical-form"),
 		m("foreign-no-seq", "a foreign fold that never stamps a decision's seq", foreign,
 			[]string{"vector/fold/decisions/context-policy-seq"}, "S4.v1_24.decision-seq", "S4.v1_24.foreign-fold-seq"),
+		m("foreign-other-error-kinds", "a foreign fold that refuses exactly the logs the reference refuses but names the refusal by its own order (executionId, then sequence, then shape; a missing or non-integer sequence is a sequence fault): it breaks only choices", foreign,
+			[]string{"vector/fold/input/sequence-missing", "vector/fold/input/sequence-before-execution"}, "I-FOLD-22", "I-FOLD-23"),
 	}
 }

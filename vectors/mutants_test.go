@@ -407,6 +407,23 @@ func TestVectorsRejectBrokenFolds(t *testing.T) {
 			if len(ids) == 0 {
 				t.Fatalf("Run(%s) failed no vector, want the mutant rejected", m.ID)
 			}
+			// certified (its failures recommendations not met) iff it breaks only choices
+			choicesOnly := spec.RequirementOf(m.Clauses) == spec.Recommended
+			if rep.OK() != choicesOnly {
+				var required []string
+				for _, x := range rep.Results {
+					if x.Verdict == Fail && !x.NotMet() {
+						required = append(required, x.ID+" "+strings.Join(x.FailedLines(), "; "))
+					}
+				}
+				t.Errorf("vectors/tiers [I-CERT-10]: Run(%s) OK = %v, want %v: registered as breaking %v; required failures %q",
+					m.ID, rep.OK(), choicesOnly, m.Clauses, required)
+			}
+			strict := rep
+			strict.Meta.Strict = true
+			if strict.OK() {
+				t.Errorf("vectors/tiers: Run(%s) under --strict OK = true, want false", m.ID)
+			}
 			t.Logf("%s fails %d vectors: %.300v", m.ID, len(ids), ids)
 		})
 	}
