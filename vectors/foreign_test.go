@@ -87,6 +87,7 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 		// 1.21.0: never sets _failedWhileParked, so it is missing from the state and a null resume
 		// after a parked failure is taken as a gate answer.
 		{"forget-failed-while-parked", []string{
+			"fold/park/failed-while-parked-kept-before-1.21",
 			"fold/park/failed-while-parked-null-resume",
 			"fold/park/failed-while-parked-set",
 			"fold/snapshot/pre-1.21-parked-step-failure",
