@@ -92,6 +92,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/certify-kernel-shards", Kind: spec.KindTest, Clauses: []string{"I-SHARD-2", "I-SHARD-3"}, Where: "cmd/loom-conform:TestCertifyKernelShardsCLI"},
 		{ID: "cli/compat-exit-codes", Kind: spec.KindTest, Clauses: []string{"S9.compat.exit-nonzero", "S9.compat.shared-major"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
 		{ID: "cli/vectors-exit-codes", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "S4.v1_24.foreign-fold-seq"}, Where: "cmd/loom-conform:TestVectorsExitCodes"},
+		{ID: "cli/vectors-recommendations", Kind: spec.KindTest, Clauses: []string{"I-CERT-10", "I-FOLD-22", "I-FOLD-23"}, Where: "cmd/loom-conform:TestVectorsRecommendationsNotMetPass"},
 		{ID: "cli/vectors-fuzz", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic", "I-VECTOR-8", "I-PERF-12"}, Where: "cmd/loom-conform:TestVectorsFuzzCommand"},
 		{ID: "cli/vectors-exec-serve", Kind: spec.KindTest, Clauses: []string{"A26.vectors.language-agnostic"}, Where: "cmd/loom-conform:TestVectorsExecServe"},
 		{ID: "cli/certify-names-served-seams", Kind: spec.KindTest, Clauses: []string{"I-CERT-9", "I-CERT-1"}, Where: "cmd/loom-conform:TestCertifyAllNamesOnlyServedSeamsCLI"},

@@ -37,7 +37,7 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; a non-integer or string query limit is refused (skipped when neither putStream nor query is served)", Run: bkPluginWire},
 		{ID: "bridge/refusal-order", Clauses: []string{"I-STORE-50", "I-STORE-56"}, Level: spec.Must,
 			Doc: "a call wrong in several ways gets invalid argument first: on the event log then fenced, then conflict (empty batches are refused alike and otherwise write nothing; a negative sequence is invalid); on durable state, content and the dispatcher before a conflict, not found, unknown target or lost lease", Run: bkRefusalOrder},
-		{ID: "bridge/delete-fences", Clauses: []string{"I-STORE-51"}, Level: spec.Must,
+		{ID: "bridge/delete-fences", Clauses: []string{"I-STORE-51", "I-STORE-100"}, Level: spec.Must,
 			Doc: "deleteExecution makes every earlier fence token stale, the next token is higher and writes the new incarnation (skipped when acquireFence or deleteExecution is not served)", Run: bkDeleteFences},
 		{ID: "bridge/edge-cases", Clauses: []string{"I-STORE-52", "I-STORE-53", "I-STORE-54"}, Level: spec.Must,
 			Doc: "copyPrefix refuses an out-of-range through before a target deleteThrough emptied; archive batches are strictly increasing; a branch needs a parent id, not a parent log (skipped when none of these methods is served); our choices where the spec is silent, so recommended", Run: bkEdgeCases},

@@ -181,8 +181,9 @@ func refusalOrderDispatcher(ctx context.Context, c *BridgeCase) (bool, error) {
 
 func callErr[T any](_ T, err error) error { return err }
 
-// bkDeleteFences: deleteExecution makes every earlier fence token stale, the next token is higher
-// and the new incarnation is written under it (I-STORE-51). Whether an unfenced append is accepted
+// bkDeleteFences: deleteExecution makes every earlier fence token stale, the next token is one never
+// issued before (higher, as I-STORE-100 recommends) and the new incarnation is written under it
+// (I-STORE-51). Whether an unfenced append is accepted
 // after the delete is a choice (I-STORE-67, eventstore/unfenced-append), so the new incarnation
 // starts fenced here.
 func bkDeleteFences(ctx context.Context, c *BridgeCase) error {
@@ -206,8 +207,11 @@ func bkDeleteFences(ctx context.Context, c *BridgeCase) error {
 		return err
 	}
 	g, err := es.AcquireFence(ctx, x)
-	if err != nil || g.Token <= f.Token {
-		return c.Failf("eventStore.acquireFence", fmt.Sprintf("%q after deleteExecution (token %d before)", x, f.Token), fmt.Sprint(g.Token, err), fmt.Sprintf("a token > %d", f.Token))
+	if err != nil || g.Token == f.Token {
+		return c.Failf("eventStore.acquireFence", fmt.Sprintf("%q after deleteExecution (token %d before)", x, f.Token), fmt.Sprint(g.Token, err), "a token never issued before")
+	}
+	if g.Token < f.Token {
+		return c.Cite("I-STORE-100").Failf("eventStore.acquireFence", fmt.Sprintf("%q after deleteExecution (token %d before)", x, f.Token), g.Token, fmt.Sprintf("a token > %d", f.Token))
 	}
 	if err := es.Append(ctx, x, []spi.Envelope{probeEnv(x, 0)}, spi.AppendOptions{Fence: g.Token}); err != nil {
 		return c.Failf("eventStore.append", fmt.Sprintf("%q, [seq 0], fence %d acquired after deleteExecution", x, g.Token), err, "nil")

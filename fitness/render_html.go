@@ -7,6 +7,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shq"
+	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -34,9 +35,31 @@ func (r Report) HTMLPage(command string) reportview.Page {
 		if x.Figure != "" || x.Threshold != "" {
 			msg = strings.TrimSpace(fmt.Sprintf("figure %s, threshold %s\n%s", dash(x.Figure), x.Threshold, x.Detail))
 		}
-		p.Items = append(p.Items, reportview.Item{ID: x.Gate, Group: group, Verdict: string(x.Verdict), Clauses: x.Clauses,
-			Requirement: spec.RequirementOf(x.Clauses), Message: msg, Blocking: x.Verdict != Pass, DurationMs: x.Seconds * 1000,
-			Repro: fmt.Sprintf("%s fitness --run %s", command, shq.Quote("^"+regexp.QuoteMeta(x.Gate)+"$"))})
+		it := reportview.Item{ID: x.Gate, Group: group, Verdict: string(x.Verdict), Clauses: x.Clauses,
+			Requirement: x.binds(), Message: msg, Blocking: x.Verdict != Pass, DurationMs: x.Seconds * 1000,
+			Repro: fmt.Sprintf("%s fitness --run %s", command, shq.Quote("^"+regexp.QuoteMeta(x.Gate)+"$"))}
+		if a, ok := x.failedAssertion(); ok {
+			it.Failed = []string{a.Label()}
+		}
+		p.Items = append(p.Items, it)
 	}
 	return p
+}
+
+// failedAssertion is the comparison a failed gate broke: its threshold, citing the gate's clauses.
+func (x Result) failedAssertion() (kits.FailedAssertion, bool) {
+	if x.Verdict != Fail {
+		return kits.FailedAssertion{}, false
+	}
+	return kits.NewFailedAssertion(spec.Must, x.Gate, x.Clauses), true
+}
+
+// binds is how the gate's result binds: a failure as its failing assertion does (kits.Binding),
+// another verdict as its clauses do.
+func (x Result) binds() spec.Requirement {
+	v, failed := kits.Pass, []kits.FailedAssertion(nil)
+	if a, ok := x.failedAssertion(); ok {
+		v, failed = kits.Fail, []kits.FailedAssertion{a}
+	}
+	return kits.Binding(spec.Must, x.Clauses, v, failed)
 }

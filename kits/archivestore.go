@@ -23,7 +23,7 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			}},
 		{ID: "archivestore/keeps-removed-exactly", Clauses: []string{"S7.as.compact-archives-first", "I-STORE-18"}, Level: spec.Must,
 			Doc: "the envelopes a compaction removed read back exactly, value-exact, ascending", Run: asKeepsRemoved},
-		{ID: "archivestore/roundtrip-precision", Clauses: []string{"I-STORE-25"}, Level: spec.Must,
+		{ID: "archivestore/roundtrip-precision", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
 			Doc: "numbers a double cannot hold are archived exactly", Run: asRoundtripPrecision},
 		{ID: "archivestore/reappend-idempotent", Clauses: []string{"I-STORE-70"}, Level: spec.Must,
 			Doc: "re-archiving equal envelopes (a retried compaction) succeeds and duplicates nothing; our choice, so recommended", Run: asIdempotent},

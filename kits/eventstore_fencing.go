@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -33,8 +34,11 @@ func esFenceZombie(ctx context.Context, c *EventStoreCase) error {
 	if err != nil {
 		return err
 	}
-	if nw.Token <= old.Token {
-		return c.Failf("AcquireFence", fmt.Sprintf("%q) after token (%d", x, old.Token), nw.Token, fmt.Sprintf("> %d", old.Token))
+	if nw.Token == old.Token {
+		return c.Failf("AcquireFence", fmt.Sprintf("%q) after token (%d", x, old.Token), nw.Token, "a token never issued before")
+	}
+	if nw.Token < old.Token {
+		return c.Cite("I-STORE-100").Failf("AcquireFence", fmt.Sprintf("%q) after token (%d", x, old.Token), nw.Token, fmt.Sprintf("> %d", old.Token))
 	}
 	zombie := batch(x, 2, 2, "zombie")
 	err = c.Store.Append(ctx, x, zombie, spi.AppendOptions{Fence: old.Token})
@@ -93,6 +97,9 @@ func esUnfencedAppend(ctx context.Context, c *EventStoreCase) error {
 	return expectLog(ctx, c, x, again, "DeleteExecution and an unfenced append at 0")
 }
 
+// esFenceMonotonic: concurrently acquired tokens are distinct, each is stale once a newer fence is
+// taken, and the newest writes (I-STORE-6, required); that the newest is also the largest is our
+// choice (I-STORE-100), a comparison of its own.
 func esFenceMonotonic(ctx context.Context, c *EventStoreCase) error {
 	x := c.ExecID("fences")
 	const n = 8
@@ -121,23 +128,25 @@ func esFenceMonotonic(ctx context.Context, c *EventStoreCase) error {
 			return c.Failf("AcquireFence", fmt.Sprintf("%q ×%d concurrently", x, n), fmt.Sprintf("token %d issued twice", sorted[i]), "distinct tokens")
 		}
 	}
-	last := sorted[n-1]
-	for i, tok := range sorted[:n-1] {
-		b := batch(x, 0, 1, fmt.Sprintf("stale%d", i))
-		err := c.Store.Append(ctx, x, b, spi.AppendOptions{Fence: tok})
-		if e := expectErr(c, "Append", appendArgs(x, b, spi.AppendOptions{Fence: tok}), err, spi.ErrFenced); e != nil {
-			return e
-		}
-	}
-	if err := appendOK(ctx, c, x, batch(x, 0, 1, "current"), spi.AppendOptions{Fence: last}); err != nil {
-		return err
-	}
-	f, err := acquire(ctx, c, x)
+	f, err := acquire(ctx, c, x) // the current holder: taken after every concurrent one returned
 	if err != nil {
 		return err
 	}
-	if f.Token <= last {
-		return c.Failf("AcquireFence", fmt.Sprintf("%q) after (%d", x, last), f.Token, fmt.Sprintf("> %d", last))
+	if slices.Contains(sorted, f.Token) {
+		return c.Failf("AcquireFence", fmt.Sprintf("%q) after the %d concurrent ones (%v", x, n, sorted), fmt.Sprintf("token %d issued twice", f.Token), "a token never issued before")
+	}
+	for i, tok := range sorted {
+		b := batch(x, 0, 1, fmt.Sprintf("stale%d", i))
+		err := c.Store.Append(ctx, x, b, spi.AppendOptions{Fence: tok})
+		if e := expectErr(c, "Append", appendArgs(x, b, spi.AppendOptions{Fence: tok})+fmt.Sprintf(" after the newer fence %d", f.Token), err, spi.ErrFenced); e != nil {
+			return e
+		}
+	}
+	if err := appendOK(ctx, c, x, batch(x, 0, 1, "current"), spi.AppendOptions{Fence: f.Token}); err != nil {
+		return err
+	}
+	if last := sorted[n-1]; f.Token <= last {
+		return c.Cite("I-STORE-100").Failf("AcquireFence", fmt.Sprintf("%q) after (%d", x, last), f.Token, fmt.Sprintf("> %d", last))
 	}
 	return nil
 }
@@ -216,8 +225,8 @@ func esFenceIf(ctx context.Context, c *EventStoreCase) error {
 	if err != nil {
 		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, 0", x), err, "nil (never fenced)")
 	}
-	if f1.Token <= 0 {
-		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, 0", x), f1.Token, "> 0")
+	if f1.Token == 0 {
+		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, 0", x), f1.Token, "a token other than 0 (never fenced)")
 	}
 	_, err = cf.AcquireFenceIf(ctx, x, 0)
 	if e := expectErr(c, "AcquireFenceIf", fmt.Sprintf("%q, 0) after (%d", x, f1.Token), err, spi.ErrFenced); e != nil {
@@ -239,8 +248,11 @@ func esFenceIf(ctx context.Context, c *EventStoreCase) error {
 	if err != nil {
 		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, %d", x, f1.Token), err, "nil")
 	}
-	if f2.Token <= f1.Token {
-		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, %d", x, f1.Token), f2.Token, fmt.Sprintf("> %d", f1.Token))
+	if f2.Token == f1.Token {
+		return c.Failf("AcquireFenceIf", fmt.Sprintf("%q, %d", x, f1.Token), f2.Token, "a token never issued before")
+	}
+	if f2.Token < f1.Token {
+		return c.Cite("I-STORE-100").Failf("AcquireFenceIf", fmt.Sprintf("%q, %d", x, f1.Token), f2.Token, fmt.Sprintf("> %d", f1.Token))
 	}
 	b := batch(x, 1, 1, "f1-stale")
 	err = c.Store.Append(ctx, x, b, spi.AppendOptions{Fence: f1.Token})
@@ -304,8 +316,11 @@ func esDeleteFences(ctx context.Context, c *EventStoreCase) error {
 	if err != nil {
 		return err
 	}
-	if f2.Token <= f.Token {
-		return c.Failf("AcquireFence", fmt.Sprintf("%q) after DeleteExecution (", x), f2.Token, fmt.Sprintf("> %d", f.Token))
+	if f2.Token == f.Token {
+		return c.Failf("AcquireFence", fmt.Sprintf("%q) after DeleteExecution (", x), f2.Token, "a token never issued before")
+	}
+	if f2.Token < f.Token {
+		return c.Cite("I-STORE-100").Failf("AcquireFence", fmt.Sprintf("%q) after DeleteExecution (", x), f2.Token, fmt.Sprintf("> %d", f.Token))
 	}
 	return expectLog(ctx, c, x, nil, "a zombie append after DeleteExecution")
 }

@@ -3,6 +3,7 @@ package kits
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -29,8 +30,8 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 			Doc: "models whose names extend one another or differ by case hold their own documents", Run: rmIsolation},
 		{ID: "readmodelstore/pagination", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-8", "I-PLUGIN-9"}, Level: spec.Must,
 			Doc: "pages of every limit tile the model exactly: at most limit each, full until the last, nextCursor empty only after the last", Run: rmPagination},
-		{ID: "readmodelstore/limit-invalid", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-8"}, Level: spec.Must,
-			Doc: "limits 0 and negative are invalid arguments; 1 and 1000 are served", Run: rmLimitInvalid},
+		{ID: "readmodelstore/limit-invalid", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-8", "I-PLUGIN-19"}, Level: spec.Must,
+			Doc: "limits 0 and negative are invalid arguments; 1 is served, and so is 1000 (a smaller maximum refused above it is recommended against, I-PLUGIN-19)", Run: rmLimitInvalid},
 		{ID: "readmodelstore/limit-max", Clauses: []string{"I-PLUGIN-19"}, Level: spec.Must,
 			Doc: "limits above 1000, huge ones included, are invalid arguments, never clamped; our choice, so recommended", Run: rmLimitMax},
 		{ID: "readmodelstore/cursor-forged", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-9"}, Level: spec.Must,
@@ -79,7 +80,10 @@ func rmAll(ctx context.Context, c *ReadModelStoreCase, model string, limit int) 
 	return rmAllPaced(ctx, c, model, limit, nil)
 }
 
-// rmAllPaced is rmAll calling between (when set) before every page after the first.
+// rmAllPaced is rmAll calling between (when set) before every page after the first. A first page
+// refused as an invalid argument is asked again at half the limit: a store may serve a smaller
+// maximum than 1000 and refuse above it (I-PLUGIN-19's option), which readmodelstore/limit-invalid
+// reports as a recommendation; every other check pages within the store's maximum.
 func rmAllPaced(ctx context.Context, c *ReadModelStoreCase, model string, limit int, between func()) ([]spi.ReadModelDoc, error) {
 	var out []spi.ReadModelDoc
 	cursor := ""
@@ -91,6 +95,10 @@ func rmAllPaced(ctx context.Context, c *ReadModelStoreCase, model string, limit 
 			return nil, c.Failf("Query", fmt.Sprintf("%q, limit %d", model, limit), "more than 10 000 pages", "an end")
 		}
 		p, err := c.Store.Query(ctx, model, spi.ReadModelQuery{Limit: limit, Cursor: cursor})
+		if pages == 0 && limit > 1 && errors.Is(err, spi.ErrInvalidArgument) {
+			limit, pages = limit/2, -1 // above the store's maximum: page with a smaller limit
+			continue
+		}
 		if err != nil {
 			return nil, c.Failf("Query", fmt.Sprintf("%q, limit %d, page %d", model, limit, pages+1), err, "nil")
 		}

@@ -30,25 +30,25 @@ func rmReadersWholeUpsert(ctx context.Context, c *ReadModelStoreCase) error {
 		}
 		return nil
 	}, func(r, g int, after bool) error {
-		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: 1000})
+		p, err := c.Store.Query(ctx, m, spi.ReadModelQuery{Limit: n}) // one page holds every id
 		if err != nil {
-			return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts (", m), err, "nil")
+			return c.Failf("Query", fmt.Sprintf("%q, limit %d) racing upserts (", m, n), err, "nil")
 		}
 		seen := map[string]bool{}
 		for _, d := range p.Docs {
 			var x struct{ Gen *int }
 			if json.Unmarshal(d.Doc, &x) != nil || x.Gen == nil {
-				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts (", m), fmt.Sprintf("%q: %s", d.ID, clipS(string(d.Doc))), `{"gen":<n>}`)
+				return c.Failf("Query", fmt.Sprintf("%q, limit %d) racing upserts (", m, n), fmt.Sprintf("%q: %s", d.ID, clipS(string(d.Doc))), `{"gen":<n>}`)
 			}
 			if *x.Gen < last[r][d.ID] || (after && *x.Gen != g+1) {
-				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts of generation %d, after this reader saw %q at gen %d (", m, g+1, d.ID, last[r][d.ID]), fmt.Sprintf("gen %d", *x.Gen), "no older document, and the new one once the upserts returned")
+				return c.Failf("Query", fmt.Sprintf("%q, limit %d) racing upserts of generation %d, after this reader saw %q at gen %d (", m, n, g+1, d.ID, last[r][d.ID]), fmt.Sprintf("gen %d", *x.Gen), "no older document, and the new one once the upserts returned")
 			}
 			last[r][d.ID] = *x.Gen
 			seen[d.ID] = true
 		}
 		for _, id := range ids {
 			if !seen[id] {
-				return c.Failf("Query", fmt.Sprintf("%q, limit 1000) racing upserts of ids present throughout (", m), fmt.Sprintf("%d documents, %q missing", len(p.Docs), id), fmt.Sprintf("all %d", n))
+				return c.Failf("Query", fmt.Sprintf("%q, limit %d) racing upserts of ids present throughout (", m, n), fmt.Sprintf("%d documents, %q missing", len(p.Docs), id), fmt.Sprintf("all %d", n))
 			}
 		}
 		return nil

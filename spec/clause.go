@@ -45,6 +45,11 @@ type Clause struct {
 	// consequence, cites the spec or ADR words it follows from.
 	Tier  Tier   `json:"tier,omitempty"`
 	Rests string `json:"rests,omitempty"`
+	// Options, on a choice, lists the behaviours the spec leaves open, ours first: a target whose
+	// behaviour is one of them keeps the spec (what a check holds it to is "one of the options",
+	// required), and only the first is what this project recommends (recommended). A behaviour
+	// that is none of them breaks a spec clause and is not a choice (DESIGN §7.1).
+	Options []string `json:"options,omitempty"`
 }
 
 // Clauses returns every registered clause, in registry order. The result is a fresh slice.

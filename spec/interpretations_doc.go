@@ -38,10 +38,16 @@ Every interpretation has a tier (DESIGN §7.1), which says how it binds a target
   section beside the clause. A target that differs breaks those words.
 - **choice** (recommended): the spec is silent and this project recommends. A target that differs
   only here is certified, with the recommendation listed as not met on every surface; only
-  ` + "`--strict`" + ` holds it to recommendations.
+  ` + "`--strict`" + ` holds it to recommendations. Every choice lists its **legal options**, the
+  behaviours the spec leaves open, ours first: a behaviour that is none of them breaks a spec
+  sentence, and the check says which (required). Where every alternative would break the spec,
+  the clause is a consequence, not a choice.
 
-A check is required when any clause it enforces is required (a spec or ADR clause, a protocol or a
-consequence), recommended when every clause it enforces is a choice.
+A check makes several comparisons, each naming the clauses it enforces: a failure is required when
+any failing comparison enforces a required clause (a spec or ADR clause, a protocol or a
+consequence), recommended when every failing comparison enforces only choices. A choice's check is
+typically two comparisons: the behaviour is one of the legal options (required, citing the spec
+clause the others would break) and it is ours (recommended, citing the choice).
 
 | tier | requirement | clauses |
 | --- | --- | --- |
@@ -51,6 +57,9 @@ consequence), recommended when every clause it enforces is a choice.
 	}
 	for _, c := range interps {
 		fmt.Fprintf(&b, "\n## %s — %s\n\n*%s, %s, %s.* %s\n", c.ID, c.Summary, c.Section, c.Level, tierMark(c), c.Note)
+		if len(c.Options) > 0 {
+			fmt.Fprintf(&b, "\nLegal options: %s.\n", legalOptions(c))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -63,4 +72,17 @@ func tierMark(c Clause) string {
 		return c.Tier.Label() + " of " + c.Rests
 	}
 	return c.Tier.Label()
+}
+
+// legalOptions prints a choice's options as docs/interpretations.md shows them: joined by "; ",
+// ours marked.
+func legalOptions(c Clause) string {
+	out := make([]string, len(c.Options))
+	for i, o := range c.Options {
+		out[i] = o
+		if i == 0 {
+			out[i] += " (ours)"
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -104,7 +104,20 @@ func CheckRequirement(level Level, clauseIDs []string) Requirement {
 // protocol, consequence and choice set an interpretation's tier in the clause tables.
 func (c Clause) protocol() Clause { c.Tier = TierProtocol; return c }
 
-func (c Clause) choice() Clause { c.Tier = TierChoice; return c }
+// choice records the legal options the spec leaves open, ours first (Clause.Options).
+func (c Clause) choice(options ...string) Clause {
+	c.Tier, c.Options = TierChoice, options
+	return c
+}
+
+// Ours is the option this project takes: the first of a choice's Options ("" for a clause that
+// is not a choice).
+func (c Clause) Ours() string {
+	if c.Tier != TierChoice || len(c.Options) == 0 {
+		return ""
+	}
+	return c.Options[0]
+}
 
 // consequence records the spec or ADR words the clause follows from: the section and the quoted
 // words, e.g. `§7 "sequence 0 included"`.
@@ -120,10 +133,18 @@ func validateTier(c Clause) error {
 	case c.Source != SourceInterpretation:
 		return nil
 	}
+	if c.Tier != TierChoice && len(c.Options) > 0 {
+		return fmt.Errorf("clause %s: only a choice lists legal options (a %s binds as it is)", c.ID, c.Tier)
+	}
 	switch c.Tier {
 	case TierProtocol, TierChoice:
 		if c.Rests != "" {
 			return fmt.Errorf("clause %s: only a consequence quotes the words it rests on", c.ID)
+		}
+		if c.Tier == TierChoice {
+			if err := validateOptions(c.Options); err != nil {
+				return fmt.Errorf("clause %s: %v", c.ID, err)
+			}
 		}
 	case TierConsequence:
 		if err := validateRests(c.Rests); err != nil {
@@ -133,6 +154,28 @@ func validateTier(c Clause) error {
 		return fmt.Errorf("clause %s: an interpretation needs a tier: .protocol(), .consequence(`§N \"words\"`) or .choice()", c.ID)
 	default:
 		return fmt.Errorf("clause %s: unknown tier %q", c.ID, c.Tier)
+	}
+	return nil
+}
+
+// validateOptions holds a choice's legal options to their form: at least two (ours and another:
+// a "choice" the spec leaves no alternative to is a consequence), each a distinct, non-empty
+// behaviour, ours first.
+func validateOptions(options []string) error {
+	if len(options) < 2 {
+		return fmt.Errorf("a choice lists its legal options, ours first and at least one other, .choice(\"ours\", \"another\"): got %d (where every alternative breaks the spec it is a consequence)", len(options))
+	}
+	seen := map[string]bool{}
+	for i, o := range options {
+		switch {
+		case strings.TrimSpace(o) == "":
+			return fmt.Errorf("legal option %d is empty", i+1)
+		case seen[o]:
+			return fmt.Errorf("legal option %q is listed twice", o)
+		case strings.ContainsAny(o, "\n;"):
+			return fmt.Errorf("legal option %q: one line without \";\" (the options are printed joined by \"; \")", o)
+		}
+		seen[o] = true
 	}
 	return nil
 }

@@ -36,8 +36,8 @@ type Fence struct {
 
 // Fencer is the optional acquireFence (SPI 1.0.0). A store without it performs no fencing.
 type Fencer interface {
-	// AcquireFence makes a new current token for the execution, strictly greater than every token
-	// issued for that id before; every earlier token is fenced from then on.
+	// AcquireFence makes a new current token for the execution, one never issued for that id before
+	// (strictly greater, as recommended: I-STORE-100); every earlier token is fenced from then on.
 	AcquireFence(ctx context.Context, executionID string) (Fence, error)
 }
 

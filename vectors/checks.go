@@ -27,7 +27,7 @@ func Checks() []spec.Check {
 		t("js-oracle", "TestJavaScriptOracle", "S3.emit.canonical-form", "S3.emit.identity", "I-VECTOR-6"),
 		t("example-fold-js", "TestExampleFoldJS", "A26.vectors.language-agnostic", "I-VECTOR-2"),
 		t("foreign-correct-passes", "TestForeignCorrectFoldPassesAll", "A26.vectors.language-agnostic", "I-VECTOR-2"),
-		t("foreign-wrong-folds", "TestForeignWrongFoldsFailExactly", "A26.vectors.language-agnostic", "S4.fold.failed-while-parked-set",
+		t("foreign-wrong-folds", "TestForeignWrongFoldsFailExactly", "A26.vectors.language-agnostic", "I-CERT-10", "I-FOLD-22", "I-FOLD-23", "S4.fold.failed-while-parked-set",
 			"S4.fold.null-resume-after-parked-failure", "S3.emit.canonical-form", "S4.v1_24.foreign-fold-seq", "S10.pins.drift"),
 		t("foreign-unknown", "TestForeignHangCrashGarbageUnknown", "I-VECTOR-2"),
 		t("foreign-crash-loop", "TestForeignCrashLoopUnknown", "I-VECTOR-2", "I-CERT-7", "I-CERT-8"),

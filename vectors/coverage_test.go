@@ -30,7 +30,7 @@ var foldInterpretations = map[string]bool{
 	"I-FOLD-1": true, "I-FOLD-2": true, "I-FOLD-3": true, "I-FOLD-4": true, "I-FOLD-5": true, "I-FOLD-6": true,
 	"I-FOLD-7": true, "I-FOLD-8": true, "I-FOLD-9": true, "I-FOLD-10": true, "I-FOLD-12": true, "I-FOLD-13": true,
 	"I-FOLD-15": true, "I-FOLD-16": true, "I-FOLD-17": true, "I-FOLD-18": true, "I-FOLD-26": true, "I-FOLD-28": true,
-	"I-FOLD-29": true, "I-FOLD-30": true, "I-FOLD-31": true,
+	"I-FOLD-29": true, "I-FOLD-30": true, "I-FOLD-31": true, "I-FOLD-40": true,
 }
 
 // Reference: spec §3, §4 — every fold clause is named by at least one hand-written vector.

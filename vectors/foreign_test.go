@@ -87,6 +87,7 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 		// 1.21.0: never sets _failedWhileParked, so it is missing from the state and a null resume
 		// after a parked failure is taken as a gate answer.
 		{"forget-failed-while-parked", []string{
+			"fold/park/failed-while-parked-kept-before-1.21",
 			"fold/park/failed-while-parked-null-resume",
 			"fold/park/failed-while-parked-set",
 			"fold/snapshot/pre-1.21-parked-step-failure",
@@ -102,6 +103,15 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 			"canonical/keys-lone-surrogates",
 			"digest/payload-utf16-key-order",
 			"fold/steps/frame-keys-utf16-order",
+		}},
+		// I-FOLD-22, I-FOLD-23: the same logs refused under other kinds, a choice each time.
+		{"other-error-kinds", []string{
+			"fold/input/sequence-before-execution",
+			"fold/input/sequence-beyond-safe",
+			"fold/input/sequence-fraction",
+			"fold/input/sequence-missing",
+			"fold/input/sequence-null",
+			"fold/input/sequence-string",
 		}},
 	}
 	c := handCorpus(t)
@@ -132,14 +142,37 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 			if u := rep.Failing(vectors.Unknown); len(u) > 0 {
 				t.Errorf("unknown verdicts %q, want none", u)
 			}
-			recordForeignKills(t, "fold/vectors/foreign-"+tc.bug, rep)
+			m := recordForeignKills(t, "fold/vectors/foreign-"+tc.bug, rep)
+			certifiedIffChoicesOnly(t, m, rep)
 		})
 	}
 }
 
+// certifiedIffChoicesOnly holds a broken fold's run to its registration (issue: a tier per
+// assertion): it passes, its failures listed as recommendations not met, exactly when every clause
+// the fold is registered as breaking is a choice; under --strict it never passes.
+func certifiedIffChoicesOnly(t *testing.T, m spec.Mutant, rep vectors.Report) {
+	t.Helper()
+	choicesOnly := spec.RequirementOf(m.Clauses) == spec.Recommended
+	c := rep.Counts()
+	if rep.OK() != choicesOnly {
+		t.Errorf("vectors/tiers [I-CERT-10]: Run(%s) OK = %v (%d failed, %d of them recommendations not met), want %v: it is registered as breaking %v",
+			m.ID, rep.OK(), c.Fail, c.NotMet, choicesOnly, m.Clauses)
+	}
+	if choicesOnly && c.NotMet != c.Fail {
+		t.Errorf("vectors/tiers: Run(%s) = %d failures, %d recommendations not met; want every failure a recommendation", m.ID, c.Fail, c.NotMet)
+	}
+	strict := rep
+	strict.Meta.Strict = true
+	if c.Fail > 0 && strict.OK() {
+		t.Errorf("vectors/tiers: Run(%s) under --strict OK = true, want false (%d failures)", m.ID, c.Fail)
+	}
+}
+
 // recordForeignKills records a kill of the registered mutant id for every failing vector linked to
-// a clause it violates, after checking the vectors it names as catching it failed.
-func recordForeignKills(t *testing.T, id string, rep vectors.Report) {
+// a clause it violates, after checking the vectors it names as catching it failed. It returns the
+// mutant.
+func recordForeignKills(t *testing.T, id string, rep vectors.Report) spec.Mutant {
 	t.Helper()
 	var m spec.Mutant
 	for _, x := range vectors.Mutants() {
@@ -168,6 +201,7 @@ func recordForeignKills(t *testing.T, id string, rep vectors.Report) {
 			proof.Rejected(t, id, vid, vid+": "+r.Message)
 		}
 	}
+	return m
 }
 
 // expectsSeq reports whether v's expected state holds a _decisions entry with a seq.

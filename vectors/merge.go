@@ -24,10 +24,11 @@ type Meta struct {
 	Run     string // Config.Run's expression
 	Target  string // Config.Target: the fold under test
 	Ledger  string // sha256 of the ledger ("" without one)
+	Strict  bool   // Config.Strict: recommendations block
 }
 
 func metaOf(c Corpus, cfg Config) Meta {
-	m := Meta{Shard: cfg.Shard.String(), Corpus: corpusDigest(c), Profile: cfg.Profile, Target: cfg.Target}
+	m := Meta{Shard: cfg.Shard.String(), Corpus: corpusDigest(c), Profile: cfg.Profile, Target: cfg.Target, Strict: cfg.Strict}
 	if cfg.Run != nil {
 		m.Run = cfg.Run.String()
 	}
@@ -62,11 +63,13 @@ type reportJSON struct {
 	Run          string       `json:"run,omitempty"`
 	Target       string       `json:"target,omitempty"`
 	Ledger       string       `json:"ledger,omitempty"`
+	Strict       bool         `json:"strict,omitempty"`
 	OK           bool         `json:"ok"`
 	Pass         int          `json:"pass"`
 	Fail         int          `json:"fail"`
 	Unknown      int          `json:"unknown"`
 	ExpectedFail int          `json:"expectedFail"`
+	NotMet       int          `json:"recommendationsNotMet"`
 	Excluded     int          `json:"excluded"`
 	Judged       bool         `json:"judged"`
 	Unresponsive string       `json:"unresponsive,omitempty"`
@@ -84,7 +87,7 @@ func (r Report) toJSON() reportJSON {
 	c := r.Counts()
 	m := r.Meta
 	out := reportJSON{Kind: ReportKind, Shard: m.Shard, Corpus: m.Corpus, Profile: m.Profile, Run: m.Run, Target: m.Target, Ledger: m.Ledger,
-		OK: r.OK(), Pass: c.Pass, Fail: c.Fail, Unknown: c.Unknown, ExpectedFail: c.ExpectedFail, Excluded: r.Excluded,
+		Strict: m.Strict, OK: r.OK(), Pass: c.Pass, Fail: c.Fail, Unknown: c.Unknown, ExpectedFail: c.ExpectedFail, NotMet: c.NotMet, Excluded: r.Excluded,
 		Judged: r.Judged(), Unresponsive: r.Unresponsive, LedgerErrors: r.LedgerErrors, ElapsedMs: ms(r.Elapsed), Results: []resultJSON{}}
 	if out.LedgerErrors == nil {
 		out.LedgerErrors = []string{}
@@ -108,7 +111,7 @@ func ReadReport(data []byte) (Report, error) {
 	}
 	r := Report{Excluded: j.Excluded, Unresponsive: j.Unresponsive, LedgerErrors: j.LedgerErrors,
 		Elapsed: time.Duration(j.ElapsedMs * float64(time.Millisecond)),
-		Meta:    Meta{Shard: j.Shard, Corpus: j.Corpus, Profile: j.Profile, Run: j.Run, Target: j.Target, Ledger: j.Ledger}}
+		Meta:    Meta{Shard: j.Shard, Corpus: j.Corpus, Profile: j.Profile, Run: j.Run, Target: j.Target, Ledger: j.Ledger, Strict: j.Strict}}
 	if len(r.LedgerErrors) == 0 {
 		r.LedgerErrors = nil
 	}
@@ -177,7 +180,7 @@ func metaDiff(a, b Meta) string {
 	var d []string
 	for _, f := range []struct{ name, a, b string }{
 		{"corpus", a.Corpus, b.Corpus}, {"profile", a.Profile, b.Profile}, {"run", a.Run, b.Run},
-		{"target", a.Target, b.Target}, {"ledger", a.Ledger, b.Ledger},
+		{"target", a.Target, b.Target}, {"ledger", a.Ledger, b.Ledger}, {"strict", fmt.Sprint(a.Strict), fmt.Sprint(b.Strict)},
 	} {
 		if f.a != f.b {
 			d = append(d, fmt.Sprintf("%s %q, want %q", f.name, f.b, f.a))

@@ -262,6 +262,72 @@ func brokenFolders() map[string]Folder {
 		return Reference{}.Answer(ctx, req)
 	})
 	out["fold/vectors/attempt-keeps-infinity"] = attemptKeepsInfinity()
+	out["fold/vectors/park-keys-cleared-before-their-version"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		p, err := fold.ProfileFor(req.Profile)
+		if err != nil || req.Kind != KindFold || req.Events == nil {
+			return Reference{}.Answer(ctx, req)
+		}
+		ends := false
+		for _, raw := range *req.Events {
+			var ev struct{ EventType string }
+			_ = json.Unmarshal(raw, &ev)
+			ends = ends || strings.HasPrefix(ev.EventType, "EXECUTION_")
+		}
+		return rewriteState(func(st map[string]any) {
+			if ends && !p.AtLeast(23) {
+				delete(vars(st), "_waits")
+			}
+			if ends && !p.AtLeast(21) {
+				delete(vars(st), "_failedWhileParked")
+			}
+		}).Answer(ctx, req)
+	})
+	out["fold/vectors/snapshot-unknown-members-dropped"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		var snap map[string]any
+		if req.Kind != KindFold || req.Snapshot == nil || json.Unmarshal(req.Snapshot, &snap) != nil {
+			return Reference{}.Answer(ctx, req)
+		}
+		v, _ := snap["variables"].(map[string]any)
+		inbox, _ := v["_inbox"].(map[string]any)
+		for _, c := range inbox {
+			if c, ok := c.(map[string]any); ok {
+				for k := range c {
+					if k != "count" && k != "last" {
+						delete(c, k)
+					}
+				}
+			}
+		}
+		queues, _ := v["_quarantined"].(map[string]any)
+		for _, q := range queues {
+			es, _ := q.([]any)
+			for _, e := range es {
+				if e, ok := e.(map[string]any); ok {
+					for k := range e {
+						if k != "messageId" && k != "state" && k != "message" {
+							delete(e, k)
+						}
+					}
+				}
+			}
+		}
+		b, _ := json.Marshal(snap)
+		req.Snapshot = b
+		return Reference{}.Answer(ctx, req)
+	})
+	out["fold/vectors/suspended-on-proto-refused"] = folderFunc(func(ctx context.Context, req Request) (Response, error) {
+		var snap struct {
+			Variables struct {
+				SuspendedOn map[string]json.RawMessage `json:"_suspendedOn"`
+			} `json:"variables"`
+		}
+		if req.Kind == KindFold && req.Snapshot != nil && json.Unmarshal(req.Snapshot, &snap) == nil {
+			if _, ok := snap.Variables.SuspendedOn["__proto__"]; ok {
+				return Response{ID: req.ID, Error: ErrInvalidSnapshot, Message: "_suspendedOn: __proto__"}, nil
+			}
+		}
+		return Reference{}.Answer(ctx, req)
+	})
 	out["fold/vectors/carry-judged-before-proto"] = rewriteEvents(func(ev map[string]any) bool {
 		p, _ := ev["payload"].(map[string]any)
 		carry, _ := p["carry"].(map[string]any)
@@ -406,6 +472,23 @@ func TestVectorsRejectBrokenFolds(t *testing.T) {
 			ids := recordVectorKills(t, m, rep)
 			if len(ids) == 0 {
 				t.Fatalf("Run(%s) failed no vector, want the mutant rejected", m.ID)
+			}
+			// certified (its failures recommendations not met) iff it breaks only choices
+			choicesOnly := spec.RequirementOf(m.Clauses) == spec.Recommended
+			if rep.OK() != choicesOnly {
+				var required []string
+				for _, x := range rep.Results {
+					if x.Verdict == Fail && !x.NotMet() {
+						required = append(required, x.ID+" "+strings.Join(x.FailedLines(), "; "))
+					}
+				}
+				t.Errorf("vectors/tiers [I-CERT-10]: Run(%s) OK = %v, want %v: registered as breaking %v; required failures %q",
+					m.ID, rep.OK(), choicesOnly, m.Clauses, required)
+			}
+			strict := rep
+			strict.Meta.Strict = true
+			if strict.OK() {
+				t.Errorf("vectors/tiers: Run(%s) under --strict OK = true, want false", m.ID)
 			}
 			t.Logf("%s fails %d vectors: %.300v", m.ID, len(ids), ids)
 		})

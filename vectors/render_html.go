@@ -6,7 +6,6 @@ import (
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
 	"github.com/loom-kernel/loom-conform/internal/shq"
-	"github.com/loom-kernel/loom-conform/spec"
 )
 
 // HTMLPage is the run as the HTML page (reportview.WriteHTML, --html) and `report matrix` show it;
@@ -22,15 +21,24 @@ func (r Report) HTMLPage(command string) reportview.Page {
 		Counts: fmt.Sprintf("%d pass, %d fail, %d unknown, %d expected failures; %d left out", c.Pass, c.Fail, c.Unknown, c.ExpectedFail, r.Excluded)}
 	if !r.OK() {
 		p.Verdict, p.Tone = "fail", reportview.Bad
-		p.Headline = fmt.Sprintf("FAIL: %d failed, %d unknown, %d ledger error(s)", c.Fail, c.Unknown, len(r.LedgerErrors))
+		p.Headline = fmt.Sprintf("FAIL: %d failed, %d unknown, %d ledger error(s)", c.blocking(r.Meta.Strict), c.Unknown, len(r.LedgerErrors))
 		if !r.Judged() {
 			p.Headline = "FAIL: nothing was judged (I-CERT-7)"
+		}
+	}
+	if c.NotMet > 0 {
+		p.Headline += r.notMetLine()
+		if r.OK() {
+			p.Tone = reportview.Warn
 		}
 	}
 	if r.Meta.Shard != "" {
 		p.Headline += " — shard " + r.Meta.Shard + " only"
 	}
 	p.Facts = []reportview.Fact{{Name: "fold", Value: target}, {Name: "corpus", Value: r.Meta.Corpus}}
+	if r.Meta.Strict {
+		p.Facts = append(p.Facts, reportview.Fact{Name: "--strict", Value: "recommendations block"})
+	}
 	for _, f := range []reportview.Fact{{Name: "profile", Value: r.Meta.Profile}, {Name: "--run", Value: r.Meta.Run}, {Name: "ledger", Value: r.Meta.Ledger}} {
 		if f.Value != "" {
 			p.Facts = append(p.Facts, f)
@@ -45,10 +53,16 @@ func (r Report) HTMLPage(command string) reportview.Page {
 		exec = " --exec " + shq.Quote(target)
 	}
 	for _, x := range r.Results {
-		it := reportview.Item{ID: x.ID, Group: string(x.Kind), Verdict: string(x.Verdict), Requirement: spec.RequirementOf(x.Clauses),
+		it := reportview.Item{ID: x.ID, Group: string(x.Kind), Verdict: string(x.Verdict), Requirement: x.Binds(),
 			Clauses: x.Clauses, Message: x.Message, Expected: x.Expected, DurationMs: ms(x.Duration),
-			Blocking: x.Verdict != Pass && x.Expected == "",
-			Repro:    fmt.Sprintf("%s vectors%s --run %s", command, exec, shq.Quote("^"+regexp.QuoteMeta(x.ID)+"$"))}
+			Blocking: r.Blocks(x), Failed: x.FailedLines(),
+			Repro: fmt.Sprintf("%s vectors%s --run %s", command, exec, shq.Quote("^"+regexp.QuoteMeta(x.ID)+"$"))}
+		if x.NotMet() {
+			it.Why = "a recommendation not met: the failing assertion cites only choices"
+			if r.Meta.Strict {
+				it.Why += ", held by --strict"
+			}
+		}
 		if x.Message == "" && x.Verdict != Pass {
 			it.Message = fmt.Sprintf("want %s, got %s", x.Want, x.Got)
 		}

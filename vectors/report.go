@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // Render writes the human summary of a run: a table of verdicts per kind, then every vector that
-// did not pass with its message, then the ledger problems.
+// did not pass with its message (a recommendation not met says so, with its failing assertion),
+// then the ledger problems and the verdict.
 func (r Report) Render(w io.Writer) error {
 	type row struct{ pass, fail, unknown, expected int }
 	rows := map[Kind]*row{}
@@ -54,7 +56,14 @@ func (r Report) Render(w io.Writer) error {
 		if x.Verdict == Pass || x.Expected != "" || x.NotAsked {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s (%s)\n%s\n", x.Verdict, x.ID, x.File, x.Message)
+		tag := string(x.Verdict)
+		if x.NotMet() {
+			tag += " (recommended)"
+		}
+		fmt.Fprintf(w, "\n%s %s (%s)\n%s\n", tag, x.ID, x.File, x.Message)
+		if lines := x.FailedLines(); len(lines) > 0 {
+			fmt.Fprintf(w, "failed assertion: %s\n", strings.Join(lines, "; "))
+		}
 	}
 	if r.Unresponsive != "" {
 		fmt.Fprintf(w, "\nunresponsive fold: %s; %d vector(s) not asked (unknown)\n", r.Unresponsive, notAsked)
@@ -75,8 +84,20 @@ func (r Report) Render(w io.Writer) error {
 	if r.Meta.Shard != "" {
 		verdict += " (shard " + r.Meta.Shard + " only: not the verdict of the run; merge every shard's --report with report merge)"
 	}
-	_, err := fmt.Fprintf(w, "\n%s: %d vector(s) in %s\n", verdict, len(r.Results), r.Elapsed.Round(time.Millisecond))
+	_, err := fmt.Fprintf(w, "\n%s: %d vector(s) in %s%s\n", verdict, len(r.Results), r.Elapsed.Round(time.Millisecond), r.notMetLine())
 	return err
+}
+
+// notMetLine says how many recommendations the fold does not meet, and whether they block.
+func (r Report) notMetLine() string {
+	n := r.Counts().NotMet
+	switch {
+	case n == 0:
+		return ""
+	case r.Meta.Strict:
+		return fmt.Sprintf(" — %d recommendation(s) not met, held by --strict", n)
+	}
+	return fmt.Sprintf(" — %d recommendation(s) not met (only choices fail; --strict holds the fold to them)", n)
 }
 
 // WriteJSON writes the machine-readable report (--report FILE).
@@ -109,8 +130,11 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		case x.Verdict == Pass:
 		case x.Verdict == Fail && x.Expected != "":
 			jc.Skipped = &junit.Message{Message: "expected failure: " + x.Expected}
+		case x.Verdict == Fail && !r.Blocks(x):
+			jc.Skipped = &junit.Message{Message: "recommendation not met (not blocking): " + firstLine(x.Message)}
+			jc.SystemOut = strings.Join(append(x.FailedLines(), x.Message), "\n")
 		case x.Verdict == Fail:
-			jc.Failure = &junit.Message{Message: firstLine(x.Message), Body: x.Message}
+			jc.Failure = &junit.Message{Message: firstLine(x.Message), Body: strings.Join(append(x.FailedLines(), x.Message), "\n")}
 		default:
 			jc.Error = &junit.Message{Message: firstLine(x.Message), Body: x.Message}
 		}

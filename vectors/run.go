@@ -12,7 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/internal/shard"
+	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/fold"
+	"github.com/loom-kernel/loom-conform/spec"
 )
 
 // Verdict is the outcome of one vector.
@@ -50,6 +52,9 @@ type Config struct {
 	// Target names the fold under test in the report ("reference" or the --exec command), so
 	// that reports of different folds refuse to merge.
 	Target string
+	// Strict holds the fold to recommendations: a failure whose failing assertion cites only
+	// choices blocks the run too (--strict).
+	Strict bool
 }
 
 func (c Config) withDefaults() Config {
@@ -70,15 +75,20 @@ func (c Config) withDefaults() Config {
 
 // Result is the verdict of one vector.
 type Result struct {
-	ID       string   `json:"id"`
-	Kind     Kind     `json:"kind"`
-	File     string   `json:"file"`
-	Clauses  []string `json:"clauses"`
-	Verdict  Verdict  `json:"verdict"`
-	Want     string   `json:"want"`          // the expected output, or "error:<kind>"
-	Got      string   `json:"got,omitempty"` // the answer, or "error:<kind>"
-	Message  string   `json:"message,omitempty"`
-	Expected string   `json:"expectedFailure,omitempty"` // the ledger's reason, when listed
+	ID      string   `json:"id"`
+	Kind    Kind     `json:"kind"`
+	File    string   `json:"file"`
+	Clauses []string `json:"clauses"`
+	Verdict Verdict  `json:"verdict"`
+	Want    string   `json:"want"`          // the expected output, or "error:<kind>"
+	Got     string   `json:"got,omitempty"` // the answer, or "error:<kind>"
+	Message string   `json:"message,omitempty"`
+	// Requirement is how the result binds: a failure as its failing assertion does (tiers.go),
+	// another verdict as the vector's clauses do. A recommended failure blocks only under --strict.
+	Requirement spec.Requirement `json:"requirement,omitempty"`
+	// Failed names, for a failure, the comparison that failed with the clauses it cites.
+	Failed   []kits.FailedAssertion `json:"failedAssertions,omitempty"`
+	Expected string                 `json:"expectedFailure,omitempty"` // the ledger's reason, when listed
 	// NotAsked says the vector was not sent: the fold had been given up on (Report.Unresponsive).
 	NotAsked bool          `json:"notAsked,omitempty"`
 	Duration time.Duration `json:"-"`
@@ -100,9 +110,10 @@ type Report struct {
 	Meta Meta `json:"-"`
 }
 
-// Counts tallies the verdicts; a failure listed in the ledger counts as expected-fail.
+// Counts tallies the verdicts; a failure listed in the ledger counts as expected-fail. NotMet
+// counts the failures among Fail that are recommendations not met (Result.NotMet).
 type Counts struct {
-	Pass, Fail, Unknown, ExpectedFail int
+	Pass, Fail, Unknown, ExpectedFail, NotMet int
 }
 
 // Counts tallies r's verdicts.
@@ -116,6 +127,9 @@ func (r Report) Counts() Counts {
 			c.ExpectedFail++
 		case x.Verdict == Fail:
 			c.Fail++
+			if x.NotMet() {
+				c.NotMet++
+			}
 		default:
 			c.Unknown++
 		}
@@ -123,14 +137,24 @@ func (r Report) Counts() Counts {
 	return c
 }
 
+// Blocking counts the failures that keep the run from passing: every unlisted failure under
+// --strict, the required ones otherwise.
+func (c Counts) blocking(strict bool) int {
+	if strict {
+		return c.Fail
+	}
+	return c.Fail - c.NotMet
+}
+
 // OK reports whether the run passes: it judged at least one vector (I-CERT-7), every vector
-// passed or is a listed failure, no verdict is unknown and the ledger is true.
+// passed, is a listed failure or (without --strict) a recommendation not met, no verdict is
+// unknown and the ledger is true.
 //
 // A shard (Meta.Shard set) that judged nothing is not a failure: its part of the corpus may be
 // empty, and the merged run applies the rule to the union (I-SHARD-2).
 func (r Report) OK() bool {
 	c := r.Counts()
-	return !r.nothingJudged() && c.Fail == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
+	return !r.nothingJudged() && c.blocking(r.Meta.Strict) == 0 && c.Unknown == 0 && len(r.LedgerErrors) == 0
 }
 
 // Judged reports whether the run judged anything: some vector passed or failed.
@@ -229,8 +253,11 @@ func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 		if cfg.Progress != nil {
 			if res.Verdict != Pass && !res.NotAsked {
 				tag := string(res.Verdict)
-				if res.Expected != "" {
+				switch {
+				case res.Expected != "":
 					tag += " (expected)"
+				case res.NotMet():
+					tag += " (recommended)"
 				}
 				fmt.Fprintf(cfg.Progress, "%-18s %s  %s\n", tag, v.ID, firstLine(res.Message))
 			}
@@ -256,7 +283,7 @@ func Run(ctx context.Context, c Corpus, f Folder, cfg Config) Report {
 
 // judge runs one vector.
 func judge(ctx context.Context, v Vector, f Folder, timeout time.Duration) Result {
-	res := Result{ID: v.ID, Kind: v.Kind, File: v.File, Clauses: v.Clauses}
+	res := Result{ID: v.ID, Kind: v.Kind, File: v.File, Clauses: v.Clauses, Requirement: requirementOf(v.Clauses, Unknown, nil)}
 	wantOut, wantErr, err := v.Want()
 	if err != nil {
 		res.Verdict, res.Message = Unknown, err.Error()
@@ -286,7 +313,10 @@ func judge(ctx context.Context, v Vector, f Folder, timeout time.Duration) Resul
 		return res
 	}
 	res.Verdict = Fail
-	res.Message = fmt.Sprintf("vector/%s [%s]: %s = %s, want %s", v.ID, strings.Join(v.Clauses, " "), op(v), clipS(res.Got, 300), clipS(res.Want, 300))
+	a := failedAssertion(v, wantErr, resp.Error)
+	res.Failed = []kits.FailedAssertion{a}
+	res.Requirement = requirementOf(v.Clauses, Fail, res.Failed)
+	res.Message = fmt.Sprintf("vector/%s [%s]: %s = %s, want %s", v.ID, clauseList(a.Clauses), a.Op, clipS(res.Got, 300), clipS(res.Want, 300))
 	if resp.Message != "" {
 		res.Message += " (fold says: " + firstLine(resp.Message) + ")"
 	}

@@ -22,10 +22,10 @@ func newVectorsCmd() *cobra.Command {
 		profile, exec, ledger, junit, report, html string
 		run, writeLedger, shard                    string
 		timeout                                    time.Duration
-		serve, quiet                               bool
+		serve, quiet, strict                       bool
 	}
 	cmd := &cobra.Command{
-		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--expected-failures FILE] [--shard i/n] [--junit FILE] [--report FILE] [--html FILE]",
+		Use:   "vectors [DIR] [--profile V] [--run REGEX] [--exec 'CMD ARGS'] [--timeout D] [--strict] [--expected-failures FILE] [--shard i/n] [--junit FILE] [--report FILE] [--html FILE]",
 		Short: "Run the language-neutral fold vectors against the reference fold or a foreign one",
 		Long: `Run the fold vectors (ADR 0026 T2.3; format and protocol in docs/vectors.md): every *.json file
 under DIR (default: the corpus built into this binary, vectors/corpus) is one vector.
@@ -38,6 +38,11 @@ in a row; when the ping goes unanswered, every remaining vector is unknown at on
 fold costs about 3 x --timeout, not one timeout per vector. --serve instead makes this binary the
 serving side of the protocol, with the reference fold behind it.
 
+A vector's comparison cites its own clauses (docs/vectors.md, "Tiers"): a fold that fails only
+comparisons citing choices (which error kind names a malformed log, a precedence the spec leaves
+open) meets the spec, and the run passes with "N recommendation(s) not met"; --strict holds the
+fold to them, so they fail the run too.
+
 --run REGEX runs only the vectors whose id matches. --expected-failures FILE lists known
 failures in the ledger format certify uses (docs/ledger.md):
   {"expectedFailures": [{"check": "<vector id>", "reason": "...", "expires": "YYYY-MM-DD"}]}
@@ -49,8 +54,9 @@ the same for every runner), for a CI matrix. A shard's verdict is its part's onl
 joins the --report files of all n shards into the report, and the verdict, one whole run gives.
 
 Progress goes to stderr, the summary table to stdout (to stderr when a report goes to stdout
-with "-"). Exit 0 when every selected vector passes (modulo the ledger), 1 on a failure, an
-unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector, ledger or flag).`,
+with "-"). Exit 0 when every selected vector passes (modulo the ledger and, without --strict, the
+recommendations), 1 on a required failure (any failure under --strict), an unknown verdict or a
+run that judged nothing, 2 on bad input (a malformed vector, ledger or flag).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.serve {
@@ -79,7 +85,7 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			if err != nil {
 				return badInput("vectors: --shard: %v", err)
 			}
-			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr(), Shard: sh, Target: "reference"}
+			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr(), Shard: sh, Target: "reference", Strict: o.strict}
 			if o.run != "" {
 				if cfg.Run, err = regexp.Compile(o.run); err != nil {
 					return badInput("vectors: --run %q: %v", o.run, err)
@@ -154,7 +160,10 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 				if !rep.Judged() {
 					return verdict("vectors: nothing was judged (%d selected, %d unknown, %d left out): the run fails", len(rep.Results), c.Unknown, rep.Excluded)
 				}
-				return verdict("vectors: %d failed, %d unknown, %d ledger error(s)", c.Fail, c.Unknown, len(rep.LedgerErrors))
+				if o.strict && c.NotMet > 0 {
+					return verdict("vectors: %d failed (%d of them recommendations, held by --strict), %d unknown, %d ledger error(s)", c.Fail, c.NotMet, c.Unknown, len(rep.LedgerErrors))
+				}
+				return verdict("vectors: %d failed, %d unknown, %d ledger error(s)", c.Fail-c.NotMet, c.Unknown, len(rep.LedgerErrors))
 			}
 			return nil
 		},
@@ -176,6 +185,7 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 	}
 	f.BoolVar(&o.serve, "serve", false, "serve the line protocol on stdin/stdout with the reference fold")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	f.BoolVar(&o.strict, "strict", false, "hold the fold to recommendations: a failure citing only choices fails the run too")
 	cmd.AddCommand(newVectorsFuzzCmd())
 	return cmd
 }

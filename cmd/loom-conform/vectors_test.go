@@ -160,3 +160,36 @@ func TestVectorsWriteLedgerAndStdout(t *testing.T) {
 		t.Errorf("vectors --report - = exit %d, stdout %q; want the JSON report alone on stdout, the summary on stderr", code, stdout)
 	}
 }
+
+// Reference: DESIGN §7.1, a tier per assertion (I-CERT-10) — a fold that refuses exactly the logs
+// the reference refuses but names them by other error kinds (I-FOLD-22, I-FOLD-23: choices) meets
+// the spec: vectors --exec passes with the recommendations not met listed, and --strict fails it.
+func TestVectorsRecommendationsNotMetPass(t *testing.T) {
+	ff := filepath.Join(t.TempDir(), "foreignfold")
+	if out, err := exec.Command("go", "build", "-o", ff, "../../vectors/testdata/foreignfold").CombinedOutput(); err != nil {
+		t.Fatalf("go build foreignfold: %v\n%s", err, out)
+	}
+	under := `"` + ff + `" -bug other-error-kinds`
+	report := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCLI(t, "", "vectors", "--quiet", "--exec", under, "--report", report)
+	if code != 0 || !strings.Contains(stdout, "PASS: ") || !strings.Contains(stdout, "6 recommendation(s) not met") ||
+		!strings.Contains(stdout, "fail (recommended) fold/input/sequence-missing") {
+		t.Fatalf("cli/vectors-recommendations [I-CERT-10]: vectors --exec (other error kinds) = exit %d\n%s\n%s\nwant exit 0, PASS and 6 recommendations not met", code, stdout, stderr)
+	}
+	var rep struct {
+		OK     bool `json:"ok"`
+		Fail   int  `json:"fail"`
+		NotMet int  `json:"recommendationsNotMet"`
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || !rep.OK || rep.Fail != 6 || rep.NotMet != 6 {
+		t.Errorf("cli/vectors-recommendations: --report = %+v (%v), want ok, 6 failed, 6 of them recommendations not met", rep, err)
+	}
+	code, stdout, stderr = runCLI(t, "", "vectors", "--quiet", "--strict", "--exec", under)
+	if code != 1 || !strings.Contains(stdout, "FAIL: ") || !strings.Contains(stderr, "held by --strict") {
+		t.Errorf("cli/vectors-recommendations: vectors --strict --exec (other error kinds) = exit %d\n%s\n%s\nwant exit 1, the recommendations held by --strict", code, stdout, stderr)
+	}
+}

@@ -41,6 +41,7 @@ func EventStores() []Store[spi.EventStore] {
 		{"stale-fence-accepted", "a token below the current one still writes", "eventstore/fence-zombie", func() spi.EventStore { return newFenced(&fenceBook{stale: true}) }},
 		{"stale-fence-accepted-concurrent", "a token below the current one still writes, seen among concurrent workers", "eventstore/linearizable-fenced", func() spi.EventStore { return newFenced(&fenceBook{stale: true}) }},
 		{"fence-token-reused", "concurrent acquireFence calls can issue the same token", "eventstore/fence-monotonic", func() spi.EventStore { return newFenced(&fenceBook{racy: true}) }},
+		{"fence-tokens-descending", "every acquireFence issues a token never issued before, each lower than the last (breaks only a recommendation: unique tokens checked against the current one fence a zombie)", "eventstore/fence-monotonic", func() spi.EventStore { return newFenced(&fenceBook{down: true}) }},
 		{"fence-if-unconditional", "acquireFenceIf ignores the expected token", "eventstore/fence-if", func() spi.EventStore { return newFenced(&fenceBook{ignore: true}) }},
 		{"anchor-ignored", "appendIfUnchanged never checks its anchor", "eventstore/append-if-unchanged", func() spi.EventStore { return anchorIgnored{newES()} }},
 		{"incarnation-anchor-reused", "claims 2.6.0 but the anchor is the sequence-0 bytes and length, reused after delete+recreate", "eventstore/incarnation-anchor", func() spi.EventStore { return contentAnchor{newES(), "2.6.0"} }},

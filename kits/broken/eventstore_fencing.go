@@ -16,6 +16,21 @@ type fenceBook struct {
 	racy   bool // acquire reads, waits, then writes: concurrent acquires share a token
 	stale  bool // accepts any token not above the current one (a zombie writes)
 	ignore bool // acquireFenceIf ignores its expectation
+	down   bool // tokens are unique but each lower than the last one issued (a choice, I-STORE-100)
+	low    int64
+}
+
+// fresh is the next token for id: the current one + 1, or with down the next of a book-wide
+// descending count, never 0. The caller holds b.mu.
+func (b *fenceBook) fresh(id string) int64 {
+	if !b.down {
+		return b.tokens[id] + 1
+	}
+	if b.low == 0 {
+		b.low = 1 << 40
+	}
+	b.low--
+	return b.low
 }
 
 func (b *fenceBook) acquire(id string, expected int64) (spi.Fence, error) {
@@ -25,14 +40,15 @@ func (b *fenceBook) acquire(id string, expected int64) (spi.Fence, error) {
 		b.mu.Unlock()
 		return spi.Fence{}, &spi.FencedError{ExecutionID: id, Held: expected, Current: cur}
 	}
+	next := b.fresh(id) // racy: read before the pause, so concurrent acquires share it
 	if b.racy {
 		b.mu.Unlock()
 		time.Sleep(300 * time.Microsecond)
 		b.mu.Lock()
 	}
-	b.tokens[id] = cur + 1
+	b.tokens[id] = next
 	b.mu.Unlock()
-	return spi.Fence{ExecutionID: id, Token: cur + 1}, nil
+	return spi.Fence{ExecutionID: id, Token: next}, nil
 }
 
 func (b *fenceBook) check(id string, token int64) error {
@@ -73,9 +89,17 @@ func (s fenced) Append(ctx context.Context, id string, events []spi.Envelope, op
 	return s.es.Append(ctx, id, events, spi.AppendOptions{})
 }
 
+// AppendIfUnchanged is fence-checked against the book like Append (I-STORE-8).
+func (s fenced) AppendIfUnchanged(ctx context.Context, id string, anchor spi.Anchor, events []spi.Envelope, opts spi.AppendOptions) error {
+	if err := s.book.check(id, opts.Fence); err != nil {
+		return err
+	}
+	return s.es.AppendIfUnchanged(ctx, id, anchor, events, spi.AppendOptions{})
+}
+
 func (s fenced) DeleteExecution(ctx context.Context, id string) error {
 	s.book.mu.Lock()
-	s.book.tokens[id]++
+	s.book.tokens[id] = s.book.fresh(id) // a token no one holds: every earlier one is stale
 	s.book.mu.Unlock()
 	return s.es.DeleteExecution(ctx, id)
 }

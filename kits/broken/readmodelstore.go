@@ -117,6 +117,7 @@ func ReadModelStores() []Store[spi.ReadModelStore] {
 		{"limit-ignored", "the limit is ignored and a page holds everything after the cursor", "readmodelstore/pagination", func() spi.ReadModelStore { return limitIgnored{newTable()} }},
 		{"limit-clamped", "a zero or negative limit takes a default page and a huge one is clamped", "readmodelstore/limit-invalid", func() spi.ReadModelStore { return limitClamped{newRM()} }},
 		{"limit-above-max-accepted", "limits between 1001 and 2^31 are served as 1000", "readmodelstore/limit-max", func() spi.ReadModelStore { return hugeLimitAccepted{newTable()} }},
+		{"limit-max-100", "the largest limit served is 100; a larger one is an invalid argument (breaks only a recommendation: that is limit validation too)", "readmodelstore/limit-invalid", func() spi.ReadModelStore { return smallMaxLimit{newTable()} }},
 		{"no-next-cursor", "full pages carry no next cursor, so a listing ends after its first page", "readmodelstore/pagination", func() spi.ReadModelStore { return noNextCursor{newRM()} }},
 		{"cursor-past-end", "every non-empty page carries a next cursor, also the last", "readmodelstore/pagination", func() spi.ReadModelStore { return cursorPastEnd{newTable()} }},
 		{"model-prefix", "a query lists the documents of every model whose name begins with the one asked for", "readmodelstore/model-isolation", func() spi.ReadModelStore { return modelPrefix{newTable()} }},

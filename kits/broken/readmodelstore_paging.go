@@ -2,6 +2,7 @@ package broken
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/loom-kernel/loom-conform/spi"
@@ -60,6 +61,16 @@ func (s limitClamped) Query(ctx context.Context, model string, q spi.ReadModelQu
 }
 
 // --- only a huge limit is refused; 1001..2^31 are served.
+// --- the store's largest page is 100 documents: a larger limit is refused as an invalid argument.
+type smallMaxLimit struct{ rmTable }
+
+func (s smallMaxLimit) Query(ctx context.Context, model string, q spi.ReadModelQuery) (spi.ReadModelPage, error) {
+	if q.Limit > 100 {
+		return spi.ReadModelPage{}, fmt.Errorf("limit %d: the largest page is 100 documents: %w", q.Limit, spi.ErrInvalidArgument)
+	}
+	return s.rmTable.Query(ctx, model, q)
+}
+
 type hugeLimitAccepted struct{ rmTable }
 
 func (s hugeLimitAccepted) Query(ctx context.Context, model string, q spi.ReadModelQuery) (spi.ReadModelPage, error) {

@@ -94,7 +94,8 @@ func isDimension(key string) bool {
 	return false
 }
 
-// readInbox reads the JSON form of _inbox: {topic: {count, last}}, count an integer >= 0.
+// readInbox reads the JSON form of _inbox: {topic: {count, last}}, count an integer >= 0 and no
+// other member (only the shape the fold prints is read, I-FOLD-5, I-FOLD-24).
 func readInbox(raw []byte) (map[string]InboxCursor, bool) {
 	ms, isObj := objectMembers(raw)
 	if !isObj {
@@ -105,7 +106,7 @@ func readInbox(raw []byte) (map[string]InboxCursor, bool) {
 		f, isObj := fields(m.val, "count", "last")
 		n, isInt := intValue(f[0])
 		last, isStr := stringValue(f[1])
-		if !isObj || !isInt || n < 0 || !isStr {
+		if !isObj || !isInt || n < 0 || !isStr || !onlyMembers(m.val, "count", "last") {
 			return nil, false
 		}
 		inbox[m.key] = InboxCursor{Count: n, Last: last}
@@ -113,8 +114,9 @@ func readInbox(raw []byte) (map[string]InboxCursor, bool) {
 	return inbox, true
 }
 
-// readQuarantined reads the JSON form of _quarantined: {topic: [{messageId, state, message?}]},
-// each queue of shape released? held*, non-empty and at most MaxQuarantined entries.
+// readQuarantined reads the JSON form of _quarantined: {topic: [{messageId, state, message?}]}, no
+// other member in an entry, each queue of shape released? held*, non-empty and at most
+// MaxQuarantined entries.
 func readQuarantined(raw []byte) (map[string][]QuarantineEntry, bool) {
 	ms, isObj := objectMembers(raw)
 	if !isObj {
@@ -128,7 +130,7 @@ func readQuarantined(raw []byte) (map[string][]QuarantineEntry, bool) {
 			f, isObj := fields(ev, "messageId", "state", "message")
 			id, isStr := stringValue(f[0])
 			state, _ := stringValue(f[1])
-			if !isObj || !isStr || (state != "held" && state != "released") ||
+			if !isObj || !isStr || (state != "held" && state != "released") || !onlyMembers(ev, "messageId", "state", "message") ||
 				(state == "released" && len(queue) > 0) || len(queue) == MaxQuarantined {
 				good = false
 				return errBadEntry
@@ -142,6 +144,22 @@ func readQuarantined(raw []byte) (map[string][]QuarantineEntry, bool) {
 		q[m.key] = queue
 	}
 	return q, true
+}
+
+// onlyMembers reports whether the object raw has no member but names (a repeated key counts once,
+// I-FOLD-31).
+func onlyMembers(raw []byte, names ...string) bool {
+	ms, _ := objectMembers(raw)
+	for _, m := range ms {
+		known := false
+		for _, n := range names {
+			known = known || m.key == n
+		}
+		if !known {
+			return false
+		}
+	}
+	return true
 }
 
 // errBadEntry stops a scan at the first entry of the wrong shape.

@@ -25,9 +25,9 @@ var shapes = map[string]struct {
 	"EXECUTION_STARTED": {"`{input, flowId?, flowHash?, codeHash?, principal?, parent?, chain?, carry?: {resources?, inbox?, quarantined?}}`",
 		"status running, startedAt, `_input`; from 1.23.0 `_codeHash`, `_principal`, `_parent`, `_chain` (metadata forkedBy/forkChain stand in on a kernel-stamped start) and a valid carry replaces `_resources` (the six dimensions as one group, `custom` on its own), `_inbox`, `_quarantined` (1.25.0), each only when the carry's member is non-empty (I-FOLD-26)", false},
 	"EXECUTION_SUSPENDED": {"`{on, timeout?, wakeAt?, correlationKey?, condition?: {stepId?, attempt?}, waits?: [{waitId, ...}]}`",
-		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait} when waits is an array (`{}` for `[]` or only invalid entries; I-FOLD-26)", false},
+		"status suspended, `_suspendedOn` = the present members of on/timeout/wakeAt/correlationKey/condition; from 1.21.0 removes `_failedWhileParked`; from 1.23.0 `_waits` = {waitId: wait} when waits is an array (`{}` for `[]` or only invalid entries; I-FOLD-26), else removed (an older profile leaves both as it leaves any variable, I-FOLD-42)", false},
 	"EXECUTION_RESUMED": {"the answer verbatim (`null` = a null answer); kernel-stamped `{waitId, answer}` addresses a wait (1.23.0)",
-		"status running, ends the park (`_suspendedOn`, `_waits`, `_failedWhileParked` removed); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__` from 1.23.0 (an ordinary gate before), `_failedWhileParked`); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
+		"status running, ends the park (`_suspendedOn` removed, `_failedWhileParked` from 1.21.0, `_waits` from 1.23.0; I-FOLD-42); appends to `_resumePayloads` unless it is null and answers no gate (not parked, `__loom_indoubt__`, `__loom_diverged__` from 1.23.0 (an ordinary gate before), `_failedWhileParked` from 1.21.0); a wait-addressed resume sets `_waitAnswers[waitId]` instead", false},
 	"EXECUTION_COMPLETED": {"`{output}`", "status completed, `_output`; ends the park", false},
 	"EXECUTION_FAILED":    {"`{error}`", "status failed, `_error`; ends the park", false},
 	"EXECUTION_CANCELLED": {"`{reason?}`", "status cancelled; ends the park", false},
@@ -117,7 +117,7 @@ func EventsMarkdown() string {
 		"`__proto__` container key (stepId, decision id, digest, topic, wait id, scope id, custom dimension, a key of a\n" +
 		"carry's objects) rejects the envelope: it changes nothing else. Kernel-only rows fold only from\n" +
 		"`metadata.kernel: true`; otherwise they are no-ops. Within one envelope that gate comes first, then a\n" +
-		"`__proto__` container key, then the members (a missing messageId, an invalid carry member; I-FOLD-30); a\n" +
+		"`__proto__` container key, then the members (a missing messageId, an invalid carry member; I-FOLD-40, I-FOLD-30); a\n" +
 		"repeated member counts once, with its last value (I-FOLD-31). Interpretations: I-FOLD-n in\n" +
 		"docs/interpretations.md; which rule wins where several meet: docs/vectors.md §8.\n\n")
 	b.WriteString("| event | since | level | payload | fold | kernel-only |\n| --- | --- | --- | --- | --- | --- |\n")

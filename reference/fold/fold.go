@@ -366,11 +366,23 @@ func (ps *pass) hasVar(key string) bool {
 	return ok
 }
 
-// endPark removes the keys that live only while the execution is parked.
+// endPark removes the keys that live only while the execution is parked, each from the version
+// that folds it: a profile writes and removes only the reserved keys its version knows, so an
+// older profile leaves a _failedWhileParked (1.21.0) or _waits (1.23.0) it never wrote as it leaves
+// any other variable.
 func (ps *pass) endPark() {
 	ps.setVar(VarSuspendedOn, nil)
-	ps.setVar(VarFailedWhileParked, nil)
-	ps.setVar(VarWaits, nil)
+	ps.clearParkKeys()
+}
+
+// clearParkKeys removes _failedWhileParked (from 1.21.0) and _waits (from 1.23.0).
+func (ps *pass) clearParkKeys() {
+	if !ps.p.stepFailedFailsExecution() {
+		ps.setVar(VarFailedWhileParked, nil)
+	}
+	if ps.p.wave2() {
+		ps.setVar(VarWaits, nil)
+	}
 }
 
 var (

@@ -84,8 +84,10 @@ func (ps *pass) executionSuspended(e *spi.Envelope) bool {
 	on.add("wakeAt", f[2])
 	ps.s.Status = StatusSuspended
 	ps.setVar(VarSuspendedOn, on.bytes())
-	ps.setVar(VarFailedWhileParked, nil)
-	ps.setVar(VarWaits, waits)
+	ps.clearParkKeys()
+	if waits != nil {
+		ps.setVar(VarWaits, waits)
+	}
 	return false
 }
 
@@ -143,9 +145,10 @@ func (ps *pass) executionResumed(e *spi.Envelope, m meta) bool {
 }
 
 // answersGate reports whether a null resume now answers a suspend point: the execution is parked,
-// not in doubt, not on the divergence gate (1.23.0) and no step failed while parked (1.21.0).
+// not in doubt, not on the divergence gate (1.23.0) and no step failed while parked (1.21.0; an
+// older profile does not read the flag).
 func (ps *pass) answersGate() bool {
-	if ps.s.Status != StatusSuspended || ps.hasVar(VarFailedWhileParked) {
+	if ps.s.Status != StatusSuspended || (!ps.p.stepFailedFailsExecution() && ps.hasVar(VarFailedWhileParked)) {
 		return false
 	}
 	f, _ := fields(ps.s.Variables.Values[VarSuspendedOn], "on")

@@ -288,7 +288,7 @@ func (v *Variables) parseKey(key string, val []byte) error {
 	case VarInbox:
 		in, ok := readInbox(val)
 		if !ok || hasProtoKey(val) {
-			return snapErr(field, "want {topic: {count, last}} without __proto__ topics")
+			return snapErr(field, "want {topic: {count, last}} (no other member in a cursor) without __proto__ topics")
 		}
 		v.Inbox = in
 	case VarWaitAnswers, VarScopes:
@@ -318,12 +318,17 @@ func (v *Variables) parseKey(key string, val []byte) error {
 	case VarQuarantined:
 		q, ok := readQuarantined(val)
 		if !ok || hasProtoKey(val) {
-			return snapErr(field, "want {topic: [{messageId, state, message?}]} of shape released? held*, at most %d entries, without a __proto__ topic", MaxQuarantined)
+			return snapErr(field, "want {topic: [{messageId, state, message?}]} (no other member in an entry) of shape released? held*, at most %d entries, without a __proto__ topic", MaxQuarantined)
 		}
 		v.Quarantined = q
-	case VarSuspendedOn, VarWaits: // objects the fold writes (I-FOLD-24); _waits is keyed by wait id
+	case VarWaits: // an object the fold writes keyed by wait id (I-FOLD-24)
 		if !isObject(val) || hasProtoKey(val) {
 			return snapErr(field, "want an object without a __proto__ key")
+		}
+		v.setValue(key, val)
+	case VarSuspendedOn: // an object the fold writes; its keys are never names, so __proto__ is data
+		if !isObject(val) {
+			return snapErr(field, "want an object")
 		}
 		v.setValue(key, val)
 	case VarFailedWhileParked:

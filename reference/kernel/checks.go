@@ -23,7 +23,7 @@ func Checks() []spec.Check {
 		t("TypedFailureRecordedAndSubstituted", "S41.typed.declare", "S41.typed.record", "S41.typed.replay-substitution", "S41.typed.no-fail-syscall", "S4.v1_17.typed-failure-fields"),
 		t("TypedFailureStepLevelWins", "S41.typed.step-wins", "S41.typed.validate-before-append", "S41.typed.degrade-loudly", "I-KERNEL-12"),
 		t("TypedFailureDegradesLoudly", "S41.typed.degrade-loudly", "S41.typed.cap-16k", "I-KERNEL-13"),
-		t("UntypedFailureReexecuted", "S41.typed.untyped-at-least-once", "I-KERNEL-3"),
+		t("UntypedFailureReexecuted", "S41.typed.untyped-at-least-once", "I-KERNEL-70", "I-KERNEL-3"),
 		t("ResumeRefusalsAppendNothing", "S5.ingress.always", "S5.ingress.kernel-namespace", "S5.ingress.gate-match", "S5.ingress.timer-needs-wakeat",
 			"S5.ingress.recovered-running-only", "S5.ingress.refusal-appends-nothing", "S5.schema.parse-before-append", "S5.schema.record-parsed", "S5.schema.refuse-still-parked"),
 		t("ResumeWhileRunningRefused", "S5.ingress.not-suspended", "S5.ingress.recovered-running-only", "S5.ingress.redrive-no-resumed"),

@@ -159,9 +159,9 @@ func TestUntypedFailureReexecuted(t *testing.T) {
 	}
 	h.ok(h.rt.Recover(ctx, "x"))
 	if calls != 2 {
-		failf(t, "typed/untyped", []string{"S41.typed.untyped-at-least-once"}, "invocations", calls, 2)
+		failf(t, "typed/untyped", []string{"S41.typed.untyped-at-least-once", "I-KERNEL-70"}, "invocations", calls, 2)
 	}
 	if a := string(h.state("x").Frames["s"].Attempt); a != "2" {
-		failf(t, "typed/untyped", []string{"S41.typed.untyped-at-least-once"}, "attempt", a, "2")
+		failf(t, "typed/untyped", []string{"I-KERNEL-3"}, "attempt", a, "2")
 	}
 }

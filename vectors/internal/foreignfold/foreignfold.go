@@ -4,14 +4,17 @@
 // program is vectors/testdata/foreignfold; the package tests run the same code by re-executing
 // their own binary.
 //
-//	foreignfold [-bug none|forget-failed-while-parked|bytes-order|no-seq|trivial] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
+//	foreignfold [-bug none|forget-failed-while-parked|bytes-order|no-seq|strict-integers|other-error-kinds|trivial] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
 //
 // -bug forget-failed-while-parked folds envelope by envelope and drops _failedWhileParked after
 // each one (a fold that never implemented 1.21.0's flag); -bug bytes-order sorts object keys by
 // UTF-8 bytes instead of UTF-16 code units; -bug no-seq never stamps a decision's seq (1.24.0);
 // -bug strict-integers reads envelopes with encoding/json into int64 fields, so an integral
 // sequence or timestamp spelled 0.0 or 1e3 is refused as invalid-envelope (the deviation
-// `vectors fuzz` must find and shrink; I-FOLD-22);
+// `vectors fuzz` must find and shrink; I-FOLD-22); -bug other-error-kinds refuses exactly the logs
+// the reference refuses but names the refusal by its own order, executionId before sequence
+// before shape, a missing or non-integer sequence being a sequence fault (it breaks only the
+// choices I-FOLD-22 and I-FOLD-23, so the vectors certify it with recommendations not met);
 // -bug trivial answers every request with an empty
 // output without looking at it (the protocol's cost alone). -hang-on, -crash-on and -garbage-on
 // take comma-separated vector ids at which the process never answers, exits with status 3, or
@@ -38,7 +41,7 @@ import (
 // Main runs the foreign fold with the given arguments on stdin/stdout and returns its exit code.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("foreignfold", flag.ContinueOnError)
-	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq, strict-integers or trivial")
+	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq, strict-integers, other-error-kinds or trivial")
 	hang := fs.String("hang-on", "", "comma-separated vector ids to never answer")
 	crash := fs.String("crash-on", "", "comma-separated vector ids to exit at")
 	garbage := fs.String("garbage-on", "", "comma-separated vector ids to answer out of protocol")
@@ -110,6 +113,8 @@ func (f *folder) Answer(ctx context.Context, req vectors.Request) (vectors.Respo
 		if req.Kind == vectors.KindFold {
 			return noSeq(ctx, req)
 		}
+	case "other-error-kinds":
+		return otherErrorKinds(ctx, req)
 	case "strict-integers":
 		if req.Kind == vectors.KindFold && req.Events != nil {
 			for _, raw := range *req.Events {
@@ -124,6 +129,54 @@ func (f *folder) Answer(ctx context.Context, req vectors.Request) (vectors.Respo
 		}
 	}
 	return vectors.Reference{}.Answer(ctx, req)
+}
+
+// otherErrorKinds answers as the reference does, but a log the reference refuses for an envelope is
+// refused under the kind this fold's own order finds first in the envelope at fault: executionId,
+// then sequence (missing, not a whole number, or not the next), then shape.
+func otherErrorKinds(ctx context.Context, req vectors.Request) (vectors.Response, error) {
+	r, err := vectors.Reference{}.Answer(ctx, req)
+	if err != nil || req.Kind != vectors.KindFold || req.Events == nil ||
+		(r.Error != vectors.ErrInvalidEnvelope && r.Error != vectors.ErrSequence && r.Error != vectors.ErrMixedExecutions) {
+		return r, err
+	}
+	next := 0.0
+	if req.Snapshot != nil {
+		var s struct{ Sequence float64 }
+		if json.Unmarshal(req.Snapshot, &s) == nil {
+			next = s.Sequence + 1
+		}
+	}
+	first := ""
+	for i, raw := range *req.Events {
+		kind := ""
+		var e map[string]json.RawMessage
+		if json.Unmarshal(raw, &e) != nil {
+			kind = vectors.ErrInvalidEnvelope
+		} else {
+			var x string
+			isStr := json.Unmarshal(e["executionId"], &x) == nil && e["executionId"] != nil && string(e["executionId"]) != "null"
+			if i == 0 && isStr {
+				first = x
+			}
+			var seq float64
+			switch {
+			case i > 0 && isStr && x != first:
+				kind = vectors.ErrMixedExecutions
+			case json.Unmarshal(e["sequence"], &seq) != nil || e["sequence"] == nil || string(e["sequence"]) == "null" || seq != next:
+				kind = vectors.ErrSequence
+			default:
+				if _, derr := fold.DecodeEnvelope(i, raw); derr != nil {
+					kind = vectors.ErrInvalidEnvelope
+				}
+			}
+		}
+		if kind != "" {
+			return vectors.Response{ID: req.ID, Error: kind, Message: fmt.Sprintf("other-error-kinds: envelope %d (the reference says %s)", i, r.Error)}, nil
+		}
+		next++
+	}
+	return r, nil
 }
 
 // forgetFailedWhileParked folds one envelope at a time and removes _failedWhileParked after each,
