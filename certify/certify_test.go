@@ -167,8 +167,10 @@ func TestLedgerKeptTrue(t *testing.T) {
 		t.Errorf("listed failure, --run subset: verdict %s, expected %d, waivers %d; want partial with 1 waiver; %v", rep.Verdict, rep.Summary.Expected, rep.Summary.Waivers, failing(rep))
 	}
 	subset = ""
-	if rep := run(t, listed, now); rep.Verdict != certify.CertifiedWithWaivers || rep.Summary.Waivers != 1 {
-		t.Errorf("listed failure, full run: verdict %s, waivers %d; want certified-with-waivers with 1 waiver; %v", rep.Verdict, rep.Summary.Waivers, failing(rep))
+	// the whole run also explores, which meets the same defect: both failures are listed
+	listedAll := `{"expectedFailures":[{"check":"` + bad + `","reason":"off by one, tracked","expires":"2026-12-31"},{"check":"eventstore/explore","reason":"the same defect, explored","expires":"2026-12-31"}]}`
+	if rep := run(t, listedAll, now); rep.Verdict != certify.CertifiedWithWaivers || rep.Summary.Waivers != 2 {
+		t.Errorf("listed failures, full run: verdict %s, waivers %d; want certified-with-waivers with 2 waivers; %v", rep.Verdict, rep.Summary.Waivers, failing(rep))
 	}
 	subset = "^(" + bad + "|" + good + ")$"
 	if rep := run(t, listed, now.AddDate(0, 2, 0)); rep.Certified() {

@@ -40,7 +40,7 @@ var esExploreClauses = map[string][]string{
 // esExploreExtra are the clauses a differing answer cites beside an operation's own: a fenced
 // refusal (a zombie's write), and the choices of esModel.choice, the order of several refusals and
 // a number a double cannot hold.
-var esExploreExtra = []string{"S6.fencing.zombie", "I-STORE-50", "I-STORE-25", "I-STORE-66", "I-STORE-67", "I-STORE-68", "I-STORE-69", "I-STORE-71"}
+var esExploreExtra = []string{"S6.fencing.zombie", "I-STORE-50", "I-STORE-25", "I-STORE-66", "I-STORE-67", "I-STORE-68", "I-STORE-69", "I-STORE-71", "I-STORE-28"}
 
 // EventStoreExploreClauses lists every clause eventstore/explore may cite.
 func EventStoreExploreClauses() []string {
@@ -180,19 +180,18 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 				a = *last // the same envelopes again: a conflict, never an idempotent retry
 			}
 			if r.Intn(2) == 0 {
-				a.Fence = ref.tokenOf(r, a.ID)
+				a.Fence = pick(r, ref.fenceOf, a.ID)
 			}
 			if op == "appendIfUnchanged" {
-				if len(ref.anchors) == 0 {
+				if a.Anchor = pick(r, ref.anchorOf, a.ID); a.Anchor == 0 {
 					continue
 				}
-				a.Anchor = len(ref.anchors) - r.Intn(min(len(ref.anchors), 2))
 			}
 		case "readRange":
 			a.From, a.Through = int64(r.Intn(5))-1, int64(r.Intn(6))-1
 		case "acquireFenceIf":
 			if r.Intn(4) != 0 {
-				a.Fence = ref.tokenOf(r, a.ID)
+				a.Fence = pick(r, ref.fenceOf, a.ID)
 			}
 		case "deleteThrough":
 			a.Through = next - 1 - int64(r.Intn(3))
@@ -230,13 +229,14 @@ func exploreIDsAt(base string) (string, []string) {
 // esSide is one store a script is applied to, with the tokens and anchors it handed out. On the
 // reference side, model follows what the reference accepted, to tell a call wrong in several ways.
 type esSide struct {
-	store   spi.EventStore
-	values  []string // exploreValues
-	metas   []string // exploreMetadata
-	fences  []int64
-	fenceOf []int // the id each token was acquired for
-	anchors []spi.Anchor
-	model   *esModel
+	store    spi.EventStore
+	values   []string // exploreValues
+	metas    []string // exploreMetadata
+	fences   []int64
+	fenceOf  []int // the id each token was acquired for
+	anchorOf []int // the id each anchor was observed on
+	anchors  []spi.Anchor
+	model    *esModel
 }
 
 // esModel is what the reference's answers so far say of each id: its next sequence and its
@@ -245,6 +245,10 @@ type esModel struct {
 	next    map[int]int64
 	current map[int]int64
 	stored  map[int]bool // whether the id holds at least one envelope
+	// emptied: the id was deleted while it held nothing and no token, and no token was acquired
+	// since (I-STORE-71's zone: whether that delete made a token current, or changed the anchor,
+	// is the store's choice)
+	emptied map[int]bool
 }
 
 // choice names the interpretation a step's answer rests on when the spec leaves it open (the step
@@ -267,6 +271,9 @@ func (m *esModel) choice(x *esSide, st explore.Step) string {
 		if x.token(a.Fence) == 0 && m.current[a.ID] != 0 {
 			return "I-STORE-67"
 		}
+		if st.Op == "appendIfUnchanged" && m.emptied[a.ID] {
+			return "I-STORE-71"
+		}
 	case "deleteThrough":
 		if a.Through < 0 {
 			return "I-STORE-68"
@@ -274,6 +281,10 @@ func (m *esModel) choice(x *esSide, st explore.Step) string {
 
 	case "deleteExecution":
 		if !m.stored[a.ID] {
+			return "I-STORE-71"
+		}
+	case "acquireFenceIf", "observe":
+		if m.emptied[a.ID] {
 			return "I-STORE-71"
 		}
 	case "listExecutionsPage":
@@ -295,17 +306,21 @@ func (x *esSide) token(k int) int64 {
 	return 0
 }
 
-// tokenOf picks one of the tokens acquired for id (a fence is one execution's, spi.Fence), as
-// the k of token, or 0 (no fence) when none was.
-func (x *esSide) tokenOf(r *rand.Rand, id int) int {
+// pick chooses one of the tokens or anchors the side acquired for id (of lists the id of each; a
+// token or an anchor is one execution's), as its k counting from 1, or 0 when there is none. Of
+// two or more, the latest two are the likeliest.
+func pick(r *rand.Rand, of []int, id int) int {
 	var ks []int
-	for i, of := range x.fenceOf {
-		if of == id {
+	for i, o := range of {
+		if o == id {
 			ks = append(ks, i+1)
 		}
 	}
 	if len(ks) == 0 {
 		return 0
+	}
+	if r.Intn(3) != 0 {
+		return ks[len(ks)-1-r.Intn(min(len(ks), 2))]
 	}
 	return ks[r.Intn(len(ks))]
 }
@@ -313,7 +328,7 @@ func (x *esSide) tokenOf(r *rand.Rand, id int) int {
 // newESReference is a fresh reference side with its model.
 func newESReference() *esSide {
 	return &esSide{store: memory.NewEventStore(), values: exploreValues(), metas: exploreMetadata(),
-		model: &esModel{next: map[int]int64{}, current: map[int]int64{}, stored: map[int]bool{}}}
+		model: &esModel{next: map[int]int64{}, current: map[int]int64{}, stored: map[int]bool{}, emptied: map[int]bool{}}}
 }
 
 // step applies st to the reference and follows its answer; it returns the answer, every refusal
@@ -357,13 +372,14 @@ func (m *esModel) follow(x *esSide, st explore.Step, ans esAnswer) {
 		m.next[a.ID] += int64(a.N)
 		m.stored[a.ID] = true
 	case "acquireFence", "acquireFenceIf":
-		m.current[a.ID] = x.fences[len(x.fences)-1]
+		m.current[a.ID], m.emptied[a.ID] = x.fences[len(x.fences)-1], false
 	case "copyPrefix":
 		m.next[a.To], m.stored[a.To] = a.Through+1, a.Through >= 0
 	case "deleteThrough":
 		m.stored[a.ID] = m.stored[a.ID] && a.Through < m.next[a.ID]-1
 	case "deleteExecution":
 		// every token acquired before the delete is stale (I-STORE-51): none is current
+		m.emptied[a.ID] = !m.stored[a.ID] && m.next[a.ID] == 0 && m.current[a.ID] == 0
 		m.next[a.ID], m.stored[a.ID] = 0, false
 		if m.current[a.ID] != 0 {
 			m.current[a.ID] = -1
@@ -457,7 +473,7 @@ func (x *esSide) apply(ctx context.Context, base string, ids []string, st explor
 		return esAnswer{refusal: refusalOf(err)}
 	case "observe":
 		an, err := x.store.(spi.ConditionalAppender).Observe(ctx, id)
-		x.anchors = append(x.anchors, an)
+		x.anchors, x.anchorOf = append(x.anchors, an), append(x.anchorOf, a.ID)
 		return esAnswer{refusal: refusalOf(err)}
 	case "deleteThrough":
 		return esAnswer{refusal: refusalOf(x.store.(spi.ThroughDeleter).DeleteThrough(ctx, id, a.Through))}
@@ -575,11 +591,23 @@ func esCompare(st explore.Step, want, got esAnswer, several []string) *explore.M
 	if want.refusal != "" || spi.SameJSON(wb, gb) || sameEnvelopes(want.value, got.value, spi.SameEnvelope) {
 		return nil
 	}
+	if w, ok := want.value.([]int); ok && st.Op == "listExecutionsPage" && sameSet(w, got.value.([]int)) {
+		// the same ids in another order: byte order is our choice (I-STORE-28)
+		return &explore.Mismatch{Op: st.Op, Got: got.String(), Want: want.String(), Clauses: []string{"I-STORE-28"}}
+	}
 	if sameEnvelopes(want.value, got.value, sameEnvelopeAsDoubles) {
 		clauses = []string{"I-STORE-25"}
 	}
 	return &explore.Mismatch{Op: st.Op, Got: got.String(), Want: want.String(), Clauses: clauses,
 		Diff: cmp.Diff(want.value, got.value, envCmp)}
+}
+
+// sameSet reports whether a and b hold the same ids, each as often.
+func sameSet(a, b []int) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 func sameEnvelopes(a, b any, same func(x, y spi.Envelope) bool) bool {
