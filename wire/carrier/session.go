@@ -302,6 +302,10 @@ func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any
 // do makes one call on the run: served from the transcript when a re-driving driver has not yet
 // caught up, else handed to the kernel.
 func (c *Carrier) do(s *session, name string, args json.RawMessage, branch []int) (any, *bridge.RPCError) {
+	fin, e := parallelCheck(name, args, branch) // what the request alone refuses comes first
+	if e != nil {
+		return nil, e
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touch()
@@ -322,22 +326,7 @@ func (c *Carrier) do(s *session, name string, args json.RawMessage, branch []int
 	if rerr != nil {
 		return nil, rerr
 	}
-	cl := &call{name: name, args: args, reply: make(chan reply, 1)}
-	if name == "parallel" {
-		var a parallelArgs
-		if json.Unmarshal(normArgs(args), &a) == nil && a.End != nil {
-			if len(branch) == 0 {
-				return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: an end needs params.branch, the branch it ends", "field", "branch")
-			}
-			cl.finish = &finish{output: payloadOr(a.End.Output)}
-			if a.End.Error != nil {
-				if a.End.Error.Message == "" {
-					return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: args.end.error.message must be a non-empty string", "field", "end.error.message")
-				}
-				cl.finish.err = a.End.Error.Message
-			}
-		}
-	}
+	cl := &call{name: name, args: args, finish: fin, reply: make(chan reply, 1)}
 	select {
 	case ch <- cl:
 	case <-s.done:
@@ -418,6 +407,9 @@ func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *brid
 		return nil, rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("re-drive diverged at call %d: the run answered %s here, the driver completes", s.cursor, s.transcript[s.cursor].name),
 			"index", s.cursor, "want", s.transcript[s.cursor].name, "got", "complete")
 	}
+	if _, e := s.route(nil); e != nil { // the flow's branches are open: it cannot return yet
+		return nil, e
+	}
 	f := &finish{output: p.Output}
 	if p.Output == nil {
 		f.output = json.RawMessage("null")
@@ -425,8 +417,16 @@ func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *brid
 	if p.Error != nil {
 		f.err = p.Error.Message
 	}
+	cl := &call{finish: f, reply: make(chan reply, 1)}
 	select {
-	case s.calls <- &call{finish: f}:
+	case s.calls <- cl:
+	case <-s.done:
+	}
+	select {
+	case rp := <-cl.reply:
+		if rp.err != nil { // the join is due: the flow's next call is syscall.parallel {"join": true}
+			return nil, toRPC(rp.err)
+		}
 	case <-s.done:
 	}
 	<-s.done
