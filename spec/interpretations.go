@@ -7,7 +7,7 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
-		wireInterpretations(),
+		wireInterpretations(), wireEdgeInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),

@@ -20,7 +20,7 @@ func structureChecks() []Check {
 			reserved("decide", carrier.CodeSyscallError, `{"id":"__loom_verdict","choice":1}`), "S5.decide.loom-reserved", "I-WIRE-25"),
 		check("kernel/reserved/emit-decision", spec.MustNot, "syscall.emit of a DECISION_RECORDED whose id begins __loom_ is refused -32023 (kind emit-refused) with nothing appended",
 			reserved("emit", carrier.CodeRefused, `{"eventType":"DECISION_RECORDED","payload":{"id":"__loom_indoubt:s#1","choice":{"verdict":"applied"}}}`), "S5.decide.loom-reserved", "I-WIRE-25"),
-		check("kernel/reserved/suspend-gate", spec.MustNot, "syscall.suspend on an empty gate, a gate beginning __loom_ or a kernel event type other than TIMER_FIRED is refused -32026 with nothing appended",
+		check("kernel/reserved/suspend-gate", spec.MustNot, "syscall.suspend on a gate beginning __loom_ or a kernel event type other than TIMER_FIRED is refused -32026 with nothing appended (an empty gate is a missing member: -32602, kernel/errors/args-shape)",
 			kkReservedGates, "I-KERNEL-21"),
 		check("kernel/reserved/human-step", spec.MustNot, "syscall.execute of a human step (kind human) whose id begins __loom_ or is a kernel event type — it names the step's gate — is refused -32026 with nothing appended",
 			reserved("execute", carrier.CodeSyscallError, `{"task":{"id":"__loom_review","kind":"human","toolId":"echo"},"input":1}`,
@@ -56,7 +56,7 @@ func reserved(name string, code int, args ...string) func(context.Context, *Case
 }
 
 func kkReservedGates(ctx context.Context, c *Case) error {
-	gates := []string{"", "__loom_gate", "__loom_indoubt__"}
+	gates := []string{"__loom_gate", "__loom_indoubt__"}
 	for _, t := range manifest.EventTypes() {
 		if t.Name != manifest.TimerFired {
 			gates = append(gates, t.Name)

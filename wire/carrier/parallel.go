@@ -68,7 +68,11 @@ func (s *session) route(path []int) (chan *call, *bridge.RPCError) {
 		return nil, rpcErr(CodeNotRunnable, "branch", fmt.Sprintf("params.branch %v: no open branch at that path", path), "field", "branch")
 	}
 	if open := s.openUnder(key); len(open) > 0 {
-		return nil, rpcErr(CodeNotRunnable, "branch", fmt.Sprintf("%s has open branches %s: end each (syscall.parallel {\"end\": …} at its path), then join (syscall.parallel {\"join\": true} here)",
+		code := CodeNotRunnable
+		if s.busyAsSyscall {
+			code = CodeSyscallError
+		}
+		return nil, rpcErr(code, "branch", fmt.Sprintf("%s has open branches %s: end each (syscall.parallel {\"end\": …} at its path), then join (syscall.parallel {\"join\": true} here)",
 			scopeName(path), strings.Join(open, " ")), "field", "branch", "open", open)
 	}
 	return ch, nil
