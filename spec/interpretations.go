@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		wireInterpretations(), wireEdgeInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
+		certInterpretations(), certContractInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
 		netInterpretations(),
 	} {

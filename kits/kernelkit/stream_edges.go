@@ -36,6 +36,17 @@ func (l jsonLines) String() string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// linesOf shows an NDJSON body as its lines' JSON values.
+func linesOf(b []byte) jsonLines {
+	var out jsonLines
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // refusedStream reads the lines of a stream a chunk refused: acks for the chunks before it, its own
 // line {chunk: at, error} with code, then the JSON-RPC error with code. It says what differs.
 func refusedStream(lines []string, at, code int) bool {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 	"github.com/loom-kernel/loom-conform/internal/safehttp"
@@ -77,6 +78,21 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, c.HandleBytes(r.Context(), b))
+}
+
+// Delayed serves h, answering every request d later (before h reads it): a slow kernel, as a
+// server in a slower language is, for stability runs (serve-kernel --delay). A client that leaves
+// while it waits is not served.
+func Delayed(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			h.ServeHTTP(w, r)
+		case <-r.Context().Done():
+		}
+	})
 }
 
 // readBody reads a request or response body: in one buffer of its declared length when it has
