@@ -260,6 +260,9 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, MaxStreamLineBytes)))
 	w.Header().Set("Content-Type", ContentTypeStream)
+	// a stream may end before its body does (a refused chunk, a line past the limit): the
+	// connection is not reused, so the server never reads a next request from a half-read body
+	w.Header().Set("Connection", "close")
 	enc := func(v any) error {
 		b, _ := json.Marshal(v)
 		if _, err := w.Write(append(b, '\n')); err != nil {
