@@ -51,7 +51,7 @@ perf-cli: ## measure the command line's start-up against a hello-world Go progra
 
 STABILITY_RUNS ?= 20
 STABILITY_LOAD ?= 16
-stability: build ## certify each built-in store STABILITY_RUNS times under scripts/load.sh STABILITY_LOAD; report verdict flips (goal 0) and the slowest checks in docs/performance.md
+stability: build ## certify each built-in store and the reference kernel (as served, and slowed by 400 µs a request) STABILITY_RUNS times under scripts/load.sh STABILITY_LOAD; report verdict flips (goal 0) and the slowest checks in docs/performance.md
 	@mkdir -p test-results
 	LOOM_STABILITY_LOAD="scripts/load.sh $(STABILITY_LOAD) on $$(nproc) cores" scripts/with-services.sh scripts/load.sh $(STABILITY_LOAD) -- \
 		sh -c 'cd bench && $(GO) run ./cmd/stability -bin ../bin/loom-conform -runs $(STABILITY_RUNS) -out ../test-results/stability.md -doc ../docs/performance.md'

@@ -46,6 +46,11 @@ func Checks() []spec.Check {
 		t("certify/progress-escaped", "TestProgressNoteEscapesTargetText", "I-NET-8"),
 		t("certify/html-escaped", "TestHTMLShowsTargetControlCharacters", "I-NET-8"),
 		t("certify/kernel-certificate-escaped", "TestKernelCertificateEscapesTargetText", "I-NET-8"),
+		t("certify/kernel-failure-setup", "TestKernelFailureSaysSetup", "I-CERT-50"),
+		t("certify/kernel-timeout-named", "TestKernelTimeoutNamesSlowestCall", "I-CERT-51", "I-CERT-13"),
+		t("certify/certificate-names-recommendations", "TestCertificateNamesUnmetRecommendations", "I-CERT-10"),
+		t("certify/contract-versioned", "TestContractVersioned", "I-CERT-52"),
+		t("certify/profile-on-surfaces", "TestProfileOnEverySurface", "I-CERT-52", "I-CERT-1"),
 		t("certify/verdicts", "TestConcludeVerdicts", "I-CERT-1", "I-CERT-2", "I-CERT-3", "I-CERT-4", "I-CERT-5", "I-CERT-6", "I-CERT-10", "I-STORE-24"),
 	)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/shq"
@@ -68,8 +69,9 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
 		Spec: map[string]string{"kernelAbi": manifest.KernelAbiVersion, "eventSchema": manifest.EventSchemaVersion,
 			"wireAbi": manifest.WireAbiVersion},
-		Spi:   map[string]string{},
-		Kinds: []string{KernelKind}, Target: target.Describe(), Started: time.Now().UTC(),
+		Profiles: map[string]string{ProfileKernel: ProfileVersion(ProfileKernel)},
+		Spi:      map[string]string{},
+		Kinds:    []string{KernelKind}, Target: target.Describe(), Started: time.Now().UTC(),
 		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Strict: cfg.Strict},
 		Seams:   []SeamVerdict{{Seam: KernelSeam, Kit: KernelKind, SpiVersion: manifest.WireAbiVersion, Current: manifest.WireAbiVersion}},
 	}
@@ -179,7 +181,8 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 		res.Verdict, res.Message = kits.Unknown, "not run: "+k.dead
 		return res
 	}
-	factory := func(context.Context) (*carrier.Client, func(), error) { return k.cl, nil, nil }
+	cl, trail := kernelkit.Traced(k.cl)
+	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
 	results, err := kits.Run(ctx, k.kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0"})
 	if err != nil || len(results) != 1 {
 		res.Verdict, res.Message = kits.Unknown, fmt.Sprintf("the kit did not run the check: %v", err)
@@ -187,6 +190,7 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 	}
 	r := results[0]
 	res.Verdict, res.Message, res.DurationMs, res.Failed = r.Verdict, r.Message, ms(r.Duration), r.Failed
+	res.Message = explained(res, trail, k.rep.Kernel)
 	if res.Verdict == kits.Unknown {
 		k.unknownInRow++
 		if k.unknownInRow >= k.cfg.DeadAfter {
@@ -196,6 +200,31 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 		k.unknownInRow = 0
 	}
 	return res
+}
+
+// explained adds to a failure or an unknown what a kernel author needs to act on it without reading
+// the kit's source: a check cut short by its time limit names its slowest call and the kernel's
+// round trips (I-CERT-51), and every failure and unknown ends with the check's setup — its calls
+// to the kernel, oldest first, with their answers (I-CERT-50).
+func explained(res CheckResult, trail *kernelkit.Trail, info *KernelInfo) string {
+	if res.Verdict != kits.Fail && res.Verdict != kits.Unknown {
+		return res.Message
+	}
+	msg := res.Message
+	if res.Verdict == kits.Unknown && strings.Contains(msg, "time limit") {
+		note := trail.Slowest()
+		if m := trail.Median(); m > 0 {
+			note += fmt.Sprintf("; the median call of this check took %s", m.Round(10*time.Microsecond))
+		}
+		if info != nil && info.Latency != nil {
+			note += fmt.Sprintf("; the kernel's median round trip before the checks was %.2f ms (the reference kernel's %.2f ms)", info.Latency.MedianMs, info.Latency.ReferenceMs)
+		}
+		msg += "\n" + note + ": a kernel this slow, or a machine this loaded, needs a longer --timeout"
+	}
+	if s := trail.Setup(); s != "" {
+		msg += "\n" + s
+	}
+	return msg
 }
 
 // kernelInfo is the certificate's account of a kernel's handshake.

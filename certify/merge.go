@@ -178,7 +178,7 @@ func runDiff(a, b *Report) string {
 		name string
 		a, b any
 	}{
-		{"harness", a.Tool, b.Tool}, {"spec versions", a.Spec, b.Spec}, {"SPI versions", a.Spi, b.Spi},
+		{"harness", a.Tool, b.Tool}, {"spec versions", a.Spec, b.Spec}, {"profiles", a.Profiles, b.Profiles}, {"SPI versions", a.Spi, b.Spi},
 		{"kinds", a.Kinds, b.Kinds}, {"target", ident(a), ident(b)}, {"handshake", a.Handshake, b.Handshake},
 		{"options (pass every shard the same --seed)", a.Options, b.Options}, {"seams", seams(a), seams(b)},
 		{"checks --run left out", [2]int{a.Summary.LeftOut, a.Summary.MustLeftOut}, [2]int{b.Summary.LeftOut, b.Summary.MustLeftOut}},

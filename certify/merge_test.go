@@ -61,7 +61,7 @@ func untimed(t *testing.T, r *certify.Report) map[string]any {
 	return m
 }
 
-var freshID = regexp.MustCompile(`kit-[0-9a-f]+-`)
+var freshID = regexp.MustCompile(`kit-[0-9a-f]+-[0-9a-f]+-`)
 
 // Reference: spec §10, I-SHARD-1..3 — sharded certify runs merge into the report one run gives,
 // concluded again over the union (certified, not certified with a partly untrue ledger, partial);

@@ -14,8 +14,19 @@ import (
 // ("loom EventStore SPI 2.6.0 without deleteThrough, storeNow"), "loom 3 store SPIs" for several
 // (the certificate lists them; ", 2 optional methods not served" when some are missing), "loom
 // store SPIs" when none was served — then the message is never "certified". A seam the target did
-// not serve is never named, so no badge claims a surface that was not judged.
+// not serve is never named, so no badge claims a surface that was not judged. The conformance
+// profile the run held the target to follows in parentheses ("loom kernel wire ABI 1.0.0 (kernel
+// profile 2.0.0)", docs/contract-changelog.md).
 func BadgeLabel(r *Report) string {
+	label := seamsLabel(r)
+	if l := r.ProfileLine(); l != "" {
+		label += " (" + l + ")"
+	}
+	return label
+}
+
+// seamsLabel is the badge's label without the conformance profile.
+func seamsLabel(r *Report) string {
 	judged := JudgedSeams(r)
 	switch len(judged) {
 	case 0:

@@ -54,6 +54,9 @@ func HTMLPage(r *Report) reportview.Page {
 		fact("image", strings.TrimSpace(r.Target.ImageID+" "+strings.Join(r.Target.RepoDigests, " ")))
 	}
 	fact("harness", fmt.Sprintf("%s %s; kernel ABI %s, event schema %s", r.Tool.Name, r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"]))
+	if l := r.ProfileLine(); l != "" {
+		fact("contract", l+" (docs/contract-changelog.md)")
+	}
 	run := fmt.Sprintf("started %s, seed %d, timeout %.0f ms", r.Started.UTC().Format("2006-01-02 15:04:05 UTC"), r.Options.Seed, r.Options.TimeoutMs)
 	if r.Options.Run != "" {
 		run += ", --run " + r.Options.Run

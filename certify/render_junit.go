@@ -96,6 +96,11 @@ func verdictProperties(r *Report) []junit.Property {
 	for _, s := range r.Seams {
 		ps = append(ps, junit.Property{Name: "loom.seam." + s.Seam, Value: s.SpiVersion + " " + SeamWords(s)})
 	}
+	for _, k := range ProfileKinds() {
+		if v := r.Profiles[k]; v != "" {
+			ps = append(ps, junit.Property{Name: "loom.profile." + k, Value: v})
+		}
+	}
 	return ps
 }
 

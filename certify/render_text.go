@@ -119,6 +119,34 @@ func CountsLine(r *Report) string {
 	return line
 }
 
+// notMetLines names each recommendation not met, one per line, for the certificate (its reasons are
+// in the summary above it and in every report): "" when there is none.
+func notMetLines(r *Report) string {
+	ids := NotMetIDs(r)
+	if len(ids) == 0 {
+		return ""
+	}
+	blocks := "recommended: they do not block; --strict holds the target to them"
+	if r.Options.Strict {
+		blocks = "--strict: they block"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  not met:        %d %s (%s)\n", len(ids), plural(len(ids), "recommendation", "recommendations"), blocks)
+	for _, id := range ids {
+		c, _ := findCheck(r, id)
+		fmt.Fprintf(&b, "    %s [%s]\n", safetext.Line(id), strings.Join(c.Clauses, " "))
+	}
+	return b.String()
+}
+
+// contractLine names the conformance profiles the run held the target to, for the certificate.
+func contractLine(r *Report) string {
+	if l := r.ProfileLine(); l != "" {
+		return "  contract:       " + l + " (what the checks demand: docs/contract-changelog.md)\n"
+	}
+	return ""
+}
+
 // WriteCertificate writes the certificate: the verdict's headline, what was certified, per seam
 // the SPI version and its verdict, the counts. It is the last thing `certify` prints (to stdout).
 func WriteCertificate(w io.Writer, r *Report) error {
@@ -143,6 +171,8 @@ func WriteCertificate(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "  %-15s SPI %-6s %s\n", s.Seam+":", ver, SeamWords(s))
 	}
 	fmt.Fprintf(&b, "  checks:         %s\n", CountsLine(r))
+	b.WriteString(notMetLines(r))
+	b.WriteString(contractLine(r))
 	fmt.Fprintf(&b, "  harness:        loom-conform %s (kernel ABI %s, event schema %s, bridge protocol %s), seed %d, %.1fs\n",
 		r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Spec["bridgeProtocol"], r.Options.Seed, r.DurationMs/1000)
 	_, err := io.WriteString(w, b.String())

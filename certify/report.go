@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
@@ -18,10 +19,14 @@ type Report struct {
 	// Kind is ReportKind ("certify"), what `report merge` dispatches on.
 	Kind string `json:"kind"`
 	// Shard is "i/n" for a --shard run (Config.Shard), "" for a whole or merged run.
-	Shard      string            `json:"shard,omitempty"`
-	Tool       Tool              `json:"tool"`
-	Spec       map[string]string `json:"spec"` // kernel contract versions the tool encodes
-	Spi        map[string]string `json:"spi"`  // SPI versions the tool's kits encode, per seam
+	Shard string            `json:"shard,omitempty"`
+	Tool  Tool              `json:"tool"`
+	Spec  map[string]string `json:"spec"` // kernel contract versions the tool encodes
+	// Profiles are the conformance profile versions the run held the target to, by kind ("kernel",
+	// "stores"): what the checks demand, versioned beside the spec's versions
+	// (docs/contract-changelog.md, I-CERT-52).
+	Profiles   map[string]string `json:"profiles,omitempty"`
+	Spi        map[string]string `json:"spi"` // SPI versions the tool's kits encode, per seam
 	Kinds      []string          `json:"kinds"`
 	Target     Identity          `json:"target"`
 	Handshake  *bridge.Handshake `json:"handshake,omitempty"`
@@ -43,6 +48,17 @@ type Report struct {
 
 	// Kernel is a kernel certification's account of the kernel (its handshake, its round trip).
 	Kernel *KernelInfo `json:"kernel,omitempty"`
+}
+
+// ProfileLine names the run's conformance profiles ("kernel profile 2.0.0"), "" when it names none.
+func (r *Report) ProfileLine() string {
+	var parts []string
+	for _, k := range ProfileKinds() {
+		if v := r.Profiles[k]; v != "" {
+			parts = append(parts, k+" profile "+v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Certified reports whether the run is a plain certificate (Verdict == Certified).

@@ -169,8 +169,9 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
 		Spec: map[string]string{"kernelAbi": manifest.KernelAbiVersion, "eventSchema": manifest.EventSchemaVersion,
 			"wireAbi": manifest.WireAbiVersion, "bridgeProtocol": bridge.ProtocolVersion},
-		Spi:  map[string]string{},
-		Kind: ReportKind, Shard: cfg.Shard.String(),
+		Profiles: map[string]string{ProfileStores: ProfileVersion(ProfileStores)},
+		Spi:      map[string]string{},
+		Kind:     ReportKind, Shard: cfg.Shard.String(),
 		Kinds: cfg.Kinds, Target: target.Describe(), Started: time.Now().UTC(),
 		Options: RunOptions{Run: cfg.Run, TimeoutMs: ms(cfg.Timeout), Seed: cfg.Seed, Faults: cfg.Faults, Strict: cfg.Strict},
 	}

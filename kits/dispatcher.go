@@ -126,7 +126,7 @@ func dispatch(ctx context.Context, c *DispatcherCase, p spi.ExecutionPackage) er
 
 // mine reports whether a package belongs to this case (a shared target may hold others').
 func mine(c *DispatcherCase, p spi.ExecutionPackage) bool {
-	return strings.HasPrefix(p.ExecutionID, fmt.Sprintf("kit-%x%x-", uint32(c.Seed), uint16(c.nonce)))
+	return strings.HasPrefix(p.ExecutionID, c.idPrefix())
 }
 
 // claimOne claims once and returns this case's package, if any (a foreign one is left to expire).

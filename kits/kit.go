@@ -2,6 +2,8 @@ package kits
 
 import (
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"runtime/debug"
@@ -50,10 +52,14 @@ type Case[T any] struct {
 	// SpiVersion is the SPI version the target is held to in this run.
 	SpiVersion string
 	// Explore is how many scripts an exploration check runs (Options.Explore).
-	Explore  int
-	check    *Check[T]
-	ids      int
-	nonce    int64
+	Explore int
+	check   *Check[T]
+	ids     int
+	// nonce is drawn from crypto/rand for each case, so the ids of two cases never meet: not two
+	// checks of one run, nor two runs against one long-lived target (the time-derived 16 bits it
+	// once had repeated every 67 ms, and a kernel served across runs answered a fresh start
+	// "exists").
+	nonce    uint64
 	mu       sync.Mutex
 	panicked string
 	// done and total are the check's own account of its work (Progress), for the message of a
@@ -99,11 +105,24 @@ func (c *Case[T]) panicMessage() string {
 	return c.panicked
 }
 
-// ExecID returns an execution id unique within the case and, through the seed and a per-run nonce,
-// very likely across runs, so checks also work against a target that is not empty.
+// ExecID returns an execution id unique within the case and, through a random 64-bit nonce per
+// case, across cases and runs (a collision is a 2^-64 chance), so checks also work against a
+// target that is not empty or that serves several runs at once.
 func (c *Case[T]) ExecID(name string) string {
 	c.ids++
-	return fmt.Sprintf("kit-%x%x-%s-%d", uint32(c.Seed), uint16(c.nonce), name, c.ids)
+	return fmt.Sprintf("%s%s-%d", c.idPrefix(), name, c.ids)
+}
+
+// idPrefix is what every id of this case begins with: the seed and the case's nonce.
+func (c *Case[T]) idPrefix() string {
+	return fmt.Sprintf("kit-%x-%016x-", uint32(c.Seed), c.nonce)
+}
+
+// newNonce draws a case's nonce.
+func newNonce() uint64 {
+	var b [8]byte
+	_, _ = cryptorand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // Violation is one broken rule, printed in the project's failure grammar:

@@ -6,6 +6,11 @@ import (
 	"strings"
 )
 
+// HarnessVersion is loom-conform's own release, not a kernel contract version: what `loom-conform
+// --version` and every report's tool name, and the version the reference kernel states for its
+// implementation in wire.handshake (serve-kernel and the recorded exchanges of docs/wire.md alike).
+const HarnessVersion = "0.1.0"
+
 // Version is a parsed MAJOR.MINOR.PATCH semantic version.
 type Version struct{ Major, Minor, Patch int }
 

@@ -20,6 +20,7 @@ func newServeKernelCmd() *cobra.Command {
 	var (
 		storeArg, dsn, broken string
 		deterministic, wave2  bool
+		delay                 time.Duration
 		opts                  carrier.Options
 		nf                    netFlags
 	)
@@ -46,7 +47,8 @@ broken kernels certify rejects, one defect each:
   ` + strings.Join(kernelkit.BrokenNames(), "\n  ") + `
 
 It listens on loopback unless --listen (or LOOM_KERNEL_LISTEN) says otherwise, and stops on
-SIGINT or SIGTERM. The kernel's numbers are IEEE doubles (docs/wire.md): a number in params a
+SIGINT or SIGTERM. --delay D answers every request D later, a slow kernel for stability runs
+(make stability certifies the reference kernel with and without it). The kernel's numbers are IEEE doubles (docs/wire.md): a number in params a
 double cannot hold exactly is refused naming its field, never rounded.
 ` + netHelp,
 		Args: cobra.NoArgs,
@@ -86,6 +88,12 @@ double cannot hold exactly is refused naming its field, never rounded.
 			if err != nil {
 				return badInput("serve-kernel: %v", err)
 			}
+			if delay < 0 || delay > time.Minute {
+				return badInput("serve-kernel: --delay %v: want 0 to 1m", delay)
+			}
+			if delay > 0 {
+				c = carrier.Delayed(c, delay)
+			}
 			return nf.listenAndServe(ctx, cmd, "serve-kernel", c)
 		},
 	}
@@ -96,6 +104,7 @@ double cannot hold exactly is refused naming its field, never rounded.
 	f.BoolVar(&deterministic, "deterministic", false, "fixed clock and sequential ids: the same calls write byte-identical logs")
 	f.BoolVar(&wave2, "wave2", false, "turn on the Wave 2 feature flags: continueAsNew, receive and select (with execution.deliver)")
 	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify's self-test; the names are listed above)")
+	f.DurationVar(&delay, "delay", 0, "answer every request this much later (e.g. 400us: a slow kernel, as a Python http.server is; make stability certifies one)")
 	f.DurationVar(&opts.Lease, "lease", 30*time.Second, "how long a silent driver keeps its execution before another may take it over")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	return cmd

@@ -154,7 +154,7 @@ func call(c *kernel.Context, a Action, decided func()) Answer {
 	case "execute":
 		t := kernel.Task{ID: st.ID, Kind: st.Kind, ToolID: st.Tool, AtMostOnce: st.AtMostOnce,
 			Timeout: time.Duration(st.TimeoutMs) * time.Millisecond}
-		if len(st.Errors) > 0 {
+		if st.Errors != nil { // declared, even empty (I-KERNEL-12)
 			t.Errors = map[string]kernel.PayloadSchema{}
 			for _, ch := range st.Errors {
 				t.Errors[ch] = kernel.AnyPayload

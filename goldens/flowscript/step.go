@@ -235,7 +235,7 @@ func callArgs(st *Stmt, env map[string]json.RawMessage) (json.RawMessage, error)
 		if st.AtMostOnce {
 			task["atMostOnce"] = true
 		}
-		if len(st.Errors) > 0 {
+		if st.Errors != nil { // declared, even empty (I-KERNEL-12)
 			task["errors"] = st.Errors
 		}
 		a["task"] = task

@@ -165,6 +165,28 @@ func BrokenKernels() []Broken {
 			Clauses: []string{"S41.typed.untyped-at-least-once"}, CaughtBy: []string{"kernel/golden/timeout-step"},
 			store: timeoutsRecordedTyped},
 	}
+	// 11. the edges docs/wire.md decides (I-WIRE-40 to I-WIRE-52)
+	out = append(out,
+		Broken{Name: "args-to-kernel", Defect: "hands syscall arguments to the kernel unshaped: a missing task, toolId or choice, an ill-typed task.errors or an empty event type is answered -32026 by its decoder, not -32602",
+			Clauses: []string{"I-WIRE-49"}, CaughtBy: []string{"kernel/errors/args-shape"}, carrier: carrier.Hooks{ArgsToKernel: true}},
+		Broken{Name: "driver-before-params", Defect: "judges a driver method's token before its arguments' shape, so bad arguments under another token are answered -32002",
+			Clauses: []string{"I-WIRE-41"}, CaughtBy: []string{"kernel/errors/precedence"}, carrier: carrier.Hooks{DriverBeforeParams: true}},
+		Broken{Name: "field-with-params", Defect: "names the member of a -32602 answer params.<path> in data.field",
+			Clauses: []string{"I-WIRE-48"}, CaughtBy: []string{"kernel/errors/field-path", "kernel/errors/args-shape"}, carrier: carrier.Hooks{FieldWithParams: true}},
+		Broken{Name: "complete-both", Defect: "takes an execution.complete with both output and error as a failure, dropping the output",
+			Clauses: []string{"I-WIRE-44"}, CaughtBy: []string{"kernel/driver/complete-output-and-error"}, carrier: carrier.Hooks{CompleteBoth: true}},
+		Broken{Name: "replay-cancel-completes", Defect: "answers the complete of a read-only replay of a cancelled execution with status cancelled, as if it matched the log",
+			Clauses: []string{"I-WIRE-42"}, CaughtBy: []string{"kernel/replay/cancelled-complete"}, carrier: carrier.Hooks{ReplayCancelCompletes: true}},
+		Broken{Name: "bare-chunk-error", Defect: "answers a stream chunk that is not strict JSON with a bare -32700, no line of its own",
+			Clauses: []string{"I-WIRE-51"}, CaughtBy: []string{"kernel/stream/chunk-refused-line"}, carrier: carrier.Hooks{BareChunkError: true}},
+		Broken{Name: "busy-scope-as-syscall", Defect: "answers a call at a scope whose branches are open -32026 instead of -32025",
+			Clauses: []string{"I-WIRE-52"}, CaughtBy: []string{"kernel/parallel/busy-scope-refused"}, carrier: carrier.Hooks{BusyScopeAsSyscall: true}},
+		Broken{Name: "crash-needs-log", Defect: "refuses conformance.crash for an execution that has no log yet (-32003), so a crash cannot be armed before the start",
+			Clauses: []string{"I-WIRE-40"}, CaughtBy: []string{"kernel/conformance/crash-before-start"}, carrier: carrier.Hooks{CrashNeedsLog: true}},
+		Broken{Name: "code-not-found-as-fenced", Defect: "answers a driver method on an execution that has no log -32002 (fenced) instead of -32003",
+			Clauses: []string{"I-WIRE-25"}, CaughtBy: []string{"kernel/errors/not-found-driver", "kernel/errors/not-found"},
+			carrier: carrier.Hooks{ErrorCodes: map[int]int{carrier.CodeNotFound: carrier.CodeFenced}}},
+	)
 	// 10. another choice where the spec is silent: certified, with the recommendation listed
 	out = append(out,
 		Broken{Name: "sleep-own-gate", Defect: "parks sleep and sleepUntil on a gate named sleep, woken by TIMER_FIRED for the recorded wakeAt as any timed park is",

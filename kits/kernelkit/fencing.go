@@ -131,7 +131,7 @@ func fencedStream(ctx context.Context, c *Case, d *carrier.Driver, name, stale s
 		last := lines[len(lines)-1]
 		var r carrier.Response
 		if len(lines) != 1 || json.Unmarshal([]byte(last), &r) != nil || r.Error == nil || r.Error.Code != carrier.CodeFenced {
-			return c.Failf("POST syscall."+name, "streaming form, stale token", fmt.Sprintf("%q", lines), "one line: the JSON-RPC error -32002, no chunk acknowledged")
+			return c.Failf("POST syscall."+name, "streaming form, stale token", jsonLines(lines), "one line: the JSON-RPC error -32002, no chunk acknowledged")
 		}
 		return nil
 	})

@@ -52,7 +52,7 @@ func kitChecks() []kitCheck {
 	var cs []kitCheck
 	for _, f := range []func() []kitCheck{handshakeChecks, syscallChecks, ringChecks, driverChecks, fencingChecks,
 		ingressChecks, errorChecks, badInputChecks, reconnectChecks, replayChecks, terminalChecks, streamChecks,
-		profileChecks, structureChecks, wave2Checks, scriptChecks} {
+		profileChecks, structureChecks, wave2Checks, shapeChecks, edgeChecks, wedgeChecks, streamEdgeChecks, scriptChecks} {
 		cs = append(cs, f()...)
 	}
 	return cs
@@ -219,18 +219,27 @@ func appendsNothing(ctx context.Context, c *Case, id, what string, act func() er
 }
 
 // wantError holds the answer of op(args) to an error with code and, when kind is not empty,
-// data.kind kind.
+// data.kind kind, as a violation of every clause of the check.
 func wantError(c *Case, op, args string, err error, code int, kind string) error {
+	return wantCode(c.Failf, op, args, err, code, kind)
+}
+
+// failf reports one comparison's violation: Case.Failf, or the Failf of an Assertion (Case.Cite)
+// naming the comparison's own clauses.
+type failf func(op, args string, got, want any) error
+
+// wantCode is wantError reporting through fail.
+func wantCode(fail failf, op, args string, err error, code int, kind string) error {
 	want := fmt.Sprintf("error %d", code)
 	if kind != "" {
 		want += fmt.Sprintf(" (kind %s)", kind)
 	}
 	ce, ok := asCall(err)
 	if !ok {
-		return c.Failf(op, args, show(err, "accepted"), want)
+		return fail(op, args, show(err, "accepted"), want)
 	}
 	if ce.RPC.Code != code || kind != "" && ce.Kind() != kind {
-		return c.Failf(op, args, fmt.Sprintf("error %d (kind %s): %s", ce.RPC.Code, ce.Kind(), ce.RPC.Message), want)
+		return fail(op, args, fmt.Sprintf("error %d (kind %s): %s", ce.RPC.Code, ce.Kind(), ce.RPC.Message), want)
 	}
 	return nil
 }

@@ -103,9 +103,6 @@ func driveCase(ctx context.Context, c *Case, k clients.Case, cmp comparison) (ca
 	return got, diffRuns(c, k, want, got, c.Cite(cmp.ours...).Failf, " (compared exactly: the reference kernel's form of the choices "+strings.Join(cmp.ours, ", ")+")")
 }
 
-// failf reports one failing comparison: Case.Failf, or an Assertion's Failf (Case.Cite).
-type failf func(op, args string, got, want any) error
-
 // diffRuns compares every execution of a wire run with the in-process one (diffRun), reported by
 // fail.
 func diffRuns(c *Case, k clients.Case, want, got carrier.Run, fail failf, note string) error {

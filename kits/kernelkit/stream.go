@@ -77,7 +77,7 @@ func kkStreamForm(ctx context.Context, c *Case) error {
 			return c.Failf("POST syscall."+name, "3 chunks", err, "acks and a response")
 		}
 		if len(lines) != len(chunks)+1 {
-			return c.Failf("POST syscall."+name, "3 chunks", fmt.Sprintf("%d lines: %q", len(lines), lines), "3 ack lines and the response")
+			return c.Failf("POST syscall."+name, "3 chunks", fmt.Sprintf("%d lines: %s", len(lines), jsonLines(lines)), "3 ack lines and the response")
 		}
 		for i := range chunks {
 			var a carrier.Ack
@@ -152,10 +152,10 @@ func kkStreamIncremental(ctx context.Context, c *Case) error {
 		defer a.resp.Body.Close()
 		b, _ := io.ReadAll(a.resp.Body)
 		if strings.Contains(string(b), `"chunk"`) {
-			return c.Failf("POST syscall.stream", "chunk 0, the body still open", fmt.Sprintf("no answer within %v; the ack came only after the body ended: %q", patience.Round(time.Millisecond), b),
+			return c.Failf("POST syscall.stream", "chunk 0, the body still open", fmt.Sprintf("no answer within %v; the ack came only after the body ended: %s", patience.Round(time.Millisecond), linesOf(b)),
 				"chunk 0 acknowledged as it is appended, before the next chunk is sent")
 		}
-		return c.Unknown("no answer to chunk 0 within %v, nor after the body ended (%q)", patience.Round(time.Millisecond), b)
+		return c.Unknown("no answer to chunk 0 within %v, nor after the body ended (%s)", patience.Round(time.Millisecond), linesOf(b))
 	}
 	defer resp.Body.Close()
 	rd := bufio.NewReader(resp.Body)
@@ -218,7 +218,7 @@ func kkStreamRefused(ctx context.Context, c *Case) error {
 		var r carrier.Response
 		if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &a) != nil || a.Chunk != 0 || a.Error == nil || a.Error.Code != carrier.CodeRefused ||
 			json.Unmarshal([]byte(lines[1]), &r) != nil || r.Error == nil || r.Error.Code != carrier.CodeRefused {
-			return c.Failf("POST syscall.stream", "eventType EXECUTION_COMPLETED", fmt.Sprintf("%q", lines), `{"chunk":0,"error":{-32023…}} then the JSON-RPC error -32023`)
+			return c.Failf("POST syscall.stream", "eventType EXECUTION_COMPLETED", jsonLines(lines), `{"chunk":0,"error":{-32023…}} then the JSON-RPC error -32023`)
 		}
 		return nil
 	})

@@ -25,7 +25,7 @@ func structureChecks() []kitCheck {
 			reserved("decide", carrier.CodeSyscallError, `{"id":"__loom_verdict","choice":1}`), "S5.decide.loom-reserved", "I-WIRE-25"),
 		check("kernel/reserved/emit-decision", spec.MustNot, "syscall.emit of a DECISION_RECORDED whose id begins __loom_ is refused -32023 (kind emit-refused) with nothing appended",
 			reserved("emit", carrier.CodeRefused, `{"eventType":"DECISION_RECORDED","payload":{"id":"__loom_indoubt:s#1","choice":{"verdict":"applied"}}}`), "S5.decide.loom-reserved", "I-WIRE-25"),
-		choiceCheck("kernel/reserved/suspend-gate", spec.MustNot, "syscall.suspend on an empty gate, a gate beginning __loom_ or a kernel event type other than TIMER_FIRED is refused or parks durably (required: a suspend is never answered without parking), and is refused -32026 with nothing appended (recommended: ours)",
+		choiceCheck("kernel/reserved/suspend-gate", spec.MustNot, "syscall.suspend on a gate beginning __loom_ or a kernel event type other than TIMER_FIRED (an empty gate is a missing member: -32602, kernel/errors/args-shape) is refused or parks durably (required: a suspend is never answered without parking), and is refused -32026 with nothing appended (recommended: ours)",
 			kkReservedGates, []string{"S5.suspend.config"}, []string{"I-KERNEL-21"}),
 		choiceCheck("kernel/reserved/human-step", spec.MustNot, "syscall.execute of a human step (kind human) whose id begins __loom_ or is a kernel event type — it names the step's gate — is refused or parks durably with condition.stepId (required: a human step is never run as a plain step, which answers no suspend point), and is refused -32026 with nothing appended (recommended: ours)",
 			kkReservedHuman, []string{"S5.ingress.human-step-entry"}, []string{"I-KERNEL-22"}),
@@ -155,7 +155,7 @@ func wakeAtOf(e spi.Envelope) bool {
 }
 
 func kkReservedGates(ctx context.Context, c *Case) error {
-	gates := []string{"", "__loom_gate", "__loom_indoubt__"}
+	gates := []string{"__loom_gate", "__loom_indoubt__"}
 	for _, t := range manifest.EventTypes() {
 		if t.Name != manifest.TimerFired {
 			gates = append(gates, t.Name)

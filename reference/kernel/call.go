@@ -127,10 +127,12 @@ func (c *Context) Call(name string, args json.RawMessage) (json.RawMessage, erro
 }
 
 // callTask is the Task an execute call's arguments describe: a step-level typed-failure map lists
-// channels only (their payloads are not shape-checked: a schema does not cross Call).
+// channels only (their payloads are not shape-checked: a schema does not cross Call). A map given
+// empty ("errors": []) is a declared map with no channel, which replaces the effect's (I-KERNEL-12,
+// "even empty"); only an absent one leaves the effect's.
 func callTask(id, kind, toolID string, timeoutMs int64, atMostOnce bool, errs []string) Task {
 	t := Task{ID: id, Kind: kind, ToolID: toolID, AtMostOnce: atMostOnce, Timeout: time.Duration(timeoutMs) * time.Millisecond}
-	if len(errs) > 0 {
+	if errs != nil {
 		t.Errors = map[string]PayloadSchema{}
 		for _, ch := range errs {
 			t.Errors[ch] = AnyPayload

@@ -56,6 +56,7 @@ type run struct {
 	resources   map[string]float64
 	parkedOn    string          // the gate the log is parked on at the start ("" = not parked)
 	recordedOut json.RawMessage // _output of a completed log (what a read-only replay must return)
+	recordedTo  string          // _continuedTo of a continued log (what a read-only replay's continueAsNew answers)
 
 	// emit serving (spec §3)
 	gateIdx   int              // suspend points consumed so far in this run
@@ -113,6 +114,9 @@ func newRun(rt *Runtime, ctx context.Context, execID string, flow FlowDef, st fo
 	}
 	if st.Status == fold.StatusCompleted {
 		r.recordedOut = st.Variables.Values[fold.VarOutput]
+	}
+	if st.Status == fold.StatusContinued {
+		_ = json.Unmarshal(st.Variables.Values[fold.VarContinuedTo], &r.recordedTo)
 	}
 	return r
 }

@@ -46,6 +46,12 @@ func (c *Context) ContinueAsNew(input any) error {
 		return &SyscallError{Syscall: "continueAsNew", Reason: "not allowed inside a parallel branch (I-KERNEL-6)"}
 	}
 	if r.readOnly {
+		// a replay of the continued execution serves its continueAsNew when the log's next
+		// execution was started with this input (I-WIRE-43); anything else diverges
+		if r.recordedTo != "" && r.startedWith(r.recordedTo, raw) {
+			r.continuedTo = r.recordedTo
+			panic(continueSignal{})
+		}
 		panic(abortSignal{r.divergence(manifest.ExecutionContinued)})
 	}
 	next := ContinuedID(r.execID)
@@ -65,6 +71,26 @@ func (c *Context) ContinueAsNew(input any) error {
 	r.mustAppend(newEvent{eventType: manifest.ExecutionContinued, payload: obj("continuedTo", next), metadata: kernelMeta})
 	r.continuedTo = next
 	panic(continueSignal{})
+}
+
+// startedWith reports whether execution id's log begins with an EXECUTION_STARTED whose input is
+// input. r.mu is held.
+func (r *run) startedWith(id string, input json.RawMessage) bool {
+	evs, err := r.rt.cfg.Store.Read(r.ctx, id)
+	if err != nil || len(evs) == 0 || evs[0].EventType != manifest.ExecutionStarted {
+		return false
+	}
+	var p struct {
+		Input json.RawMessage `json:"input"`
+	}
+	return json.Unmarshal(evs[0].Payload, &p) == nil && spi.SameJSON(payloadOrNull(p.Input), payloadOrNull(input))
+}
+
+func payloadOrNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
 }
 
 // Receive waits for one message on topic (Wave 2, behind Features.Receive). A delivered message is

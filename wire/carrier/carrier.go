@@ -20,7 +20,8 @@ import (
 
 // Options configure a Carrier. Zero values take the defaults.
 type Options struct {
-	// Implementation names the kernel in the handshake (default "loom-conform reference kernel").
+	// Implementation names the kernel in the handshake (default "loom-conform reference kernel",
+	// version manifest.HarnessVersion, as serve-kernel states it).
 	Implementation Implementation
 	// Syscalls is the table the methods are derived from; nil = the runtime's (rt.Syscalls()).
 	Syscalls []manifest.Syscall
@@ -76,7 +77,7 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 		return nil, errors.New("carrier: a runtime is required")
 	}
 	if opts.Implementation.Name == "" {
-		opts.Implementation = Implementation{Name: "loom-conform reference kernel", Version: manifest.KernelAbiVersion}
+		opts.Implementation = Implementation{Name: "loom-conform reference kernel", Version: manifest.HarnessVersion}
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 30 * time.Second
@@ -160,6 +161,9 @@ func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
 		if to, ok := c.opts.Hooks.ErrorCodes[e.Code]; ok {
 			e.Code = to
 		}
+		if c.opts.Hooks.FieldWithParams {
+			e = prefixField(e)
+		}
 		resp.Error = e
 		return resp
 	}
@@ -217,8 +221,25 @@ func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCEr
 	return nil, rpcErr(CodeMethodNotFound, "method", fmt.Sprintf("method %q has no handler", req.Method))
 }
 
+// invalid is the answer to params the strict decoder refused: data.field names the member when the
+// decoder did (I-WIRE-48: the path below params).
 func invalid(method string, err error) *bridge.RPCError {
+	var fe *fieldErr
+	if errors.As(err, &fe) && fe.field != "" {
+		return rpcErr(CodeInvalidParams, "params", method+": "+err.Error(), "reason", err.Error(), "field", fe.field)
+	}
 	return rpcErr(CodeInvalidParams, "params", method+": "+err.Error(), "reason", err.Error())
+}
+
+// required answers the first of the named string members (name, value pairs, in the method's
+// documented order) that is empty: -32602 naming it; nil when each has a value.
+func required(method string, kv ...string) *bridge.RPCError {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			return rpcErr(CodeInvalidParams, "params", fmt.Sprintf("%s: params.%s is required", method, kv[i]), "field", kv[i])
+		}
+	}
+	return nil
 }
 
 func newToken() string {
@@ -249,7 +270,6 @@ type startResult struct {
 	Mode           string `json:"mode,omitempty"`
 	AwaitingDriver bool   `json:"awaitingDriver,omitempty"`
 	SuspendedOn    string `json:"suspendedOn,omitempty"`
-	Redrive        int    `json:"redrive,omitempty"`
 	Output         any    `json:"output,omitempty"`
 	Error          any    `json:"error,omitempty"`
 }
@@ -314,8 +334,8 @@ func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge
 	if err := decodeStrict(raw, &p); err != nil {
 		return nil, invalid(MethodResume, err)
 	}
-	if p.ExecutionID == "" || p.EventType == "" {
-		return nil, rpcErr(CodeInvalidParams, "params", "execution.resume: params.executionId and params.eventType are required", "field", "executionId/eventType")
+	if e := required(MethodResume, "executionId", p.ExecutionID, "eventType", p.EventType); e != nil {
+		return nil, e
 	}
 	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e

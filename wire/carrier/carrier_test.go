@@ -237,8 +237,16 @@ func TestBadInputTyped(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":[]}}`, CodeInvalidParams, "args"},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.emit","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"eventType":"x","metadata":{}}}}`, CodeInvalidParams, "metadata"},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"echo","fn":1}}}}`, CodeInvalidParams, "fn"},
-		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"wrong","args":{}}}`, CodeFenced, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"ghost","driver":"x","args":{}}}`, CodeFenced, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"wrong","args":{"task":{"id":"s","toolId":"echo"}}}}`, CodeFenced, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"wrong","args":{}}}`, CodeInvalidParams, "args.task"},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"ghost","driver":"x","args":{"task":{"id":"s","toolId":"echo"}}}}`, CodeNotFound, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.complete","params":{"executionId":"ghost","driver":"x","output":1}}`, CodeNotFound, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s"}}}}`, CodeInvalidParams, "args.task.toolId"},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"echo","errors":"declined"}}}}`, CodeInvalidParams, "args.task.errors"},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.decide","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"id":"d"}}}`, CodeInvalidParams, "args.choice"},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.emit","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"eventType":"","payload":1}}}`, CodeInvalidParams, "args.eventType"},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.sleep","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"ms":-5}}}`, CodeInvalidParams, "args.ms"},
+		{`{"jsonrpc":"2.0","id":1,"method":"execution.complete","params":{"executionId":"e","driver":"` + a.Driver + `","output":1,"error":{"message":"m"}}}`, CodeInvalidParams, `"field":"error"`},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"nope"}}}}`, CodeSyscallError, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.receive","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"topic":"t"}}}`, CodeMethodNotFound, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"execution.deliver","params":{"executionId":"e","topic":"t","messageId":"m"}}`, CodeMethodNotFound, ""},
@@ -252,7 +260,7 @@ func TestBadInputTyped(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"execution.resumeAs","params":{"executionId":"e","flowId":"f2","transform":{}}}`, CodeInvalidParams, "transform"},
 		{`{"jsonrpc":"2.0","id":1,"method":"execution.resumeAs","params":{"executionId":"e","flowId":"f2"}}`, CodeFenced, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"syscall.decide","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"id":"d","fails":true}}}`, CodeInvalidParams, "fails"},
-		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"echo","timeoutMs":"soon"}}}}`, CodeSyscallError, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"syscall.execute","params":{"executionId":"e","driver":"` + a.Driver + `","args":{"task":{"id":"s","toolId":"echo","timeoutMs":"soon"}}}}`, CodeInvalidParams, "args.task.timeoutMs"},
 	}
 	before, _ := store.Read(ctx, "e")
 	for _, k := range cases {

@@ -12,6 +12,8 @@ func Checks() []spec.Check {
 		t("wire/acceptance-in-process", "TestWireRunEqualsInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-10"),
 		t("wire/parallel-over-wire", "TestWireParallelEqualsInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-11"),
 		t("wire/parallel-bad-calls", "TestWireParallelBadCalls", spec.KindTest, "I-WIRE-11", "I-WIRE-6"),
+		t("wire/parallel-never-wedges", "TestWireParallelNeverWedges", spec.KindTest, "I-WIRE-52", "I-WIRE-11"),
+		t("wire/stream-ends-cleanly", "TestWireStreamEndsCleanly", spec.KindTest, "I-NET-4", "I-WIRE-51"),
 		t("wire/goldens-over-wire", "TestWireGoldensEqualInProcess", spec.KindTest, "A26.acceptance", "I-WIRE-10", "I-WIRE-20", "I-WIRE-21"),
 		t("wire/deliver", "TestDeliverOverWire", spec.KindTest, "I-WIRE-20", "S4.v1_23.message-consumed", "S4.v1_23.wait-addressed-resume"),
 		t("wire/disconnect-mid-step", "TestDisconnectMidStepRunsEffectOnce", spec.KindTest, "A26.wire.kernel-authoritative", "I-WIRE-4"),

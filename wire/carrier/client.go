@@ -22,8 +22,12 @@ type Client struct {
 	hc      *http.Client
 	timeout time.Duration
 	nextID  atomic.Int64
-	// Observe, when set, sees every exchange (the request and response bodies).
-	Observe func(method string, request, response []byte)
+	// Observe, when set, sees every exchange when it ends: the method, the request and response
+	// bodies, the error and how long it took (a streaming form's method is the one its request
+	// line names).
+	Observe func(bridge.Exchange)
+	// started, when set, is told of every exchange as it begins (Observed).
+	started func(method string)
 	// Token, when set (before the first call), is sent as "Authorization: Bearer <token>": a
 	// kernel served beyond loopback requires one (docs/wire.md, "Running it safely").
 	Token string
@@ -40,6 +44,13 @@ func NewClient(url string, timeout time.Duration) *Client {
 	// server is closing.
 	tr := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true, IdleConnTimeout: 30 * time.Second}
 	return &Client{url: url, hc: &http.Client{Transport: tr}, timeout: timeout}
+}
+
+// Observed returns a client of the same kernel, sharing c's connections and token, whose exchanges
+// observe sees as they end and started as they begin (either may be nil): a check's trail of the
+// calls it made (kits/kernelkit's Trail).
+func (c *Client) Observed(observe func(bridge.Exchange), started func(method string)) *Client {
+	return &Client{url: c.url, hc: c.hc, timeout: c.timeout, Token: c.Token, Observe: observe, started: started}
 }
 
 // URL returns the kernel's URL.
@@ -76,10 +87,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	}
 	id := c.nextID.Add(1)
 	body := appendRequest(make([]byte, 0, len(raw)+len(method)+48), id, method, raw)
-	resp, err := c.post(ctx, "application/json", body)
-	if c.Observe != nil {
-		c.Observe(method, body, resp)
-	}
+	resp, err := c.observed(ctx, method, "application/json", body)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -107,7 +115,32 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 
 // Post sends a raw body with a content type and returns the response body.
 func (c *Client) Post(ctx context.Context, contentType string, body []byte) ([]byte, error) {
-	return c.post(ctx, contentType, body)
+	method := "POST " + contentType
+	if line, _, _ := bytes.Cut(body, []byte("\n")); json.Valid(line) {
+		var r struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(line, &r) == nil && r.Method != "" {
+			method = r.Method
+		}
+	}
+	return c.observed(ctx, method, contentType, body)
+}
+
+// observed posts body, telling the client's observers.
+func (c *Client) observed(ctx context.Context, method, contentType string, body []byte) ([]byte, error) {
+	if c.Observe == nil && c.started == nil {
+		return c.post(ctx, contentType, body)
+	}
+	if c.started != nil {
+		c.started(method)
+	}
+	start := time.Now()
+	resp, err := c.post(ctx, contentType, body)
+	if c.Observe != nil {
+		c.Observe(bridge.Exchange{Method: method, Request: body, Response: resp, Err: err, Duration: time.Since(start)})
+	}
+	return resp, err
 }
 
 // appendRequest appends the request frame of a call whose params are raw (json.Marshal's output:

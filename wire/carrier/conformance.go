@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -184,7 +185,16 @@ func (c *Carrier) conformanceCrash(raw json.RawMessage) (any, *bridge.RPCError) 
 		return nil, invalid(MethodConformanceCrash, err)
 	}
 	if p.ExecutionID == "" || p.Sequence == nil || *p.Sequence < 0 {
-		return nil, rpcErr(CodeInvalidParams, "params", "conformance.crash: params.executionId (a string) and params.sequence (>= 0) are required", "field", "executionId/sequence")
+		field := "sequence"
+		if p.ExecutionID == "" {
+			field = "executionId"
+		}
+		return nil, rpcErr(CodeInvalidParams, "params", "conformance.crash: params.executionId (a string) and params.sequence (>= 0) are required", "field", field)
+	}
+	if c.opts.Hooks.CrashNeedsLog {
+		if flowID, err := c.rt.FlowID(context.Background(), p.ExecutionID); err == nil && flowID == "" {
+			return nil, rpcErr(CodeNotFound, "execution", fmt.Sprintf("execution %q has no log", p.ExecutionID), "executionId", p.ExecutionID)
+		}
 	}
 	c.conformance.ArmSequence(p.ExecutionID, *p.Sequence)
 	return map[string]any{"executionId": p.ExecutionID, "sequence": *p.Sequence}, nil

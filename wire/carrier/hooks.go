@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/loom-kernel/loom-conform/wire/bridge"
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/manifest"
@@ -95,6 +96,31 @@ type Hooks struct {
 	// ReservedIDs accepts a kernel-reserved (__loom_) id on one syscall: "decide" (the decision
 	// id), "emit" (a DECISION_RECORDED id), "human" (a human step's id) or "suspend" (the gate).
 	ReservedIDs string
+	// ArgsToKernel hands syscall arguments to the kernel without holding them to their shape, so
+	// a missing, null, ill-typed or empty member is answered by the kernel's decoder, -32026
+	// (breaks I-WIRE-49: the shape of arguments is bad params).
+	ArgsToKernel bool
+	// DriverBeforeParams judges a driver method's token before its arguments' shape, so a call
+	// with another token and bad arguments is answered -32002 (breaks I-WIRE-41).
+	DriverBeforeParams bool
+	// FieldWithParams names the member of a -32602 answer with a params. prefix
+	// (breaks I-WIRE-48).
+	FieldWithParams bool
+	// CompleteBoth takes an execution.complete with both output and error as a failure, dropping
+	// the output (breaks I-WIRE-44).
+	CompleteBoth bool
+	// ReplayCancelCompletes answers the complete of a read-only replay of a cancelled execution
+	// with status cancelled, as if it matched (breaks I-WIRE-42).
+	ReplayCancelCompletes bool
+	// BareChunkError answers a stream chunk that is not a strict JSON value with the bare error,
+	// no line of its own (breaks I-WIRE-51).
+	BareChunkError bool
+	// BusyScopeAsSyscall answers a call at a scope whose branches are open -32026 instead of
+	// -32025 (breaks I-WIRE-52).
+	BusyScopeAsSyscall bool
+	// CrashNeedsLog refuses conformance.crash for an execution that has no log yet, -32003
+	// (breaks I-WIRE-40).
+	CrashNeedsLog bool
 	// ParkInBranch answers the named parking syscall (suspend, sleep, sleepUntil, receive, select,
 	// continueAsNew) inside a parallel branch with null: it neither refuses nor parks (breaks
 	// S5.suspend.config, S5.timer.durable-wakeat, I-KERNEL-80 or I-KERNEL-81, as the syscall is).
@@ -103,6 +129,19 @@ type Hooks struct {
 	// in a top-level parallel branch, with null and appends nothing (breaks S3.emit.serve-append:
 	// an emit the log does not prove is appended).
 	DropBranchEmits string
+}
+
+// prefixField is the FieldWithParams defect: data.field named as params.<path>.
+func prefixField(e *bridge.RPCError) *bridge.RPCError {
+	var d map[string]any
+	if json.Unmarshal(e.Data, &d) != nil {
+		return e
+	}
+	if f, ok := d["field"].(string); ok && f != "" {
+		d["field"] = "params." + f
+		e.Data = mustJSON(d)
+	}
+	return e
 }
 
 // forged is one envelope a defect writes past the kernel.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
 	"github.com/loom-kernel/loom-conform/internal/safehttp"
@@ -79,6 +80,21 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, c.HandleBytes(r.Context(), b))
 }
 
+// Delayed serves h, answering every request d later (before h reads it): a slow kernel, as a
+// server in a slower language is, for stability runs (serve-kernel --delay). A client that leaves
+// while it waits is not served.
+func Delayed(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			h.ServeHTTP(w, r)
+		case <-r.Context().Done():
+		}
+	})
+}
+
 // readBody reads a request or response body: in one buffer of its declared length when it has
 // one (up to 1 MiB; beyond, and without one, as it comes), so a small body costs one allocation.
 func readBody(body io.Reader, length int64) ([]byte, error) {
@@ -146,7 +162,11 @@ type Ack struct {
 // HandleStream answers a channel syscall in its streaming form: req names the syscall and carries
 // {executionId, driver, args: {eventType}}; next yields chunk payloads until io.EOF, each made as
 // one call of the syscall with {eventType, payload: chunk}; ack is told of each as it lands. The
-// final response counts the chunks. The first refused chunk ends the stream.
+// request (its params and the driver's token) is judged before any chunk is read, so a refused
+// request acknowledges nothing. The final response counts the chunks. The first refused chunk —
+// one the kernel refuses, or one that is not a JSON value the wire takes (I-NET-5) — is answered
+// with its own line, {"chunk": i, "error": E}, and ends the stream: the response is then the
+// error E, and nothing of that chunk or after it is appended.
 func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (json.RawMessage, error), ack func(Ack) error) Response {
 	resp := Response{JSONRPC: "2.0", ID: req.ID}
 	m, ok := c.methods[req.Method]
@@ -166,7 +186,7 @@ func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (js
 		resp.Error = rpcErr(CodeInvalidParams, "params", req.Method+": the streaming form takes params.args {eventType} and the chunks as lines", "field", "args.eventType")
 		return resp
 	}
-	s, e := c.driven(req.Method, p.ExecutionID, p.Driver)
+	s, e := c.driven(ctx, req.Method, p.ExecutionID, p.Driver)
 	if e != nil {
 		resp.Error = e
 		return resp
@@ -178,7 +198,13 @@ func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (js
 			break
 		}
 		if err != nil {
-			resp.Error = rpcErr(CodeParseError, "chunk", fmt.Sprintf("chunk %d: %v", n, err), "chunk", n)
+			e := chunkError(req.Method, n, err)
+			if c.opts.Hooks.BareChunkError {
+				resp.Error = rpcErr(CodeParseError, "chunk", fmt.Sprintf("chunk %d: %v", n, err), "chunk", n)
+				return resp
+			}
+			_ = ack(Ack{Chunk: n, Error: e})
+			resp.Error = e
 			return resp
 		}
 		args, _ := json.Marshal(map[string]any{"eventType": a.EventType, "payload": chunk})
@@ -198,12 +224,45 @@ func (c *Carrier) HandleStream(ctx context.Context, req Request, next func() (js
 	return resp
 }
 
+// chunkError is the refusal of chunk n that could not be read: not JSON (-32700, kind parse), a
+// value the wire does not take (-32602, kind utf8, duplicate-key or number, data.field its path as
+// the call's args.payload) or a line or body past its limit (-32008, kind too-large).
+func chunkError(method string, n int, err error) *bridge.RPCError {
+	var se *jsonstrict.Error
+	var tl *tooLarge
+	switch {
+	case errors.As(err, &tl):
+		return rpcErr(CodeTooLarge, "too-large", fmt.Sprintf("%s: chunk %d: %v", method, n, err), "chunk", n, "limit", tl.limit)
+	case errors.As(err, &se) && se.Kind != jsonstrict.Syntax && se.Kind != jsonstrict.TooDeep:
+		field := "args.payload"
+		if se.Path != "" && se.Path[0] != '[' {
+			field += "."
+		}
+		field += se.Path
+		return rpcErr(CodeInvalidParams, string(se.Kind), fmt.Sprintf("%s: chunk %d: %v", method, n, err), "chunk", n, "field", field)
+	case errors.As(err, &se) && se.Kind == jsonstrict.TooDeep:
+		return rpcErr(CodeTooLarge, "depth", fmt.Sprintf("%s: chunk %d: %v", method, n, err), "chunk", n, "limit", se.Limit)
+	}
+	return rpcErr(CodeParseError, "parse", fmt.Sprintf("%s: chunk %d is not JSON: %v", method, n, err), "chunk", n)
+}
+
+// tooLarge is a stream that passed a limit: a line, or the whole body.
+type tooLarge struct {
+	what  string
+	limit int64
+}
+
+func (e *tooLarge) Error() string { return fmt.Sprintf("%s exceeds %d bytes", e.what, e.limit) }
+
 func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Reader) {
 	rc := http.NewResponseController(w)
 	_ = rc.EnableFullDuplex()
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, MaxStreamLineBytes)))
 	w.Header().Set("Content-Type", ContentTypeStream)
+	// a stream may end before its body does (a refused chunk, a line past the limit): the
+	// connection is not reused, so the server never reads a next request from a half-read body
+	w.Header().Set("Connection", "close")
 	enc := func(v any) error {
 		b, _ := json.Marshal(v)
 		if _, err := w.Write(append(b, '\n')); err != nil {
@@ -234,10 +293,10 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 		if err := sc.Err(); err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				return nil, fmt.Errorf("request exceeds %d bytes", c.opts.MaxRequestBytes)
+				return nil, &tooLarge{"the request", c.opts.MaxRequestBytes}
 			}
 			if errors.Is(err, bufio.ErrTooLong) {
-				return nil, fmt.Errorf("a line exceeds %d bytes, the streaming form's limit", MaxStreamLineBytes)
+				return nil, &tooLarge{"a line (the streaming form's limit)", MaxStreamLineBytes}
 			}
 			return nil, err
 		}

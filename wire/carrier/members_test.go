@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -72,52 +73,126 @@ func FuzzDecodeSyscallParams(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) { sameParams(t, raw) })
 }
 
-// checkArgsModel is the map-decoding check the walk replaced.
-func checkArgsModel(syscall string, args json.RawMessage) error {
+// checkArgsModel is checkArgs by decoding: each object into a map, its members looked up by name
+// (the walk's model, which the fuzzer holds it to).
+func checkArgsModel(syscall string, args json.RawMessage) *ArgError {
 	t := bytes.TrimSpace(args)
 	if len(t) == 0 || string(t) == "null" {
-		return nil
+		t = []byte("{}")
 	}
 	var m map[string]json.RawMessage
 	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
-		return fmt.Errorf("params.args must be an object")
+		return &ArgError{"args", "params.args must be an object"}
 	}
-	allowed, known := argFields[syscall]
+	shape, known := argShapes[syscall]
 	if !known {
 		return nil
 	}
-	only := func(where string, m map[string]json.RawMessage, allowed []string) error {
-		var bad []string
-		for k := range m {
-			ok := false
-			for _, a := range allowed {
-				ok = ok || a == k
-			}
-			if !ok {
-				bad = append(bad, k)
-			}
-		}
-		if len(bad) > 0 {
-			sort.Strings(bad)
-			return fmt.Errorf("%s: unknown field %q (this syscall takes %v)", where, bad[0], allowed)
-		}
-		return nil
+	return modelObject(shape, "args", m)
+}
+
+func modelValue(a argShape, path string, v json.RawMessage) *ArgError {
+	var x any
+	_ = json.Unmarshal(v, &x)
+	want := func(what string) *ArgError {
+		return &ArgError{path, fmt.Sprintf("params.%s: want %s, got JSON %s", path, what, jsonKind(v))}
 	}
-	if err := only("params.args", m, allowed); err != nil {
-		return err
-	}
-	if task, ok := m["task"]; ok {
-		var tm map[string]json.RawMessage
-		if json.Unmarshal(task, &tm) != nil {
-			return fmt.Errorf("params.args.task must be an object")
+	switch a.kind {
+	case nameValue:
+		s, ok := x.(string)
+		if !ok {
+			return want("a non-empty string")
 		}
-		return only("params.args.task", tm, taskFields)
+		if s == "" && string(v) == `""` {
+			return &ArgError{path, fmt.Sprintf("params.%s is required (a non-empty string), got \"\"", path)}
+		}
+	case textValue:
+		if _, ok := x.(string); !ok {
+			return want("a string")
+		}
+	case boolValue:
+		if _, ok := x.(bool); !ok {
+			return want("true or false")
+		}
+	case countValue:
+		f, ok := x.(float64)
+		if !ok || f < 0 || f != float64(int64(f)) || f > 1<<53 || v[0] == '-' {
+			return want("a non-negative integer")
+		}
+	case namesValue:
+		var names []json.RawMessage
+		if json.Unmarshal(v, &names) != nil || v[0] != '[' {
+			return &ArgError{path, fmt.Sprintf("params.%s: want an array of non-empty strings, got JSON %s", path, jsonKind(v))}
+		}
+		if a.nonEmpty && len(names) == 0 {
+			return &ArgError{path, fmt.Sprintf("params.%s is required (at least one non-empty string), got []", path)}
+		}
+		for i, n := range names {
+			if e := modelValue(argShape{kind: nameValue}, fmt.Sprintf("%s[%d]", path, i), n); e != nil {
+				return e
+			}
+		}
+	case objectValue:
+		var m map[string]json.RawMessage
+		if v[0] != '{' || json.Unmarshal(v, &m) != nil {
+			return &ArgError{path, fmt.Sprintf("params.%s must be an object", path)}
+		}
+		return modelObject(a, path, m)
+	}
+	return nil
+}
+
+func modelObject(a argShape, path string, m map[string]json.RawMessage) *ArgError {
+	var bad []string
+	for k := range m {
+		if !slices.Contains(a.names(), k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		takes := "this syscall takes"
+		if path != "args" {
+			takes = "it takes"
+		}
+		return &ArgError{path + "." + bad[0], fmt.Sprintf("params.%s: unknown field %q (%s %v)", path, bad[0], takes, a.names())}
+	}
+	var present []string
+	for _, mem := range a.members {
+		v, ok := m[mem.name]
+		sub := path + "." + mem.name
+		if !ok || mem.kind != anyValue && string(v) == "null" {
+			if mem.required && !(mem.unlessKind != "" && string(m["kind"]) == `"`+mem.unlessKind+`"`) {
+				return &ArgError{sub, fmt.Sprintf("params.%s is required (%s)", sub, mem.kind.what())}
+			}
+			continue
+		}
+		if slices.Contains(a.oneOf, mem.name) {
+			present = append(present, mem.name)
+		}
+		if e := modelValue(mem, sub, v); e != nil {
+			return e
+		}
+	}
+	switch {
+	case len(a.oneOf) > 0 && len(present) == 0:
+		return &ArgError{path + "." + a.oneOf[0], fmt.Sprintf("params.%s: give one of %s", path, strings.Join(a.oneOf, ", "))}
+	case len(present) > 1:
+		return &ArgError{path + "." + present[1], fmt.Sprintf("params.%s: give one of %s, not %s", path, strings.Join(a.oneOf, ", "), strings.Join(present, " and "))}
 	}
 	return nil
 }
 
 var argsCorpus = []string{
 	`{"task":{"id":"s1","toolId":"echo"},"input":1}`,
+	`{"task":{"id":"s1","kind":"human"},"input":1}`, `{"task":{"id":"s1"},"input":1}`, `{"task":{"id":"","toolId":"echo"}}`,
+	`{"task":{"id":"s1","toolId":"echo","errors":[]}}`, `{"task":{"id":"s1","toolId":"echo","errors":"declined"}}`,
+	`{"task":{"id":"s1","toolId":"echo","errors":["a",""]}}`, `{"task":{"id":"s1","toolId":"echo","timeoutMs":-1}}`,
+	`{"task":{"id":"s1","toolId":"echo","timeoutMs":1.5}}`, `{"task":{"id":"s1","toolId":"echo","timeoutMs":1e3,"atMostOnce":1}}`,
+	`{"id":"d","choice":null}`, `{"id":"d"}`, `{"id":"d","choice":1,"error":{"message":"x"}}`, `{"id":"d","error":{}}`,
+	`{"branches":2}`, `{"branches":2,"join":true}`, `{"end":{"output":1,"error":{"message":"m"}}}`, `{"end":{"error":{"message":""}}}`,
+	`{"eventType":""}`, `{"eventType":"t","payload":null}`, `{"payload":1}`, `{"ms":-5}`, `{"ms":null}`, `{"on":"g","timeoutMs":null}`,
+	`{"topics":[]}`, `{"topics":["a"]}`, `{"topic":7}`,
 	`{"task":{"id":"s1","kind":"tool","toolId":"echo","fn":1},"input":1}`,
 	`{"task":null}`, `{"task":"x"}`, `{"task":[1]}`, `{"task":{}}`,
 	`{"task":{"id":"a"},"task":{"sequence":1}}`,
@@ -128,7 +203,7 @@ var argsCorpus = []string{
 }
 
 func TestCheckArgsIsTheMapCheck(t *testing.T) {
-	for _, syscall := range []string{"execute", "emit", "parallel", "unknown"} {
+	for _, syscall := range []string{"execute", "run", "decide", "emit", "parallel", "suspend", "sleep", "select", "receive", "unknown"} {
 		for _, raw := range argsCorpus {
 			sameArgs(t, syscall, raw)
 		}
@@ -141,8 +216,8 @@ func sameArgs(t *testing.T, syscall, raw string) {
 		return
 	}
 	got, want := checkArgs(syscall, json.RawMessage(raw)), checkArgsModel(syscall, json.RawMessage(raw))
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("checkArgs(%s, %s) = %v, want %v", syscall, raw, got, want)
+	if (got == nil) != (want == nil) || got != nil && *got != *want {
+		t.Errorf("checkArgs(%s, %s) = %+v, want %+v", syscall, raw, got, want)
 	}
 }
 

@@ -30,7 +30,7 @@ func (c *Carrier) resumeAs(ctx context.Context, raw json.RawMessage) (any, *brid
 		return nil, invalid(MethodResumeAs, err)
 	}
 	if p.ExecutionID == "" || p.FlowID == "" {
-		return nil, rpcErr(CodeInvalidParams, "params", "execution.resumeAs: params.executionId and params.flowId are required", "field", "executionId/flowId")
+		return nil, required(MethodResumeAs, "executionId", p.ExecutionID, "flowId", p.FlowID)
 	}
 	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,23 +51,105 @@ func childKey(parent string, i int) string {
 	return parent + "/" + strconv.Itoa(i)
 }
 
-// route returns the channel feeding the scope at path, or an error naming the path.
+// route returns the channel feeding the scope at path, or the refusal of a call there: a path
+// where no branch is open, or a scope whose own parallel has branches open (they end first, then
+// the scope's next call is the join) — each -32025 kind branch, answered at once, so no call waits
+// on a scope that is not reading (a call at the flow's top while its branches run, a join before
+// every branch ended, an end of a branch whose nested parallel is open).
 func (s *session) route(path []int) (chan *call, *bridge.RPCError) {
-	for _, x := range path {
+	key := pathKey(path)
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	ch := s.calls
+	if len(path) > 0 {
+		ch = s.routes[key]
+	}
+	if ch == nil {
+		return nil, rpcErr(CodeNotRunnable, "branch", fmt.Sprintf("params.branch %v: no open branch at that path", path), "field", "branch")
+	}
+	if open := s.openUnder(key); len(open) > 0 {
+		code := CodeNotRunnable
+		if s.busyAsSyscall {
+			code = CodeSyscallError
+		}
+		return nil, rpcErr(code, "branch", fmt.Sprintf("%s has open branches %s: end each (syscall.parallel {\"end\": …} at its path), then join (syscall.parallel {\"join\": true} here)",
+			scopeName(path), strings.Join(open, " ")), "field", "branch", "open", open)
+	}
+	return ch, nil
+}
+
+// openUnder lists, in branch order, the branches open directly under the scope at key ("" = the
+// flow's top) as paths ("[0]", "[1 0]"). s.rmu is held. A branch never ends while a parallel of its
+// own is open, so a scope with an open descendant has an open child.
+func (s *session) openUnder(key string) []string {
+	var idx []int
+	for k := range s.routes {
+		rest, ok := strings.CutPrefix(k, key)
+		if key != "" {
+			rest, ok = strings.CutPrefix(rest, "/")
+		}
+		if !ok || rest == "" || strings.Contains(rest, "/") {
+			continue
+		}
+		if i, err := strconv.Atoi(rest); err == nil {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	out := make([]string, len(idx))
+	for j, i := range idx {
+		out[j] = fmt.Sprint(append(keyPath(key), i))
+	}
+	return out
+}
+
+// keyPath is the branch path of a route key.
+func keyPath(key string) []int {
+	if key == "" {
+		return []int{}
+	}
+	var p []int
+	for _, x := range strings.Split(key, "/") {
+		i, _ := strconv.Atoi(x)
+		p = append(p, i)
+	}
+	return p
+}
+
+// scopeName names the scope at path in a message.
+func scopeName(path []int) string {
+	if len(path) == 0 {
+		return "the flow's top"
+	}
+	return fmt.Sprintf("branch %v", path)
+}
+
+// parallelCheck refuses, from the request alone, a parallel call no scope could take: an end at
+// the flow's top, an end's error without a message (-32602). It returns the finish an end carries.
+func parallelCheck(name string, args json.RawMessage, branch []int) (*finish, *bridge.RPCError) {
+	for _, x := range branch {
 		if x < 0 {
 			return nil, rpcErr(CodeInvalidParams, "params", "params.branch: a branch index is negative", "field", "branch")
 		}
 	}
-	if len(path) == 0 {
-		return s.calls, nil
+	if name != "parallel" {
+		return nil, nil
 	}
-	s.rmu.Lock()
-	defer s.rmu.Unlock()
-	ch := s.routes[pathKey(path)]
-	if ch == nil {
-		return nil, rpcErr(CodeNotRunnable, "branch", fmt.Sprintf("params.branch %v: no open branch at that path", path), "field", "branch")
+	var a parallelArgs
+	if json.Unmarshal(normArgs(args), &a) != nil || a.End == nil {
+		return nil, nil
 	}
-	return ch, nil
+	if len(branch) == 0 {
+		return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: an end needs params.branch, the branch it ends", "field", "branch")
+	}
+	f := &finish{output: payloadOr(a.End.Output)}
+	if a.End.Error != nil {
+		if a.End.Error.Message == "" {
+			return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: args.end.error.message must be a non-empty string", "field", "args.end.error.message")
+		}
+		f.err = a.End.Error.Message
+	}
+	return f, nil
 }
 
 // serve hands the calls arriving on ch to kc until the scope ends: the flow's top (a finish
@@ -76,6 +159,11 @@ func (c *Carrier) serve(kc *kernel.Context, s *session, key string, ch chan *cal
 		select {
 		case cl := <-ch:
 			if cl.finish != nil {
+				if key != "" { // the branch has ended: no call may be routed to it from here on
+					s.rmu.Lock()
+					delete(s.routes, key)
+					s.rmu.Unlock()
+				}
 				if cl.reply != nil {
 					cl.reply <- reply{out: json.RawMessage("null")}
 				}

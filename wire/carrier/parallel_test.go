@@ -1,9 +1,11 @@
 package carrier
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/wire/clients"
 )
@@ -72,5 +74,86 @@ func TestWireParallelBadCalls(t *testing.T) {
 	after, _ := store.Read(ctx, "p1")
 	if len(after) != len(before) {
 		t.Errorf("wire/parallel [I-WIRE-11]: ill-formed parallel calls appended %d envelopes, want none", len(after)-len(before))
+	}
+}
+
+// Reference: I-WIRE-11 — no parallel call wedges an execution: a call at a scope whose branches are
+// open (the flow's top while they run, a join before every branch ended, the end of a branch whose
+// own parallel is open) is refused -32025 at once, a call where the join is due -32026, and every
+// later call on the execution still answers; the run then completes as if the refused calls had
+// never been made.
+func TestWireParallelNeverWedges(t *testing.T) {
+	cl, _, _, store := served(t, Options{})
+	ctx := testCtx(t)
+	var a Attached
+	if err := cl.Call(ctx, MethodStart, map[string]any{"flowId": "p", "executionId": "w1", "input": 1}, &a); err != nil {
+		t.Fatal(err)
+	}
+	d := &Driver{C: cl, ExecutionID: "w1", Token: a.Driver}
+	echo := func(id string) string { return `{"task":{"id":"` + id + `","toolId":"echo"},"input":"` + id + `"}` }
+	end := func(v string) string { return `{"end":{"output":"` + v + `"}}` }
+	steps := []struct {
+		what   string
+		branch []int
+		op     string
+		args   string
+		code   int // 0: answered
+	}{
+		{"open two branches", nil, "parallel", `{"branches":2}`, 0},
+		{"a call at the top while the branches run", nil, "execute", echo("top"), CodeNotRunnable},
+		{"a join before any branch ended", nil, "parallel", `{"join":true}`, CodeNotRunnable},
+		{"a complete while the branches run", nil, "complete", "", CodeNotRunnable},
+		{"a call in branch [0]", []int{0}, "execute", echo("a"), 0},
+		{"a nested open in branch [0]", []int{0}, "parallel", `{"branches":2}`, 0},
+		{"the end of branch [0], its nested parallel open", []int{0}, "parallel", end("a"), CodeNotRunnable},
+		{"a call in branch [0], its nested parallel open", []int{0}, "execute", echo("a2"), CodeNotRunnable},
+		{"the end of [0 0]", []int{0, 0}, "parallel", end("a0"), 0},
+		{"the end of [0 1]", []int{0, 1}, "parallel", end("a1"), 0},
+		{"the end of branch [0], its nested join due", []int{0}, "parallel", end("a"), CodeSyscallError},
+		{"the nested join", []int{0}, "parallel", `{"join":true}`, 0},
+		{"the end of branch [0]", []int{0}, "parallel", end("a"), 0},
+		{"a call in the ended branch [0]", []int{0}, "execute", echo("late"), CodeNotRunnable},
+		{"a join before branch [1] ended", nil, "parallel", `{"join":true}`, CodeNotRunnable},
+		{"the end of branch [1]", []int{1}, "parallel", end("b"), 0},
+		{"a call at the top where the join is due", nil, "execute", echo("top"), CodeSyscallError},
+		{"a complete where the join is due", nil, "complete", "", CodeSyscallError},
+		{"an end at the top where the join is due", nil, "parallel", end("x"), CodeInvalidParams},
+		{"the join", nil, "parallel", `{"join":true}`, 0},
+		{"a call at the top after the join", nil, "execute", echo("after"), 0},
+		{"the complete", nil, "complete", "", 0},
+	}
+	for _, k := range steps {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		var err error
+		if k.op == "complete" {
+			var res Attached
+			err = cl.Call(cctx, MethodComplete, map[string]any{"executionId": d.ExecutionID, "driver": d.Token, "output": "done"}, &res)
+			if err == nil && res.Status != "completed" {
+				t.Errorf("wire/parallel [I-WIRE-11]: %s: status %q, want completed", k.what, res.Status)
+			}
+		} else {
+			_, _, err = d.SyscallAt(cctx, k.branch, k.op, json.RawMessage(k.args))
+		}
+		cancel()
+		ce, isCall := asCall(err)
+		switch {
+		case k.code == 0 && err != nil:
+			t.Fatalf("wire/parallel [I-WIRE-11]: %s: %v, want an answer", k.what, err)
+		case k.code != 0 && (!isCall || ce.RPC.Code != k.code):
+			t.Fatalf("wire/parallel [I-WIRE-11]: %s = %v, want error %d at once", k.what, err, k.code)
+		}
+		var st StateResult
+		if err := cl.Call(ctx, MethodGetState, map[string]any{"executionId": d.ExecutionID}, &st); err != nil {
+			t.Fatalf("wire/parallel [I-WIRE-11]: getState after %s: %v", k.what, err)
+		}
+	}
+	log, _ := store.Read(ctx, "w1")
+	var got []string
+	for _, e := range log {
+		got = append(got, e.EventType)
+	}
+	want := []string{"EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED", "STEP_STARTED", "STEP_COMPLETED", "EXECUTION_COMPLETED"}
+	if !slices.Equal(got, want) {
+		t.Errorf("wire/parallel [I-WIRE-11]: log %v, want %v (the refused calls append nothing)", got, want)
 	}
 }

@@ -72,17 +72,21 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// fieldErr is a decoder's refusal of params, naming the member (field, the path below params) when
+// the decoder does.
+type fieldErr struct{ field, msg string }
+
+func (e *fieldErr) Error() string { return e.msg }
+
 func fieldError(err error) error {
-	var te *json.UnmarshalTypeError
-	if e, ok := err.(*json.UnmarshalTypeError); ok {
-		te = e
-		return fmt.Errorf("params.%s: want %s, got JSON %s", te.Field, te.Type, te.Value)
+	if te, ok := err.(*json.UnmarshalTypeError); ok {
+		return &fieldErr{te.Field, fmt.Sprintf("params.%s: want %s, got JSON %s", te.Field, te.Type, te.Value)}
 	}
 	msg := err.Error()
-	if strings.HasPrefix(msg, "json: unknown field ") {
-		return fmt.Errorf("params: unknown field %s", strings.TrimPrefix(msg, "json: unknown field "))
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return &fieldErr{strings.Trim(name, `"`), fmt.Sprintf("params: unknown field %s", name)}
 	}
-	return fmt.Errorf("params: %s", strings.TrimPrefix(msg, "json: "))
+	return &fieldErr{"", fmt.Sprintf("params: %s", strings.TrimPrefix(msg, "json: "))}
 }
 
 // rpcErr builds an error with data {"kind": kind, ...kv}.
@@ -147,7 +151,11 @@ func strictRefusal(body []byte, err error) (Request, *bridge.RPCError) {
 		return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON: "+err.Error())
 	}
 	if se.Kind == jsonstrict.TooDeep {
-		return Request{}, rpcErr(CodeTooLarge, "depth", fmt.Sprintf("the request nests deeper than %d levels, the wire's limit", se.Limit), "limit", se.Limit, "field", se.Path)
+		field := se.Path
+		if below, ok := strings.CutPrefix(field, "params"); ok && (below == "" || below[0] == '.' || below[0] == '[') {
+			field = strings.TrimPrefix(below, ".") // I-WIRE-48: the path below params
+		}
+		return Request{}, rpcErr(CodeTooLarge, "depth", fmt.Sprintf("the request nests deeper than %d levels, the wire's limit", se.Limit), "limit", se.Limit, "field", field)
 	}
 	var req Request
 	_ = json.Unmarshal(body, &req) // JSON encoding/json reads: the id can be answered

@@ -1,7 +1,9 @@
 package carrier
 
 import (
+	"bytes"
 	"encoding/json"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -218,5 +220,41 @@ func TestWireStreamLineLimit(t *testing.T) {
 	}
 	if after, _ := store.Read(ctx, d.ExecutionID); len(after) != len(before) {
 		t.Fatalf("the refused chunk appended %d envelopes", len(after)-len(before))
+	}
+}
+
+// A stream that ends before its body does (a line past the limit) closes its connection: the
+// server never reads a next request from a half-read body, which made net/http panic ("invalid
+// concurrent Body.Read call") on the reused connection.
+func TestWireStreamEndsCleanly(t *testing.T) {
+	c, _, err := NewProfile(memory.NewEventStore(), true, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	srv := httptest.NewUnstartedServer(c)
+	srv.Config.ErrorLog = log.New(&logged, "", 0)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	cl := NewClient(srv.URL, 20*time.Second)
+	t.Cleanup(cl.Close)
+	ctx := testCtx(t)
+	var d Attached
+	if err := cl.Call(ctx, MethodStart, map[string]any{"flowId": "stream-end"}, &d); err != nil {
+		t.Fatal(err)
+	}
+	params, _ := json.Marshal(map[string]any{"executionId": d.ExecutionID, "driver": d.Driver, "args": map[string]any{"eventType": "token"}})
+	req, _ := json.Marshal(Request{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: "syscall.stream", Params: params})
+	for range 3 {
+		if _, err := cl.Post(ctx, ContentTypeStream, []byte(string(req)+"\n\""+strings.Repeat("x", MaxStreamLineBytes)+"\"\n\"after\"\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.Call(ctx, MethodGetState, map[string]any{"executionId": d.ExecutionID}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Close()
+	if strings.Contains(logged.String(), "panic") {
+		t.Errorf("wire/stream-ends-cleanly [I-NET-4]: the server logged a panic:\n%s", logged.String())
 	}
 }

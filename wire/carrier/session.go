@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,8 @@ type session struct {
 	token    string
 	attached bool
 	lastSeen atomic.Int64 // unix nanos of the driver's last call
+
+	busyAsSyscall bool // Hooks.BusyScopeAsSyscall
 
 	rmu    sync.Mutex            // guards routes
 	routes map[string]chan *call // the open parallel branches' feeds, by branch path (I-WIRE-11)
@@ -89,7 +92,8 @@ func (c *Carrier) newSession(execID string, attach bool, mode string) (*session,
 	if old := c.sessions[execID]; old != nil {
 		return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q has a live run held by another driver", execID), "executionId", execID)
 	}
-	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{}), routes: map[string]chan *call{}}
+	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{}), routes: map[string]chan *call{},
+		busyAsSyscall: c.opts.Hooks.BusyScopeAsSyscall}
 	if attach {
 		s.token, s.attached = c.opts.Tokens(), true
 	}
@@ -181,13 +185,13 @@ func (c *Carrier) reattach(s *session, token string) (any, *bridge.RPCError) {
 		s.redrive.Store(true) // a call in flight finishes first; the next call starts over
 	}
 	s.touch()
-	return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: tok, Mode: s.mode, Redrive: int(s.answered.Load())}, nil
+	return startResult{ExecutionID: s.execID, Status: fold.StatusRunning, Driver: tok, Mode: s.mode}, nil
 }
 
 // driven returns the live run the driver holds for a driver method (a syscall or
-// execution.complete): a missing token is bad params (-32602), any token but the holder's is
-// fenced (-32002).
-func (c *Carrier) driven(method, execID, token string) (*session, *bridge.RPCError) {
+// execution.complete): a missing token is bad params (-32602), an execution with no log -32003,
+// and any token but the holder's is fenced (-32002).
+func (c *Carrier) driven(ctx context.Context, method, execID, token string) (*session, *bridge.RPCError) {
 	if execID == "" {
 		return nil, rpcErr(CodeInvalidParams, "params", method+": params.executionId is required", "field", "executionId")
 	}
@@ -200,6 +204,9 @@ func (c *Carrier) driven(method, execID, token string) (*session, *bridge.RPCErr
 	stale := h.StaleTokenAccepted && slices.Contains(c.stale[execID], token)
 	c.mu.Unlock()
 	if s == nil {
+		if flowID, err := c.rt.FlowID(ctx, execID); err == nil && flowID == "" {
+			return nil, rpcErr(CodeNotFound, "execution", fmt.Sprintf("execution %q has no log", execID), "executionId", execID)
+		}
 		return nil, rpcErr(CodeFenced, "not-driver", fmt.Sprintf("execution %q has no live run this caller drives (execution.attach first)", execID), "executionId", execID)
 	}
 	s.tok.Lock()
@@ -276,12 +283,28 @@ func decodeSyscallParams(raw json.RawMessage) (syscallParams, error) {
 	return p, err
 }
 
-func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any, *bridge.RPCError) {
+func (c *Carrier) syscall(ctx context.Context, m Method, raw json.RawMessage) (any, *bridge.RPCError) {
 	p, err := decodeSyscallParams(raw)
 	if err != nil {
 		return nil, invalid(m.Name, err)
 	}
-	s, e := c.driven(m.Name, p.ExecutionID, p.Driver)
+	// What the request alone refuses comes first (-32602), then the execution (-32003), the
+	// driver (-32002) and the run (docs/wire.md, "Errors": precedence, I-WIRE-41).
+	h := c.opts.Hooks
+	argErr := checkArgs(m.Syscall, p.Args)
+	if h.ArgsToKernel && argErr != nil && !strings.Contains(argErr.Msg, "unknown field") {
+		argErr = nil
+	}
+	forging := argErr != nil && h.ForgedFactsThrough && m.Kind == "unary" && m.Syscall == "emit"
+	if h.DriverBeforeParams {
+		if _, e := c.driven(ctx, m.Name, p.ExecutionID, p.Driver); e != nil {
+			return nil, e
+		}
+	}
+	if argErr != nil && !forging {
+		return nil, rpcErr(CodeInvalidParams, "params", m.Name+": "+argErr.Msg, "field", argErr.Field)
+	}
+	s, e := c.driven(ctx, m.Name, p.ExecutionID, p.Driver)
 	if e != nil {
 		return nil, e
 	}
@@ -289,19 +312,22 @@ func (c *Carrier) syscall(_ context.Context, m Method, raw json.RawMessage) (any
 	if done {
 		return res, nil
 	}
-	p.Args = args
-	if err := checkArgs(m.Syscall, p.Args); err != nil {
-		if c.opts.Hooks.ForgedFactsThrough && m.Kind == "unary" && m.Syscall == "emit" && c.forgeThrough(p.ExecutionID, p.Args, nil) {
+	if forging {
+		if c.forgeThrough(p.ExecutionID, p.Args, nil) {
 			return syscallResult{Value: json.RawMessage("null")}, nil
 		}
-		return nil, rpcErr(CodeInvalidParams, "params", m.Name+": "+err.Error(), "field", "args")
+		return nil, rpcErr(CodeInvalidParams, "params", m.Name+": "+argErr.Msg, "field", argErr.Field)
 	}
-	return c.do(s, m.Syscall, p.Args, p.Branch)
+	return c.do(s, m.Syscall, args, p.Branch)
 }
 
 // do makes one call on the run: served from the transcript when a re-driving driver has not yet
 // caught up, else handed to the kernel.
 func (c *Carrier) do(s *session, name string, args json.RawMessage, branch []int) (any, *bridge.RPCError) {
+	fin, e := parallelCheck(name, args, branch) // what the request alone refuses comes first
+	if e != nil {
+		return nil, e
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touch()
@@ -322,22 +348,7 @@ func (c *Carrier) do(s *session, name string, args json.RawMessage, branch []int
 	if rerr != nil {
 		return nil, rerr
 	}
-	cl := &call{name: name, args: args, reply: make(chan reply, 1)}
-	if name == "parallel" {
-		var a parallelArgs
-		if json.Unmarshal(normArgs(args), &a) == nil && a.End != nil {
-			if len(branch) == 0 {
-				return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: an end needs params.branch, the branch it ends", "field", "branch")
-			}
-			cl.finish = &finish{output: payloadOr(a.End.Output)}
-			if a.End.Error != nil {
-				if a.End.Error.Message == "" {
-					return nil, rpcErr(CodeInvalidParams, "params", "syscall.parallel: args.end.error.message must be a non-empty string", "field", "end.error.message")
-				}
-				cl.finish.err = a.End.Error.Message
-			}
-		}
-	}
+	cl := &call{name: name, args: args, finish: fin, reply: make(chan reply, 1)}
 	select {
 	case ch <- cl:
 	case <-s.done:
@@ -402,12 +413,18 @@ func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *brid
 	if p.Error != nil && p.Error.Message == "" {
 		return nil, rpcErr(CodeInvalidParams, "params", "execution.complete: params.error.message must be a non-empty string", "field", "error.message")
 	}
-	s, e := c.driven(MethodComplete, p.ExecutionID, p.Driver)
+	if p.Error != nil && p.Output != nil && !c.opts.Hooks.CompleteBoth { // I-WIRE-44: a flow returns an output or fails, never both
+		return nil, rpcErr(CodeInvalidParams, "params", "execution.complete: give params.output (the flow returned) or params.error (it failed), not both", "field", "error")
+	}
+	s, e := c.driven(ctx, MethodComplete, p.ExecutionID, p.Driver)
 	if e != nil {
 		return nil, e
 	}
 	if res, done := c.replayCompletes(ctx, s, p.Output, p.Error != nil); done {
 		return res, nil
+	}
+	if e := c.replayOfCancel(ctx, s); e != nil {
+		return nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -418,6 +435,9 @@ func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *brid
 		return nil, rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("re-drive diverged at call %d: the run answered %s here, the driver completes", s.cursor, s.transcript[s.cursor].name),
 			"index", s.cursor, "want", s.transcript[s.cursor].name, "got", "complete")
 	}
+	if _, e := s.route(nil); e != nil { // the flow's branches are open: it cannot return yet
+		return nil, e
+	}
 	f := &finish{output: p.Output}
 	if p.Output == nil {
 		f.output = json.RawMessage("null")
@@ -425,8 +445,16 @@ func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *brid
 	if p.Error != nil {
 		f.err = p.Error.Message
 	}
+	cl := &call{finish: f, reply: make(chan reply, 1)}
 	select {
-	case s.calls <- &call{finish: f}:
+	case s.calls <- cl:
+	case <-s.done:
+	}
+	select {
+	case rp := <-cl.reply:
+		if rp.err != nil { // the join is due: the flow's next call is syscall.parallel {"join": true}
+			return nil, toRPC(rp.err)
+		}
 	case <-s.done:
 	}
 	<-s.done
@@ -434,6 +462,23 @@ func (c *Carrier) complete(ctx context.Context, raw json.RawMessage) (any, *brid
 		return nil, toRPC(s.err)
 	}
 	return ended(s), nil
+}
+
+// replayOfCancel refuses the complete of a read-only replay of a cancelled execution (I-WIRE-42):
+// the log's end is the cancel, which no return of the flow reproduces, so any complete diverges;
+// the seat ends, nothing is appended.
+func (c *Carrier) replayOfCancel(ctx context.Context, s *session) *bridge.RPCError {
+	if s.mode != "replay" || c.opts.Hooks.ReplayCancelCompletes {
+		return nil
+	}
+	st, err := c.rt.State(ctx, s.execID)
+	if err != nil || st.Status != fold.StatusCancelled {
+		return nil
+	}
+	s.cancel()
+	<-s.done
+	return rpcErr(CodeReplayDivergence, "divergence", fmt.Sprintf("execution %q: replay diverged: its log ends cancelled, which no complete of the flow reproduces", s.execID),
+		"eventType", manifest.ExecutionCancelled)
 }
 
 // toRPC maps a kernel error to its wire error.

@@ -157,9 +157,11 @@ def call_args(st, env):
         for k, w in (("kind", "kind"), ("tool", "toolId")):
             if st.get(k):
                 task[w] = st[k]
-        for k in ("timeoutMs", "atMostOnce", "errors"):
+        for k in ("timeoutMs", "atMostOnce"):
             if st.get(k):
                 task[k] = st[k]
+        if st.get("errors") is not None:  # declared, even empty (I-KERNEL-12)
+            task["errors"] = st["errors"]
         a["task"] = task
         if "input" in st:
             a["input"] = resolve(st["input"], env)

@@ -1,13 +1,16 @@
-// Command stability certifies each built-in store several times — under whatever load the caller
-// arranges (make stability runs it under scripts/load.sh 16) — and reports whether any verdict
-// flipped, and which checks were slowest (DESIGN §7.1: a verdict never depends on machine speed).
+// Command stability certifies each built-in store and the reference kernel several times — under
+// whatever load the caller arranges (make stability runs it under scripts/load.sh 16) — and reports
+// whether any verdict flipped, and which checks were slowest (DESIGN §7.1: a verdict never depends
+// on machine speed).
 //
 //	go run ./cmd/stability -bin ../bin/loom-conform -runs 20 -dsn "$LOOM_CONFORM_POSTGRES_DSN" \
-//	    -out ../test-results/stability.md -doc ../docs/performance.md
+//	    -kernels reference,slow -out ../test-results/stability.md -doc ../docs/performance.md
 //
-// A flip is a run whose verdict is not the one the reference stores earn (certified), or a check
-// whose verdict differs between runs of one store. The Markdown table goes to -out and replaces
-// the section between the stability markers of -doc. Exit 1 when anything flipped.
+// The kernels are `certify kernel --exec 'loom-conform serve-kernel'` (reference) and the same kernel
+// answering every request -kernel-delay later (slow: about a Python http.server's round trip). A
+// flip is a run whose verdict is not the one the reference implementations earn (certified), or a
+// check whose verdict differs between runs of one target. The Markdown table goes to -out and
+// replaces the section between the stability markers of -doc. Exit 1 when anything flipped.
 package main
 
 import (
@@ -46,7 +49,9 @@ const (
 func main() {
 	bin := flag.String("bin", "bin/loom-conform", "the loom-conform binary to run")
 	runs := flag.Int("runs", 20, "runs per store")
-	stores := flag.String("stores", "memory,sqlite,postgres", "built-in stores to certify (postgres needs -dsn)")
+	stores := flag.String("stores", "memory,sqlite,postgres", "built-in stores to certify (postgres needs -dsn; \"\" for none)")
+	kernels := flag.String("kernels", "reference,slow", "kernels to certify: reference (serve-kernel), slow (serve-kernel --delay -kernel-delay); \"\" for none")
+	kernelDelay := flag.Duration("kernel-delay", 400*time.Microsecond, "the slow kernel's added delay per request")
 	dsn := flag.String("dsn", os.Getenv("LOOM_CONFORM_POSTGRES_DSN"), "PostgreSQL DSN for the postgres store")
 	out := flag.String("out", "", "write the Markdown report here")
 	doc := flag.String("doc", "", "replace the stability section of this Markdown file")
@@ -62,18 +67,39 @@ func main() {
 	defer os.RemoveAll(tmp)
 	var sections []storeResult
 	flipped := false
-	for _, store := range strings.Split(*stores, ",") {
+	var targets []target
+	for _, store := range list(*stores) {
 		if store == "postgres" && *dsn == "" {
 			fail(2, "postgres needs -dsn (or LOOM_CONFORM_POSTGRES_DSN)")
 		}
-		res := storeResult{store: store}
+		args := []string{"certify", "all", "--builtin", store}
+		if store == "postgres" {
+			args = append(args, "--dsn", *dsn)
+		}
+		targets = append(targets, target{name: store, args: args})
+	}
+	for _, k := range list(*kernels) {
+		serve := *bin + " serve-kernel"
+		name := "kernel"
+		switch k {
+		case "reference":
+		case "slow":
+			serve += " --delay " + kernelDelay.String()
+			name = "kernel +" + kernelDelay.String()
+		default:
+			fail(2, fmt.Sprintf("-kernels: %q is not reference or slow", k))
+		}
+		targets = append(targets, target{name: name, args: []string{"certify", "kernel", "--exec", serve}})
+	}
+	for n, tg := range targets {
+		res := storeResult{store: tg.name}
 		for i := 1; i <= *runs; i++ {
-			rep, err := certifyOnce(*bin, store, *dsn, int64(i), filepath.Join(tmp, fmt.Sprintf("%s-%d.json", store, i)))
+			rep, err := certifyOnce(*bin, tg.args, int64(i), filepath.Join(tmp, fmt.Sprintf("%d-%d.json", n, i)))
 			if err != nil {
-				fail(1, fmt.Sprintf("%s run %d: %v", store, i, err))
+				fail(1, fmt.Sprintf("%s run %d: %v", tg.name, i, err))
 			}
 			res.add(rep)
-			fmt.Fprintf(os.Stderr, "stability: %s run %d/%d: %s, %.1fs in checks, load %s\n", store, i, *runs, rep.Verdict, res.checkSecs[len(res.checkSecs)-1], loadAvg())
+			fmt.Fprintf(os.Stderr, "stability: %s run %d/%d: %s, %.1fs in checks, load %s\n", tg.name, i, *runs, rep.Verdict, res.checkSecs[len(res.checkSecs)-1], loadAvg())
 		}
 		flipped = flipped || res.flips() > 0
 		sections = append(sections, res)
@@ -95,13 +121,27 @@ func main() {
 	}
 }
 
-// certifyOnce runs `certify all --builtin STORE` and reads its JSON report. Any exit code is a
-// verdict; only a report that cannot be read is an error.
-func certifyOnce(bin, store, dsn string, seed int64, file string) (*report, error) {
-	args := []string{"certify", "all", "--builtin", store, "--seed", fmt.Sprint(seed), "--report", file}
-	if store == "postgres" {
-		args = append(args, "--dsn", dsn)
+// target is one thing certified: its name in the report and the certify arguments.
+type target struct {
+	name string
+	args []string
+}
+
+// list splits a comma-separated flag ("" is none).
+func list(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
 	}
+	return out
+}
+
+// certifyOnce runs certify with args and seed and reads its JSON report. Any exit code is a
+// verdict; only a report that cannot be read is an error.
+func certifyOnce(bin string, args []string, seed int64, file string) (*report, error) {
+	args = append(append([]string(nil), args...), "--seed", fmt.Sprint(seed), "--report", file)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	_ = cmd.Run()
@@ -180,10 +220,11 @@ func render(rs []storeResult, runs int, load string) string {
 	if load == "" {
 		load = "no load generator named"
 	}
-	fmt.Fprintf(&b, "`certify all --builtin STORE`, %d runs per store (seeds 1..%d), under %s; generated %s on %s.\n"+
+	fmt.Fprintf(&b, "`certify all --builtin STORE` per store and `certify kernel --exec 'loom-conform serve-kernel'` per kernel "+
+		"(`kernel +D`: serve-kernel --delay D, every request answered D later), %d runs each (seeds 1..%d), under %s; generated %s on %s.\n"+
 		"A flip is a run not certified, or a check whose verdict differed between runs; the goal is 0.\n\n",
 		runs, runs, load, time.Now().UTC().Format("2006-01-02 15:04 UTC"), host())
-	b.WriteString("| store | runs | verdicts | flips | time in checks per run (min / median / max) |\n| --- | ---: | --- | ---: | --- |\n")
+	b.WriteString("| target | runs | verdicts | flips | time in checks per run (min / median / max) |\n| --- | ---: | --- | ---: | --- |\n")
 	for _, r := range rs {
 		var vs []string
 		for v, k := range r.verdicts {
@@ -198,7 +239,7 @@ func render(rs []storeResult, runs int, load string) string {
 			fmt.Fprintf(&b, "\nChecks of %s whose verdict flipped: %s.\n", r.store, strings.Join(f, "; "))
 		}
 	}
-	b.WriteString("\nSlowest checks (the five with the highest maximum over the runs, per store):\n\n| store | check | median | max |\n| --- | --- | ---: | ---: |\n")
+	b.WriteString("\nSlowest checks (the five with the highest maximum over the runs, per target):\n\n| target | check | median | max |\n| --- | --- | ---: | ---: |\n")
 	for _, r := range rs {
 		type row struct {
 			id       string
