@@ -164,7 +164,7 @@ func outcome(s string) (map[string]any, error) {
 	out := map[string]any{"status": st.Status}
 	for _, v := range []string{fold.VarInput, fold.VarOutput, fold.VarError} {
 		if raw, ok := st.Variables[v]; ok {
-			out[v] = string(normValue(raw))
+			out[v] = json.RawMessage(normValue(raw)) // shown as the value it is, not as text
 		}
 	}
 	return out, nil
