@@ -20,7 +20,9 @@ func TestFailuresShowJSONNotGoValues(t *testing.T) {
 		{ID: "k/diff", Clauses: []string{"S4.fold.unknown-inert"}, Level: spec.Must,
 			Run: func(_ context.Context, c *Case[int]) error { return c.Diff("Read", `"x"`, want, got, envCmp) }},
 		{ID: "k/failf", Clauses: []string{"S4.fold.unknown-inert"}, Level: spec.Must,
-			Run: func(_ context.Context, c *Case[int]) error { return c.Failf("Put", "3 bytes", ref, map[string]int{"size": 4}) }},
+			Run: func(_ context.Context, c *Case[int]) error {
+				return c.Failf("Put", "3 bytes", ref, map[string]int{"size": 4})
+			}},
 	}}
 	rs, err := Run(context.Background(), kit, func(context.Context) (int, func(), error) { return 0, nil, nil }, Options{Seed: 1})
 	if err != nil {
