@@ -34,18 +34,6 @@ type KernelInfo struct {
 	Features []string `json:"features,omitempty"`
 	// Conformance says the kernel serves the conformance extension (conformance.clock, .crash).
 	Conformance bool `json:"conformanceExtension"`
-	// Latency compares the kernel's round trip with the reference kernel's (nil: not measured).
-	Latency *Latency `json:"latency,omitempty"`
-}
-
-// Latency is the median round trip of a cheap call (wire.handshake) to the kernel and to the
-// reference kernel served in this process over loopback, measured before the checks.
-type Latency struct {
-	Samples        int     `json:"samples"`
-	MedianMs       float64 `json:"medianMs"`
-	ReferenceMs    float64 `json:"referenceMedianMs"`
-	Slow           bool    `json:"slow"`
-	SlowerByFactor float64 `json:"slowerByFactor"`
 }
 
 // RunKernel certifies a kernel that speaks the wire kernel ABI: it starts the target, waits for
@@ -95,9 +83,7 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		return rep
 	}
 
-	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
-	running, err := target.Start(sctx)
-	cancel()
+	running, err := startTarget(ctx, target, cfg)
 	if running != nil {
 		defer func() { _ = running.Stop(context.Background()) }()
 		rep.Target = running.Identity
@@ -112,21 +98,22 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		cl.Token = running.Token
 	}
 	defer cl.Close()
-	hs, err := waitWireHandshake(ctx, cl, cfg.StartTimeout)
-	if err != nil {
-		rep.TargetError = fmt.Sprintf("no wire.handshake within %v: %v", cfg.StartTimeout, err)
+	// First contact (I-CERT-30): a target that is no kernel is one clear cause, before any check.
+	if _, err := (contact{url: running.URL, token: cl.Token, cfg: cfg, flag: target.Describe().Flag}).handshake(ctx, kernelProtocol); err != nil {
+		rep.TargetError = err.Error()
+		return conclude(), nil
+	}
+	var hs carrier.Handshake
+	if err := cl.Call(ctx, carrier.MethodHandshake, map[string]any{}, &hs); err != nil {
+		rep.TargetError = fmt.Sprintf("the target at %s answered wire.handshake, but not with a kernel's handshake: %v (docs/wire.md)", running.URL, err)
 		return conclude(), nil
 	}
 	rep.Seams[0].Served = true
-	if hs != nil {
-		rep.Kernel = kernelInfo(*hs)
-		if lat, err := measureLatency(ctx, cl); err == nil {
-			rep.Kernel.Latency = lat
-			if lat.Slow {
-				fmt.Fprintf(cfg.Progress, "NOTE %s\n", SlowNote(lat, cfg.Timeout))
-			}
-		}
+	rep.Kernel = kernelInfo(hs)
+	if lat, err := kernelRoundTrip(ctx, cl); err == nil {
+		rep.RoundTrip = lat
 	}
+	contacted(cfg, fmt.Sprintf("kernel %s %s, wire ABI %s", hs.Implementation.Name, hs.Implementation.Version, hs.Wire), rep.RoundTrip)
 	k := &kernelRun{cfg: cfg, rep: rep, kit: kit, cl: cl, running: running,
 		watch: outageWatch{cfg: cfg, running: running, what: "the kernel at " + cl.URL(),
 			probe: func(ctx context.Context) error { return probeKernel(ctx, cl) }}}
@@ -233,29 +220,6 @@ func kernelLedgerProblems(rep *Report, cfg Config) {
 		if !ids[e.Check] {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of the kernel kit", cfg.Ledger.File, e.Check))
 		}
-	}
-}
-
-// waitWireHandshake asks for wire.handshake until it answers or timeout passes; the handshake is
-// nil when the kernel answered an error (the handshake checks judge it).
-func waitWireHandshake(ctx context.Context, cl *carrier.Client, timeout time.Duration) (*carrier.Handshake, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		var hs carrier.Handshake
-		err := cl.Call(hctx, carrier.MethodHandshake, map[string]any{}, &hs)
-		cancel()
-		var ce *carrier.CallError
-		switch {
-		case err == nil:
-			return &hs, nil
-		case errors.As(err, &ce):
-			return nil, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, err
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

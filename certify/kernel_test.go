@@ -208,7 +208,7 @@ func TestCertifyKernelSlowNote(t *testing.T) {
 	})
 	var progress bytes.Buffer
 	rep := certifyKernel(t, slow, certify.Config{Run: "^kernel/handshake/versions$", Progress: &progress})
-	l := rep.Kernel.Latency
+	l := rep.RoundTrip
 	if l == nil || l.MedianMs < 40 || l.Samples == 0 {
 		t.Fatalf("certify/kernel: a kernel 40 ms a call: latency %+v, want a median of 40 ms or more", l)
 	}

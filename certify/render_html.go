@@ -46,9 +46,13 @@ func HTMLPage(r *Report) reportview.Page {
 			impl += "; Wave 2: " + strings.Join(k.Features, ", ")
 		}
 		fact("implementation", impl)
-		if k.Latency != nil && k.Latency.Slow {
-			fact("round trip", fmt.Sprintf("median %.1f ms, %.0f× the reference kernel's %.1f ms", k.Latency.MedianMs, k.Latency.SlowerByFactor, k.Latency.ReferenceMs))
+	}
+	if l := r.RoundTrip; l != nil {
+		rt := RoundTripLine(l)
+		if l.Slow {
+			rt += ". " + SlowNote(l, msDuration(r.Options.TimeoutMs))
 		}
+		fact("round trip", rt)
 	}
 	if r.Target.ImageID != "" {
 		fact("image", strings.TrimSpace(r.Target.ImageID+" "+strings.Join(r.Target.RepoDigests, " ")))

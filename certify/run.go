@@ -213,9 +213,7 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) {
-	sctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
-	running, err := r.target.Start(sctx)
-	cancel()
+	running, err := startTarget(ctx, r.target, r.cfg)
 	if running != nil {
 		r.running = running
 		r.rep.Target = running.Identity
@@ -233,6 +231,13 @@ func (r *runner) run(ctx context.Context) {
 			r.cfg.Token = running.Token
 		}
 	}
+	// First contact (I-CERT-30): a target that does not answer a store bridge's handshake is one
+	// clear cause, before any check.
+	if _, err := (contact{url: url, token: r.cfg.Token, cfg: r.cfg, flag: r.target.Describe().Flag}).handshake(ctx, storeProtocol); err != nil {
+		r.rep.TargetError = err.Error()
+		return
+	}
+	direct := url
 	var proxy *faultProxy
 	if r.dead == "" && r.cfg.Faults {
 		if proxy, err = newFaultProxy(url); err != nil {
@@ -245,22 +250,20 @@ func (r *runner) run(ctx context.Context) {
 	}
 	if r.dead == "" {
 		dctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
-		r.client, err = dialUntil(dctx, url, r.cfg.Token)
+		r.client, err = bridge.Dial(dctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second, Token: r.cfg.Token})
 		cancel()
-		var pe *bridge.ProtocolError
-		switch {
-		case err != nil && !errors.As(err, &pe):
-			// It never answered: the target failed, the store was not judged (I-CERT-4).
-			r.rep.TargetError = fmt.Sprintf("no bridge answered at %s within %v: %v", url, r.cfg.StartTimeout, err)
+		if err != nil {
+			// It answered, but no handshake the protocol allows: nothing can be judged (I-CERT-30).
+			r.rep.TargetError = fmt.Sprintf("the target at %s answered %s, but not with a store bridge's handshake: %v (docs/bridge.md)", direct, bridge.MethodHandshake, err)
 			return
-		case err != nil:
-			r.dead = fmt.Sprintf("no handshake: %v", err)
-			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("the bridge at %s gave no valid handshake: %v", url, err))
-		default:
-			hs := r.client.Handshake()
-			r.rep.Handshake = &hs
-			defer r.client.Close()
 		}
+		hs := r.client.Handshake()
+		r.rep.Handshake = &hs
+		defer r.client.Close()
+		if lat, err := bridgeRoundTrip(ctx, direct, r.cfg.Token); err == nil {
+			r.rep.RoundTrip = lat
+		}
+		contacted(r.cfg, handshakeWords(hs), r.rep.RoundTrip)
 	}
 	r.watch = outageWatch{cfg: r.cfg, running: r.running}
 	if r.client != nil {
@@ -295,31 +298,6 @@ func (r *runner) stop() {
 	}
 	if err := r.running.Stop(ctx); err != nil {
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("tearing the target down: %v", err))
-	}
-}
-
-// dialUntil retries the handshake until ctx ends (a starting bridge may not listen yet).
-func dialUntil(ctx context.Context, url, token string) (*bridge.Client, error) {
-	var last error
-	for {
-		c, err := bridge.Dial(ctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second, Token: token})
-		if err == nil {
-			return c, nil
-		}
-		var pe *bridge.ProtocolError
-		var re *bridge.RefusedError
-		if errors.As(err, &pe) || errors.As(err, &re) {
-			return nil, err // it answered, wrongly or with a refusal: retrying will not help
-		}
-		if ctx.Err() != nil && last != nil {
-			return nil, last // the cause is the last real failure, not the deadline that cut this try
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return nil, last
-		case <-time.After(100 * time.Millisecond):
-		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package certify
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -64,6 +63,7 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 	if t.Cmd != nil {
 		opts = append(opts, tc.WithCmd(t.Cmd...))
 	}
+	local := t.localImage(ctx)
 	ctr, err := tc.Run(ctx, t.Image, opts...)
 	run := &Running{Identity: t.Describe(), Token: token, Stop: func(context.Context) error { return nil }}
 	if ctr != nil {
@@ -80,6 +80,12 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 				run.Identity.RepoDigests = ins.RepoDigests
 			}
 		}
+	}
+	if err != nil && !local && ctr == nil {
+		// Not here, and not pullable: what the author must do is build it, not read a registry's
+		// DNS error.
+		return run, fmt.Errorf("image %s: no such local image; build it first (docker build -t %s .): certify starts local images and needs no registry (pulling it failed too: %s)",
+			t.Image, shq.Quote(t.Image), clipHead(err.Error(), 200))
 	}
 	if err != nil {
 		msg := fmt.Sprintf("image %s: %v", t.Image, err)
@@ -101,8 +107,20 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 	return run, nil
 }
 
-// waitHandshake polls bridge.handshake on the published port until it answers with a result, the
-// container stops, or ctx ends. It tries the host testcontainers resolves (which honours
+// localImage reports whether the Docker engine holds the image (false too when it cannot say).
+func (t ImageTarget) localImage(ctx context.Context) bool {
+	cli, err := tc.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return false
+	}
+	defer cli.Close()
+	_, err = cli.ImageInspect(ctx, t.Image)
+	return err == nil
+}
+
+// waitHandshake polls bridge.handshake on the published port until the server in the container
+// answers (whatever it answers: certify's first contact judges it), the container stops, or ctx
+// ends. It tries the host testcontainers resolves (which honours
 // TESTCONTAINERS_HOST_OVERRIDE) and the loopback address, since a sandboxed client may resolve a
 // gateway that does not forward published ports.
 func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port, token string) (string, error) {
@@ -131,7 +149,7 @@ func waitHandshake(ctx context.Context, ctr *tc.DockerContainer, port, token str
 			}
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"result"`)) {
+			if !busy(resp.StatusCode) {
 				return url, nil
 			}
 			last = fmt.Errorf("handshake answered HTTP %d: %s", resp.StatusCode, clipStr(string(b), 200))
