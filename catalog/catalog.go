@@ -119,6 +119,9 @@ func cliChecks() []spec.Check {
 		{ID: "fleet/worker-dsn-off-argv", Kind: spec.KindTest, Clauses: []string{"I-NET-7"}, Where: "deploysim/realfleet:TestWorkerCommandKeepsTheDSNOffTheCommandLine"},
 		{ID: "fleet/repro-carries-workload", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestReproCarriesTheWorkload"},
 		{ID: "fleet/unreadable-not-judged", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestUnreadableLogsAreNotJudged"},
+		{ID: "cli/run-selects-nothing", Kind: spec.KindTest, Clauses: []string{"I-CERT-32"}, Where: "cmd/loom-conform:TestRunSelectingNothingIsBadInput"},
+		{ID: "cli/subset-said", Kind: spec.KindTest, Clauses: []string{"I-CERT-32", "I-CERT-6"}, Where: "cmd/loom-conform:TestSubsetSaidAsSubset"},
+		{ID: "cli/ledger-names-no-check", Kind: spec.KindTest, Clauses: []string{"I-CERT-33"}, Where: "cmd/loom-conform:TestLedgerNamingNoCheckIsBadInput"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }

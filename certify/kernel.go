@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/kernelkit"
@@ -44,12 +45,16 @@ type KernelInfo struct {
 // for bad configuration only; a kernel that fails is a report that is not certified.
 func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	var filter *regexp.Regexp
-	if cfg.Run != "" {
-		var err error
-		if filter, err = regexp.Compile(cfg.Run); err != nil {
-			return nil, fmt.Errorf("--run %q: %v", cfg.Run, err)
-		}
+	// Bad input is refused before the target starts (I-CERT-32, I-CERT-33).
+	filter, err := runfilter.Compile(cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	if err := runfilter.Selects(filter, "check of certify kernel", kernelkit.Kit().Names()); err != nil {
+		return nil, err
+	}
+	if err := cfg.Ledger.Names("check of the kernel kit", func(id string) bool { return slices.Contains(kernelkit.Kit().Names(), id) }); err != nil {
+		return nil, err
 	}
 	rep := &Report{
 		Kind: ReportKind, Shard: cfg.Shard.String(),
@@ -78,7 +83,6 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		}
 	}
 	conclude := func() *Report {
-		kernelLedgerProblems(rep, cfg)
 		Conclude(rep, cfg.Ledger, cfg.Now(), leftOut)
 		return rep
 	}
@@ -204,23 +208,6 @@ func kernelInfo(hs carrier.Handshake) *KernelInfo {
 func kernelRepro(cfg Config, rep *Report, id string) string {
 	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d --timeout %s", cfg.Command, rep.Target.Flag,
 		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, cfg.Timeout)
-}
-
-// kernelLedgerProblems names the ledger entries that are no check of the kernel kit (shard 1 of a
-// split, or a whole run, checks the whole ledger; MergeReports keeps one copy).
-func kernelLedgerProblems(rep *Report, cfg Config) {
-	if cfg.Ledger == nil || cfg.Shard.Index > 1 {
-		return
-	}
-	ids := map[string]bool{}
-	for _, ch := range kernelkit.Kit().Checks {
-		ids[ch.ID] = true
-	}
-	for _, e := range cfg.Ledger.Entries {
-		if !ids[e.Check] {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of the kernel kit", cfg.Ledger.File, e.Check))
-		}
-	}
 }
 
 // probeKernel asks for the handshake with a short deadline: a kernel that answers is alive (a slow

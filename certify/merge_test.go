@@ -47,6 +47,7 @@ func untimed(t *testing.T, r *certify.Report) map[string]any {
 	delete(m, "durationMs")
 	delete(m, "started")
 	delete(m, "logs")
+	delete(m, "roundTrip") // a measurement, as durations are
 	for _, k := range []string{"url", "pid", "containerId"} {
 		delete(m["target"].(map[string]any), k)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
@@ -149,13 +150,6 @@ func (c Config) withDefaults() Config {
 // The error is for bad configuration only; a target that fails is a report that is not certified.
 func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	var filter *regexp.Regexp
-	if cfg.Run != "" {
-		var err error
-		if filter, err = regexp.Compile(cfg.Run); err != nil {
-			return nil, fmt.Errorf("--run %q: %v", cfg.Run, err)
-		}
-	}
 	for seam, v := range cfg.SpiVersions {
 		if err := CheckSpiVersion(seam, v); err != nil {
 			return nil, fmt.Errorf("--spi %s=%s: %v", seam, v, err)
@@ -163,6 +157,18 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	}
 	if len(cfg.Kinds) == 0 {
 		return nil, errors.New("no kind to certify")
+	}
+	// Bad input is refused before the target starts (I-CERT-32, I-CERT-33).
+	filter, err := runfilter.Compile(cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	ids := runIDs(cfg)
+	if err := runfilter.Selects(filter, "check of certify "+strings.Join(cfg.Kinds, ", "), ids); err != nil {
+		return nil, err
+	}
+	if err := cfg.Ledger.Names("check of this harness", knownCheck); err != nil {
+		return nil, err
 	}
 	rep := &Report{
 		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
@@ -601,21 +607,39 @@ func (r *runner) repro(p plan, id string) string {
 	return s
 }
 
-// finish checks the ledger names real checks, fills the seams and concludes (Conclude).
-func (r *runner) finish() {
-	rep := r.rep
-	if r.cfg.Ledger != nil {
-		ran := map[string]bool{}
-		for _, c := range rep.Checks {
-			ran[c.ID] = true
-		}
-		for _, e := range r.cfg.Ledger.Entries {
-			// Shard 1 of a split checks the whole ledger, the other shards none of it (MergeReports).
-			if !ran[e.Check] && !knownCheck(e.Check) && r.cfg.Shard.Index <= 1 {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of this harness", r.cfg.Ledger.File, e.Check))
-			}
+// runIDs lists the ids of every check a run of cfg's kinds may run, in run order: the bridge kit,
+// each kind's kit, the fault kit with --faults.
+func runIDs(cfg Config) []string {
+	ids := BridgeKit().Names()
+	for _, kind := range cfg.Kinds {
+		switch kind {
+		case "eventstore":
+			ids = append(ids, kits.EventStoreKit().Names()...)
+		case "snapshotstore":
+			ids = append(ids, kits.SnapshotStoreKit().Names()...)
+		case "archivestore":
+			ids = append(ids, kits.ArchiveStoreKit().Names()...)
+		case "branchregistry":
+			ids = append(ids, kits.BranchRegistryKit().Names()...)
+		case KindDispatcher:
+			ids = append(ids, kits.ExecutionDispatcherKit().Names()...)
+		case "contentstore":
+			ids = append(ids, kits.ContentStoreKit().Names()...)
+		case "durablestatestore":
+			ids = append(ids, kits.DurableStateStoreKit().Names()...)
+		case "readmodelstore":
+			ids = append(ids, kits.ReadModelStoreKit().Names()...)
 		}
 	}
+	if cfg.Faults {
+		ids = append(ids, FaultKit().Names()...)
+	}
+	return ids
+}
+
+// finish fills the seams and concludes (Conclude).
+func (r *runner) finish() {
+	rep := r.rep
 	for _, kind := range r.cfg.Kinds {
 		seam := seamOf(kind)
 		sv := SeamVerdict{Seam: seam, Kit: kind, Current: rep.Spi[seam]}

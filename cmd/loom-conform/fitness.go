@@ -5,13 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/loom-kernel/loom-conform/catalog"
 	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -54,15 +54,16 @@ those; 2 on bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gates := fitness.Gates()
-			var re *regexp.Regexp
-			if o.run != "" {
-				var err error
-				if re, err = regexp.Compile(o.run); err != nil {
-					return badInput("--run: %v", err)
-				}
-				if gates = fitness.Select(gates, re); len(gates) == 0 {
-					return badInput("--run %q selects no gate (see fitness --list)", o.run)
-				}
+			registered := len(gates)
+			re, err := runfilter.Compile(o.run)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if err := runfilter.Selects(re, "gate", gateIDs(gates)); err != nil {
+				return badInput("%v", err)
+			}
+			if re != nil {
+				gates = fitness.Select(gates, re)
 			}
 			sh, err := shard.Parse(o.shard)
 			if err != nil {
@@ -111,6 +112,9 @@ those; 2 on bad flags.`,
 			})
 			report = fitness.NewReport(results)
 			report.Shard = sh.String()
+			if re != nil {
+				report.Run, report.Registered = o.run, registered
+			}
 			if err := report.RenderTable(table); err != nil {
 				return err
 			}
@@ -152,4 +156,12 @@ func latestProofs(root, dir string) string {
 	}
 	sort.Strings(runs)
 	return runs[len(runs)-1]
+}
+
+func gateIDs(gates []fitness.Gate) []string {
+	out := make([]string, len(gates))
+	for i, g := range gates {
+		out[i] = g.ID
+	}
+	return out
 }

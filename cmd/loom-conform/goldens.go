@@ -14,6 +14,7 @@ import (
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
 	"github.com/loom-kernel/loom-conform/internal/junit"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -70,12 +71,9 @@ Exit 0 when every golden passes, 1 when one fails, 2 on bad input (a malformed s
 log, naming the file, statement or envelope index and field).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var re *regexp.Regexp
-			if o.run != "" {
-				var err error
-				if re, err = regexp.Compile(o.run); err != nil {
-					return badInput("--run: %v", err)
-				}
+			re, err := runfilter.Compile(o.run)
+			if err != nil {
+				return badInput("%v", err)
 			}
 			sh, err := shard.Parse(o.shard)
 			if err != nil {
@@ -83,6 +81,9 @@ log, naming the file, statement or envelope index and field).`,
 			}
 			corpus, err := goldens.LoadCorpus(o.corpus)
 			if err != nil {
+				return badInput("%v%s", err, corpusHint(cmd, o.corpus))
+			}
+			if err := runfilter.Selects(re, "golden of "+o.corpus, goldenNames(corpus)); err != nil {
 				return badInput("%v", err)
 			}
 			if o.update {
@@ -98,9 +99,6 @@ log, naming the file, statement or envelope index and field).`,
 			}
 			copts := goldens.CheckOptions{Run: re, NoG2: o.noG2, Harness: toolVersion, Shard: sh}
 			res := goldens.Check(cmd.Context(), corpus, copts)
-			if len(res) == 0 && sh.All() {
-				return badInput("no golden under %s matches --run %q", o.corpus, o.run)
-			}
 			if o.junit != "" {
 				if err := writeGoldensJUnit(o.junit, o.corpus, res); err != nil {
 					return err
@@ -134,7 +132,7 @@ log, naming the file, statement or envelope index and field).`,
 				if !sh.All() {
 					note = " (shard " + sh.String() + " only: merge every shard's --json report with report merge for the run's verdict)"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed%s\n", len(res), len(res)-failed, failed, note)
+				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed%s%s\n", len(res), len(res)-failed, failed, goldens.NewReport(corpus, copts, res).Subset(), note)
 			}
 			if failed > 0 {
 				return verdict("%d of %d goldens diverged", failed, len(res))
@@ -172,13 +170,13 @@ named golden loads and records. Exit 0 on success, 2 on bad input.`,
 			if all {
 				var err error
 				if gs, err = goldens.LoadCorpus(corpus); err != nil {
-					return badInput("%v", err)
+					return badInput("%v%s", err, corpusHint(cmd, corpus))
 				}
 			}
 			for _, n := range args {
 				g, err := goldens.Load(filepath.Join(corpus, n))
 				if err != nil {
-					return badInput("%v", err)
+					return badInput("%v%s", err, corpusHint(cmd, corpus))
 				}
 				gs = append(gs, g)
 			}
@@ -237,4 +235,25 @@ func writeGoldensJUnit(file, corpus string, res []goldens.Result) error {
 	}
 	defer f.Close()
 	return junit.Write(f, junit.Suites{Name: "loom-conform goldens", Tests: s.Tests, Failures: s.Failures, Suites: []junit.Suite{s}})
+}
+
+// corpusHint tells a caller whose default corpus is missing where it is: goldens/corpus is a
+// directory of a clone, so outside one the corpus must be named.
+func corpusHint(cmd *cobra.Command, corpus string) string {
+	if cmd.Flags().Changed("corpus") || corpus != defaultCorpus {
+		return ""
+	}
+	if _, err := os.Stat(corpus); err == nil {
+		return ""
+	}
+	return " (" + defaultCorpus + " is a directory of a loom-conform clone: run from the clone's root, or name the corpus with --corpus DIR)"
+}
+
+// goldenNames lists the corpus's golden names, in order.
+func goldenNames(corpus []*goldens.Golden) []string {
+	out := make([]string, len(corpus))
+	for i, g := range corpus {
+		out[i] = g.Name
+	}
+	return out
 }

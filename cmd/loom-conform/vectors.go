@@ -5,11 +5,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -79,10 +79,11 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 				return badInput("vectors: --shard: %v", err)
 			}
 			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr(), Shard: sh, Target: "reference"}
-			if o.run != "" {
-				if cfg.Run, err = regexp.Compile(o.run); err != nil {
-					return badInput("vectors: --run %q: %v", o.run, err)
-				}
+			if cfg.Run, err = runfilter.Compile(o.run); err != nil {
+				return badInput("vectors: %v", err)
+			}
+			if err := runfilter.Selects(cfg.Run, "vector", corpus.IDs()); err != nil {
+				return badInput("vectors: %v", err)
 			}
 			var rep vectors.Report
 			outs := []output{{"--junit", o.junit, func(w io.Writer) error { return rep.WriteJUnit(w) }},
@@ -112,6 +113,9 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 				}
 				if cfg.Ledger, err = vectors.ParseLedger(o.ledger, data); err != nil {
 					return badInput("--expected-failures: %v", err)
+				}
+				if err := cfg.Ledger.Names("vector of the corpus", func(id string) bool { _, ok := corpus.ByID(id); return ok }); err != nil {
+					return badInput("vectors: %v", err)
 				}
 			}
 			var folder vectors.Folder = vectors.Reference{}
