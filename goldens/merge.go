@@ -16,11 +16,11 @@ const ReportKind = "goldens"
 // Report is the `goldens check --json` document: what was checked (the corpus by content, the
 // --run expression, whether the G2 re-runs ran, the shard) and each golden's result.
 type Report struct {
-	Kind    string   `json:"kind"`
-	Shard   string   `json:"shard,omitempty"`
-	Corpus  string   `json:"corpus"`
-	Run     string   `json:"run,omitempty"`
-	NoG2    bool     `json:"noG2,omitempty"`
+	Kind   string `json:"kind"`
+	Shard  string `json:"shard,omitempty"`
+	Corpus string `json:"corpus"`
+	Run    string `json:"run,omitempty"`
+	NoG2   bool   `json:"noG2,omitempty"`
 	// Goldens is how many goldens the corpus holds: Checked is fewer when --run or --shard left
 	// some out.
 	Goldens int      `json:"goldens"`
