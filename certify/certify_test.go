@@ -117,7 +117,7 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 				// connection cut does, and that is what the fault kit does.
 				catch, faults = "faults/cut-connections", true
 			}
-			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:" + b.name}},
+			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:" + b.kind + "/" + b.name}},
 				certify.Config{Kinds: []string{b.kind}, Run: "^" + catch + "$", Timeout: 30 * time.Second, Faults: faults})
 			if err != nil {
 				t.Fatal(err)

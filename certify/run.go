@@ -67,7 +67,7 @@ func ParseKind(arg string) ([]string, error) {
 			return []string{k}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown kind %q (want %s, all or %s)", arg, strings.Join(Kinds(), ", "), KindDispatcher)
+	return nil, fmt.Errorf("unknown kind %q (want %s, all, %s or %s)", arg, strings.Join(Kinds(), ", "), KindDispatcher, KernelKind)
 }
 
 // Config is a certification run. The zero value of every field but Kinds is usable.
