@@ -17,7 +17,7 @@ func WriteHTML(w io.Writer, r *Report) error { return reportview.WriteHTML(w, HT
 func HTMLPage(r *Report) reportview.Page {
 	p := reportview.Page{Title: "loom store certification", Kind: ReportKind, Subject: r.Target.String(),
 		Verdict: string(r.Verdict), Tone: tone(r.Verdict), Headline: Headline(r), Counts: CountsLine(r),
-		Problems: append([]string(nil), r.Problems...), Logs: r.Logs, Tool: r.Tool.Name + " " + r.Tool.Version}
+		Problems: append([]string(nil), r.Problems...), Logs: r.Logs, Tool: r.Tool.Name + " " + r.Tool.Version, Version: r.Tool.Version}
 	p.Name = r.Target.String()
 	if h := r.Handshake; h != nil && h.Implementation.Name != "" {
 		p.Name = strings.TrimSpace(h.Implementation.Name + " " + h.Implementation.Version)

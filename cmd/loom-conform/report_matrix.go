@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/certify"
@@ -27,8 +28,11 @@ func newReportMatrixCmd() *cobra.Command {
 (certify --report of stores, certify kernel --report of kernels, vectors --report of folds,
 goldens check --json, fitness --json) and shows them as one matrix: one column per
 implementation, one row per check, rows grouped by the clause their check enforces, each cell the
-check's verdict (a failure opens to its message in the HTML), and a summary row per implementation
-(the run's verdict, required checks passed, recommendations met). docs/matrix.md is an example.
+check's verdict, and a summary row per implementation (the run's verdict, required checks passed,
+recommendations met). In the HTML a failure opens to its message and diff, the command that
+reproduces it and a link to it in that implementation's report (A.html beside A.json when there
+is one, else A.json), and the checks every implementation passed are hidden until asked for.
+docs/matrix.md is an example.
 
   --html FILE      one self-contained, filterable page
   --json FILE      the matrix as data
@@ -55,6 +59,9 @@ the target. Exit 0 when the matrix was written (it is a view: each report keeps 
 			m, err := reportview.BuildMatrix(pages)
 			if err != nil {
 				return badInput("report matrix: %v", err)
+			}
+			for i, name := range args {
+				m.Columns[i].Report = reportLink(name, o.html)
 			}
 			outs := []output{
 				{"--html", o.html, func(w io.Writer) error { return reportview.WriteMatrixHTML(w, m) }},
@@ -120,3 +127,29 @@ func reportPage(data []byte) (reportview.Page, error) {
 }
 
 var matrixKinds = []string{certify.ReportKind, vectors.ReportKind, goldens.ReportKind, fitness.ReportKind}
+
+// reportLink is where the matrix page links for the report read from file: the HTML page beside it
+// (same name, .html) when there is one, else the JSON, relative to the matrix page's directory
+// (page "" or "-": the working directory).
+func reportLink(file, page string) string {
+	target := file
+	if html := strings.TrimSuffix(file, filepath.Ext(file)) + ".html"; html != file {
+		if st, err := os.Stat(html); err == nil && !st.IsDir() {
+			target = html
+		}
+	}
+	dir := "."
+	if page != "" && page != "-" {
+		dir = filepath.Dir(page)
+	}
+	absTarget, err1 := filepath.Abs(target)
+	absDir, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(target)
+	}
+	rel, err := filepath.Rel(absDir, absTarget)
+	if err != nil {
+		return filepath.ToSlash(absTarget)
+	}
+	return filepath.ToSlash(rel)
+}
