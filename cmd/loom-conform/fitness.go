@@ -92,7 +92,9 @@ those; 2 on bad flags.`,
 			var report fitness.Report
 			outs := []output{{"--json", o.json, func(w io.Writer) error { return report.RenderJSON(w) }},
 				{"--junit", o.junit, func(w io.Writer) error { return report.RenderJUnit(w) }},
-				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, ofThisHarness(report.HTMLPage(invokedAs(os.Args[0])))) }}}
+				{"--html", o.html, func(w io.Writer) error {
+					return reportview.WriteHTML(w, ofThisHarness(report.HTMLPage(invokedAs(os.Args[0]))))
+				}}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
 			}

@@ -106,7 +106,9 @@ log, naming the file, statement or envelope index and field).`,
 			}
 			if o.html != "" {
 				rep := goldens.NewReport(corpus, copts, res)
-				out := []output{{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, ofThisHarness(rep.HTMLPage(invokedAs(os.Args[0])))) }}}
+				out := []output{{"--html", o.html, func(w io.Writer) error {
+					return reportview.WriteHTML(w, ofThisHarness(rep.HTMLPage(invokedAs(os.Args[0]))))
+				}}}
 				if err := writeOutputs(out, cmd.OutOrStdout()); err != nil {
 					return err
 				}

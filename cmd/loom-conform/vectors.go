@@ -88,7 +88,9 @@ unknown verdict or a run that judged nothing, 2 on bad input (a malformed vector
 			var rep vectors.Report
 			outs := []output{{"--junit", o.junit, func(w io.Writer) error { return rep.WriteJUnit(w) }},
 				{"--report", o.report, func(w io.Writer) error { return rep.WriteJSON(w) }},
-				{"--html", o.html, func(w io.Writer) error { return reportview.WriteHTML(w, ofThisHarness(rep.HTMLPage(invokedAs(os.Args[0])))) }},
+				{"--html", o.html, func(w io.Writer) error {
+					return reportview.WriteHTML(w, ofThisHarness(rep.HTMLPage(invokedAs(os.Args[0]))))
+				}},
 				{"--write-ledger", o.writeLedger, func(w io.Writer) error { return vectors.WriteLedger(w, rep, time.Now()) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("vectors: %v", err)
