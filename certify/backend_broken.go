@@ -8,6 +8,7 @@ import (
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -29,35 +30,27 @@ func (b BrokenStore) ID() string { return b.Kind + "/" + b.Name }
 // BrokenStores lists the broken stores by seam, in the kits' order.
 func BrokenStores() []BrokenStore {
 	var out []BrokenStore
-	add := func(seam, name, defect, catch string, set func(*bridge.Stores)) {
-		kind := ""
-		for _, k := range Kinds() {
-			if seamOf(k) == seam {
-				kind = k
-			}
+	out = brokenOf(out, manifest.SeamEventStore, broken.EventStores(), func(st *bridge.Stores, s spi.EventStore) { st.EventStore = s })
+	out = brokenOf(out, manifest.SeamSnapshotStore, broken.SnapshotStores(), func(st *bridge.Stores, s spi.SnapshotStore) { st.SnapshotStore = s })
+	out = brokenOf(out, manifest.SeamArchiveStore, broken.ArchiveStores(), func(st *bridge.Stores, s spi.ArchiveStore) { st.ArchiveStore = s })
+	out = brokenOf(out, manifest.SeamBranchRegistry, broken.BranchRegistries(), func(st *bridge.Stores, s spi.BranchRegistry) { st.BranchRegistry = s })
+	out = brokenOf(out, manifest.SeamContentStore, broken.ContentStores(), func(st *bridge.Stores, s spi.ContentStore) { st.ContentStore = s })
+	out = brokenOf(out, manifest.SeamDurableStateStore, broken.DurableStateStores(), func(st *bridge.Stores, s spi.DurableStateStore) { st.DurableStateStore = s })
+	out = brokenOf(out, manifest.SeamReadModelStore, broken.ReadModelStores(), func(st *bridge.Stores, s spi.ReadModelStore) { st.ReadModelStore = s })
+	return out
+}
+
+// brokenOf appends the broken stores of one seam, each setting its store into a bridge's stores.
+func brokenOf[T any](out []BrokenStore, seam string, stores []broken.Store[T], set func(*bridge.Stores, T)) []BrokenStore {
+	kind := ""
+	for _, k := range Kinds() {
+		if seamOf(k) == seam {
+			kind = k
 		}
-		out = append(out, BrokenStore{Kind: kind, Seam: seam, Name: name, Defect: defect, Catch: catch, set: set})
 	}
-	for _, s := range broken.EventStores() {
-		add(manifest.SeamEventStore, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.EventStore = s.New() })
-	}
-	for _, s := range broken.SnapshotStores() {
-		add(manifest.SeamSnapshotStore, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.SnapshotStore = s.New() })
-	}
-	for _, s := range broken.ArchiveStores() {
-		add(manifest.SeamArchiveStore, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.ArchiveStore = s.New() })
-	}
-	for _, s := range broken.BranchRegistries() {
-		add(manifest.SeamBranchRegistry, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.BranchRegistry = s.New() })
-	}
-	for _, s := range broken.ContentStores() {
-		add(manifest.SeamContentStore, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.ContentStore = s.New() })
-	}
-	for _, s := range broken.DurableStateStores() {
-		add(manifest.SeamDurableStateStore, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.DurableStateStore = s.New() })
-	}
-	for _, s := range broken.ReadModelStores() {
-		add(manifest.SeamReadModelStore, s.Name, s.Defect, s.Catch, func(st *bridge.Stores) { st.ReadModelStore = s.New() })
+	for _, s := range stores {
+		out = append(out, BrokenStore{Kind: kind, Seam: seam, Name: s.Name, Defect: s.Defect, Catch: s.Catch,
+			set: func(st *bridge.Stores) { set(st, s.New()) }})
 	}
 	return out
 }
