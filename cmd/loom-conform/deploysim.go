@@ -66,6 +66,10 @@ Exit 0 when every run holds every invariant, 1 on a violation, 2 on bad flags.`,
 				if shardFlag != "" {
 					return badInput("deploysim: --shard splits seeded simulations; --real is not seeded")
 				}
+				if cmd.Flags().Changed("seeds") {
+					// --seeds N would run only one fleet: say so rather than seem to run N.
+					return badInput("deploysim: --real runs one fleet, seeded by --seed S (default 0): not --seeds N; run it once per seed")
+				}
 				if !cmd.Flags().Changed("workers") {
 					workers = 4
 				}

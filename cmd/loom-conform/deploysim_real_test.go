@@ -60,6 +60,7 @@ func TestWorkerBadFlags(t *testing.T) {
 		{[]string{"worker", "--dsn", "postgres://x", "--dsn-file", "f"}, "give the DSN once"},
 		{[]string{"worker", "--dsn-file", "/nonexistent/dsn"}, "--dsn-file"},
 		{[]string{"deploysim", "--real"}, "--dsn (or $" + storespg.DSNEnv + ") is required"},
+		{[]string{"deploysim", "--real", "--seeds", "2"}, "--real runs one fleet, seeded by --seed S"},
 	} {
 		if code, _, stderr := runCLI(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.err) {
 			t.Errorf("loom-conform %v = exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.err)
