@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// A target is slow when its median round trip is more than 10 times the reference's and 5 ms
+// A target is slow when its median round trip is more than 10 times the reference's and 15 ms
 // above it: a target 40 ms a call is, one as fast as the reference or a few hundred microseconds
 // slower is not. A slow median in the delayed-ACK band is named as Nagle's algorithm (I-CERT-31).
 func TestJudgeLatency(t *testing.T) {
@@ -20,7 +20,7 @@ func TestJudgeLatency(t *testing.T) {
 		{"40 ms a call", []time.Duration{41 * ms, 40 * ms, 45 * ms}, true, true},
 		{"200 ms a call", []time.Duration{200 * ms, 201 * ms, 205 * ms}, true, false},
 		{"as fast as the reference", []time.Duration{200 * time.Microsecond, 250 * time.Microsecond, 180 * time.Microsecond}, false, false},
-		{"10 times slower but under 5 ms above", []time.Duration{3 * ms, 3 * ms, 3 * ms}, false, false},
+		{"10 times slower but under 15 ms above", []time.Duration{3 * ms, 6 * ms, 12 * ms}, false, false},
 		{"one slow sample", []time.Duration{41 * ms, 200 * time.Microsecond, 250 * time.Microsecond}, false, false},
 	} {
 		l := judgeLatency(tc.got, ref)
