@@ -119,14 +119,22 @@ func (d *differ) emit(op byte, depth int, text string) {
 func (d *differ) value(w, g any, path, prefix string, depth int, comma string) {
 	_, noW := w.(absent)
 	_, noG := g.(absent)
+	// A member one side lacks is said on that side too ("(no "metadata")"): the absence is the
+	// difference, and the same absence reads the same in every failure it causes.
 	switch {
 	case noW:
 		d.ptrs = append(d.ptrs, path)
+		if member := strings.TrimSuffix(prefix, ": "); member != "" {
+			d.emit('-', depth, "(no "+member+")")
+		}
 		d.emit('+', depth, prefix+compact(g, diffWidth)+comma)
 		return
 	case noG:
 		d.ptrs = append(d.ptrs, path)
 		d.emit('-', depth, prefix+compact(w, diffWidth)+comma)
+		if member := strings.TrimSuffix(prefix, ": "); member != "" {
+			d.emit('+', depth, "(no "+member+")")
+		}
 		return
 	case equal(w, g):
 		d.emit(' ', depth, prefix+compact(w, sameWidth)+comma)

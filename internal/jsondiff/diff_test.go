@@ -28,6 +28,7 @@ func TestDiffShowsJSONNeverGoTypes(t *testing.T) {
     {"id":"e0","payload":{"n":0},"sequence":0},
     {
       "id": "e1",
+-     (no "metadata")
 +     "metadata": {"kernel":true},
       "payload": {
 -       "attempt": 1

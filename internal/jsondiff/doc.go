@@ -15,7 +15,7 @@
 //
 // The first line names the JSON Pointers (RFC 6901) of the first differences; the lines below are
 // the values with object keys in sorted order, one member or element a line, "-" for want and "+"
-// for got. Members and elements equal on both sides are shown on one line, and long runs of them
+// for got; a member one side lacks is said on that side, as (no "name"). Members and elements equal on both sides are shown on one line, and long runs of them
 // far from a difference are counted, not shown. Long values are elided with "…", never inside a
 // character or an escape.
 //
