@@ -30,8 +30,8 @@ goldens check --json, fitness --json) and shows them as one matrix: one column p
 implementation, one row per check, rows grouped by the clause their check enforces, each cell the
 check's verdict, and a summary row per implementation (the run's verdict, required checks passed,
 recommendations met). In the HTML a failure opens to its message and diff, the command that
-reproduces it and a link to it in that implementation's report (A.html beside A.json when there
-is one, else A.json), and the checks every implementation passed are hidden until asked for.
+reproduces it and a link to it in that implementation's report (A.html, when the HTML report of
+A.json is beside it), and the checks every implementation passed are hidden until asked for.
 docs/matrix.md is an example.
 
   --html FILE      one self-contained, filterable page
@@ -129,23 +129,21 @@ func reportPage(data []byte) (reportview.Page, error) {
 var matrixKinds = []string{certify.ReportKind, vectors.ReportKind, goldens.ReportKind, fitness.ReportKind}
 
 // reportLink is where the matrix page links for the report read from file: the HTML page beside it
-// (same name, .html) when there is one, else the JSON, relative to the matrix page's directory
-// (page "" or "-": the working directory).
+// (same name, .html), relative to the matrix page's directory (page "" or "-": the working
+// directory); "" when there is none (a JSON report is no page to read a failure in).
 func reportLink(file, page string) string {
-	target := file
-	if html := strings.TrimSuffix(file, filepath.Ext(file)) + ".html"; html != file {
-		if st, err := os.Stat(html); err == nil && !st.IsDir() {
-			target = html
-		}
+	html := strings.TrimSuffix(file, filepath.Ext(file)) + ".html"
+	if st, err := os.Stat(html); html == file || err != nil || st.IsDir() {
+		return ""
 	}
 	dir := "."
 	if page != "" && page != "-" {
 		dir = filepath.Dir(page)
 	}
-	absTarget, err1 := filepath.Abs(target)
+	absTarget, err1 := filepath.Abs(html)
 	absDir, err2 := filepath.Abs(dir)
 	if err1 != nil || err2 != nil {
-		return filepath.ToSlash(target)
+		return filepath.ToSlash(html)
 	}
 	rel, err := filepath.Rel(absDir, absTarget)
 	if err != nil {

@@ -27,8 +27,8 @@ type Column struct {
 	Verdict  string `json:"verdict"`
 	Tone     Tone   `json:"tone"`
 	Headline string `json:"headline"`
-	// Report links to the implementation's own report (its HTML page when one sits beside the JSON
-	// report, else the JSON), relative to the matrix page; "" when unknown.
+	// Report links to the implementation's own HTML report (the page beside its JSON report),
+	// relative to the matrix page; "" when there is none.
 	Report string `json:"report,omitempty"`
 	RequirementTally
 }
@@ -228,9 +228,9 @@ func WriteMatrixMarkdown(w io.Writer, m Matrix, onlyNotPassing bool) error {
 	return err
 }
 
-// Link is where a cell's check is in its implementation's report: the report page's account of
-// the failure (a fail or an unknown), else its row of the checks table, when the report is HTML;
-// else the report itself ("" when the column has no report).
+// Link is where a cell's check is in its implementation's HTML report: the page's account of the
+// failure (a fail or an unknown), else its row of the checks table ("" when the column has no
+// report page).
 func (m Matrix) Link(col int, id, verdict string) string {
 	r := m.Columns[col].Report
 	switch {
