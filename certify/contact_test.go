@@ -39,15 +39,15 @@ func TestFirstContact(t *testing.T) {
 		h      http.Handler
 		want   []string
 	}{
-		{"certify/first-contact/not-json", "eventstore", text("text/plain", "ok\n"),
+		{"bridge/first-contact/not-json", "eventstore", text("text/plain", "ok\n"),
 			[]string{"is not a store bridge", `body "ok"`, "not JSON", "docs/bridge.md", "Content-Type application/json"}},
-		{"certify/first-contact/not-jsonrpc", "all", text("application/json", `{"protocol":"1.0.0"}`),
+		{"bridge/first-contact/not-jsonrpc", "all", text("application/json", `{"protocol":"1.0.0"}`),
 			[]string{"not a JSON-RPC 2.0 response", `"jsonrpc": "2.0"`}},
-		{"certify/first-contact/web-page", "all", text("text/html", "<!DOCTYPE html><html>…"),
+		{"bridge/first-contact/web-page", "all", text("text/html", "<!DOCTYPE html><html>…"),
 			[]string{"text/html", "looks like a web page", `"listening "`}},
-		{"certify/first-contact/kernel-as-store", "all", reference(t, kernel.Features{}),
+		{"bridge/first-contact/kernel-as-store", "all", reference(t, kernel.Features{}),
 			[]string{"is a kernel, not a store bridge", "-32601", "wire.handshake", `"ref"`, "certify kernel --url"}},
-		{"certify/first-contact/store-as-kernel", certify.KernelKind, store,
+		{"bridge/first-contact/store-as-kernel", certify.KernelKind, store,
 			[]string{"is a store bridge, not a kernel", "-32601", "bridge.handshake", `"a store"`, "certify all --url"}},
 		{"", "all", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "send your bearer token", http.StatusUnauthorized)

@@ -28,7 +28,7 @@ func Mutants() []spec.Mutant {
 // must end the run target-failed with its one cause at first contact (TestFirstContact).
 func firstContactMutants() []spec.Mutant {
 	m := func(name, defect string, clauses ...string) spec.Mutant {
-		return spec.Mutant{ID: "certify/first-contact/" + name, Kind: "bridge", Defect: defect, Clauses: clauses,
+		return spec.Mutant{ID: "bridge/first-contact/" + name, Kind: "bridge", Defect: defect, Clauses: clauses,
 			CaughtBy: []string{"certify/first-contact"}, Where: "certify:TestFirstContact"}
 	}
 	return []spec.Mutant{
