@@ -72,7 +72,8 @@ func TestCertifyBuiltinSQLite(t *testing.T) {
 	if n := strings.Count("\n"+progress.String(), "\n["); n != rep.Summary.Total {
 		t.Errorf("progress has %d check lines, want one per check (%d)", n, rep.Summary.Total)
 	}
-	if !strings.HasPrefix(progress.String(), "starting builtin sqlite") || !strings.Contains(progress.String(), "\nhandshake: loom-conform sqlite") {
+	if !strings.HasPrefix(progress.String(), "starting builtin sqlite") || !strings.Contains(progress.String(), "\nwaiting for a store bridge at ") ||
+		!strings.Contains(progress.String(), "\nhandshake: loom-conform sqlite") {
 		t.Errorf("progress does not say what it starts and who answered:\n%s", progress.String())
 	}
 	if rep.Summary.RequiredRun == 0 || rep.Summary.RequiredPass != rep.Summary.RequiredRun {

@@ -124,7 +124,8 @@ type contact struct {
 func (c contact) handshake(ctx context.Context, p protocol) (json.RawMessage, error) {
 	url, token, timeout, progress := c.url, c.token, c.cfg.StartTimeout, c.cfg.Progress
 	deadline := time.Now().Add(timeout)
-	said := ""
+	fmt.Fprintf(progress, "waiting for %s at %s to answer %s (up to --start-timeout %v) …\n", p.name, url, p.method, timeout)
+	saidRefused := false
 	for {
 		a, err := ask(ctx, url, token, p)
 		if err == nil && !busy(a.status) {
@@ -133,13 +134,9 @@ func (c contact) handshake(ctx context.Context, p protocol) (json.RawMessage, er
 		if err == nil {
 			err = fmt.Errorf("HTTP %s", statusText(a.status))
 		}
-		waiting := fmt.Sprintf("waiting for %s at %s to answer %s (up to --start-timeout %v) …", p.name, url, p.method, timeout)
-		if refused(err) {
-			waiting = fmt.Sprintf("connection refused at %s: nothing listens there yet; waiting for it (up to --start-timeout %v) …", url, timeout)
-		}
-		if waiting != said {
-			fmt.Fprintln(progress, waiting)
-			said = waiting
+		if refused(err) && !saidRefused {
+			fmt.Fprintf(progress, "connection refused at %s: nothing listens there yet; still waiting …\n", url)
+			saidRefused = true
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			if refused(err) {

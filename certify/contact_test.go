@@ -77,7 +77,8 @@ func TestFirstContact(t *testing.T) {
 		l.Close() // nothing listens there any more
 		rep, progress := contact(t, "eventstore", certify.URLTarget{URL: url}, 700*time.Millisecond)
 		assertFirstContact(t, rep, progress, []string{"connection refused at " + url, "nothing listens there"})
-		if !strings.HasPrefix(progress, "connection refused at "+url) || strings.Count(progress, "waiting") != 1 {
+		if !strings.HasPrefix(progress, "waiting for a store bridge at "+url+" to answer bridge.handshake") ||
+			!strings.Contains(progress, "\nconnection refused at "+url+": nothing listens there yet") || strings.Count(progress, "\n") != 2 {
 			t.Errorf("certify/first-contact [I-CERT-30]: the refusal is not said at once, once:\n%s", progress)
 		}
 	})
