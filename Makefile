@@ -20,6 +20,7 @@ build: ## build the CLI into bin/
 
 test: ## run the whole suite through gotestsum (JUnit XML to $(JUNIT)); starts a throwaway PostgreSQL unless LOOM_CONFORM_POSTGRES_DSN is set; with CI=true fails on any skip but a kit's capability verdict
 	@mkdir -p $(dir $(JUNIT)) && rm -rf $(PROOFS) && mkdir -p $(PROOFS)/run-$$(date +%s%N)
+	@GO=$(GO) scripts/compile-tests.sh $(PKGS)
 	LOOM_CONFORM_PROOFS=$$(ls -d $(abspath $(PROOFS))/run-*) scripts/with-services.sh $(GO) tool gotestsum --format testname --junitfile $(JUNIT) -- -timeout 30m $(PKGS)
 	@if [ "$${CI:-}" = "true" ]; then $(GO) run ./internal/ciskips $(JUNIT); fi
 	@$(MAKE) --no-print-directory coverage

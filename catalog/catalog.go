@@ -126,6 +126,9 @@ func cliChecks() []spec.Check {
 		{ID: "fleet/unsettled-reference-not-judged", Kind: spec.KindTest, Clauses: []string{"I-SIM-10"}, Where: "deploysim/realfleet:TestUnsettledReferenceIsNotJudged"},
 		{ID: "fleet/ledger-zombie-window", Kind: spec.KindTest, Clauses: []string{"I-SIM-3", "I-SIM-5", "S2.execute.served-not-rerun"}, Where: "deploysim/realfleet:TestLedgerJudgeExcusesOnlyZombies"},
 		{ID: "cli/deploysim-real-broken-worker", Kind: spec.KindTest, Clauses: []string{"S2.execute.served-not-rerun", "I-SIM-5"}, Where: "cmd/loom-conform:TestDeploysimRealBrokenWorker"},
+		{ID: "cli/run-selects-nothing", Kind: spec.KindTest, Clauses: []string{"I-CERT-32"}, Where: "cmd/loom-conform:TestRunSelectingNothingIsBadInput"},
+		{ID: "cli/subset-said", Kind: spec.KindTest, Clauses: []string{"I-CERT-32", "I-CERT-6"}, Where: "cmd/loom-conform:TestSubsetSaidAsSubset"},
+		{ID: "cli/ledger-names-no-check", Kind: spec.KindTest, Clauses: []string{"I-CERT-33"}, Where: "cmd/loom-conform:TestLedgerNamingNoCheckIsBadInput"},
 		{ID: "cli/manifest-json", Kind: spec.KindTest, Clauses: []string{"S9.manifest.from-constants", "S2.syscalls.available-iff-listed"}, Where: "cmd/loom-conform:TestManifestJSON"},
 	}
 }

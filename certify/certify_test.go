@@ -69,8 +69,12 @@ func TestCertifyBuiltinSQLite(t *testing.T) {
 			t.Errorf("seam %s = %+v, want certified with a version", s.Seam, s)
 		}
 	}
-	if n := strings.Count(progress.String(), "\n"); n != rep.Summary.Total {
-		t.Errorf("progress has %d lines, want one per check (%d)", n, rep.Summary.Total)
+	if n := strings.Count("\n"+progress.String(), "\n["); n != rep.Summary.Total {
+		t.Errorf("progress has %d check lines, want one per check (%d)", n, rep.Summary.Total)
+	}
+	if !strings.HasPrefix(progress.String(), "starting builtin sqlite") || !strings.Contains(progress.String(), "\nwaiting for a store bridge at ") ||
+		!strings.Contains(progress.String(), "\nhandshake: loom-conform sqlite") {
+		t.Errorf("progress does not say what it starts and who answered:\n%s", progress.String())
 	}
 	if rep.Summary.RequiredRun == 0 || rep.Summary.RequiredPass != rep.Summary.RequiredRun {
 		t.Errorf("Summary = %+v, want every required check run and passed", rep.Summary)
@@ -114,7 +118,7 @@ func TestBrokenStoresBehindBridgeRejected(t *testing.T) {
 				// connection cut does, and that is what the fault kit does.
 				catch, faults = "faults/cut-connections", true
 			}
-			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:" + b.name}},
+			rep, err := certify.Run(context.Background(), certify.BuiltinTarget{Backend: certify.Backend{Name: "broken:" + b.kind + "/" + b.name}},
 				certify.Config{Kinds: []string{b.kind}, Run: "^" + catch + "$", Timeout: 30 * time.Second, Faults: faults})
 			if err != nil {
 				t.Fatal(err)
@@ -181,9 +185,11 @@ func TestLedgerKeptTrue(t *testing.T) {
 	if c, _ := find(rep, good); rep.Certified() || !c.Blocking || !strings.Contains(c.Why, "passes") {
 		t.Errorf("listed check that passes: certified %v, %s = %+v; want it blocking", rep.Certified(), good, c)
 	}
-	unknown := `{"expectedFailures":[{"check":"eventstore/no-such-check","reason":"typo"}]}`
-	if rep := run(t, unknown, now); rep.Certified() || len(rep.Problems) == 0 {
-		t.Errorf("entry naming no check: certified %v, problems %v; want a problem", rep.Certified(), rep.Problems)
+	// An entry naming no check is bad input, refused before the target starts (I-CERT-33).
+	l, _ := certify.ParseLedger("ledger.json", []byte(`{"expectedFailures":[{"check":"eventstore/no-such-check","reason":"typo"}]}`))
+	if rep, err := certify.Run(context.Background(), target, certify.Config{Kinds: []string{"eventstore"}, Ledger: l}); err == nil ||
+		!strings.Contains(err.Error(), `ledger.json: expectedFailures[0].check "eventstore/no-such-check" names no check`) {
+		t.Errorf("certify/ledger [I-CERT-33]: entry naming no check = %v, %v; want bad input naming the entry", rep, err)
 	}
 	for name, in := range map[string]string{
 		"no reason": `{"expectedFailures":[{"check":"x"}]}`, "bad date": `{"expectedFailures":[{"check":"x","reason":"r","expires":"soon"}]}`,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/kernelkit"
@@ -35,18 +36,6 @@ type KernelInfo struct {
 	Features []string `json:"features,omitempty"`
 	// Conformance says the kernel serves the conformance extension (conformance.clock, .crash).
 	Conformance bool `json:"conformanceExtension"`
-	// Latency compares the kernel's round trip with the reference kernel's (nil: not measured).
-	Latency *Latency `json:"latency,omitempty"`
-}
-
-// Latency is the median round trip of a cheap call (wire.handshake) to the kernel and to the
-// reference kernel served in this process over loopback, measured before the checks.
-type Latency struct {
-	Samples        int     `json:"samples"`
-	MedianMs       float64 `json:"medianMs"`
-	ReferenceMs    float64 `json:"referenceMedianMs"`
-	Slow           bool    `json:"slow"`
-	SlowerByFactor float64 `json:"slowerByFactor"`
 }
 
 // RunKernel certifies a kernel that speaks the wire kernel ABI: it starts the target, waits for
@@ -57,12 +46,16 @@ type Latency struct {
 // for bad configuration only; a kernel that fails is a report that is not certified.
 func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	var filter *regexp.Regexp
-	if cfg.Run != "" {
-		var err error
-		if filter, err = regexp.Compile(cfg.Run); err != nil {
-			return nil, fmt.Errorf("--run %q: %v", cfg.Run, err)
-		}
+	// Bad input is refused before the target starts (I-CERT-32, I-CERT-33).
+	filter, err := runfilter.Compile(cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	if err := runfilter.Selects(filter, "check of certify kernel", kernelkit.Kit().Names()); err != nil {
+		return nil, err
+	}
+	if err := cfg.Ledger.Names("check of the kernel kit", func(id string) bool { return slices.Contains(kernelkit.Kit().Names(), id) }); err != nil {
+		return nil, err
 	}
 	rep := &Report{
 		Kind: ReportKind, Shard: cfg.Shard.String(),
@@ -92,14 +85,11 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		}
 	}
 	conclude := func() *Report {
-		kernelLedgerProblems(rep, cfg)
 		Conclude(rep, cfg.Ledger, cfg.Now(), leftOut)
 		return rep
 	}
 
-	sctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
-	running, err := target.Start(sctx)
-	cancel()
+	running, err := startTarget(ctx, target, cfg)
 	if running != nil {
 		defer func() { _ = running.Stop(context.Background()) }()
 		rep.Target = running.Identity
@@ -114,21 +104,22 @@ func RunKernel(ctx context.Context, target Target, cfg Config) (*Report, error) 
 		cl.Token = running.Token
 	}
 	defer cl.Close()
-	hs, err := waitWireHandshake(ctx, cl, cfg.StartTimeout)
-	if err != nil {
-		rep.TargetError = fmt.Sprintf("no wire.handshake within %v: %v", cfg.StartTimeout, err)
+	// First contact (I-CERT-30): a target that is no kernel is one clear cause, before any check.
+	if _, err := (contact{url: running.URL, token: cl.Token, cfg: cfg, flag: target.Describe().Flag}).handshake(ctx, kernelProtocol); err != nil {
+		rep.TargetError = err.Error()
+		return conclude(), nil
+	}
+	var hs carrier.Handshake
+	if err := cl.Call(ctx, carrier.MethodHandshake, map[string]any{}, &hs); err != nil {
+		rep.TargetError = fmt.Sprintf("the target at %s answered wire.handshake, but not with a kernel's handshake: %v (docs/wire.md)", running.URL, err)
 		return conclude(), nil
 	}
 	rep.Seams[0].Served = true
-	if hs != nil {
-		rep.Kernel = kernelInfo(*hs)
-		if lat, err := measureLatency(ctx, cl); err == nil {
-			rep.Kernel.Latency = lat
-			if lat.Slow {
-				fmt.Fprintf(cfg.Progress, "NOTE %s\n", SlowNote(lat, cfg.Timeout))
-			}
-		}
+	rep.Kernel = kernelInfo(hs)
+	if lat, err := kernelRoundTrip(ctx, cl); err == nil {
+		rep.RoundTrip = lat
 	}
+	contacted(cfg, fmt.Sprintf("kernel %s %s, wire ABI %s", hs.Implementation.Name, hs.Implementation.Version, hs.Wire), rep.RoundTrip)
 	k := &kernelRun{cfg: cfg, rep: rep, kit: kit, cl: cl, running: running,
 		watch: outageWatch{cfg: cfg, running: running, what: "the kernel at " + cl.URL(),
 			probe: func(ctx context.Context) error { return probeKernel(ctx, cl) }}}
@@ -190,7 +181,7 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 	}
 	r := results[0]
 	res.Verdict, res.Message, res.DurationMs, res.Failed = r.Verdict, r.Message, ms(r.Duration), r.Failed
-	res.Message = explained(res, trail, k.rep.Kernel)
+	res.Message = explained(res, trail, k.rep.RoundTrip)
 	if res.Verdict == kits.Unknown {
 		k.unknownInRow++
 		if k.unknownInRow >= k.cfg.DeadAfter {
@@ -206,7 +197,7 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 // the kit's source: a check cut short by its time limit names its slowest call and the kernel's
 // round trips (I-CERT-51), and every failure and unknown ends with the check's setup — its calls
 // to the kernel, oldest first, with their answers (I-CERT-50).
-func explained(res CheckResult, trail *kernelkit.Trail, info *KernelInfo) string {
+func explained(res CheckResult, trail *kernelkit.Trail, rt *Latency) string {
 	if res.Verdict != kits.Fail && res.Verdict != kits.Unknown {
 		return res.Message
 	}
@@ -216,8 +207,8 @@ func explained(res CheckResult, trail *kernelkit.Trail, info *KernelInfo) string
 		if m := trail.Median(); m > 0 {
 			note += fmt.Sprintf("; the median call of this check took %s", m.Round(10*time.Microsecond))
 		}
-		if info != nil && info.Latency != nil {
-			note += fmt.Sprintf("; the kernel's median round trip before the checks was %.2f ms (the reference kernel's %.2f ms)", info.Latency.MedianMs, info.Latency.ReferenceMs)
+		if rt != nil {
+			note += fmt.Sprintf("; the kernel's median round trip before the checks was %.2f ms (the reference kernel's %.2f ms)", rt.MedianMs, rt.ReferenceMs)
 		}
 		msg += "\n" + note + ": a kernel this slow, or a machine this loaded, needs a longer --timeout"
 	}
@@ -246,46 +237,6 @@ func kernelInfo(hs carrier.Handshake) *KernelInfo {
 func kernelRepro(cfg Config, rep *Report, id string) string {
 	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d --timeout %s", cfg.Command, rep.Target.Flag,
 		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, cfg.Timeout)
-}
-
-// kernelLedgerProblems names the ledger entries that are no check of the kernel kit (shard 1 of a
-// split, or a whole run, checks the whole ledger; MergeReports keeps one copy).
-func kernelLedgerProblems(rep *Report, cfg Config) {
-	if cfg.Ledger == nil || cfg.Shard.Index > 1 {
-		return
-	}
-	ids := map[string]bool{}
-	for _, ch := range kernelkit.Kit().Checks {
-		ids[ch.ID] = true
-	}
-	for _, e := range cfg.Ledger.Entries {
-		if !ids[e.Check] {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of the kernel kit", cfg.Ledger.File, e.Check))
-		}
-	}
-}
-
-// waitWireHandshake asks for wire.handshake until it answers or timeout passes; the handshake is
-// nil when the kernel answered an error (the handshake checks judge it).
-func waitWireHandshake(ctx context.Context, cl *carrier.Client, timeout time.Duration) (*carrier.Handshake, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		var hs carrier.Handshake
-		err := cl.Call(hctx, carrier.MethodHandshake, map[string]any{}, &hs)
-		cancel()
-		var ce *carrier.CallError
-		switch {
-		case err == nil:
-			return &hs, nil
-		case errors.As(err, &ce):
-			return nil, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // probeKernel asks for the handshake with a short deadline: a kernel that answers is alive (a slow

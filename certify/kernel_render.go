@@ -33,14 +33,12 @@ func writeKernelCertificate(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "  Wave 2:         %s\n", features)
 		fmt.Fprintf(&b, "  conformance extension: %s\n", ext)
-		if l := k.Latency; l != nil {
-			fmt.Fprintf(&b, "  round trip:     median %.2f ms (reference kernel %.2f ms on this machine)\n", l.MedianMs, l.ReferenceMs)
-			if l.Slow {
-				fmt.Fprintf(&b, "  NOTE %s\n", SlowNote(l, msDuration(r.Options.TimeoutMs)))
-			}
-		}
 	}
+	writeRoundTrip(&b, r)
 	for _, s := range r.Seams {
+		if r.Verdict == TargetFailed && len(r.Checks) == 0 {
+			break // nothing was judged: the one cause above says why
+		}
 		fmt.Fprintf(&b, "  %-15s %s %s\n", s.Seam+":", s.SpiVersion, SeamWords(s))
 	}
 	fmt.Fprintf(&b, "  checks:         %s\n", CountsLine(r))

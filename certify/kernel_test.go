@@ -179,10 +179,17 @@ func TestCertifyKernelLedger(t *testing.T) {
 	if rep.Verdict != certify.CertifiedWithWaivers {
 		t.Fatalf("certify/ledger [I-BRIDGE-8]: a kernel whose one failure is listed = %s (problems %v), want certified-with-waivers", rep.Verdict, rep.Problems)
 	}
+	// An entry naming no kernel check, and a --run selecting none, are bad input refused before the
+	// target starts (I-CERT-33, I-CERT-32).
 	bad, _ := certify.ParseLedger("ledger.json", []byte(`{"expectedFailures":[{"check":"kernel/no-such-check","reason":"typo"}]}`))
-	rep = certifyKernel(t, reference(t, kernel.Features{}), certify.Config{Ledger: bad, Run: "^kernel/handshake/versions$"})
-	if len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "kernel/no-such-check") {
-		t.Fatalf("certify/ledger [I-BRIDGE-8]: a ledger naming no kernel check: problems %v", rep.Problems)
+	unstarted := certify.ExecTarget{Command: "/nonexistent/kernel"}
+	if _, err := certify.RunKernel(context.Background(), unstarted, certify.Config{Kinds: []string{certify.KernelKind}, Ledger: bad}); err == nil ||
+		!strings.Contains(err.Error(), `"kernel/no-such-check" names no check of the kernel kit`) {
+		t.Fatalf("certify/ledger [I-CERT-33]: a ledger naming no kernel check = %v, want bad input naming it", err)
+	}
+	if _, err := certify.RunKernel(context.Background(), unstarted, certify.Config{Kinds: []string{certify.KernelKind}, Run: "kernel/handshak/version"}); err == nil ||
+		!strings.Contains(err.Error(), `--run "kernel/handshak/version" selects no check of certify kernel (of `) || !strings.Contains(err.Error(), "kernel/handshake/versions") {
+		t.Fatalf("certify/run [I-CERT-32]: a --run selecting no kernel check = %v, want bad input naming the pattern and the nearest ids", err)
 	}
 }
 
@@ -198,7 +205,7 @@ func TestCertifyKernelSlowNote(t *testing.T) {
 	})
 	var progress bytes.Buffer
 	rep := certifyKernel(t, slow, certify.Config{Run: "^kernel/handshake/versions$", Progress: &progress})
-	l := rep.Kernel.Latency
+	l := rep.RoundTrip
 	if l == nil || l.MedianMs < 40 || l.Samples == 0 {
 		t.Fatalf("certify/kernel: a kernel 40 ms a call: latency %+v, want a median of 40 ms or more", l)
 	}

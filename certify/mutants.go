@@ -21,5 +21,21 @@ func Mutants() []spec.Mutant {
 			Clauses: []string{"I-STORE-50"}, CaughtBy: []string{"bridge/refusal-order"}, Where: edges},
 		{ID: "bridge/edges/executes-notifications", Kind: "bridge", Defect: "executes a request without an id (a notification) and answers nothing",
 			Clauses: []string{"I-BRIDGE-10"}, CaughtBy: []string{"bridge/notifications"}, Where: edges},
-	}, append(pluginBridgeMutants(), seamBridgeMutants()...)...)
+	}, append(append(pluginBridgeMutants(), seamBridgeMutants()...), firstContactMutants()...)...)
+}
+
+// firstContactMutants are targets that do not answer the handshake of the kind asked for: each
+// must end the run target-failed with its one cause at first contact (TestFirstContact).
+func firstContactMutants() []spec.Mutant {
+	m := func(name, defect string, clauses ...string) spec.Mutant {
+		return spec.Mutant{ID: "bridge/first-contact/" + name, Kind: "bridge", Defect: defect, Clauses: clauses,
+			CaughtBy: []string{"certify/first-contact"}, Where: "certify:TestFirstContact"}
+	}
+	return []spec.Mutant{
+		m("not-json", "answers its handshake with text that is not JSON", "I-BRIDGE-4", "I-CERT-30"),
+		m("not-jsonrpc", "answers its handshake with JSON that is no JSON-RPC 2.0 response", "I-BRIDGE-4", "I-CERT-30"),
+		m("web-page", "answers its handshake with a web page", "I-BRIDGE-4", "I-CERT-30"),
+		m("kernel-as-store", "a kernel certified as a store: answers bridge.handshake with -32601", "I-BRIDGE-1", "I-CERT-30"),
+		m("store-as-kernel", "a store bridge certified as a kernel: answers wire.handshake with -32601", "I-WIRE-23", "I-CERT-30"),
+	}
 }

@@ -17,7 +17,7 @@ func WriteHTML(w io.Writer, r *Report) error { return reportview.WriteHTML(w, HT
 func HTMLPage(r *Report) reportview.Page {
 	p := reportview.Page{Title: "loom store certification", Kind: ReportKind, Subject: r.Target.String(),
 		Verdict: string(r.Verdict), Tone: tone(r.Verdict), Headline: Headline(r), Counts: CountsLine(r),
-		Problems: append([]string(nil), r.Problems...), Logs: r.Logs, Tool: r.Tool.Name + " " + r.Tool.Version}
+		Problems: append([]string(nil), r.Problems...), Logs: r.Logs, Tool: r.Tool.Name + " " + r.Tool.Version, Version: r.Tool.Version}
 	p.Name = r.Target.String()
 	if h := r.Handshake; h != nil && h.Implementation.Name != "" {
 		p.Name = strings.TrimSpace(h.Implementation.Name + " " + h.Implementation.Version)
@@ -46,9 +46,13 @@ func HTMLPage(r *Report) reportview.Page {
 			impl += "; Wave 2: " + strings.Join(k.Features, ", ")
 		}
 		fact("implementation", impl)
-		if k.Latency != nil && k.Latency.Slow {
-			fact("round trip", fmt.Sprintf("median %.1f ms, %.0f× the reference kernel's %.1f ms", k.Latency.MedianMs, k.Latency.SlowerByFactor, k.Latency.ReferenceMs))
+	}
+	if l := r.RoundTrip; l != nil {
+		rt := RoundTripLine(l)
+		if l.Slow {
+			rt += ". " + SlowNote(l, msDuration(r.Options.TimeoutMs))
 		}
+		fact("round trip", rt)
 	}
 	if r.Target.ImageID != "" {
 		fact("image", strings.TrimSpace(r.Target.ImageID+" "+strings.Join(r.Target.RepoDigests, " ")))

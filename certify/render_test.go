@@ -110,14 +110,14 @@ func TestWriteCausesGroupsOneDifference(t *testing.T) {
 	r := &certify.Report{Verdict: certify.NotCertified}
 	for _, id := range []string{"eventstore/a", "eventstore/b", "eventstore/c"} {
 		r.Checks = append(r.Checks, certify.CheckResult{Kit: "eventstore", ID: id, Verdict: kits.Fail, Blocking: true, Level: spec.Must,
-			Message: id + " [I-STORE-3]: Read(\"kit-" + id + "\") = other content, want same\n(-want +got):\n-   Metadata: json.RawMessage(`{}`),\n+   Metadata: nil,"})
+			Message: id + " [I-STORE-3]: Read(\"kit-" + id + "\") = other content, want same\n(-want +got):\ndiffers at /0/metadata\n  [\n    {\n-     \"metadata\": {},\n      \"sequence\": 0\n    }\n  ]"})
 	}
 	r.Checks = append(r.Checks, certify.CheckResult{Kit: "eventstore", ID: "eventstore/d", Verdict: kits.Fail, Blocking: true, Message: "eventstore/d [I-STORE-1]: Append() = conflict, want nil"})
 	var b bytes.Buffer
 	if err := certify.WriteCauses(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != "3 checks fail with one difference: +   Metadata: nil, — eventstore/a, eventstore/b, eventstore/c\n" {
+	if got := b.String(); got != "3 checks fail with one difference: -     \"metadata\": {}, — eventstore/a, eventstore/b, eventstore/c\n" {
 		t.Errorf("WriteCauses = %q", got)
 	}
 }

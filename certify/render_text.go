@@ -163,7 +163,11 @@ func WriteCertificate(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "  verdict:        %s (exit %d)\n", r.Verdict, r.Verdict.ExitCode())
 	fmt.Fprintf(&b, "  target:         %s\n", safetext.Line(r.Target.String()))
 	fmt.Fprintf(&b, "  implementation: %s\n", impl)
+	writeRoundTrip(&b, r)
 	for _, s := range r.Seams {
+		if r.Verdict == TargetFailed && len(r.Checks) == 0 {
+			break // nothing was judged: the one cause above says why, no seam needs a line
+		}
 		ver := safetext.Line(s.SpiVersion)
 		if ver == "" {
 			ver = "-"
@@ -177,4 +181,16 @@ func WriteCertificate(w io.Writer, r *Report) error {
 		r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Spec["bridgeProtocol"], r.Options.Seed, r.DurationMs/1000)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRoundTrip writes the certificate's round-trip line, and a slow target's note.
+func writeRoundTrip(b *strings.Builder, r *Report) {
+	l := r.RoundTrip
+	if l == nil {
+		return
+	}
+	fmt.Fprintf(b, "  round trip:     %s\n", RoundTripLine(l))
+	if l.Slow {
+		fmt.Fprintf(b, "  NOTE %s\n", SlowNote(l, msDuration(r.Options.TimeoutMs)))
+	}
 }

@@ -46,8 +46,11 @@ type Report struct {
 	Verdict Verdict `json:"verdict"`
 	Logs    string  `json:"logs,omitempty"`
 
-	// Kernel is a kernel certification's account of the kernel (its handshake, its round trip).
+	// Kernel is a kernel certification's account of the kernel (its handshake).
 	Kernel *KernelInfo `json:"kernel,omitempty"`
+	// RoundTrip is the target's median round trip next to the reference's, measured before the
+	// checks (nil: not measured, the target never answered).
+	RoundTrip *Latency `json:"roundTrip,omitempty"`
 }
 
 // ProfileLine names the run's conformance profiles ("kernel profile 2.0.0"), "" when it names none.

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
@@ -67,7 +68,7 @@ func ParseKind(arg string) ([]string, error) {
 			return []string{k}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown kind %q (want %s, all or %s)", arg, strings.Join(Kinds(), ", "), KindDispatcher)
+	return nil, fmt.Errorf("unknown kind %q (want %s, all, %s or %s)", arg, strings.Join(Kinds(), ", "), KindDispatcher, KernelKind)
 }
 
 // Config is a certification run. The zero value of every field but Kinds is usable.
@@ -150,13 +151,6 @@ func (c Config) withDefaults() Config {
 // The error is for bad configuration only; a target that fails is a report that is not certified.
 func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	var filter *regexp.Regexp
-	if cfg.Run != "" {
-		var err error
-		if filter, err = regexp.Compile(cfg.Run); err != nil {
-			return nil, fmt.Errorf("--run %q: %v", cfg.Run, err)
-		}
-	}
 	for seam, v := range cfg.SpiVersions {
 		if err := CheckSpiVersion(seam, v); err != nil {
 			return nil, fmt.Errorf("--spi %s=%s: %v", seam, v, err)
@@ -164,6 +158,18 @@ func Run(ctx context.Context, target Target, cfg Config) (*Report, error) {
 	}
 	if len(cfg.Kinds) == 0 {
 		return nil, errors.New("no kind to certify")
+	}
+	// Bad input is refused before the target starts (I-CERT-32, I-CERT-33).
+	filter, err := runfilter.Compile(cfg.Run)
+	if err != nil {
+		return nil, err
+	}
+	ids := runIDs(cfg)
+	if err := runfilter.Selects(filter, "check of certify "+strings.Join(cfg.Kinds, ", "), ids); err != nil {
+		return nil, err
+	}
+	if err := cfg.Ledger.Names("check of this harness", knownCheck); err != nil {
+		return nil, err
 	}
 	rep := &Report{
 		Tool: Tool{Name: "loom-conform", Version: cfg.ToolVersion},
@@ -215,9 +221,7 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) {
-	sctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
-	running, err := r.target.Start(sctx)
-	cancel()
+	running, err := startTarget(ctx, r.target, r.cfg)
 	if running != nil {
 		r.running = running
 		r.rep.Target = running.Identity
@@ -235,6 +239,13 @@ func (r *runner) run(ctx context.Context) {
 			r.cfg.Token = running.Token
 		}
 	}
+	// First contact (I-CERT-30): a target that does not answer a store bridge's handshake is one
+	// clear cause, before any check.
+	if _, err := (contact{url: url, token: r.cfg.Token, cfg: r.cfg, flag: r.target.Describe().Flag}).handshake(ctx, storeProtocol); err != nil {
+		r.rep.TargetError = err.Error()
+		return
+	}
+	direct := url
 	var proxy *faultProxy
 	if r.dead == "" && r.cfg.Faults {
 		if proxy, err = newFaultProxy(url); err != nil {
@@ -247,22 +258,20 @@ func (r *runner) run(ctx context.Context) {
 	}
 	if r.dead == "" {
 		dctx, cancel := context.WithTimeout(ctx, r.cfg.StartTimeout)
-		r.client, err = dialUntil(dctx, url, r.cfg.Token)
+		r.client, err = bridge.Dial(dctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second, Token: r.cfg.Token})
 		cancel()
-		var pe *bridge.ProtocolError
-		switch {
-		case err != nil && !errors.As(err, &pe):
-			// It never answered: the target failed, the store was not judged (I-CERT-4).
-			r.rep.TargetError = fmt.Sprintf("no bridge answered at %s within %v: %v", url, r.cfg.StartTimeout, err)
+		if err != nil {
+			// It answered, but no handshake the protocol allows: nothing can be judged (I-CERT-30).
+			r.rep.TargetError = fmt.Sprintf("the target at %s answered %s, but not with a store bridge's handshake: %v (docs/bridge.md)", direct, bridge.MethodHandshake, err)
 			return
-		case err != nil:
-			r.dead = fmt.Sprintf("no handshake: %v", err)
-			r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("the bridge at %s gave no valid handshake: %v", url, err))
-		default:
-			hs := r.client.Handshake()
-			r.rep.Handshake = &hs
-			defer r.client.Close()
 		}
+		hs := r.client.Handshake()
+		r.rep.Handshake = &hs
+		defer r.client.Close()
+		if lat, err := bridgeRoundTrip(ctx, direct, r.cfg.Token); err == nil {
+			r.rep.RoundTrip = lat
+		}
+		contacted(r.cfg, handshakeWords(hs), r.rep.RoundTrip)
 	}
 	r.watch = outageWatch{cfg: r.cfg, running: r.running}
 	if r.client != nil {
@@ -297,31 +306,6 @@ func (r *runner) stop() {
 	}
 	if err := r.running.Stop(ctx); err != nil {
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("tearing the target down: %v", err))
-	}
-}
-
-// dialUntil retries the handshake until ctx ends (a starting bridge may not listen yet).
-func dialUntil(ctx context.Context, url, token string) (*bridge.Client, error) {
-	var last error
-	for {
-		c, err := bridge.Dial(ctx, url, bridge.ClientOptions{CallTimeout: 10 * time.Second, Token: token})
-		if err == nil {
-			return c, nil
-		}
-		var pe *bridge.ProtocolError
-		var re *bridge.RefusedError
-		if errors.As(err, &pe) || errors.As(err, &re) {
-			return nil, err // it answered, wrongly or with a refusal: retrying will not help
-		}
-		if ctx.Err() != nil && last != nil {
-			return nil, last // the cause is the last real failure, not the deadline that cut this try
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return nil, last
-		case <-time.After(100 * time.Millisecond):
-		}
 	}
 }
 
@@ -627,21 +611,39 @@ func (r *runner) repro(p plan, id string) string {
 	return s
 }
 
-// finish checks the ledger names real checks, fills the seams and concludes (Conclude).
-func (r *runner) finish() {
-	rep := r.rep
-	if r.cfg.Ledger != nil {
-		ran := map[string]bool{}
-		for _, c := range rep.Checks {
-			ran[c.ID] = true
-		}
-		for _, e := range r.cfg.Ledger.Entries {
-			// Shard 1 of a split checks the whole ledger, the other shards none of it (MergeReports).
-			if !ran[e.Check] && !knownCheck(e.Check) && r.cfg.Shard.Index <= 1 {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: expected failure %q names no check of this harness", r.cfg.Ledger.File, e.Check))
-			}
+// runIDs lists the ids of every check a run of cfg's kinds may run, in run order: the bridge kit,
+// each kind's kit, the fault kit with --faults.
+func runIDs(cfg Config) []string {
+	ids := BridgeKit().Names()
+	for _, kind := range cfg.Kinds {
+		switch kind {
+		case "eventstore":
+			ids = append(ids, kits.EventStoreKit().Names()...)
+		case "snapshotstore":
+			ids = append(ids, kits.SnapshotStoreKit().Names()...)
+		case "archivestore":
+			ids = append(ids, kits.ArchiveStoreKit().Names()...)
+		case "branchregistry":
+			ids = append(ids, kits.BranchRegistryKit().Names()...)
+		case KindDispatcher:
+			ids = append(ids, kits.ExecutionDispatcherKit().Names()...)
+		case "contentstore":
+			ids = append(ids, kits.ContentStoreKit().Names()...)
+		case "durablestatestore":
+			ids = append(ids, kits.DurableStateStoreKit().Names()...)
+		case "readmodelstore":
+			ids = append(ids, kits.ReadModelStoreKit().Names()...)
 		}
 	}
+	if cfg.Faults {
+		ids = append(ids, FaultKit().Names()...)
+	}
+	return ids
+}
+
+// finish fills the seams and concludes (Conclude).
+func (r *runner) finish() {
+	rep := r.rep
 	for _, kind := range r.cfg.Kinds {
 		seam := seamOf(kind)
 		sv := SeamVerdict{Seam: seam, Kit: kind, Current: rep.Spi[seam]}

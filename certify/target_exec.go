@@ -68,7 +68,7 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 		Alive: func(context.Context) error {
 			select {
 			case <-exited:
-				return fmt.Errorf("the bridge process (pid %d) exited: %v", cmd.Process.Pid, waitErr)
+				return fmt.Errorf("the bridge process (pid %d) %s", cmd.Process.Pid, exitWords(waitErr))
 			default:
 			}
 			if childproc.Stopped(cmd.Process.Pid) {
@@ -77,8 +77,20 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 			return nil
 		}}
 	run.Identity.PID = cmd.Process.Pid
+	exitedEarly := func() error {
+		return fmt.Errorf("--exec %q: the process %s before printing its listening line (\"listening http://HOST:PORT/\"); %s",
+			t.Command, exitWords(waitErr), stderrWords(logs.String()))
+	}
 	select {
 	case line := <-firstLine:
+		if line == "" {
+			// Its stdout closed with nothing on it: it is exiting, and how it exits is the cause.
+			select {
+			case <-exited:
+				return run, exitedEarly()
+			case <-time.After(2 * time.Second):
+			}
+		}
 		url, err := parseListenLine(line)
 		if err != nil {
 			p.stop()
@@ -87,21 +99,46 @@ func (t ExecTarget) Start(ctx context.Context) (*Running, error) {
 		run.URL, run.Identity.URL = url, url
 		return run, nil
 	case <-exited:
-		return run, fmt.Errorf("--exec %q exited before printing its address (%v); stderr: %s", t.Command, waitErr, clipStr(logs.String(), 500))
+		return run, exitedEarly()
 	case <-ctx.Done():
 		p.stop()
 		return run, fmt.Errorf("--exec %q printed no address within the start timeout: %w", t.Command, ctx.Err())
 	}
 }
 
-// parseListenLine finds the bridge URL in the first line a bridge prints.
+// parseListenLine finds the bridge URL in the first line a bridge prints (a URL in brackets or
+// quotes is taken too).
 func parseListenLine(line string) (string, error) {
 	for _, f := range strings.Fields(line) {
+		f = strings.Trim(f, "()[]<>\"',;")
 		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
 			return f, nil
 		}
 	}
 	return "", errors.New(`want "listening http://HOST:PORT/"`)
+}
+
+// exitWords says how a process ended: "exited with status 1", "was killed by signal killed".
+func exitWords(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exited with status 0"
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return "ended: " + err.Error()
+}
+
+// stderrWords is the tail of what a process wrote to stderr, or that it wrote nothing.
+func stderrWords(stderr string) string {
+	if strings.TrimSpace(stderr) == "" {
+		return "it wrote nothing to stderr"
+	}
+	return "its stderr ends: " + strings.TrimSpace(clipStr(stderr, 500))
 }
 
 type process struct {

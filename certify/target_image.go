@@ -1,7 +1,6 @@
 package certify
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -63,6 +62,8 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 	if err != nil {
 		return run, fmt.Errorf("image %s: %v", t.Image, err)
 	}
+	_, lerr := eng.ImageInspect(ctx, t.Image)
+	local := lerr == nil
 	id, err := eng.Run(ctx, dockerengine.RunSpec{Image: t.Image, Env: env, Cmd: t.Cmd, Port: port})
 	if id != "" {
 		ic := &imageContainer{eng: eng, id: id}
@@ -75,6 +76,12 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 			run.Identity.ImageID = ins.ID
 			run.Identity.RepoDigests = ins.RepoDigests
 		}
+	}
+	if err != nil && !local && id == "" {
+		// Not here, and not pullable: what the author must do is build it, not read a registry's
+		// DNS error.
+		return run, fmt.Errorf("image %s: no such local image; build it first (docker build -t %s .): certify starts local images and needs no registry (pulling it failed too: %s)",
+			t.Image, shq.Quote(t.Image), clipHead(err.Error(), 200))
 	}
 	if err != nil {
 		msg := fmt.Sprintf("image %s: %v", t.Image, err)
@@ -96,8 +103,9 @@ func (t ImageTarget) Start(ctx context.Context) (*Running, error) {
 	return run, nil
 }
 
-// waitHandshake polls bridge.handshake on the published port until it answers with a result, the
-// container stops, or ctx ends. It tries the host the engine publishes on (which honours
+// waitHandshake polls bridge.handshake on the published port until the server in the container
+// answers (whatever it answers: certify's first contact judges it), the container stops, or ctx
+// ends. It tries the host the engine publishes on (which honours
 // TESTCONTAINERS_HOST_OVERRIDE) and the loopback address, since a sandboxed client may resolve a
 // gateway that does not forward published ports.
 func waitHandshake(ctx context.Context, eng *dockerengine.Engine, id, port, token string) (string, error) {
@@ -130,7 +138,7 @@ func waitHandshake(ctx context.Context, eng *dockerengine.Engine, id, port, toke
 			}
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"result"`)) {
+			if !busy(resp.StatusCode) {
 				return url, nil
 			}
 			last = fmt.Errorf("handshake answered HTTP %d: %s", resp.StatusCode, clipStr(string(b), 200))

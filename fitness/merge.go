@@ -58,5 +58,7 @@ func MergeReports(reports []Report, gates []Gate) (Report, error) {
 	if len(unknown) > 0 {
 		return Report{}, fmt.Errorf("gates no registry holds: %s", strings.Join(unknown, ", "))
 	}
-	return NewReport(out), nil
+	merged := NewReport(out)
+	merged.Run, merged.Registered = reports[0].Run, reports[0].Registered
+	return merged, nil
 }

@@ -17,9 +17,13 @@ const ReportKind = "fitness"
 type Report struct {
 	Kind string `json:"kind"`
 	// Shard is "i/n" for a --shard run ("" for a whole run).
-	Shard   string         `json:"shard,omitempty"`
-	Results []Result       `json:"results"`
-	Summary map[string]int `json:"summary"`
+	Shard string `json:"shard,omitempty"`
+	// Run is the --run expression that selected the gates ("" = every gate), and Registered how
+	// many gates the registry holds: a run of fewer says it is a subset (I-CERT-32).
+	Run        string         `json:"run,omitempty"`
+	Registered int            `json:"registered,omitempty"`
+	Results    []Result       `json:"results"`
+	Summary    map[string]int `json:"summary"`
 	// Failed is true when any gate failed: the run's exit status.
 	Failed bool `json:"failed"`
 }
@@ -52,9 +56,18 @@ func (r Report) RenderTable(w io.Writer) error {
 			fmt.Fprintf(w, "\n%s %s [%s]: %s\n", x.Gate, x.Verdict, strings.Join(x.Clauses, " "), x.Detail)
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%d pass, %d fail, %d unknown, %d pending\n",
-		r.Summary[string(Pass)], r.Summary[string(Fail)], r.Summary[string(Unknown)], r.Summary[string(Pending)])
+	_, err := fmt.Fprintf(w, "\n%d pass, %d fail, %d unknown, %d pending%s\n",
+		r.Summary[string(Pass)], r.Summary[string(Fail)], r.Summary[string(Unknown)], r.Summary[string(Pending)], r.Subset())
 	return err
+}
+
+// Subset says, when --run selected some of the gates, that the run is a subset and of what:
+// " (3 of 16 gates selected by --run X)"; "" for every gate.
+func (r Report) Subset() string {
+	if r.Run == "" || r.Registered == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of %d gates selected by --run %s)", len(r.Results), r.Registered, r.Run)
 }
 
 func dash(s string) string {

@@ -20,6 +20,9 @@ func (r Report) HTMLPage(command string) reportview.Page {
 			r.Summary[string(Pass)], r.Summary[string(Fail)], r.Summary[string(Unknown)], r.Summary[string(Pending)])}
 	notPass := len(r.Results) - r.Summary[string(Pass)]
 	p.Headline = fmt.Sprintf("PASS: every one of %d gates", len(r.Results))
+	if r.Subset() != "" {
+		p.Headline = "PASS: every gate run" + r.Subset()
+	}
 	switch {
 	case r.Failed:
 		p.Verdict, p.Tone, p.Headline = "fail", reportview.Bad, fmt.Sprintf("FAIL: %d gate(s) failed", r.Summary[string(Fail)])
@@ -29,6 +32,10 @@ func (r Report) HTMLPage(command string) reportview.Page {
 	if r.Shard != "" {
 		p.Headline += " — shard " + r.Shard + " only"
 	}
+	if r.Subset() != "" && p.Verdict != "pass" {
+		p.Headline += r.Subset()
+	}
+	p.Counts += r.Subset()
 	for _, x := range r.Results {
 		group, _, _ := strings.Cut(x.Gate, "/")
 		msg := x.Detail

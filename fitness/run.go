@@ -36,7 +36,8 @@ type Options struct {
 	MaxRounds int
 	// MinBatch is the CPU time one timed batch of a ratio workload aims at. Default 4ms.
 	MinBatch time.Duration
-	// Progress receives one line per gate as it finishes (nil = silent).
+	// Progress receives a line per gate as it starts ("[2/16] running badges/evidence (checks) …")
+	// and one as it finishes (nil = silent).
 	Progress io.Writer
 	// Checks is the catalog the check patterns resolve against.
 	Checks []spec.Check
@@ -101,7 +102,12 @@ func Select(gates []Gate, re *regexp.Regexp) []Gate {
 func Run(ctx context.Context, gates []Gate, o Options) []Result {
 	o = o.withDefaults()
 	var out []Result
-	for _, g := range Select(gates, o.Run) {
+	sel := Select(gates, o.Run)
+	for i, g := range sel {
+		if o.Progress != nil {
+			// A gate can take minutes (a go test of many packages): say which one runs.
+			fmt.Fprintf(o.Progress, "[%d/%d] running %s (%s) …\n", i+1, len(sel), g.ID, g.Kind)
+		}
 		start := time.Now()
 		r := runGate(ctx, g, o)
 		r.Gate, r.Threshold, r.Clauses = g.ID, g.Threshold, g.Clauses

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
+	"github.com/loom-kernel/loom-conform/internal/jsondiff"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 )
@@ -98,11 +99,11 @@ func checkOne(ctx context.Context, g *Golden, o CheckOptions, variants []Variant
 	if err := CheckRecordedVersions(g.Recorded, rec.Recorded.Profile); err != nil {
 		ps = append(ps, Problem{Stage: "recorded", Message: RecordedFile + ": " + err.Error()})
 	}
-	if d := cmp.Diff(g.Recorded.Results, rec.Recorded.Results); d != "" {
-		ps = append(ps, Problem{Stage: "results", Message: "driver action results (-want +got):\n" + d})
+	if !cmp.Equal(g.Recorded.Results, rec.Recorded.Results) {
+		ps = append(ps, Problem{Stage: "results", Message: "driver action results (-want +got):\n" + jsondiff.Diff(g.Recorded.Results, rec.Recorded.Results)})
 	}
-	if d := cmp.Diff(g.Recorded.Warnings, rec.Recorded.Warnings); d != "" {
-		ps = append(ps, Problem{Stage: "results", Message: "runtime warnings (-want +got):\n" + d})
+	if !cmp.Equal(g.Recorded.Warnings, rec.Recorded.Warnings) {
+		ps = append(ps, Problem{Stage: "results", Message: "runtime warnings (-want +got):\n" + jsondiff.Diff(g.Recorded.Warnings, rec.Recorded.Warnings)})
 	}
 	if _, err := ReplayAsFixture(ctx, g.Script, g.Driver, g.Log, o.Config); err != nil {
 		p := Problem{Stage: "fixture", Message: err.Error()}

@@ -1,14 +1,10 @@
 package goldens
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/jsondiff"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -35,22 +31,15 @@ type Divergence struct {
 	EventType string `json:"eventType,omitempty"`
 	// Pointer is the JSON Pointer of the first differing field inside the envelope or state.
 	Pointer string `json:"pointer"`
-	// Diff is go-cmp's (-want +got) of the differing envelope or state.
+	// Diff is the (-want +got) of the differing envelope or state, as JSON (internal/jsondiff).
 	Diff string `json:"diff"`
 }
 
 func (d *Divergence) String() string {
 	if d.Where == "state" {
-		return fmt.Sprintf("state differs at %s (-want +got):\n%s", orRoot(d.Pointer), d.Diff)
+		return fmt.Sprintf("state differs at %s (-want +got):\n%s", jsondiff.Pointer(d.Pointer), d.Diff)
 	}
-	return fmt.Sprintf("envelope %d (%s) differs at %s (-want +got):\n%s", d.Index, d.EventType, orRoot(d.Pointer), d.Diff)
-}
-
-func orRoot(p string) string {
-	if p == "" {
-		return `"" (the whole value)`
-	}
-	return p
+	return fmt.Sprintf("envelope %d (%s) differs at %s (-want +got):\n%s", d.Index, d.EventType, jsondiff.Pointer(d.Pointer), d.Diff)
 }
 
 // DiffRuns returns the first divergence between two runs (logs, then states), or nil when they
@@ -63,10 +52,11 @@ func DiffRuns(wantLog, gotLog []spi.Envelope, wantState, gotState []byte, o Diff
 		return nil
 	}
 	w, g := decode(wantState), decode(gotState)
-	if cmp.Equal(w, g) {
+	p, differs := jsondiff.First(w, g)
+	if !differs {
 		return nil
 	}
-	return &Divergence{Where: "state", Index: -1, Pointer: firstDiff(w, g, ""), Diff: cmp.Diff(w, g)}
+	return &Divergence{Where: "state", Index: -1, Pointer: p, Diff: jsondiff.Lines(w, g)}
 }
 
 // DiffLogs returns the first differing envelope of two logs.
@@ -85,18 +75,17 @@ func DiffLogs(want, got []spi.Envelope, o DiffOptions) *Divergence {
 				et = got[i].EventType
 			}
 		}
-		if cmp.Equal(w, g) {
+		p, differs := jsondiff.First(w, g)
+		if !differs {
 			continue
 		}
-		p := firstDiff(w, g, "")
-		return &Divergence{Where: "log", Index: i, EventType: et, Pointer: p, Diff: cmp.Diff(w, g)}
+		return &Divergence{Where: "log", Index: i, EventType: et, Pointer: p, Diff: jsondiff.Lines(w, g)}
 	}
 	return nil
 }
 
 func envValue(e spi.Envelope, o DiffOptions) any {
-	b, _ := json.Marshal(e)
-	v := decode(b)
+	v := jsondiff.Value(e)
 	if m, ok := v.(map[string]any); ok && !o.Strict {
 		for _, f := range VolatileFields {
 			delete(m, f)
@@ -105,58 +94,7 @@ func envValue(e spi.Envelope, o DiffOptions) any {
 	return v
 }
 
+// decode is a state's JSON value, or its text marked as not JSON.
 func decode(b []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return string(b)
-	}
-	return v
-}
-
-// firstDiff returns the JSON Pointer of the first differing member (keys in sorted order).
-func firstDiff(w, g any, at string) string {
-	wm, wok := w.(map[string]any)
-	gm, gok := g.(map[string]any)
-	if wok && gok {
-		keys := map[string]bool{}
-		for k := range wm {
-			keys[k] = true
-		}
-		for k := range gm {
-			keys[k] = true
-		}
-		ks := make([]string, 0, len(keys))
-		for k := range keys {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
-			if !cmp.Equal(wm[k], gm[k]) {
-				_, inW := wm[k]
-				_, inG := gm[k]
-				p := at + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-				if !inW || !inG {
-					return p
-				}
-				return firstDiff(wm[k], gm[k], p)
-			}
-		}
-		return at
-	}
-	wa, wok := w.([]any)
-	ga, gok := g.([]any)
-	if wok && gok {
-		for i := 0; i < max(len(wa), len(ga)); i++ {
-			p := at + "/" + strconv.Itoa(i)
-			if i >= len(wa) || i >= len(ga) {
-				return p
-			}
-			if !cmp.Equal(wa[i], ga[i]) {
-				return firstDiff(wa[i], ga[i], p)
-			}
-		}
-	}
-	return at
+	return jsondiff.Value(json.RawMessage(b))
 }

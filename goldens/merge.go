@@ -16,11 +16,14 @@ const ReportKind = "goldens"
 // Report is the `goldens check --json` document: what was checked (the corpus by content, the
 // --run expression, whether the G2 re-runs ran, the shard) and each golden's result.
 type Report struct {
-	Kind    string   `json:"kind"`
-	Shard   string   `json:"shard,omitempty"`
-	Corpus  string   `json:"corpus"`
-	Run     string   `json:"run,omitempty"`
-	NoG2    bool     `json:"noG2,omitempty"`
+	Kind   string `json:"kind"`
+	Shard  string `json:"shard,omitempty"`
+	Corpus string `json:"corpus"`
+	Run    string `json:"run,omitempty"`
+	NoG2   bool   `json:"noG2,omitempty"`
+	// Goldens is how many goldens the corpus holds: Checked is fewer when --run or --shard left
+	// some out.
+	Goldens int      `json:"goldens"`
 	Checked int      `json:"checked"`
 	Failed  int      `json:"failed"`
 	Results []Result `json:"results"`
@@ -28,7 +31,7 @@ type Report struct {
 
 // NewReport is the report of a Check over corpus with o (o.Shard included).
 func NewReport(corpus []*Golden, o CheckOptions, results []Result) Report {
-	r := Report{Kind: ReportKind, Shard: o.Shard.String(), Corpus: CorpusDigest(corpus), NoG2: o.NoG2, Results: results}
+	r := Report{Kind: ReportKind, Shard: o.Shard.String(), Corpus: CorpusDigest(corpus), NoG2: o.NoG2, Goldens: len(corpus), Results: results}
 	if o.Run != nil {
 		r.Run = o.Run.String()
 	}
@@ -107,4 +110,13 @@ func MergeReports(reports []Report) (Report, error) {
 	out := base
 	out.Shard, out.Results = "", results
 	return out.tally(), nil
+}
+
+// Subset says, when --run left goldens out, that the run is a subset and of what (I-CERT-32):
+// " (3 of 60 goldens, selected by --run X)"; "" for a whole corpus.
+func (r Report) Subset() string {
+	if r.Run == "" || r.Goldens == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of %d goldens, selected by --run %s)", r.Checked, r.Goldens, r.Run)
 }

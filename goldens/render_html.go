@@ -16,11 +16,11 @@ import (
 // it; command is how reproduce lines name this binary.
 func (r Report) HTMLPage(command string) reportview.Page {
 	p := reportview.Page{Title: "loom golden logs", Kind: ReportKind, Subject: "the reference kernel", Verdict: "pass", Tone: reportview.Good,
-		Headline: fmt.Sprintf("PASS: %d golden(s) reproduced", r.Checked), Tool: "loom-conform",
+		Headline: fmt.Sprintf("PASS: %d golden(s) reproduced%s", r.Checked, r.Subset()), Tool: "loom-conform",
 		Counts: fmt.Sprintf("%d checked, %d passed, %d failed", r.Checked, r.Checked-r.Failed, r.Failed),
 		Facts:  []reportview.Fact{{Name: "corpus", Value: r.Corpus}}}
 	if r.Failed > 0 {
-		p.Verdict, p.Tone, p.Headline = "fail", reportview.Bad, fmt.Sprintf("FAIL: %d of %d goldens diverged", r.Failed, r.Checked)
+		p.Verdict, p.Tone, p.Headline = "fail", reportview.Bad, fmt.Sprintf("FAIL: %d of %d goldens diverged%s", r.Failed, r.Checked, r.Subset())
 	}
 	if r.Run != "" {
 		p.Facts = append(p.Facts, reportview.Fact{Name: "--run", Value: r.Run})

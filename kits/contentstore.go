@@ -118,7 +118,7 @@ func refOrErr(ref spi.ContentRef, err error) any {
 	if err != nil {
 		return err
 	}
-	return fmt.Sprintf("%+v", ref)
+	return ref
 }
 
 func refOrBool(b bool, err error) any {

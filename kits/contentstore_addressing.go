@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/loom-kernel/loom-conform/internal/jsondiff"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -18,7 +19,7 @@ func csPutGet(ctx context.Context, c *ContentStoreCase) error {
 			return c.Failf("Put", fmt.Sprintf("%d bytes", len(data)), err, "nil")
 		}
 		if want := spi.RefOf(data); ref != want {
-			return c.Failf("Put", fmt.Sprintf("%d bytes", len(data)), fmt.Sprintf("%+v", ref), fmt.Sprintf("%+v", want))
+			return c.Failf("Put", fmt.Sprintf("%d bytes", len(data)), ref, want)
 		}
 		if err := csGet(ctx, c, data, "Put"); err != nil {
 			return err
@@ -33,7 +34,7 @@ func csIdempotent(ctx context.Context, c *ContentStoreCase) error {
 	for i := 0; i < 2; i++ {
 		ref, err := c.Store.Put(ctx, bytes.Clone(data))
 		if err != nil || ref != want {
-			return c.Failf("Put", fmt.Sprintf("%d bytes, time %d", len(data), i+1), refOrErr(ref, err), fmt.Sprintf("%+v", want))
+			return c.Failf("Put", fmt.Sprintf("%d bytes, time %d", len(data), i+1), refOrErr(ref, err), want)
 		}
 	}
 	race := unique(c, "race", 8192, c.Rand)
@@ -60,7 +61,7 @@ func csIdempotent(ctx context.Context, c *ContentStoreCase) error {
 	wg.Wait()
 	for i := range errs {
 		if errs[i] != nil || refs[i] != wantRace {
-			return c.Failf("Put", fmt.Sprintf("%d bytes, %d racing writers (put and putStream)", len(race), n), refOrErr(refs[i], errs[i]), fmt.Sprintf("%+v", wantRace))
+			return c.Failf("Put", fmt.Sprintf("%d bytes, %d racing writers (put and putStream)", len(race), n), refOrErr(refs[i], errs[i]), wantRace)
 		}
 	}
 	if err := csGet(ctx, c, data, "two puts"); err != nil {
@@ -104,7 +105,7 @@ func csJSONContentBytes(ctx context.Context, c *ContentStoreCase) error {
 			return c.Failf("Put", fmt.Sprintf("JSON spelling %d (%s)", i+1, clipS(string(data))), err, "nil")
 		}
 		if want := spi.RefOf(data); ref != want {
-			return c.Failf("Put", fmt.Sprintf("JSON spelling %d (%s)", i+1, clipS(string(data))), fmt.Sprintf("%+v", ref), fmt.Sprintf("%+v (the digest of the bytes)", want))
+			return c.Failf("Put", fmt.Sprintf("JSON spelling %d (%s)", i+1, clipS(string(data))), ref, jsondiff.Compact(want, 0)+" (the digest of the bytes)")
 		}
 		if j, dup := seen[ref.Digest]; dup {
 			return c.Failf("Put", fmt.Sprintf("JSON spellings %d and %d of one value", j+1, i+1), "one digest", "two digests")

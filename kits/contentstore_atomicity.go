@@ -37,7 +37,7 @@ func csReadersWholeContent(ctx context.Context, c *ContentStoreCase) error {
 			ref, err = c.Store.Put(ctx, data)
 		}
 		if err != nil || ref != spi.RefOf(data) {
-			return c.Failf(strings.Fields(how(i))[0], fmt.Sprintf("%d bytes", len(data)), refOrErr(ref, err), fmt.Sprintf("%+v", spi.RefOf(data)))
+			return c.Failf(strings.Fields(how(i))[0], fmt.Sprintf("%d bytes", len(data)), refOrErr(ref, err), spi.RefOf(data))
 		}
 		return nil
 	}, func(r, i int, after bool) error {

@@ -61,7 +61,7 @@ func csPutStream(ctx context.Context, c *ContentStoreCase) error {
 			return c.Failf("PutStream", fmt.Sprintf("%d bytes in uneven chunks", len(data)), err, "nil")
 		}
 		if want := spi.RefOf(data); ref != want {
-			return c.Failf("PutStream", fmt.Sprintf("%d bytes", len(data)), fmt.Sprintf("%+v", ref), fmt.Sprintf("%+v", want))
+			return c.Failf("PutStream", fmt.Sprintf("%d bytes", len(data)), ref, want)
 		}
 		if err := csGet(ctx, c, data, "PutStream"); err != nil {
 			return err
@@ -89,7 +89,7 @@ func csStreamFailure(ctx context.Context, c *ContentStoreCase) error {
 			ref, err = c.Store.PutStream(ctx, src)
 		}
 		if err == nil {
-			return c.Failf(op, fmt.Sprintf("%d bytes, source failing after %d", len(data), at), fmt.Sprintf("%+v", ref), "an error")
+			return c.Failf(op, fmt.Sprintf("%d bytes, source failing after %d", len(data), at), ref, "an error")
 		}
 		for _, part := range [][]byte{data[:at], data} {
 			what := fmt.Sprintf("the %d bytes read before the source failed", at)
@@ -152,7 +152,7 @@ func csStreamCancel(ctx context.Context, c *ContentStoreCase) error {
 		}
 		if o.err == nil {
 			if o.ref != spi.RefOf(data) {
-				return c.Failf("PutStream", fmt.Sprintf("%d bytes, cancelled after %d", len(data), at), fmt.Sprintf("%+v", o.ref), "an error, or the ref of the whole content")
+				return c.Failf("PutStream", fmt.Sprintf("%d bytes, cancelled after %d", len(data), at), o.ref, "an error, or the ref of the whole content")
 			}
 			if err := csGet(ctx, c, data, "a cancelled stream that reported success"); err != nil {
 				return err

@@ -8,8 +8,8 @@
 // A check runs only when the target implements the optional methods it requires (spi.Has) and the
 // SPI version the target is held to (the lower of Options.SpiVersion and the target's claim) is at
 // least the check's; otherwise it is skipped with a message saying why. Failure messages read
-// `<check id> [<clause ids>]: Op(args) = got, want want`, with a go-cmp (-want +got) diff when
-// values differ. Concurrent-client checks record histories and judge them with porcupine.
+// `<check id> [<clause ids>]: Op(args) = got, want want`, with a (-want +got) diff of the values
+// as JSON (internal/jsondiff) when they differ. Concurrent-client checks record histories and judge them with porcupine.
 //
 //	func TestMyStore(t *testing.T) {
 //		kits.EventStore(t, func(ctx context.Context) (spi.EventStore, func(), error) {

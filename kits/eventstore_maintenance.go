@@ -150,7 +150,7 @@ func esSealing(ctx context.Context, c *EventStoreCase) error {
 		return d
 	}
 	if a != nil && (a.Cipher == "" || len(a.Covers) == 0) {
-		return c.Failf("SealingCapability", "", fmt.Sprintf("%+v", *a), "nil, or a cipher and what it covers")
+		return c.Failf("SealingCapability", "", *a, "nil, or a cipher and what it covers")
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/jsondiff"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -134,7 +135,7 @@ type Violation struct {
 	Args    string
 	Got     string
 	Want    string
-	Diff    string // go-cmp (-want +got), when there is one
+	Diff    string // the (-want +got) of the values as JSON (internal/jsondiff), when there is one
 	Err     error  // the store's error when Got is an error
 }
 
@@ -160,7 +161,7 @@ func (c *Case[T]) Failf(op, args string, got, want any) error {
 	return c.Cite(c.check.Clauses...).Failf(op, args, got, want)
 }
 
-// Diff reports a value mismatch with a go-cmp diff, as a violation of every clause the check
+// Diff reports a value mismatch with a JSON diff, as a violation of every clause the check
 // enforces; nil when want and got are equal. Cite(…).Diff names the comparison's own clauses.
 func (c *Case[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error {
 	return c.Cite(c.check.Clauses...).Diff(op, args, want, got, opts...)
@@ -191,12 +192,16 @@ func (a Assertion[T]) Failf(op, args string, got, want any) error {
 	return v
 }
 
-// Diff reports a value mismatch with a go-cmp diff, citing the assertion's clauses; nil when want
-// and got are equal.
+// Diff reports a value mismatch, citing the assertion's clauses; nil when want and got are equal
+// as cmp.Equal with opts says. The diff shows both as the JSON they carry (internal/jsondiff).
 func (a Assertion[T]) Diff(op, args string, want, got any, opts ...cmp.Option) error {
-	d := cmp.Diff(want, got, opts...)
-	if d == "" {
+	if cmp.Equal(want, got, opts...) {
 		return nil
+	}
+	// Shown as the JSON the bridge or the wire carried, never as Go values (internal/jsondiff).
+	d := jsondiff.Diff(want, got)
+	if d == "" {
+		d = "the values carry the same JSON, but differ as " + summarize(want) + " and " + summarize(got) + "\n  " + jsondiff.Compact(want, 400) + "\n"
 	}
 	g, w := summarize(got), summarize(want)
 	if g == w {
@@ -233,15 +238,11 @@ func show(v any) string {
 	case error:
 		return fmt.Sprintf("error %q", x.Error())
 	case string:
-		return fmt.Sprintf("%q", x)
+		return jsondiff.Compact(x, 0)
 	case []byte:
 		return fmt.Sprintf("%s", x)
 	default:
-		s := fmt.Sprintf("%v", x)
-		if len(s) > 300 {
-			s = s[:300] + "…"
-		}
-		return s
+		return jsondiff.Compact(x, 300) // as JSON, never as a Go value
 	}
 }
 
@@ -300,22 +301,13 @@ func summarize(v any) string {
 	case []spi.Branch:
 		return fmt.Sprintf("%d branches", len(x))
 	case spi.StateEntry:
-		return fmt.Sprintf("version %d, value %s", x.Version, clipS(string(x.Value)))
+		return fmt.Sprintf("version %d, value %s", x.Version, jsondiff.Compact(x.Value, 60))
 	case []spi.ReadModelDoc:
 		ids := make([]string, len(x))
 		for i, d := range x {
 			ids[i] = d.ID
 		}
-		return clipS(fmt.Sprintf("%d documents %q", len(x), ids))
-	case string:
-		if len(x) > 60 {
-			return fmt.Sprintf("%q…", x[:60])
-		}
-		return fmt.Sprintf("%q", x)
+		return fmt.Sprintf("%d documents %s", len(x), jsondiff.Compact(ids, 60))
 	}
-	s := fmt.Sprintf("%v", v)
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return s
+	return jsondiff.Compact(v, 80)
 }

@@ -1,10 +1,17 @@
 package kits
 
+import "unicode/utf8"
+
+// clipS cuts s to about 60 bytes, between characters.
 func clipS(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
+	if len(s) <= 60 {
+		return s
 	}
-	return s
+	n := 60
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func upper(s string) string {

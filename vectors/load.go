@@ -28,6 +28,15 @@ type Corpus struct {
 	Vectors []Vector
 }
 
+// IDs lists the ids of the corpus's vectors, in order.
+func (c Corpus) IDs() []string {
+	ids := make([]string, len(c.Vectors))
+	for i, v := range c.Vectors {
+		ids[i] = v.ID
+	}
+	return ids
+}
+
 // ByID returns the vector with the given id.
 func (c Corpus) ByID(id string) (Vector, bool) {
 	for _, v := range c.Vectors {

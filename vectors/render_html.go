@@ -17,7 +17,7 @@ func (r Report) HTMLPage(command string) reportview.Page {
 		target = "reference"
 	}
 	p := reportview.Page{Title: "loom fold vectors", Kind: ReportKind, Subject: target, Verdict: "pass", Tone: reportview.Good,
-		Headline: fmt.Sprintf("PASS: %d vector(s)", len(r.Results)), Tool: "loom-conform",
+		Headline: "PASS: " + r.selected(), Tool: "loom-conform",
 		Counts: fmt.Sprintf("%d pass, %d fail, %d unknown, %d expected failures; %d left out", c.Pass, c.Fail, c.Unknown, c.ExpectedFail, r.Excluded)}
 	if !r.OK() {
 		p.Verdict, p.Tone = "fail", reportview.Bad
@@ -34,6 +34,8 @@ func (r Report) HTMLPage(command string) reportview.Page {
 	}
 	if r.Meta.Shard != "" {
 		p.Headline += " — shard " + r.Meta.Shard + " only"
+	} else if r.Excluded > 0 && !r.OK() {
+		p.Headline += " — " + r.selected()
 	}
 	p.Facts = []reportview.Fact{{Name: "fold", Value: target}, {Name: "corpus", Value: r.Meta.Corpus}}
 	if r.Meta.Strict {

@@ -78,14 +78,19 @@ func (r Report) Render(w io.Writer) error {
 	if !r.OK() {
 		verdict = "FAIL"
 	}
-	if r.Excluded > 0 {
-		fmt.Fprintf(w, "\n%d vector(s) left out by --profile or --run\n", r.Excluded)
-	}
 	if r.Meta.Shard != "" {
 		verdict += " (shard " + r.Meta.Shard + " only: not the verdict of the run; merge every shard's --report with report merge)"
 	}
-	_, err := fmt.Fprintf(w, "\n%s: %d vector(s) in %s%s\n", verdict, len(r.Results), r.Elapsed.Round(time.Millisecond), r.notMetLine())
+	_, err := fmt.Fprintf(w, "\n%s: %s in %s%s\n", verdict, r.selected(), r.Elapsed.Round(time.Millisecond), r.notMetLine())
 	return err
+}
+
+// selected counts the vectors run, as a subset when --profile or --run left some out (I-CERT-32).
+func (r Report) selected() string {
+	if r.Excluded == 0 {
+		return fmt.Sprintf("%d vector(s)", len(r.Results))
+	}
+	return fmt.Sprintf("%d of %d vector(s), selected by --profile or --run", len(r.Results), len(r.Results)+r.Excluded)
 }
 
 // notMetLine says how many recommendations the fold does not meet, and whether they block.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/loom-kernel/loom-conform/internal/jsondiff"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/fold"
@@ -339,39 +339,14 @@ func op(v Vector) string {
 	return string(v.Kind)
 }
 
-// jsonDiff diffs two JSON texts by value (go-cmp), or returns "" when either is not JSON or
-// nests deeper than maxDiffDepth: go-cmp's time doubles with every level of nesting (a value 30
-// levels deep takes hours), and the failure line already shows both texts.
+// jsonDiff diffs two JSON texts by value, as JSON (internal/jsondiff: time linear in the values'
+// size, whatever their nesting), or returns "" when either is not JSON: the failure line already
+// shows both texts.
 func jsonDiff(want, got string) string {
-	var w, g any
-	if nesting(want) > maxDiffDepth || nesting(got) > maxDiffDepth ||
-		json.Unmarshal([]byte(want), &w) != nil || json.Unmarshal([]byte(got), &g) != nil {
+	if !json.Valid([]byte(want)) || !json.Valid([]byte(got)) {
 		return ""
 	}
-	return cmp.Diff(w, g)
-}
-
-// maxDiffDepth is the deepest nesting jsonDiff diffs by value (milliseconds at worst).
-const maxDiffDepth = 12
-
-// nesting is the deepest nesting of arrays and objects in the JSON text s (strings skipped).
-func nesting(s string) int {
-	depth, deepest, inStr := 0, 0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case inStr && c == '\\':
-			i++
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
+	return jsondiff.Diff(json.RawMessage(want), json.RawMessage(got))
 }
 
 // sameVersion compares two schema versions as profiles (patches change no fold behaviour).

@@ -44,7 +44,8 @@ plugin-tier contentstore, durablestatestore, readmodelstore); "dispatcher" certi
 ExecutionDispatcher served by the same bridge protocol (dispatcher.* methods, docs/spi.md §8; the
 memory and postgres builtins serve one). TARGET is exactly one of:
 
-  --builtin memory|sqlite|postgres   one of the reference stores, served in process
+  --builtin memory|sqlite|postgres   one of the reference stores, served in process (or
+                                     broken:NAME, one of the broken stores listed below)
   --dsn DSN                          the PostgreSQL reference store on that database
   --url URL                          a bridge that is already running
   --exec 'CMD ARGS'                  a bridge subprocess (no shell); its first stdout line is its address
@@ -69,10 +70,10 @@ reproduce commands), a filterable table of every check, the clause coverage. "re
 several implementations' --report files side by side. In CI, the repository's GitHub Action
 (action.yml, see README) runs all of this for you.
 
-Checks are required or recommended (DESIGN §7.1): a MUST check is required when it enforces a
-spec or ADR clause or an interpretation of tier protocol or consequence; a check that enforces
-only our own choices where the spec is silent (tier choice), and every SHOULD check, is
-recommended. Only required checks decide the verdict; the recommendations not met are counted
+Checks are required or recommended (docs/interpretations.md gives each interpretation's tier): a
+MUST check is required when it enforces a spec or ADR clause or an interpretation of tier
+protocol or consequence; a check that enforces only our own choices where the spec is silent
+(tier choice), and every SHOULD check, is recommended. Only required checks decide the verdict; the recommendations not met are counted
 and listed on every surface ("CERTIFIED: EventStore SPI 2.6.0 — 2 recommendations not met").
 --strict holds the target to the recommendations too: an unmet one then blocks (exit 1).
 
@@ -84,7 +85,9 @@ page and the badge all say it, and the exit code is its own:
   1  not-certified           a required check failed or has no verdict (under --strict: any
                              check), the ledger is untrue, or a served seam judged nothing
   2  bad input               flags, ledger, an SPI version this harness does not know
-  3  target-failed           the target never started or never answered the handshake
+  3  target-failed           the target never started, or did not answer the handshake of
+                             the kind asked for (one error says what it answered and the
+                             likely mistake), or went away mid-run
   4  certified-with-waivers  as certified, but the ledger excused N failures that would block
   5  partial                 --run selected a subset: never a certificate
   6  held-to-older-version   a seam was held to an older SPI version (--spi or its claim)
@@ -96,10 +99,17 @@ that keeps a ledger: --accept certified-with-waivers. The verdict itself never c
 so a CI matrix can split a long run; it needs --seed, the same for every shard. A shard is never a
 certificate: its verdict is partial at best (exit 5; --accept partial in the matrix) and its badge
 says "shard i/n of a run". "report merge" joins the --report files of all n shards and concludes
-the union as one run would: that merged report carries the run's verdict.`,
+the union as one run would: that merged report carries the run's verdict.
+
+--builtin broken:NAME (and serve-store --broken NAME) serves the memory stores with one seam
+replaced by a deliberately broken store, one defect each, which the check meant for it rejects:
+what a failure looks like before your own store has one. A NAME several seams share is
+KIND/NAME:
+
+` + certify.BrokenStoreList(100),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return badInput("certify: name one kind: %s, all or %s (got %d arguments)", strings.Join(certify.Kinds(), ", "), certify.KindDispatcher, len(args))
+				return badInput("certify: name one kind: %s, all, %s or %s (got %d arguments)", strings.Join(certify.Kinds(), ", "), certify.KindDispatcher, certify.KernelKind, len(args))
 			}
 			return nil
 		},
@@ -107,7 +117,7 @@ the union as one run would: that merged report carries the run's verdict.`,
 		RunE:      func(cmd *cobra.Command, args []string) error { return runCertify(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn)")
+	fl.StringVar(&f.builtin, "builtin", "", "certify a reference store: memory, sqlite or postgres (postgres needs --dsn), or broken:NAME, a broken store (listed above)")
 	fl.StringVar(&f.dsn, "dsn", "", "certify the PostgreSQL reference store on this database")
 	fl.StringVar(&f.schema, "schema", "", "PostgreSQL schema the --dsn store uses (default: a temporary schema, dropped after the run)")
 	fl.StringVar(&f.url, "url", "", "certify the bridge answering at this URL")
@@ -294,8 +304,12 @@ func certifyTarget(f certifyFlags) (certify.Target, error) {
 		for _, b := range certify.Backends() {
 			ok = ok || b == f.builtin
 		}
-		if !ok && !strings.HasPrefix(f.builtin, "broken:") {
-			return nil, fmt.Errorf("--builtin %q: want one of %s", f.builtin, strings.Join(certify.Backends(), ", "))
+		if name, broken := strings.CutPrefix(f.builtin, "broken:"); broken {
+			if _, err := certify.LookupBrokenStore(name); err != nil {
+				return nil, fmt.Errorf("--builtin %s: %v", f.builtin, err)
+			}
+		} else if !ok {
+			return nil, fmt.Errorf("--builtin %q: want one of %s, or broken:NAME (certify --help lists the broken stores)", f.builtin, strings.Join(certify.Backends(), ", "))
 		}
 		return certify.BuiltinTarget{Backend: certify.Backend{Name: f.builtin, DSN: f.dsn, Schema: f.schema, Version: toolVersion}}, nil
 	case f.dsn != "":

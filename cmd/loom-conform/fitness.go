@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/loom-kernel/loom-conform/catalog"
@@ -13,6 +12,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/proof"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -55,15 +55,16 @@ those; 2 on bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gates := fitness.Gates()
-			var re *regexp.Regexp
-			if o.run != "" {
-				var err error
-				if re, err = regexp.Compile(o.run); err != nil {
-					return badInput("--run: %v", err)
-				}
-				if gates = fitness.Select(gates, re); len(gates) == 0 {
-					return badInput("--run %q selects no gate (see fitness --list)", o.run)
-				}
+			registered := len(gates)
+			re, err := runfilter.Compile(o.run)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if err := runfilter.Selects(re, "gate", gateIDs(gates)); err != nil {
+				return badInput("%v", err)
+			}
+			if re != nil {
+				gates = fitness.Select(gates, re)
 			}
 			sh, err := shard.Parse(o.shard)
 			if err != nil {
@@ -92,7 +93,7 @@ those; 2 on bad flags.`,
 			var report fitness.Report
 			outs := []outfile.Output{{Flag: "--json", Path: o.json, Write: func(w io.Writer) error { return report.RenderJSON(w) }},
 				{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return report.RenderJUnit(w) }},
-				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteHTML(w, report.HTMLPage(invokedAs(os.Args[0]))) }}}
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteHTML(w, ofThisHarness(report.HTMLPage(invokedAs(os.Args[0])))) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
 			}
@@ -112,6 +113,9 @@ those; 2 on bad flags.`,
 			})
 			report = fitness.NewReport(results)
 			report.Shard = sh.String()
+			if re != nil {
+				report.Run, report.Registered = o.run, registered
+			}
 			if err := report.RenderTable(table); err != nil {
 				return err
 			}
@@ -153,4 +157,12 @@ func latestProofs(root, dir string) string {
 	}
 	sort.Strings(runs)
 	return runs[len(runs)-1]
+}
+
+func gateIDs(gates []fitness.Gate) []string {
+	out := make([]string, len(gates))
+	for i, g := range gates {
+		out[i] = g.ID
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/junit"
 	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/spf13/cobra"
 )
@@ -71,12 +72,9 @@ Exit 0 when every golden passes, 1 when one fails, 2 on bad input (a malformed s
 log, naming the file, statement or envelope index and field).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var re *regexp.Regexp
-			if o.run != "" {
-				var err error
-				if re, err = regexp.Compile(o.run); err != nil {
-					return badInput("--run: %v", err)
-				}
+			re, err := runfilter.Compile(o.run)
+			if err != nil {
+				return badInput("%v", err)
 			}
 			sh, err := shard.Parse(o.shard)
 			if err != nil {
@@ -84,6 +82,9 @@ log, naming the file, statement or envelope index and field).`,
 			}
 			corpus, err := goldens.LoadCorpus(o.corpus)
 			if err != nil {
+				return badInput("%v%s", err, corpusHint(cmd, o.corpus))
+			}
+			if err := runfilter.Selects(re, "golden of "+o.corpus, goldenNames(corpus)); err != nil {
 				return badInput("%v", err)
 			}
 			if o.update {
@@ -96,7 +97,7 @@ log, naming the file, statement or envelope index and field).`,
 			var res []goldens.Result
 			outs := []outfile.Output{{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return writeGoldensJUnit(w, o.corpus, res) }},
 				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error {
-					return reportview.WriteHTML(w, goldens.NewReport(corpus, copts, res).HTMLPage(invokedAs(os.Args[0])))
+					return reportview.WriteHTML(w, ofThisHarness(goldens.NewReport(corpus, copts, res).HTMLPage(invokedAs(os.Args[0]))))
 				}}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
@@ -129,7 +130,7 @@ log, naming the file, statement or envelope index and field).`,
 				if !sh.All() {
 					note = " (shard " + sh.String() + " only: merge every shard's --json report with report merge for the run's verdict)"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed%s\n", len(res), len(res)-failed, failed, note)
+				fmt.Fprintf(cmd.OutOrStdout(), "goldens: %d checked, %d passed, %d failed%s%s\n", len(res), len(res)-failed, failed, goldens.NewReport(corpus, copts, res).Subset(), note)
 			}
 			if failed > 0 {
 				return verdict("%d of %d goldens diverged", failed, len(res))
@@ -167,13 +168,13 @@ named golden loads and records. Exit 0 on success, 2 on bad input.`,
 			if all {
 				var err error
 				if gs, err = goldens.LoadCorpus(corpus); err != nil {
-					return badInput("%v", err)
+					return badInput("%v%s", err, corpusHint(cmd, corpus))
 				}
 			}
 			for _, n := range args {
 				g, err := goldens.Load(filepath.Join(corpus, n))
 				if err != nil {
-					return badInput("%v", err)
+					return badInput("%v%s", err, corpusHint(cmd, corpus))
 				}
 				gs = append(gs, g)
 			}
@@ -227,4 +228,25 @@ func writeGoldensJUnit(w io.Writer, corpus string, res []goldens.Result) error {
 		s.Add(c)
 	}
 	return junit.Write(w, junit.Suites{Name: "loom-conform goldens", Tests: s.Tests, Failures: s.Failures, Suites: []junit.Suite{s}})
+}
+
+// corpusHint tells a caller whose default corpus is missing where it is: goldens/corpus is a
+// directory of a clone, so outside one the corpus must be named.
+func corpusHint(cmd *cobra.Command, corpus string) string {
+	if cmd.Flags().Changed("corpus") || corpus != defaultCorpus {
+		return ""
+	}
+	if _, err := os.Stat(corpus); err == nil {
+		return ""
+	}
+	return " (" + defaultCorpus + " is a directory of a loom-conform clone: run from the clone's root, or name the corpus with --corpus DIR)"
+}
+
+// goldenNames lists the corpus's golden names, in order.
+func goldenNames(corpus []*goldens.Golden) []string {
+	out := make([]string, len(corpus))
+	for i, g := range corpus {
+		out[i] = g.Name
+	}
+	return out
 }

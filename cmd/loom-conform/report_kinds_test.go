@@ -181,7 +181,7 @@ func TestReportMergeCertifyShards(t *testing.T) {
 	if c, _, stderr := runCLI(t, "", "report", "merge", "--out", merged, parts[0], parts[1]); c != 1 || !strings.Contains(stderr, "did not pass") {
 		t.Errorf("report merge of partial shards = exit %d, %q; want 1 (the merged run is partial, as one run is)", c, stderr)
 	}
-	strip := []string{"durationMs", "started", "url", "pid", "message"}
+	strip := []string{"durationMs", "started", "url", "pid", "message", "roundTrip"} // roundTrip: a measurement
 	one, got := loadUntimed(t, whole, strip), loadUntimed(t, merged, strip)
 	if diff := cmp.Diff(one, got); diff != "" {
 		t.Errorf("report merge of 2 certify shards differs from one run (-want +got):\n%s", diff)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/certify"
@@ -28,8 +29,11 @@ func newReportMatrixCmd() *cobra.Command {
 (certify --report of stores, certify kernel --report of kernels, vectors --report of folds,
 goldens check --json, fitness --json) and shows them as one matrix: one column per
 implementation, one row per check, rows grouped by the clause their check enforces, each cell the
-check's verdict (a failure opens to its message in the HTML), and a summary row per implementation
-(the run's verdict, required checks passed, recommendations met). docs/matrix.md is an example.
+check's verdict, and a summary row per implementation (the run's verdict, required checks passed,
+recommendations met). In the HTML a failure opens to its message and diff, the command that
+reproduces it and a link to it in that implementation's report (A.html, when the HTML report of
+A.json is beside it), and the checks every implementation passed are hidden until asked for.
+docs/matrix.md is an example.
 
   --html FILE      one self-contained, filterable page
   --json FILE      the matrix as data
@@ -68,6 +72,9 @@ the target. Exit 0 when the matrix was written (it is a view: each report keeps 
 			var err error
 			if m, err = reportview.BuildMatrix(pages); err != nil {
 				return badInput("report matrix: %v", err)
+			}
+			for i, name := range args {
+				m.Columns[i].Report = reportLink(name, o.html)
 			}
 			return writeOutputs(cmd, outs)
 		},
@@ -122,3 +129,27 @@ func reportPage(data []byte) (reportview.Page, error) {
 }
 
 var matrixKinds = []string{certify.ReportKind, vectors.ReportKind, goldens.ReportKind, fitness.ReportKind}
+
+// reportLink is where the matrix page links for the report read from file: the HTML page beside it
+// (same name, .html), relative to the matrix page's directory (page "" or "-": the working
+// directory); "" when there is none (a JSON report is no page to read a failure in).
+func reportLink(file, page string) string {
+	html := strings.TrimSuffix(file, filepath.Ext(file)) + ".html"
+	if st, err := os.Stat(html); html == file || err != nil || st.IsDir() {
+		return ""
+	}
+	dir := "."
+	if page != "" && page != "-" {
+		dir = filepath.Dir(page)
+	}
+	absTarget, err1 := filepath.Abs(html)
+	absDir, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(html)
+	}
+	rel, err := filepath.Rel(absDir, absTarget)
+	if err != nil {
+		return filepath.ToSlash(absTarget)
+	}
+	return filepath.ToSlash(rel)
+}

@@ -83,3 +83,20 @@ func TestMatrixDocExample(t *testing.T) {
 		t.Errorf("docs/matrix.md is stale: make docs (or go test ./cmd/loom-conform -run TestMatrixDocExample -update-matrix-doc with PostgreSQL)")
 	}
 }
+
+// A matrix column links to the implementation's HTML report beside its JSON report, relative to
+// the matrix page; with no HTML report there is no link (a JSON file is no page to read).
+func TestReportLink(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.json", "a.html", "b.json"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := reportLink(filepath.Join(dir, "a.json"), filepath.Join(dir, "out", "m.html")); got != "../a.html" {
+		t.Errorf("reportLink(a.json beside a.html) = %q, want ../a.html", got)
+	}
+	if got := reportLink(filepath.Join(dir, "b.json"), filepath.Join(dir, "m.html")); got != "" {
+		t.Errorf("reportLink(b.json alone) = %q, want no link", got)
+	}
+}

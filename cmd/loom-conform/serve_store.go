@@ -23,9 +23,10 @@ func newServeStoreCmd() *cobra.Command {
 		backend certify.Backend
 		nf      netFlags
 		opts    bridge.ServerOptions
+		broken  string
 	)
 	cmd := &cobra.Command{
-		Use:   "serve-store --backend memory|sqlite|postgres [--listen ADDR]",
+		Use:   "serve-store --backend memory|sqlite|postgres | --broken NAME [--listen ADDR]",
 		Short: "Serve one of the reference stores over the store bridge protocol (docs/bridge.md)",
 		Long: `serve-store answers the store bridge protocol (JSON-RPC 2.0 over HTTP, docs/bridge.md) for one
 of the reference stores, serving all seven seams: EventStore, SnapshotStore, ArchiveStore,
@@ -37,10 +38,27 @@ The first line of standard output is its address:
 It listens on loopback unless --listen (or LOOM_BRIDGE_LISTEN) says otherwise, and stops on
 SIGINT or SIGTERM. The postgres backend's DSN comes from --dsn or, kept off the command line,
 from LOOM_CONFORM_POSTGRES_DSN; no output ever shows its password.
+
+--broken NAME serves the memory stores with one seam replaced by a deliberately broken store,
+one defect each, which certify rejects with the check meant for it (certify --builtin
+broken:NAME does the same in process). A NAME several seams share is KIND/NAME:
+
+` + certify.BrokenStoreList(100) + `
 ` + netHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			nf.resolve("LOOM_BRIDGE_LISTEN")
+			switch {
+			case broken != "" && backend.Name != "" && backend.Name != "memory":
+				return badInput("serve-store: --broken serves memory stores with one broken seam: it takes no --backend %s", backend.Name)
+			case broken != "":
+				if _, err := certify.LookupBrokenStore(broken); err != nil {
+					return badInput("serve-store: --broken %s: %v", broken, err)
+				}
+				backend.Name = "broken:" + broken
+			case backend.Name == "":
+				return badInput("serve-store: name the store: --backend %s, or --broken NAME", strings.Join(certify.Backends(), "|"))
+			}
 			if backend.Name == "postgres" && backend.DSN == "" {
 				backend.DSN = os.Getenv(storespg.DSNEnv)
 			}
@@ -71,7 +89,7 @@ from LOOM_CONFORM_POSTGRES_DSN; no output ever shows its password.
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	f.DurationVar(&opts.CallTimeout, "call-timeout", bridge.DefaultCallTimeout, "deadline of each store call")
 	f.Int64Var(&opts.MaxStreamBytes, "max-stream-bytes", bridge.DefaultMaxStreamBytes, "largest chunked ContentStore stream accepted (a larger one is refused and aborted)")
-	_ = cmd.MarkFlagRequired("backend")
+	f.StringVar(&broken, "broken", "", "serve the memory stores with one seam replaced by this broken store (listed above)")
 	_ = cmd.RegisterFlagCompletionFunc("backend", fixedCompletion(certify.Backends()...))
 	return cmd
 }

@@ -20,7 +20,7 @@ func newSpecCmd() *cobra.Command {
 		Short: "List the specification's normative clauses, or their coverage by checks",
 		Long: `List every normative clause of the kernel specification and ADR 0026 (id, section, level,
 source, tier, paraphrase). Interpretations — our decisions where the spec is silent — are clauses
-with source "interpretation", each with a tier (DESIGN §7.1): "protocol" (this harness's own
+with source "interpretation", each with a tier (docs/interpretations.md): "protocol" (this harness's own
 bridge, wire, vector or report protocol: required), "consequence" (follows from the spec or ADR
 words it quotes: required) or "choice" (the spec is silent and we recommend: recommended, never
 blocking a certificate except under --strict). Spec and ADR clauses show "-": their source

@@ -5,12 +5,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/outfile"
 	"github.com/loom-kernel/loom-conform/internal/reportview"
+	"github.com/loom-kernel/loom-conform/internal/runfilter"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/vectors"
@@ -86,15 +86,18 @@ run that judged nothing, 2 on bad input (a malformed vector, ledger or flag).`,
 				return badInput("vectors: --shard: %v", err)
 			}
 			cfg := vectors.Config{Timeout: o.timeout, Progress: cmd.ErrOrStderr(), Shard: sh, Target: "reference", Strict: o.strict}
-			if o.run != "" {
-				if cfg.Run, err = regexp.Compile(o.run); err != nil {
-					return badInput("vectors: --run %q: %v", o.run, err)
-				}
+			if cfg.Run, err = runfilter.Compile(o.run); err != nil {
+				return badInput("vectors: %v", err)
+			}
+			if err := runfilter.Selects(cfg.Run, "vector", corpus.IDs()); err != nil {
+				return badInput("vectors: %v", err)
 			}
 			var rep vectors.Report
 			outs := []outfile.Output{{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return rep.WriteJUnit(w) }},
 				{Flag: "--report", Path: o.report, Write: func(w io.Writer) error { return rep.WriteJSON(w) }},
-				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteHTML(w, rep.HTMLPage(invokedAs(os.Args[0]))) }},
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error {
+					return reportview.WriteHTML(w, ofThisHarness(rep.HTMLPage(invokedAs(os.Args[0]))))
+				}},
 				{Flag: "--write-ledger", Path: o.writeLedger, Write: func(w io.Writer) error { return vectors.WriteLedger(w, rep, time.Now()) }}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("vectors: %v", err)
@@ -119,6 +122,9 @@ run that judged nothing, 2 on bad input (a malformed vector, ledger or flag).`,
 				}
 				if cfg.Ledger, err = vectors.ParseLedger(o.ledger, data); err != nil {
 					return badInput("--expected-failures: %v", err)
+				}
+				if err := cfg.Ledger.Names("vector of the corpus", func(id string) bool { _, ok := corpus.ByID(id); return ok }); err != nil {
+					return badInput("vectors: %v", err)
 				}
 			}
 			var folder vectors.Folder = vectors.Reference{}

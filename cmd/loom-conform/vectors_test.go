@@ -50,6 +50,10 @@ func TestVectorsExitCodes(t *testing.T) {
 	if err := os.WriteFile(ledger, []byte(`{"expectedFailures":[{"check":"cli/canon","reason":"known"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	unknownEntry := filepath.Join(t.TempDir(), "unknown.json")
+	if err := os.WriteFile(unknownEntry, []byte(`{"expectedFailures":[{"check":"fold/no-such-vector","reason":"typo"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	oldShape := filepath.Join(t.TempDir(), "old.json")
 	if err := os.WriteFile(oldShape, []byte(`[{"id":"cli/canon","reason":"known"}]`), 0o644); err != nil {
 		t.Fatal(err)
@@ -74,7 +78,8 @@ func TestVectorsExitCodes(t *testing.T) {
 		{[]string{"vectors", "--expected-failures", "/nonexistent/ledger.json"}, 2, "--expected-failures"},
 		{[]string{"vectors", bad, "--expected-failures", oldShape}, 2, `want {"expectedFailures": [{"check"`},
 		{[]string{"vectors", "--quiet", "--run", "^canonical/"}, 0, ""},
-		{[]string{"vectors", "--quiet", "--run", "^no-such-vector$"}, 1, "nothing was judged"},
+		{[]string{"vectors", "--quiet", "--run", "^no-such-vector$"}, 2, `--run "^no-such-vector$" selects no vector (of `},
+		{[]string{"vectors", "--quiet", "--expected-failures", unknownEntry}, 2, `"fold/no-such-vector" names no vector of the corpus`},
 		{[]string{"vectors", "--run", "("}, 2, "--run"},
 		{[]string{"vectors", "--timeout", "-1s"}, 2, "positive"},
 		{[]string{"vectors", "--timeout", "0s"}, 2, "positive"},

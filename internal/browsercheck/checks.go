@@ -4,15 +4,17 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/internal/doclinks"
 )
 
-// DocsBase is the published docs/ directory that report links point into; CheckCommon resolves
-// such links against the repository's own docs/.
-const DocsBase = "https://github.com/loom-kernel/loom-conform/blob/main/docs/"
+// docsLink is a link into the published docs/ directory at some ref (a commit, a tag, main), as
+// report pages write them (reportview.DocsBase); CheckCommon resolves such links against the
+// repository's own docs/.
+var docsLink = regexp.MustCompile(`^https://github\.com/loom-kernel/loom-conform/blob/[^/]+/docs/`)
 
 // landmarksJS lists what is missing of the page's landmarks and labelled sections.
 const landmarksJS = `(() => {
@@ -103,8 +105,8 @@ func resolve(file, repoRoot, href string, anchors map[string]map[string]bool) st
 	}
 	var path string
 	switch {
-	case strings.HasPrefix(href, DocsBase):
-		path = filepath.Join(repoRoot, "docs", filepath.FromSlash(strings.TrimPrefix(u.Path, strings.TrimPrefix(DocsBase, "https://github.com"))))
+	case docsLink.MatchString(href):
+		path = filepath.Join(repoRoot, "docs", filepath.FromSlash(strings.TrimPrefix(strings.SplitN(href, "#", 2)[0], docsLink.FindString(href))))
 	case u.Scheme == "" && u.Host == "":
 		path = filepath.Join(filepath.Dir(file), filepath.FromSlash(u.Path))
 	default:

@@ -94,6 +94,21 @@ func (l *Ledger) Lookup(check string) (Entry, bool) {
 	return Entry{}, false
 }
 
+// Names refuses a ledger with an entry that names nothing known (a typo, a renamed check): an
+// error naming the file, the entry and what noun the id should have been ("check of this
+// harness"), before any run (I-CERT-33). A nil ledger names nothing and is fine.
+func (l *Ledger) Names(noun string, known func(id string) bool) error {
+	if l == nil {
+		return nil
+	}
+	for i, e := range l.Entries {
+		if !known(e.Check) {
+			return fmt.Errorf("--expected-failures %s: expectedFailures[%d].check %q names no %s", l.File, i, e.Check, noun)
+		}
+	}
+	return nil
+}
+
 // Expired reports whether e's expiry day is over at now.
 func (e Entry) Expired(now time.Time) bool {
 	if e.Expires == "" {

@@ -122,29 +122,34 @@ func TestPagesInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	differ := 0
+	differ, notAllPass := 0, 0
 	for _, g := range m.Groups {
 		for _, r := range g.Rows {
 			if r.Differs() {
 				differ++
+			}
+			if r.NotAllPass() {
+				notAllPass++
 			}
 		}
 	}
 	file := write("matrix.html", func(w *bytes.Buffer) error { return reportview.WriteMatrixHTML(w, m) })
 	pg := b.Open(t, file, true)
 	pg.CheckCommon(t, root)
-	var got struct{ All, Differ, Open int }
+	var got struct{ First, All, Differ, Open int }
 	pg.Eval(t, `(() => { const f = document.getElementById("filters"), rows = [...document.querySelectorAll("tbody.rows tr[data-differs]")];
-		const vis = () => rows.filter(r => r.getClientRects().length).length, out = {All: vis()};
-		f.elements.rows.value = "differ"; f.elements.rows.dispatchEvent(new Event("change", {bubbles: true})); out.Differ = vis();
+		const vis = () => rows.filter(r => r.getClientRects().length).length, out = {First: vis()};
+		const set = v => { f.elements.rows.value = v; f.elements.rows.dispatchEvent(new Event("change", {bubbles: true})); };
+		set(""); out.All = vis(); set("differ"); out.Differ = vis();
 		const d = document.querySelector("tbody.rows details"); d.open = true; out.Open = d.querySelector("pre").getClientRects().length;
 		return out; })()`, &got)
 	rows := 0
 	for _, g := range m.Groups {
 		rows += len(g.Rows)
 	}
-	if got.All != rows || got.Differ != differ || differ == 0 || got.Open == 0 {
-		t.Errorf("matrix: %+v, want %d rows, %d (> 0) where the folds differ, and a failure that opens to its message", got, rows, differ)
+	if got.First != notAllPass || got.All != rows || got.Differ != differ || differ == 0 || got.Open == 0 {
+		t.Errorf("matrix: %+v, want first the %d rows some fold does not pass, then all %d rows, %d (> 0) where the folds differ, and a failure that opens to its message",
+			got, notAllPass, rows, differ)
 	}
 	if !strings.Contains(m.Columns[1].Name, "deviant") || m.Columns[0].Verdict != "pass" || m.Columns[1].Verdict != "fail" {
 		t.Errorf("matrix columns = %+v", m.Columns)

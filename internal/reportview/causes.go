@@ -16,6 +16,17 @@ type Cause struct {
 	Items    []Item
 }
 
+// Excused reports whether the ledger excuses every item of the cause: it is then shown folded,
+// not as a failure to act on.
+func (c Cause) Excused() bool {
+	for _, it := range c.Items {
+		if it.attention() != 5 {
+			return false
+		}
+	}
+	return true
+}
+
 // MinCause is how many items must share a difference before it is called their one cause.
 const MinCause = 3
 

@@ -60,6 +60,7 @@ type pageData struct {
 
 var funcs = template.FuncMap{
 	"join":    strings.Join,
+	"id":      breakable,
 	"lines":   messageLines,
 	"ms":      func(f float64) string { return fmt.Sprintf("%.0f", f) },
 	"checkA":  func(id string) string { return "check-" + id },
@@ -116,7 +117,7 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 <section id="attention" aria-labelledby="attention-h">
 <h2 id="attention-h">Failures and unknowns</h2>
 {{if not .Attention}}<p>Nothing failed and every check has a verdict.</p>{{end}}
-{{range .Findings}}{{with .Cause}}<details class="cause" open><summary>{{len .Items}} checks fail with one difference: <code>{{.Evidence}}</code></summary>
+{{range .Findings}}{{with .Cause}}<details class="cause"{{if not .Excused}} open{{end}}><summary>{{len .Items}} checks fail with one difference: <code>{{.Evidence}}</code></summary>
 {{range .Items}}{{template "finding" .}}{{end}}</details>
 {{else}}{{template "finding" .Item}}{{end}}{{end}}
 </section>
@@ -132,15 +133,15 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 <button type="reset">clear</button>
 <span id="shown" class="shown" aria-live="polite"></span>
 </form>
-<table id="checks-table"><thead><tr><th scope="col">verdict</th><th scope="col">check</th><th scope="col">group</th><th scope="col">level</th><th scope="col">requirement</th><th scope="col">clauses</th><th scope="col">ms</th></tr></thead>
-<tbody>{{range .Items}}<tr id="{{rowA .ID}}" data-verdict="{{.Verdict}}" data-group="{{.Group}}" data-level="{{.Level}}" data-requirement="{{req .}}" data-clauses="{{join .Clauses " "}}">
-<td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td class="id">{{if attn .}}<a href="#{{checkA .ID}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}{{with .Expected}} <small>(ledger: {{.}})</small>{{end}}</td><td>{{.Group}}</td><td>{{.Level}}</td><td class="req-{{req .}}">{{req .}}</td>
+<table id="checks-table"><thead><tr><th scope="col">verdict</th><th scope="col">check</th><th scope="col">group</th>{{if .Levels}}<th scope="col">level</th>{{end}}<th scope="col">requirement</th><th scope="col">clauses</th><th scope="col">ms</th></tr></thead>
+<tbody>{{$levels := .Levels}}{{range .Items}}<tr id="{{rowA .ID}}" data-verdict="{{.Verdict}}" data-group="{{.Group}}" data-level="{{.Level}}" data-requirement="{{req .}}" data-clauses="{{join .Clauses " "}}">
+<td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td class="id">{{if attn .}}<a href="#{{checkA .ID}}">{{id .ID}}</a>{{else}}{{id .ID}}{{end}}{{with .Expected}} <small>(ledger: {{.}})</small>{{end}}</td><td>{{.Group}}</td>{{if $levels}}<td>{{.Level}}</td>{{end}}<td class="req-{{req .}}">{{req .}}</td>
 <td>{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}}</td><td class="n">{{ms .DurationMs}}</td></tr>
 {{end}}</tbody></table>
 </section>
 {{if .Slowest}}<section id="slowest" aria-labelledby="slowest-h"><h2 id="slowest-h">Slowest checks</h2>
 <table><thead><tr><th scope="col">check</th><th scope="col">verdict</th><th scope="col">ms</th></tr></thead><tbody>
-{{range .Slowest}}<tr><td class="id"><a href="#{{rowA .ID}}">{{.ID}}</a></td><td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td class="n">{{ms .DurationMs}}</td></tr>{{end}}
+{{range .Slowest}}<tr><td class="id"><a href="#{{rowA .ID}}">{{id .ID}}</a></td><td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td class="n">{{ms .DurationMs}}</td></tr>{{end}}
 </tbody></table></section>{{end}}
 {{range $i, $t := .Tables}}<section id="table-{{$i}}" aria-labelledby="table-{{$i}}-h"><h2 id="table-{{$i}}-h">{{$t.Title}}</h2>
 <table><thead><tr>{{range $t.Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead><tbody>
@@ -154,7 +155,7 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 {{range .Coverage}}<tr id="{{clauseA .ID}}"><td class="id">{{.ID}}</td><td>{{.Level}}</td><td>{{.Source}}{{with .Tier}} ({{.}}){{end}}{{with .Section}}, {{.}}{{end}}</td>
 <td>{{if .Known}}{{.Summary}}{{else}}<em>not in this harness's registry</em>{{end}}{{with .Rests}}<br><small>rests on {{.}}</small>{{end}}{{if .Note}}<details><summary>why</summary><p class="note">{{.Note}}</p></details>{{end}}{{with .Doc}} <a href="{{.}}">full text</a>{{end}}</td>
 <td class="n">{{index .Counts "pass"}}</td><td class="n">{{index .Counts "fail"}}</td><td class="n">{{$o := 0}}{{range $k, $v := .Counts}}{{if and (ne $k "pass") (ne $k "fail")}}{{$o = $v}}{{end}}{{end}}{{$o}}</td>
-<td class="id">{{range $i, $x := .Items}}{{if $i}}, {{end}}<a href="#{{rowA $x}}">{{$x}}</a>{{end}}</td></tr>
+<td class="id">{{range $i, $x := .Items}}{{if $i}}, {{end}}<a href="#{{rowA $x}}">{{id $x}}</a>{{end}}</td></tr>
 {{end}}</tbody></table>
 </section>
 </main>
@@ -162,15 +163,17 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 <script>{{.JS}}</script>
 </body></html>
 {{define "finding"}}<article class="finding a-{{attn .}}" id="{{checkA .ID}}" aria-labelledby="{{checkA .ID}}-h">
-<h3 id="{{checkA .ID}}-h"><span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.ID}}</h3>
-<p class="meta">{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}} {{with .Level}}{{.}} · {{end}}<span class="req-{{req .}}">{{req .}}</span> · {{label .}}{{with .Why}} — {{.}}{{end}}{{with .Expected}} — ledger: {{.}}{{end}}</p>
+{{if eq (attn .) 5}}<details><summary><h3 id="{{checkA .ID}}-h"><span class="v v-waived">{{.Verdict}} · excused</span> {{id .ID}}</h3></summary>
+{{template "findingBody" .}}</details>{{else}}<h3 id="{{checkA .ID}}-h"><span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{id .ID}}</h3>
+{{template "findingBody" .}}{{end}}
+</article>{{end}}
+{{define "findingBody"}}<p class="meta">{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}} {{with .Level}}{{.}} · {{end}}<span class="req-{{req .}}">{{req .}}</span> · {{label .}}{{with .Why}} — {{.}}{{end}}{{with .Expected}} — ledger: {{.}}{{end}}</p>
 {{range .Failed}}<p class="assert">{{.}}</p>{{end}}
 {{with .Message}}<pre class="msg">{{range lines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}
 {{end}}</pre>{{end}}
 {{with .WitnessDrawing}}<details class="witness" id="{{checkA $.ID}}-witness"><summary>porcupine's drawing of the witness (the smallest history no order explains)</summary>
 <iframe class="drawing" title="porcupine's drawing of the linearizability witness" sandbox="allow-scripts" srcdoc="{{.}}"></iframe></details>{{end}}
-{{with .Repro}}<p class="repro"><span>reproduce:</span> <code>{{.}}</code></p>{{end}}
-</article>{{end}}
+{{with .Repro}}<p class="repro"><span>reproduce:</span> <code>{{.}}</code></p>{{end}}{{end}}
 `))
 })
 
@@ -218,4 +221,14 @@ func findings(attention []Item) []finding {
 		}
 	}
 	return out
+}
+
+// breakable is a check id that a narrow column breaks only after a "/" or a "-", never inside a
+// word: <wbr> after each "/", and the CSS keeps words whole.
+func breakable(id string) template.HTML {
+	parts := strings.Split(id, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(strings.Join(parts, "/<wbr>"))
 }

@@ -27,6 +27,9 @@ type Column struct {
 	Verdict  string `json:"verdict"`
 	Tone     Tone   `json:"tone"`
 	Headline string `json:"headline"`
+	// Report links to the implementation's own HTML report (the page beside its JSON report),
+	// relative to the matrix page; "" when there is none.
+	Report string `json:"report,omitempty"`
 	RequirementTally
 }
 
@@ -51,6 +54,8 @@ type Cell struct {
 	Verdict  string `json:"verdict,omitempty"`
 	Message  string `json:"message,omitempty"`
 	Expected string `json:"expectedFailure,omitempty"`
+	// Repro is the command that re-runs the check against this implementation.
+	Repro string `json:"repro,omitempty"`
 }
 
 // Differs reports whether the implementations do not all have the same verdict on the row.
@@ -114,7 +119,7 @@ func BuildMatrix(pages []Page) (Matrix, error) {
 			if len(it.Failed) > 0 {
 				msg = strings.Join(it.Failed, "\n") + "\n" + msg
 			}
-			ra.row.Cells[i] = Cell{Verdict: it.Verdict, Message: msg, Expected: it.Expected}
+			ra.row.Cells[i] = Cell{Verdict: it.Verdict, Message: msg, Expected: it.Expected, Repro: it.Repro}
 		}
 	}
 	groups := map[string]*ClauseGroup{}
@@ -221,4 +226,18 @@ func WriteMatrixMarkdown(w io.Writer, m Matrix, onlyNotPassing bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Link is where a cell's check is in its implementation's HTML report: the page's account of the
+// failure (a fail or an unknown), else its row of the checks table ("" when the column has no
+// report page).
+func (m Matrix) Link(col int, id, verdict string) string {
+	r := m.Columns[col].Report
+	switch {
+	case r == "" || !strings.HasSuffix(r, ".html"):
+		return r
+	case verdict == Fail || verdict == Unknown:
+		return r + "#check-" + id
+	}
+	return r + "#row-" + id
 }

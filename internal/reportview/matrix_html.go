@@ -15,28 +15,30 @@ var matrixTmpl = sync.OnceValue(func() *template.Template {
 <style>{{.CSS}}
 .matrix td,.matrix th{text-align:center}.matrix td.id,.matrix th.id{text-align:left}
 .matrix tr.group th{background:#fff;text-align:left;font-weight:600;border-bottom:2px solid var(--line);position:static}
-.matrix details summary{cursor:pointer}.matrix details pre{text-align:left;max-width:38em;max-height:20em}
+.matrix details summary{cursor:pointer}.matrix details pre{text-align:left;max-width:44em;max-height:24em}
+.matrix details .repro,.matrix details .open{text-align:left;max-width:44em}
 .matrix tbody.summary td{font-weight:600}
 </style>
 </head><body>
 <header><h1>loom conformance matrix — {{.M.Kind}}</h1>
-<p class="counts">{{len .M.Columns}} implementations side by side: one row per check, grouped by the clause it enforces first; a failure opens to its message.</p></header>
+<p class="counts">{{len .M.Columns}} implementations side by side: one row per check, grouped by the clause it enforces first; a failure opens to its message, its diff, the command that reproduces it and its place in that implementation's report. Shown first: the checks some implementation does not pass.</p></header>
 <nav aria-label="sections"><a href="#summary">Summary</a><a href="#matrix">Checks</a></nav>
 <main>
 <section id="matrix" aria-labelledby="matrix-h"><h2 id="matrix-h">Checks by clause</h2>
 <form id="filters" class="filters" hidden role="search" aria-label="filter the checks">
-<label><span>rows</span><select name="rows"><option value="">every check</option><option value="not-all-pass">where some implementation does not pass</option><option value="differ">where the implementations differ</option></select></label>
+<label><span>rows</span><select name="rows"><option value="not-all-pass" selected>where some implementation does not pass</option><option value="differ">where the implementations differ</option><option value="">every check</option></select></label>
 <label>text<input name="q" type="search" placeholder="check id or clause" size="22"></label>
 <span id="shown" class="shown" aria-live="polite"></span>
 </form>
 <table class="matrix" id="checks-table">
-<thead><tr><th scope="col" class="id">check</th>{{range .M.Columns}}<th scope="col">{{.Name}}</th>{{end}}</tr></thead>
+<thead><tr><th scope="col" class="id">check</th>{{range .M.Columns}}<th scope="col">{{if .Report}}<a href="{{.Report}}" title="its report">{{.Name}}</a>{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead>
 <tbody class="summary" id="summary"><tr><th scope="row" class="id">verdict</th>{{range .M.Columns}}<td><span class="v tone-{{.Tone}}" title="{{.Headline}}">{{.Verdict}}</span></td>{{end}}</tr>
 <tr><th scope="row" class="id">required checks passed</th>{{range .M.Columns}}<td>{{.RequiredPass}}/{{.RequiredRun}}</td>{{end}}</tr>
 <tr><th scope="row" class="id">recommendations met</th>{{range .M.Columns}}<td>{{.RecommendedPass}}/{{.RecommendedRun}}</td>{{end}}</tr></tbody>
 {{range .M.Groups}}<tbody class="rows"><tr class="group"><th colspan="{{$.Span}}" id="{{clauseA .Clause}}">{{.Clause}}{{with .Summary}} — {{.}}{{end}}</th></tr>
-{{range .Rows}}<tr data-differs="{{.Differs}}" data-notallpass="{{.NotAllPass}}"><td class="id">{{.ID}} <small>{{.Level}} · {{.Requirement}}</small></td>
-{{range .Cells}}<td>{{if not .Verdict}}<span class="v v-skip" title="not in this run">—</span>{{else if .Message}}{{if ne .Verdict "pass"}}<details><summary><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{with .Expected}} <small>ledger</small>{{end}}</summary><pre class="msg">{{.Message}}</pre></details>{{else}}<span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{end}}{{else}}<span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{end}}</td>{{end}}</tr>
+{{range .Rows}}{{$row := .}}<tr data-differs="{{.Differs}}" data-notallpass="{{.NotAllPass}}"><td class="id">{{id .ID}} <small>{{with .Level}}{{.}} · {{end}}{{.Requirement}}</small></td>
+{{range $i, $c := .Cells}}<td>{{if not .Verdict}}<span class="v v-skip" title="not in this run">—</span>{{else if and (ne .Verdict "pass") (or .Message .Repro)}}<details><summary><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{with .Expected}} <small>ledger</small>{{end}}</summary>{{with .Message}}<pre class="msg">{{range lines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}
+{{end}}</pre>{{end}}{{with .Repro}}<p class="repro"><span>reproduce:</span> <code>{{.}}</code></p>{{end}}{{with $.M.Link $i $row.ID $c.Verdict}}<p class="open"><a href="{{.}}">in its report</a></p>{{end}}</details>{{else}}<span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{end}}</td>{{end}}</tr>
 {{end}}</tbody>{{end}}
 </table></section>
 </main>
@@ -74,8 +76,10 @@ const matrixJS = `(function () {
 })();`
 
 // WriteMatrixHTML writes m as one self-contained page: a summary row per implementation (verdict,
-// required checks passed, recommendations met), then every check grouped by clause, a failure
-// opening to its message.
+// required checks passed, recommendations met, a link to its report), then every check grouped by
+// clause, a failure opening to its message and diff, its reproduce command and its place in the
+// implementation's report. With scripts the checks every implementation passed are hidden at
+// first (a filter shows them); without, every check shows.
 func WriteMatrixHTML(w io.Writer, m Matrix) error {
 	return matrixTmpl().Execute(w, struct {
 		M    Matrix

@@ -47,12 +47,12 @@ type Page struct {
 	Logs string
 	// Tool is the harness's name and version, for the footer.
 	Tool string
-	// DocsBase is where docs/ is for clause links (DefaultDocsBase when empty).
+	// Version is the version of the harness that wrote the page: its clause links point into the
+	// docs of that version (DocsBase).
+	Version string
+	// DocsBase is where docs/ is for clause links (DocsBase(Version) when empty).
 	DocsBase string
 }
-
-// DefaultDocsBase is where the project's docs/ directory is published.
-const DefaultDocsBase = "https://github.com/loom-kernel/loom-conform/blob/main/docs/"
 
 // Fact is one name/value pair.
 type Fact struct{ Name, Value string }
@@ -247,7 +247,7 @@ func (p Page) docsBase() string {
 	if p.DocsBase != "" {
 		return p.DocsBase
 	}
-	return DefaultDocsBase
+	return DocsBase(p.Version)
 }
 
 // InterpretationAnchor is the anchor of an interpretation's heading in docs/interpretations.md

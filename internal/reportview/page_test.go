@@ -121,3 +121,71 @@ func TestBuildMatrix(t *testing.T) {
 		t.Error("BuildMatrix(certify, vectors) = nil error, want a refusal")
 	}
 }
+
+// A failed cell of the matrix page carries what its reader needs to act: the diff, the command
+// that reproduces it and the failure's place in that implementation's report; the checks every
+// implementation passed are hidden at first (with scripts), a filter shows them.
+func TestMatrixHTMLFailedCell(t *testing.T) {
+	ok := reportview.Page{Kind: "certify", Name: "good", Verdict: "certified", Items: []reportview.Item{
+		{ID: "eventstore/read", Verdict: "pass", Clauses: []string{"I-STORE-3"}}, {ID: "eventstore/same", Verdict: "pass", Clauses: []string{"I-STORE-1"}}}}
+	bad := reportview.Page{Kind: "certify", Name: "bad", Verdict: "not-certified", Items: []reportview.Item{
+		{ID: "eventstore/read", Verdict: "fail", Clauses: []string{"I-STORE-3"}, Repro: "loom-conform certify eventstore --run '^eventstore/read$'",
+			Message: "eventstore/read [I-STORE-3]: Read(x) = 1 envelope, want 2\n(-want +got):\ndiffers at /1\n  [\n-   {\"sequence\":1}\n  ]"},
+		{ID: "eventstore/same", Verdict: "pass", Clauses: []string{"I-STORE-1"}}}}
+	m, err := reportview.BuildMatrix([]reportview.Page{ok, bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Columns[1].Report = "reports/bad.html"
+	var b bytes.Buffer
+	if err := reportview.WriteMatrixHTML(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	for _, want := range []string{`<span class="del">-   {&#34;sequence&#34;:1}</span>`, `reproduce:</span> <code>loom-conform certify eventstore --run &#39;^eventstore/read$&#39;</code>`,
+		`href="reports/bad.html#check-eventstore/read"`, `<a href="reports/bad.html" title="its report">bad</a>`,
+		`<option value="not-all-pass" selected>`, `eventstore/<wbr>read`} {
+		if !strings.Contains(h, want) {
+			t.Errorf("matrix page lacks %s", want)
+		}
+	}
+}
+
+// A failure the ledger excuses is shown folded and not as a red failure; a check id breaks only
+// after its "/", never inside a word; a page whose items have no RFC 2119 level has no level column.
+func TestWaivedFoldedIDsWholeLevelsOnlyWhereThere(t *testing.T) {
+	p := reportview.Page{Items: []reportview.Item{
+		{ID: "eventstore/roundtrip-values", Verdict: "fail", Expected: "known, tracked", Message: "m"},
+		{ID: "fold/basic", Verdict: "pass", Clauses: []string{"I-STORE-3"}},
+	}}
+	var b bytes.Buffer
+	if err := reportview.WriteHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	if !strings.Contains(h, `<details><summary><h3 id="check-eventstore/roundtrip-values-h"><span class="v v-waived">fail · excused</span>`) {
+		t.Errorf("an excused failure is not folded and muted:\n%s", h)
+	}
+	if !strings.Contains(h, `<th scope="col">group</th><th scope="col">requirement</th>`) {
+		t.Error("a page whose items have no level shows a level column")
+	}
+	if !strings.Contains(h, `eventstore/<wbr>roundtrip-values`) {
+		t.Error("a check id is not broken only after its slash")
+	}
+}
+
+// Clause links point into the docs of the harness that wrote the page: its commit, else its
+// release tag, else main.
+func TestDocsRef(t *testing.T) {
+	for _, tc := range []struct{ version, revision, want string }{
+		{"0.1.0", "0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef01234567"},
+		{"0.1.0", "", "v0.1.0"}, {"v1.2.3-rc.1", "", "v1.2.3-rc.1"}, {"dev", "", "main"}, {"", "", "main"},
+	} {
+		if got := reportview.DocsRef(tc.version, tc.revision); got != tc.want {
+			t.Errorf("DocsRef(%q, %q) = %q, want %q", tc.version, tc.revision, got, tc.want)
+		}
+	}
+	if base := reportview.DocsBase("0.1.0"); !strings.HasPrefix(base, reportview.Repository+"/blob/") || strings.Contains(base, "/blob/main/") {
+		t.Errorf("DocsBase(0.1.0) = %s, want the docs at a commit or tag", base)
+	}
+}
