@@ -11,9 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// toolVersion is this harness's own version (not a kernel contract version).
-const toolVersion = "0.1.0"
-
 // newRootCmd builds the command tree. Each verb lives in its own file.
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
