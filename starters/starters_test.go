@@ -2,7 +2,9 @@ package starters
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/certify"
@@ -50,5 +52,53 @@ func TestStartersCertify(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// docs/adapting.md walks from the Python starter to an EventStore on SQLite: its example class,
+// put in place of the starter's EventStore as the page says, certifies the EventStore it declares.
+// Reference: docs/adapting.md, "From a starter bridge to a store on a database".
+func TestAdaptingExampleCertifies(t *testing.T) {
+	python := testenv.LookPath(t, "python3", "install Python 3 to certify the docs/adapting.md example")
+	doc, err := os.ReadFile("../docs/adapting.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starter, err := os.ReadFile("python/loom_bridge.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(doc)
+	i := strings.Index(page, "**4. Move one seam to the database.**")
+	start := strings.Index(page[max(i, 0):], "```python\n")
+	if i < 0 || start < 0 {
+		t.Fatal("docs/adapting.md: no python example under \"4. Move one seam to the database\"")
+	}
+	example := page[i+start+len("```python\n"):]
+	example = example[:strings.Index(example, "```\n")]
+	src := string(starter)
+	from, to := strings.Index(src, "class EventStore:"), strings.Index(src, "class SnapshotStore:")
+	if from < 0 || to < from {
+		t.Fatal("starters/python/loom_bridge.py: no class EventStore before class SnapshotStore")
+	}
+	src = strings.Replace(src[:from]+example+"\n\n"+src[to:], "import base64\n", "import base64\nimport contextlib\nimport sqlite3\n", 1)
+	dir := t.TempDir()
+	bridge := filepath.Join(dir, "bridge.py")
+	if err := os.WriteFile(bridge, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := certify.ExecTarget{Command: python + " " + bridge, Env: []string{"LOOM_BRIDGE_DB=" + filepath.Join(dir, "loom.db")}}
+	rep, err := certify.Run(context.Background(), target, certify.Config{Kinds: []string{"eventstore"}, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Certified() {
+		t.Errorf("certify eventstore (docs/adapting.md's SQLite EventStore) = %s (%s), want certified; problems %v, target error %q, logs:\n%s",
+			rep.Verdict, certify.Headline(rep), rep.Problems, rep.TargetError, rep.Logs)
+	}
+	for _, c := range rep.Checks {
+		if c.Verdict == kits.Fail || c.Verdict == kits.Unknown {
+			t.Errorf("docs/adapting.md example: %s = %s (%s)", c.ID, c.Verdict, c.Message)
+		}
 	}
 }

@@ -24,9 +24,9 @@
 //   4. The JSON-RPC frame and the HTTP server.
 //
 // Layers 1, 2 and 4 stay as they are; layer 3 is yours to replace, one seam at a time (declare in
-// HANDSHAKE only the methods you serve). Node runs one call at a time, so every call below is
-// atomic; a real store gets that from its database (one transaction per call), and must, since its
-// calls then wait on I/O and interleave.
+// HANDSHAKE only the methods you serve). Node runs one call at a time and the calls below never
+// wait, so each is atomic; a real store's calls wait on I/O (return a promise: it is awaited) and
+// interleave, so it gets atomicity from its database instead: one transaction per call.
 'use strict';
 const crypto = require('node:crypto');
 const http = require('node:http');
@@ -796,8 +796,9 @@ const MAX_REQUEST_BYTES = 16 << 20;
 const TOKEN = process.env.LOOM_CONFORM_TOKEN ?? '';
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-// The JSON-RPC response to one request body (a Buffer).
-function answer(body) {
+// The JSON-RPC response to one request body (a Buffer). A handler may return a promise (a
+// database call): it is awaited.
+async function answer(body) {
   let req;
   try {
     req = parse(UTF8.decode(body));
@@ -814,7 +815,7 @@ function answer(body) {
     const route = ROUTES.get(req.method);
     if (!route) throw new RpcError(METHOD_NOT_FOUND, `method not found: ${req.method}`);
     const [handler, shape] = route;
-    return { jsonrpc: '2.0', id, result: handler(check(req.params ?? Object.create(null), shape, 'params')) };
+    return { jsonrpc: '2.0', id, result: await handler(check(req.params ?? Object.create(null), shape, 'params')) };
   } catch (e) {
     if (e instanceof RpcError) return { jsonrpc: '2.0', id, error: e.toJSON() };
     return { jsonrpc: '2.0', id, error: { code: INTERNAL, message: String(e) } }; // a bug: say so, keep serving
@@ -859,10 +860,10 @@ function serve(req, res) {
     size += chunk.length;
     if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
   });
-  req.on('end', () => {
+  req.on('end', async () => {
     const out = size > MAX_REQUEST_BYTES
       ? { jsonrpc: '2.0', id: null, error: { code: TOO_LARGE, message: `request larger than ${MAX_REQUEST_BYTES} bytes` } }
-      : answer(Buffer.concat(chunks));
+      : await answer(Buffer.concat(chunks));
     reply(res, 200, stringify(out), json);
   });
 }
