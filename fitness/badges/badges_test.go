@@ -167,12 +167,14 @@ func TestReportEvidence(t *testing.T) {
 		t.Errorf("badges/reports-as-evidence [S10.badges.evidence]: Check(a clean certificate and its badge) = %v, want no problem", got)
 	}
 	// A development build of the same release line (0.1.0-devel+commit) made the report: evidence
-	// too; one heading for another line is not.
+	// too; one heading for another line is not (I-CERT-20).
 	if got := Check(cap(ReportRef{Report: "devel.json", Seam: "eventstore"}), mustRules(t), idx); len(got) > 0 {
-		t.Errorf("badges/reports-as-evidence [S10.badges.evidence]: Check(a certificate by 0.1.0-devel) = %v, want no problem", got)
+		t.Errorf("badges/reports-as-evidence [I-CERT-20]: Check(a certificate by 0.1.0-devel) = %v, want no problem", got)
 	}
 	if got := Check(cap(ReportRef{Report: "foreign-devel.json", Seam: "eventstore"}), mustRules(t), idx); !strings.Contains(fmt.Sprint(got), "same major") {
-		t.Errorf("badges/reports-as-evidence [S10.badges.evidence]: Check(a certificate by 0.2.0-devel) = %v, want a problem naming the version", got)
+		t.Errorf("badges/reports-as-evidence [I-CERT-20]: Check(a certificate by 0.2.0-devel) = %v, want a problem naming the version", got)
+	} else {
+		proof.Rejected(t, "badge/evidence/foreign-harness", "badges/reports-as-evidence", proof.Failure("badges/reports-as-evidence", []string{"I-CERT-20"}, "Check(a certificate by 0.2.0-devel)", got[0].String()))
 	}
 	for _, tc := range []struct {
 		mutant, name string
