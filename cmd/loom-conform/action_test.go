@@ -158,6 +158,20 @@ func runAction(t *testing.T, a action, r runner, inputs map[string]string) actio
 	return run
 }
 
+// readAction reads the repository's action.yml.
+func readAction(t *testing.T) action {
+	t.Helper()
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a action
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	return a
+}
+
 func readFile(t *testing.T, name string) string {
 	b, err := os.ReadFile(name)
 	if err != nil && !os.IsNotExist(err) {
@@ -186,14 +200,7 @@ func readKV(t *testing.T, name string) map[string]string {
 func TestActionStepsRunLocally(t *testing.T) {
 	testenv.LookPath(t, "bash", "install bash to run the action's steps")
 	python := testenv.LookPath(t, "python3", "install Python 3 to run the starter bridge the action certifies")
-	data, err := os.ReadFile("../../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a action
-	if err := yaml.Unmarshal(data, &a); err != nil {
-		t.Fatalf("action.yml: %v", err)
-	}
+	a := readAction(t)
 	if a.Runs.Using != "composite" {
 		t.Fatalf("action.yml runs.using = %q, want composite", a.Runs.Using)
 	}
@@ -254,14 +261,7 @@ func TestActionStepsRunLocally(t *testing.T) {
 // only with inputs action.yml declares, and names exactly one target. Reference: issue 38 (the
 // documented Action resolves, with inputs that exist).
 func TestReadmeActionExample(t *testing.T) {
-	data, err := os.ReadFile("../../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a action
-	if err := yaml.Unmarshal(data, &a); err != nil {
-		t.Fatalf("action.yml: %v", err)
-	}
+	a := readAction(t)
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
