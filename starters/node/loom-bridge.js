@@ -206,7 +206,10 @@ const ttl = (v) => v instanceof JsonNumber && /^\d+$/.test(v.text) && Number(v.t
 Object.defineProperty(base64Text, 'name', { value: 'standard base64 with padding' });
 Object.defineProperty(ttl, 'name', { value: 'an integer from 1 to 600000' });
 
-const ENVELOPE = { id: 'string', workflowId: 'string', executionId: 'string', eventType: 'string', sequence: 'int', timestamp: 'int', payload: ANY, 'metadata?': 'object' };
+const ENVELOPE = {
+  id: 'string', workflowId: 'string', executionId: 'string', eventType: 'string',
+  sequence: 'int', timestamp: 'int', payload: ANY, 'metadata?': 'object',
+};
 const SNAPSHOT = { executionId: 'string', sequence: 'int', state: ANY, 'sealed?': 'bool' };
 const BRANCH = { id: 'string', parentId: 'string', forkSequence: 'int', 'metadata?': 'object' };
 const PACKAGE = { executionId: 'string', flowId: 'string', 'target?': 'string', 'hints?': 'object' };
@@ -256,7 +259,10 @@ function checkBatch(op, executionId, events, dense = true) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. The seams.
+// 3. The seams. Each class names its wire prefix (WIRE), its handshake seam and SPI version, the
+// manifest methods it declares (DECLARES) and one parameter shape per wire method (PARAMS); a
+// method of the same name takes the checked params and returns the result (or a promise of it)
+// or throws RpcError.
 // ---------------------------------------------------------------------------------------------
 
 // The event log (docs/spi.md section 2). Real store: a table of envelopes keyed by (execution id,
@@ -306,7 +312,8 @@ class EventStore {
     }
     if (anchor !== undefined && anchor !== EventStore.anchor(log)) throw conflict(id, -1, log.next, 'log changed since the observation anchor');
     if (events.length === 0) return null;
-    if (events[0].sequence !== log.next) throw conflict(id, events[0].sequence, log.next, `append at sequence ${events[0].sequence}, next free is ${log.next}`);
+    const first = events[0].sequence;
+    if (first !== log.next) throw conflict(id, first, log.next, `append at sequence ${first}, next free is ${log.next}`);
     log.events.push(...events);
     log.next += events.length;
     return null;
@@ -476,7 +483,9 @@ class ArchiveStore {
     if (from < 0 || from > through) throw invalid('replaceSegments', 'range', `[${from}, ${through}] is empty or negative`);
     checkBatch('replaceSegments', executionId, events, false);
     events.forEach((e, i) => {
-      if (e.sequence < from || e.sequence > through) throw invalid('replaceSegments', 'events', `envelope ${i} has sequence ${e.sequence} outside [${from}, ${through}]`);
+      if (e.sequence < from || e.sequence > through) {
+        throw invalid('replaceSegments', 'events', `envelope ${i} has sequence ${e.sequence} outside [${from}, ${through}]`);
+      }
     });
     if (!this.archives.has(executionId)) this.archives.set(executionId, new Map());
     const archive = this.archives.get(executionId);
@@ -733,7 +742,9 @@ class ExecutionDispatcher {
   targets() { return ExecutionDispatcher.TARGETS; }
 
   claim({ worker, targets, ttlMs }) {
-    if (worker === '' || targets.length === 0 || targets.includes('')) throw invalid('claim', 'worker/targets', 'a worker names itself and at least one target');
+    if (worker === '' || targets.length === 0 || targets.includes('')) {
+      throw invalid('claim', 'worker/targets', 'a worker names itself and at least one target');
+    }
     const now = Date.now();
     const heads = new Set();
     for (const entry of this.queue) { // the oldest deliverable package (I-DISPATCH-12)
@@ -756,7 +767,9 @@ class ExecutionDispatcher {
 
   live(lease) {
     const entry = this.queue.find((e) => e.token === lease.token && e.until > Date.now()); // dead at expiresAt
-    if (!entry) throw new RpcError(LEASE_LOST, `lease ${q(lease.token)} is lost: it expired`, { executionId: lease.package.executionId, token: lease.token });
+    if (!entry) {
+      throw new RpcError(LEASE_LOST, `lease ${q(lease.token)} is lost: it expired`, { executionId: lease.package.executionId, token: lease.token });
+    }
     return entry;
   }
 

@@ -223,9 +223,12 @@ def check_batch(op, execution_id, events, dense=True):
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. The seams. Every call runs under one lock (section 4), so each is atomic and they are
-# linearizable, which is what the kits' concurrent checks hold a store to. A real store gets the
-# same from its database: one transaction per call, the checks and the write in it.
+# 3. The seams. Each class names its wire prefix (WIRE), its handshake seam and SPI version, the
+# manifest methods it declares (DECLARES) and one parameter shape per wire method (PARAMS); a
+# method of the same name (the wire's, hence camelCase) takes the checked params and returns the
+# result or raises RpcError. Every call runs under one lock (section 4), so each is atomic and
+# they are linearizable, which is what the kits' concurrent checks hold a store to. A real store
+# gets the same from its database: one transaction per call, the checks and the write in it.
 # ---------------------------------------------------------------------------------------------
 
 
