@@ -905,18 +905,23 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128  # the kits open many connections at once
 
 
+def fatal(message):
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
 def main(argv):
     listen = os.environ.get("LOOM_BRIDGE_LISTEN", "127.0.0.1:0")
     if len(argv) == 2 and argv[0] == "--listen":
         listen = argv[1]
     elif argv:
-        sys.exit("usage: loom_bridge.py [--listen HOST:PORT]  (default 127.0.0.1:0, a free loopback port)")
+        fatal("usage: loom_bridge.py [--listen HOST:PORT]  (default 127.0.0.1:0, a free loopback port)")
     host, _, port = listen.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
     if not port.isdigit():
-        sys.exit("loom_bridge.py: --listen %r: want HOST:PORT" % listen)
+        fatal("loom_bridge.py: --listen %r: want HOST:PORT" % listen)
     if host not in ("127.0.0.1", "::1", "localhost") and len(TOKEN) < 16:
-        sys.exit("loom_bridge.py: listening on %s reaches beyond this machine: set LOOM_CONFORM_TOKEN (16 characters or more)" % host)
+        fatal("loom_bridge.py: listening on %s reaches beyond this machine: set LOOM_CONFORM_TOKEN (16 characters or more)" % host)
     Server.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
     server = Server((host, int(port)), Handler)
     shown = "127.0.0.1" if host == "0.0.0.0" else ("[%s]" % host if ":" in host else host)
