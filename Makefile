@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim stability
+.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim stability release release-snapshot
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -96,5 +96,16 @@ SEEDS ?= 1000
 deploysim: ## long deploy-simulation sweep: SEEDS seeds per scenario (make deploysim SEEDS=10000)
 	$(GO) run ./cmd/loom-conform deploysim --seeds $(SEEDS) --junit test-results/deploysim.xml
 
+# The release this source heads for (cmd/loom-conform/version.go); a build that is not a release
+# reports it with -devel.
+NEXT_RELEASE := $(shell sed -n 's/^const HarnessVersion = "\(.*\)"$$/\1/p' manifest/version.go)
+
+release: ## build release VERSION (make release VERSION=0.1.0) after checking its tag, CHANGELOG section and manifest.HarnessVersion: static binaries for linux, darwin and windows on amd64 and arm64, SHA256SUMS and the FROM scratch image, in dist/VERSION (docs/releasing.md)
+	@test -n "$(VERSION)" || { echo "make release VERSION=X.Y.Z (docs/releasing.md)" >&2; exit 2; }
+	IMAGE=1 scripts/release.sh $(VERSION)
+
+release-snapshot: ## the release set without the checks, as a dry run: dist/$(NEXT_RELEASE)-snapshot (VERSION=… to choose; IMAGE=1 for the image too)
+	IMAGE=$(IMAGE) scripts/release.sh --snapshot $(or $(VERSION),$(NEXT_RELEASE)-snapshot)
+
 clean:
-	rm -rf bin test-results
+	rm -rf bin dist test-results

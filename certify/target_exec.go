@@ -151,7 +151,7 @@ type process struct {
 func (p *process) stop() {
 	p.once.Do(func() {
 		pid := p.cmd.Process.Pid
-		_ = childproc.Signal(pid, syscall.SIGCONT)
+		_ = childproc.Signal(pid, childproc.SigCont)
 		_ = childproc.Signal(pid, syscall.SIGTERM)
 		select {
 		case <-p.exited:
@@ -163,11 +163,11 @@ func (p *process) stop() {
 }
 
 func (p *process) Pause(context.Context) error {
-	return childproc.Signal(p.cmd.Process.Pid, syscall.SIGSTOP)
+	return childproc.Signal(p.cmd.Process.Pid, childproc.SigStop)
 }
 
 func (p *process) Resume(context.Context) error {
-	return childproc.Signal(p.cmd.Process.Pid, syscall.SIGCONT)
+	return childproc.Signal(p.cmd.Process.Pid, childproc.SigCont)
 }
 
 // SplitCommand splits a command line into words: blanks separate, single quotes keep everything,

@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// HarnessVersion is loom-conform's own release, not a kernel contract version: what `loom-conform
-// --version` and every report's tool name, and the version the reference kernel states for its
-// implementation in wire.handshake (serve-kernel and the recorded exchanges of docs/wire.md alike).
+// HarnessVersion is the loom-conform release this source heads for, not a kernel contract version:
+// a release build says it (cmd/loom-conform stamps "-devel" and the commit on any other build), and
+// the reference kernel states it for its implementation in wire.handshake (serve-kernel and the
+// recorded exchanges of docs/wire.md alike). scripts/release.sh refuses a tag it does not match.
 const HarnessVersion = "0.1.0"
 
 // Version is a parsed MAJOR.MINOR.PATCH semantic version.

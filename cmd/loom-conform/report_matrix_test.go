@@ -35,8 +35,8 @@ func TestMatrixDocExample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report matrix = exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"| loom-conform memory 0.1.0 | certified |", "| loom-conform sqlite 0.1.0 | certified |",
-		"| loom-conform postgres 0.1.0 | certified |", "| broken dropped-metadata test | not-certified |", "`eventstore/roundtrip-values` | pass | pass | pass | **fail** |"} {
+	for _, want := range []string{"| loom-conform memory " + toolVersion + " | certified |", "| loom-conform sqlite " + toolVersion + " | certified |",
+		"| loom-conform postgres " + toolVersion + " | certified |", "| broken dropped-metadata test | not-certified |", "`eventstore/roundtrip-values` | pass | pass | pass | **fail** |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report matrix lacks %q:\n%s", want, md)
 		}

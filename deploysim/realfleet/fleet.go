@@ -226,7 +226,7 @@ func (f *fleet) stop() {
 		if p == nil {
 			continue
 		}
-		_ = p.cmd.Process.Signal(syscall.SIGCONT)
+		_ = p.cmd.Process.Signal(childproc.SigCont)
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-p.done:
@@ -399,14 +399,14 @@ func (f *fleet) fault(ctx context.Context, db *storespg.DB, rng *rand.Rand, res 
 
 // pauseFor SIGSTOPs p for d, recording the pause with the database's clock, then SIGCONTs it.
 func pauseFor(ctx context.Context, db *storespg.DB, p *proc, d time.Duration) error {
-	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := p.cmd.Process.Signal(childproc.SigStop); err != nil {
 		return err
 	}
 	p.paused.Store(true)
 	_, _ = db.Pool().Exec(ctx, `INSERT INTO deploysim_pauses (worker, started) VALUES ($1, clock_timestamp())`, p.name)
 	go func() {
 		time.Sleep(d)
-		_ = p.cmd.Process.Signal(syscall.SIGCONT)
+		_ = p.cmd.Process.Signal(childproc.SigCont)
 		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_, _ = db.Pool().Exec(ectx, `UPDATE deploysim_pauses SET ended = clock_timestamp() WHERE worker = $1 AND ended IS NULL`, p.name)

@@ -149,12 +149,14 @@ func TestReportEvidence(t *testing.T) {
 	held, _ := report(t, func(r *certify.Report) { r.Seams[0].SpiVersion = "2.5.0" })
 	lowered, _ := report(t, func(r *certify.Report) { r.Seams[0].SpiVersion, r.Seams[0].Current = "2.5.0", "2.5.0" })
 	foreign, _ := report(t, func(r *certify.Report) { r.Tool.Version = "0.2.0" })
+	devel, _ := report(t, func(r *certify.Report) { r.Tool.Version = "0.1.0-devel+3f2a1b0c9d8e.dirty" })
+	foreignDevel, _ := report(t, func(r *certify.Report) { r.Tool.Version = "0.2.0-devel" })
 	_, otherSVG := report(t, func(r *certify.Report) { r.Target.Spec = "another store" })
 	edited := bytes.ReplaceAll(waivedSVG, []byte("certified with 3 waivers"), []byte("certified"))
 	edited = bytes.ReplaceAll(edited, []byte("#dfb317"), []byte("#4c1"))
 	files := map[string][]byte{
 		"good.json": good, "good.svg": goodSVG, "waived.json": waived, "waived-edited.svg": edited,
-		"partial.json": partial, "foreign.json": foreign, "failing.json": failing, "empty.json": empty, "held.json": held, "lowered.json": lowered, "other.svg": otherSVG, "garbage.json": []byte(`{"tool":`),
+		"partial.json": partial, "foreign.json": foreign, "devel.json": devel, "foreign-devel.json": foreignDevel, "failing.json": failing, "empty.json": empty, "held.json": held, "lowered.json": lowered, "other.svg": otherSVG, "garbage.json": []byte(`{"tool":`),
 	}
 	idx := testIndex(files)
 	cap := func(refs ...ReportRef) File {
@@ -163,6 +165,16 @@ func TestReportEvidence(t *testing.T) {
 	}
 	if got := Check(cap(ReportRef{Report: "good.json", Seam: "eventstore", SpiVersion: "2.6.0", Badge: "good.svg"}), mustRules(t), idx); len(got) > 0 {
 		t.Errorf("badges/reports-as-evidence [S10.badges.evidence]: Check(a clean certificate and its badge) = %v, want no problem", got)
+	}
+	// A development build of the same release line (0.1.0-devel+commit) made the report: evidence
+	// too; one heading for another line is not (I-CERT-20).
+	if got := Check(cap(ReportRef{Report: "devel.json", Seam: "eventstore"}), mustRules(t), idx); len(got) > 0 {
+		t.Errorf("badges/reports-as-evidence [I-CERT-20]: Check(a certificate by 0.1.0-devel) = %v, want no problem", got)
+	}
+	if got := Check(cap(ReportRef{Report: "foreign-devel.json", Seam: "eventstore"}), mustRules(t), idx); !strings.Contains(fmt.Sprint(got), "same major") {
+		t.Errorf("badges/reports-as-evidence [I-CERT-20]: Check(a certificate by 0.2.0-devel) = %v, want a problem naming the version", got)
+	} else {
+		proof.Rejected(t, "badge/evidence/foreign-harness", "badges/reports-as-evidence", proof.Failure("badges/reports-as-evidence", []string{"I-CERT-20"}, "Check(a certificate by 0.2.0-devel)", got[0].String()))
 	}
 	for _, tc := range []struct {
 		mutant, name string

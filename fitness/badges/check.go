@@ -190,11 +190,21 @@ func checkReport(ref ReportRef, idx Index) string {
 }
 
 // sameMajor reports whether harness versions a and b are compatible: the same major version, and
-// below 1.0.0 (where every minor may break, as semver allows) the same minor too.
+// below 1.0.0 (where every minor may break, as semver allows) the same minor too. A development
+// build (0.1.0-devel+3f2a1b0c9d8e) is of the line of the release it is heading for: its
+// pre-release and build suffixes are not compared.
 func sameMajor(a, b string) bool {
-	va, err1 := manifest.ParseVersion(a)
-	vb, err2 := manifest.ParseVersion(b)
+	va, err1 := manifest.ParseVersion(releaseCore(a))
+	vb, err2 := manifest.ParseVersion(releaseCore(b))
 	return err1 == nil && err2 == nil && va.Major == vb.Major && (va.Major > 0 || va.Minor == vb.Minor)
+}
+
+// releaseCore is MAJOR.MINOR.PATCH of a semver version, without a pre-release or build suffix.
+func releaseCore(v string) string {
+	if i := strings.IndexAny(v, "-+"); i >= 0 {
+		return v[:i]
+	}
+	return v
 }
 
 // ManifestVersions returns the version constants a capability may cite, from the kernel manifest.

@@ -11,7 +11,7 @@ func Checks() []spec.Check {
 		t("parse-strict", "TestParseRefusesMalformed"),
 		t("claims-resolved", "TestClaimsWithoutEvidenceFail"),
 		t("maturity-rules", "TestMaturityRules"),
-		t("reports-as-evidence", "TestReportEvidence"),
+		{ID: "badges/reports-as-evidence", Kind: spec.KindTest, Clauses: []string{"S10.badges.evidence", "I-CERT-20"}, Where: "fitness/badges:TestReportEvidence"},
 	}
 }
 
@@ -24,7 +24,8 @@ func Mutants() []spec.Mutant {
 	return []spec.Mutant{
 		m("waived-certificate", "a certificate with waived MUST failures cited as evidence"),
 		m("partial-certificate", "a --run subset cited as evidence"),
-		m("foreign-harness", "a report of an incompatible harness version cited as evidence"),
+		{ID: "badge/evidence/foreign-harness", Kind: "badge", Defect: "a report of an incompatible harness version (another minor below 1.0.0, its development builds included) cited as evidence",
+			Clauses: []string{"S10.badges.evidence", "I-CERT-20"}, CaughtBy: []string{"badges/reports-as-evidence"}, Where: "fitness/badges:TestReportEvidence"},
 		m("verdict-edited", "a report whose MUST check failed, with its verdict edited to certified"),
 		m("nothing-judged", "a report that says certified but ran no check"),
 		m("held-seam", "a certificate whose seam was held to an older SPI version, cited without naming one"),

@@ -9,10 +9,10 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/doclinks"
 )
 
-// TestDocLinks checks every relative link of README.md and docs/*.md (`make lint`).
+// TestDocLinks checks every relative link of README.md, CHANGELOG.md and docs/*.md (`make lint`).
 func TestDocLinks(t *testing.T) {
 	root := filepath.Join("..", "..")
-	files := []string{"README.md"}
+	files := []string{"README.md", "CHANGELOG.md"}
 	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
