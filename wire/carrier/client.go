@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -155,7 +156,7 @@ func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]b
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := readBody(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes), min(resp.ContentLength, bridge.DefaultMaxResponseBytes))
+	b, err := safehttp.ReadBody(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes), min(resp.ContentLength, bridge.DefaultMaxResponseBytes))
 	if err != nil {
 		return nil, err
 	}
