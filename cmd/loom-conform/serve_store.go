@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -115,23 +114,20 @@ func (n *netFlags) resolve(listenEnv string) {
 	}
 }
 
-// listenAndServe listens, refuses an address beyond loopback without a token (and warns with
-// one), prints "listening http://ADDR/" as the first line of stdout (how callers that start this
-// binary learn its address) and serves h until ctx ends.
+// listenAndServe refuses an address beyond loopback without a token before it binds anything
+// (and warns with one), listens (an IPv4 address over IPv4 only), prints "listening http://ADDR/"
+// as the first line of stdout (how callers that start this binary learn its address) and serves h
+// until ctx ends.
 func (n *netFlags) listenAndServe(ctx context.Context, cmd *cobra.Command, verb string, h http.Handler) error {
-	ln, err := net.Listen("tcp", n.listen)
+	ln, warning, err := safehttp.Listen(n.listen, n.token)
 	if err != nil {
 		return badInput("%s: --listen %s: %v", verb, n.listen, err)
-	}
-	warning, err := safehttp.CheckListen(ln.Addr(), n.token)
-	if err != nil {
-		ln.Close()
-		return badInput("%s: %v", verb, err)
 	}
 	if warning != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", verb, warning)
 	}
 	if _, err := fmt.Fprintf(cmd.OutOrStdout(), "listening http://%s/\n", ln.Addr()); err != nil {
+		ln.Close()
 		return err
 	}
 	if err := bridge.Serve(ctx, ln, h, n.limits); err != nil {
