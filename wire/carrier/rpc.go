@@ -72,17 +72,14 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// fieldError words a decoding error as the caller wrote the request: the field below params and
+// the JSON it wants, never a Go type (bridge.DecodeError).
 func fieldError(err error) error {
-	var te *json.UnmarshalTypeError
-	if e, ok := err.(*json.UnmarshalTypeError); ok {
-		te = e
-		return fmt.Errorf("params.%s: want %s, got JSON %s", te.Field, te.Type, te.Value)
+	field, reason := bridge.DecodeError(err)
+	if reason == "unknown field" {
+		return fmt.Errorf("params: unknown field %q", field)
 	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "json: unknown field ") {
-		return fmt.Errorf("params: unknown field %s", strings.TrimPrefix(msg, "json: unknown field "))
-	}
-	return fmt.Errorf("params: %s", strings.TrimPrefix(msg, "json: "))
+	return fmt.Errorf("%s: %s", strings.TrimSuffix("params."+field, "."), reason)
 }
 
 // rpcErr builds an error with data {"kind": kind, ...kv}.
@@ -113,7 +110,8 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
 		}
 		if err != nil {
-			return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+			field, reason := bridge.DecodeError(err)
+			return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(field+": "+reason, ": "), "field", field)
 		}
 	} else {
 		if !json.Valid(t) {
