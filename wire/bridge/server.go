@@ -328,6 +328,10 @@ func (s *Server) dispatch(ctx context.Context, req rpcRequest) (any, *RPCError) 
 	defer cancel()
 	result, err := s.call(ctx, h, params)
 	if err != nil {
+		var ie *spi.InvalidArgumentError
+		if errors.As(err, &ie) && ie.Op == decodeOp {
+			ie.Op = req.Method // the params did not decode: the call is the operation
+		}
 		return nil, ErrorFromSPI(err)
 	}
 	return result, nil
@@ -357,6 +361,21 @@ func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rpcErr
 	_ = answerOf(id, result, rpcErr).Write(w)
 }
 
+// Answer is the response frame of one call, built to be written (safehttp.Answers): the kernel
+// wire's servers answer this way too.
+func Answer(id json.RawMessage, result any, rpcErr *RPCError) safehttp.Answer {
+	return answerOf(id, result, rpcErr)
+}
+
+// ObjectWithEnvelopes is a result object whose last member is a list of envelopes, written as it
+// is encoded: Object is the object's JSON text without that member, Member its name. The bytes are
+// json.Marshal's of the object with the member last.
+type ObjectWithEnvelopes struct {
+	Object    json.RawMessage
+	Member    string
+	Envelopes []spi.Envelope
+}
+
 // answerOf is the response frame of one call, built: a list of envelopes and content bytes are
 // encoded as they are written (one envelope at a time, base64 through a streaming encoder), so a
 // large answer is never held a second time as text; a client that goes away stops the writing at
@@ -371,6 +390,22 @@ func answerOf(id json.RawMessage, result any, rpcErr *RPCError) safehttp.Answer 
 			return streamed{id: id, size: envelopesSize(v), body: func(bw *bufio.Writer) error { return writeEnvelopes(bw, v) }}
 		case contentData:
 			return streamed{id: id, size: int64(len(v.Data))*4/3 + 64, body: func(bw *bufio.Writer) error { return writeContent(bw, v.Data) }}
+		case ObjectWithEnvelopes:
+			if obj := bytes.TrimSpace(v.Object); len(obj) >= 2 && obj[len(obj)-1] == '}' {
+				return streamed{id: id, size: int64(len(obj)) + envelopesSize(v.Envelopes), body: func(bw *bufio.Writer) error {
+					_, _ = bw.Write(obj[:len(obj)-1])
+					if len(obj) > 2 {
+						_ = bw.WriteByte(',')
+					}
+					name, _ := json.Marshal(v.Member)
+					_, _ = bw.Write(name)
+					_ = bw.WriteByte(':')
+					if err := writeEnvelopes(bw, v.Envelopes); err != nil {
+						return err
+					}
+					return bw.WriteByte('}')
+				}}
+			}
 		}
 	}
 	resp := rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr}
@@ -477,13 +512,16 @@ func writeContent(bw *bufio.Writer, data []byte) error {
 	return err
 }
 
+// decodeOp is the operation decode's errors name until dispatch names the method.
+const decodeOp = "bridge"
+
 // decode unmarshals validated params into p; an error names the argument as a path below params
 // and the JSON it wants (DecodeError), never a Go type.
 func decode[P any](raw json.RawMessage) (P, error) {
 	var p P
 	if err := json.Unmarshal(raw, &p); err != nil {
 		field, reason := DecodeError(err)
-		return p, spi.Invalid("bridge", strings.TrimSuffix("params."+field, "."), "%s", reason)
+		return p, spi.Invalid(decodeOp, strings.TrimSuffix("params."+field, "."), "%s", reason)
 	}
 	return p, nil
 }

@@ -150,16 +150,8 @@ func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
 	if len(resp.ID) == 0 {
 		resp.ID = json.RawMessage("null")
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			resp.Result, resp.Error = nil, rpcErr(CodeInternalError, "internal", fmt.Sprintf("the kernel panicked: %v", p))
-		}
-	}()
-	result, e := c.dispatch(ctx, req)
+	result, e := c.handle(ctx, req)
 	if e != nil {
-		if to, ok := c.opts.Hooks.ErrorCodes[e.Code]; ok {
-			e.Code = to
-		}
 		resp.Error = e
 		return resp
 	}
@@ -170,6 +162,23 @@ func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
 	}
 	resp.Result = b
 	return resp
+}
+
+// handle answers one request with its result, unencoded, or its error.
+func (c *Carrier) handle(ctx context.Context, req Request) (result any, e *bridge.RPCError) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, e = nil, rpcErr(CodeInternalError, "internal", fmt.Sprintf("the kernel panicked: %v", p))
+		}
+	}()
+	result, e = c.dispatch(ctx, req)
+	if e != nil {
+		if to, ok := c.opts.Hooks.ErrorCodes[e.Code]; ok {
+			e.Code = to
+		}
+		return nil, e
+	}
+	return result, nil
 }
 
 func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCError) {
