@@ -75,6 +75,9 @@ double cannot hold exactly is refused naming its field, never rounded.
 			if wave2 {
 				opts.Features = carrier.Wave2()
 			}
+			if backend.Name != "memory" {
+				opts.MaxEvents = 0 // the log is on disk: the bound is the disk's
+			}
 			opts.Implementation = carrier.Implementation{Name: "loom-conform reference kernel", Version: toolVersion}
 			var c http.Handler
 			if broken != "" {
@@ -98,5 +101,7 @@ double cannot hold exactly is refused naming its field, never rounded.
 	f.StringVar(&broken, "broken", "", "serve a deliberately broken kernel (certify's self-test; the names are listed above)")
 	f.DurationVar(&opts.Lease, "lease", 30*time.Second, "how long a silent driver keeps its execution before another may take it over")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
+	f.Int64Var(&opts.MaxEvents, "max-events", carrier.DefaultMaxEvents, "events the in-memory log holds at most (--store memory; 0: no bound): at the bound a new execution deletes finished ones, the oldest first, and is refused (-32028) when unfinished ones hold it all")
+	f.IntVar(&opts.MaxLive, "max-live", carrier.DefaultMaxLive, "executions with a live run at once (0: no bound); past it a call that would start one is refused (-32028)")
 	return cmd
 }

@@ -48,6 +48,16 @@ type Options struct {
 	Token string
 	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
 	AllowedHosts []string
+	// MaxEvents bounds the events a store holding them in memory keeps (0: no bound). NewProfile
+	// counts what the kernel appends: at the bound a new execution makes room by deleting finished
+	// ones (completed, failed, cancelled, continued), the oldest finished first, and is refused
+	// with CodeCapacity when the executions that have not finished hold it all.
+	MaxEvents int64
+	// MaxLive bounds the executions with a live run at once (0: no bound); past it a call that
+	// would start one (start, resume, attach, deliver, resumeAs) is refused with CodeCapacity.
+	MaxLive int
+
+	ledger *ledger // NewProfile's count of the events held (MaxEvents)
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -57,7 +67,8 @@ type Carrier struct {
 	opts      Options
 	methods   map[string]Method
 	handshake Handshake
-	guard     guard // who may call over HTTP, and how many bytes at once
+	guard     guard   // who may call over HTTP, and how many bytes at once
+	ledger    *ledger // the events held, when MaxEvents bounds them
 
 	mu       sync.Mutex
 	sessions map[string]*session // execution id → its live run
@@ -96,7 +107,7 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 		table = rt.Syscalls()
 	}
 	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{},
-		conformance: opts.Conformance, stale: map[string][]string{}, guard: g}
+		conformance: opts.Conformance, stale: map[string][]string{}, guard: g, ledger: opts.ledger}
 	if opts.Hooks.AdoptsFlows {
 		for _, def := range rt.Flows() {
 			def.CodeHash = "wire-carrier/" + manifest.WireAbiVersion
@@ -289,8 +300,14 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	if p.Input == nil {
 		input = nil
 	}
+	if e := c.admitStart(ctx); e != nil {
+		return nil, e
+	}
 	s, e := c.newSession(p.ExecutionID, true, "live")
 	if e != nil {
+		if e.Code == CodeCapacity {
+			return nil, e
+		}
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
 	if c.opts.Hooks.BudgetLeaks {
