@@ -116,6 +116,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/secrets-never-printed", Kind: spec.KindTest, Clauses: []string{"I-NET-7"}, Where: "cmd/loom-conform:TestSecretsNeverPrinted"},
 		{ID: "cli/secrets-never-printed-postgres", Kind: spec.KindTest, Clauses: []string{"I-NET-7", "I-SIM-5"}, Where: "cmd/loom-conform:TestSecretsNeverPrintedPostgres"},
 		{ID: "cli/serve-beyond-loopback-token", Kind: spec.KindTest, Clauses: []string{"I-NET-2", "I-NET-7"}, Where: "cmd/loom-conform:TestServeBeyondLoopbackNeedsToken"},
+		{ID: "cli/servers-answer-beside-starving-clients", Kind: spec.KindTest, Clauses: []string{"I-NET-4", "I-NET-20"}, Where: "cmd/loom-conform:TestServersAnswerBesideStarvingClients"},
 		{ID: "fleet/worker-dsn-off-argv", Kind: spec.KindTest, Clauses: []string{"I-NET-7"}, Where: "deploysim/realfleet:TestWorkerCommandKeepsTheDSNOffTheCommandLine"},
 		{ID: "fleet/repro-carries-workload", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestReproCarriesTheWorkload"},
 		{ID: "fleet/unreadable-not-judged", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestUnreadableLogsAreNotJudged"},
