@@ -34,7 +34,10 @@ fetch, shape and forbidden, under the authorize, meter, validate and egress ring
 
   listening http://127.0.0.1:PORT/
 
-The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise.
+The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise;
+in memory it holds at most --max-events events (finished executions are deleted to make room,
+the oldest first), and at most --max-live executions run at once (docs/wire.md, "What the kernel
+holds").
 --deterministic uses a fixed clock and sequential ids, so the same calls write byte-identical
 logs (the acceptance clients compare against an in-process run this way). --wave2 turns on the
 Wave 2 feature flags (continueAsNew, receive and select, with execution.deliver): the handshake
