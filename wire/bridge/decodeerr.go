@@ -29,6 +29,15 @@ func DecodeError(err error) (field, reason string) {
 	return "", goNames.ReplaceAllString(msg, "")
 }
 
+// DecodeText is DecodeError as one text: "field: reason", or the reason alone.
+func DecodeText(err error) string {
+	field, reason := DecodeError(err)
+	if field == "" {
+		return reason
+	}
+	return field + ": " + reason
+}
+
 // goNames matches what encoding/json's messages say of Go: " into Go struct field T.f of type
 // int64", " into Go value of type T".
 var goNames = regexp.MustCompile(` into Go (struct field \S+ of type|value of type) \S+`)

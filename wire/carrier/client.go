@@ -89,7 +89,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	}
 	var r Response
 	if err := unmarshalResponse(resp, &r); err != nil {
-		return fmt.Errorf("%s: response is not a JSON-RPC response: %v", method, err)
+		return fmt.Errorf("%s: response is not a JSON-RPC response: %s", method, bridge.DecodeText(err))
 	}
 	if r.JSONRPC != "2.0" || string(r.ID) != strconv.FormatInt(id, 10) {
 		return fmt.Errorf("%s: response frame jsonrpc=%q id=%s, want 2.0 and %d", method, r.JSONRPC, r.ID, id)
@@ -101,7 +101,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return nil
 	}
 	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("%s: result does not decode: %v", method, err)
+		return fmt.Errorf("%s: result does not decode: %s", method, bridge.DecodeText(err))
 	}
 	return nil
 }
