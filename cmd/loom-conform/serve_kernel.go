@@ -36,8 +36,8 @@ fetch, shape and forbidden, under the authorize, meter, validate and egress ring
 
 The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise;
 in memory it holds at most --max-events events (finished executions are deleted to make room,
-the oldest first), and at most --max-live executions run at once (docs/wire.md, "What the kernel
-holds").
+the oldest first), at most --max-live executions run at once and at most --max-flows flow ids
+are registered (docs/wire.md, "What the kernel holds").
 --deterministic uses a fixed clock and sequential ids, so the same calls write byte-identical
 logs (the acceptance clients compare against an in-process run this way). --wave2 turns on the
 Wave 2 feature flags (continueAsNew, receive and select, with execution.deliver): the handshake
@@ -106,5 +106,6 @@ double cannot hold exactly is refused naming its field, never rounded.
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
 	f.Int64Var(&opts.MaxEvents, "max-events", carrier.DefaultMaxEvents, "events the in-memory log holds at most (--store memory; 0: no bound): at the bound a new execution deletes finished ones, the oldest first, and is refused (-32028) when unfinished ones hold it all")
 	f.IntVar(&opts.MaxLive, "max-live", carrier.DefaultMaxLive, "executions with a live run at once (0: no bound); past it a call that would start one is refused (-32028)")
+	f.IntVar(&opts.MaxFlows, "max-flows", carrier.DefaultMaxFlows, "flow ids execution.start registers at most (0: no bound); a start of a new one past it is refused (-32028)")
 	return cmd
 }

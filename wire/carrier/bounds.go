@@ -20,6 +20,7 @@ const CodeCapacity = -32028
 const (
 	DefaultMaxEvents = 250_000
 	DefaultMaxLive   = 10_000
+	DefaultMaxFlows  = 10_000
 )
 
 // ledger counts the events the kernel appended to a store that holds them in memory, and the
@@ -147,6 +148,18 @@ func (c *Carrier) admitRun() *bridge.RPCError {
 	}
 	return rpcErr(CodeCapacity, "capacity", fmt.Sprintf("the kernel runs %d executions, its bound (--max-live %d): finish or cancel some, or raise the bound", len(c.sessions), c.opts.MaxLive),
 		"limit", c.opts.MaxLive, "held", len(c.sessions), "bound", "live")
+}
+
+// admitFlow is the bound a start of a flow id not seen before meets: past MaxFlows wire flows it is
+// refused (each is registered for the kernel's lifetime: its executions may be resumed).
+func (c *Carrier) admitFlow(flowID string) *bridge.RPCError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.opts.MaxFlows <= 0 || c.flows[flowID] || len(c.flows) < c.opts.MaxFlows {
+		return nil
+	}
+	return rpcErr(CodeCapacity, "capacity", fmt.Sprintf("the kernel has %d flows, its bound (--max-flows %d): start an execution of a flow it has, or raise the bound", len(c.flows), c.opts.MaxFlows),
+		"limit", c.opts.MaxFlows, "held", len(c.flows), "bound", "flows")
 }
 
 // forget drops what the carrier and the runtime keep of a deleted execution.

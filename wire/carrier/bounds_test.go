@@ -96,4 +96,20 @@ func TestKernelBounds(t *testing.T) {
 	if bound, ok := capacity(resp); !ok || bound != "events" {
 		t.Fatalf("a start while unfinished executions hold MaxEvents = %+v, want -32028 kind capacity, bound events", resp.Error)
 	}
+
+	// Flow ids: a start registers its flow for the kernel's lifetime; past MaxFlows a new one is refused.
+	c3, _, err := NewProfile(memory.NewEventStore(), true, Options{MaxFlows: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := rpcCall(t, c3, MethodStart, map[string]any{"flowId": "a", "executionId": "a-1"}); resp.Error != nil {
+		t.Fatal(resp.Error)
+	}
+	if resp := rpcCall(t, c3, MethodStart, map[string]any{"flowId": "a", "executionId": "a-2"}); resp.Error != nil {
+		t.Fatalf("a second execution of a registered flow at MaxFlows: %v", resp.Error)
+	}
+	resp = rpcCall(t, c3, MethodStart, map[string]any{"flowId": "b", "executionId": "b-1"})
+	if bound, ok := capacity(resp); !ok || bound != "flows" {
+		t.Fatalf("a start of a new flow past MaxFlows 1 = %+v, want -32028 kind capacity, bound flows", resp.Error)
+	}
 }

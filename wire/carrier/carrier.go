@@ -56,6 +56,9 @@ type Options struct {
 	// MaxLive bounds the executions with a live run at once (0: no bound); past it a call that
 	// would start one (start, resume, attach, deliver, resumeAs) is refused with CodeCapacity.
 	MaxLive int
+	// MaxFlows bounds the wire flows (flow ids) a start may register (0: no bound); a start of a new
+	// one past it is refused with CodeCapacity. A flow stays registered: its executions may come back.
+	MaxFlows int
 
 	ledger *ledger // NewProfile's count of the events held (MaxEvents)
 }
@@ -292,6 +295,9 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	}
 	if p.ExecutionID == "" {
 		p.ExecutionID = "wx-" + newToken()[:16]
+	}
+	if e := c.admitFlow(p.FlowID); e != nil {
+		return nil, e
 	}
 	if err := c.ensureFlow(p.FlowID); err != nil {
 		return nil, rpcErr(CodeInvalidParams, "params", err.Error(), "field", "flowId")
