@@ -20,7 +20,7 @@ const patience = 20 * time.Second
 // wait for: beside 4 uploads declaring 16 MiB and trickling a byte a second, 64 open streams, and 12
 // clients reading a 12 MiB answer at 4 KB/s, a fresh client's handshake and its read of a 1-event
 // execution are answered, on serve-store (memory, sqlite) and serve-kernel. The latencies are
-// logged (docs/performance.md, "Network servers"), never compared with a clock.
+// logged (docs/bridge.md, "Slow clients give way"), never compared with a clock.
 func TestServersAnswerBesideStarvingClients(t *testing.T) {
 	bin := certifytest.Binary(t)
 	for _, target := range servetest.Targets() {

@@ -14,9 +14,9 @@ import (
 // (Options.MaxEvents, Options.MaxLive): nothing was appended; retry once executions finish.
 const CodeCapacity = -32028
 
-// Defaults of serve-kernel's bounds (docs/wire.md, "Running it safely"): about 0.8 KB of resident
-// memory per event held, plus its payload (docs/performance.md), so the event bound keeps an
-// in-memory log near 200 MB.
+// Defaults of serve-kernel's bounds (docs/wire.md, "What the kernel holds"): about 0.9 KB of
+// resident memory per event held, plus its payload, so the event bound keeps the process near
+// 250 MB.
 const (
 	DefaultMaxEvents = 250_000
 	DefaultMaxLive   = 10_000
