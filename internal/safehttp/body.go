@@ -74,7 +74,7 @@ func (b *Body) Release() {
 
 // ReadBody reads a whole body: in one buffer of its declared length when that is at most
 // SmallBody (so a small body costs one allocation), else as it comes — never allocating for bytes
-// that did not arrive.
+// that did not arrive. A body longer than it declared (a handler that rewrote it) is read whole.
 func ReadBody(body io.Reader, declared int64) ([]byte, error) {
 	if declared <= 0 || declared > SmallBody {
 		return io.ReadAll(body)
@@ -82,6 +82,14 @@ func ReadBody(body io.Reader, declared int64) ([]byte, error) {
 	b := make([]byte, declared)
 	if _, err := io.ReadFull(body, b); err != nil {
 		return nil, err
+	}
+	var one [1]byte
+	if n, _ := body.Read(one[:]); n > 0 {
+		rest, err := io.ReadAll(body)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, one[0]), rest...)
 	}
 	return b, nil
 }
