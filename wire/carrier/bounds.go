@@ -93,10 +93,12 @@ type forgetter interface{ Forget(id string) }
 
 // Store wraps the kernel's store so the ledger sees every append that succeeded; everything else,
 // the optional methods the kernel uses included, is the store's.
-func (l *ledger) Store(s spi.EventStore) spi.EventStore { return &ledgerStore{EventStore: s, l: l} }
+func (l *ledger) Store(s spi.EventStore) spi.EventStore {
+	return &ledgerStore{wrapped: wrapped{s}, l: l}
+}
 
 type ledgerStore struct {
-	spi.EventStore
+	wrapped
 	l *ledger
 }
 
@@ -106,25 +108,6 @@ func (s *ledgerStore) Append(ctx context.Context, id string, evs []spi.Envelope,
 	}
 	s.l.appended(id, evs)
 	return nil
-}
-
-// Implements forwards the wrapped store's optional methods (spi.Capabilities).
-func (s *ledgerStore) Implements(method string) bool {
-	return spi.Has(manifest.SeamEventStore, s.EventStore, method)
-}
-
-func (s *ledgerStore) AcquireFence(ctx context.Context, id string) (spi.Fence, error) {
-	if f, ok := s.EventStore.(spi.Fencer); ok {
-		return f.AcquireFence(ctx, id)
-	}
-	return spi.Fence{}, spi.ErrUnsupported
-}
-
-func (s *ledgerStore) ReadRange(ctx context.Context, id string, from, to int64) ([]spi.Envelope, error) {
-	if r, ok := s.EventStore.(spi.RangeReader); ok {
-		return r.ReadRange(ctx, id, from, to)
-	}
-	return nil, spi.ErrUnsupported
 }
 
 // admitStart is the bound a new execution meets: with MaxEvents, finished executions are deleted
