@@ -216,7 +216,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if largeAnswer(req.Method) {
 		in.Release() // the request is decoded: its bytes are the answer's to hold now
 		w.Header().Set("Content-Type", "application/json")
-		_ = s.answers.Serve(w, r, func(ctx context.Context) safehttp.Answer {
+		_ = s.answers.Serve(w, r, req.Method+"\x00"+string(req.Params), func(ctx context.Context) safehttp.Answer {
 			result, rpcErr := s.dispatch(ctx, req)
 			return answerOf(req.ID, result, rpcErr)
 		})

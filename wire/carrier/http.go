@@ -96,7 +96,7 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Method == MethodGetState {
 		in.Release() // the request is decoded: its bytes are the answer's to hold now
 		w.Header().Set("Content-Type", "application/json")
-		_ = c.guard.answers.Serve(w, r, func(ctx context.Context) safehttp.Answer { return c.stateAnswer(ctx, req) })
+		_ = c.guard.answers.Serve(w, r, req.Method+"\x00"+string(req.Params), func(ctx context.Context) safehttp.Answer { return c.stateAnswer(ctx, req) })
 		return
 	}
 	resp := c.HandleRPC(r.Context(), req)
