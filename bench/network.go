@@ -1,22 +1,19 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/servetest"
 	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
@@ -25,63 +22,12 @@ import (
 // slow clients and against many concurrent reads of a large execution. Each runs the command line
 // as a child, so its file descriptors and memory are its own.
 
-// Served is a running `serve-store` child.
-type Served struct {
-	URL  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
+// Served is a running server child (servetest.Served).
+type Served = servetest.Served
 
 // Serve starts `cli serve-store --backend backend` and waits for its address.
 func Serve(cli, backend string, args ...string) (*Served, error) {
-	cmd := exec.Command(cli, append([]string{"serve-store", "--backend", backend}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
-		return nil, fmt.Errorf("serve-store: %v", err)
-	}
-	s := &Served{URL: strings.TrimSpace(strings.TrimPrefix(line, "listening ")), cmd: cmd, done: make(chan struct{})}
-	go func() { _, _ = io.Copy(io.Discard, out); _ = cmd.Wait(); close(s.done) }()
-	return s, nil
-}
-
-// Stop ends the child.
-func (s *Served) Stop() {
-	_ = s.cmd.Process.Kill()
-	<-s.done
-}
-
-// RSS reads the child's current and peak resident set in bytes (/proc/PID/status).
-func (s *Served) RSS() (cur, peak int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			if f[0] == "VmRSS:" {
-				cur = kb * 1024
-			} else {
-				peak = kb * 1024
-			}
-		}
-	}
-	return cur, peak, nil
-}
-
-// ResetPeak resets the child's peak resident set to its current one (/proc/PID/clear_refs, 5).
-func (s *Served) ResetPeak() error {
-	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0o200)
+	return servetest.Start(cli, append([]string{"serve-store", "--backend", backend}, args...)...)
 }
 
 // HandshakeLatencies dials n fresh connections, one after the other, each posting

@@ -119,6 +119,7 @@ func cliChecks() []spec.Check {
 		{ID: "cli/outputs-refused-before-the-run", Kind: spec.KindTest, Clauses: []string{"I-CERT-40"}, Where: "cmd/loom-conform:TestOutputsRefusedBeforeTheRun"},
 		{ID: "cli/deploysim-real-thousands", Kind: spec.KindTest, Clauses: []string{"I-SIM-10", "S6.dispatch.stateless-workers"}, Where: "cmd/loom-conform:TestDeploysimRealSettlesThousands"},
 		{ID: "cli/serve-beyond-loopback-token", Kind: spec.KindTest, Clauses: []string{"I-NET-2", "I-NET-7"}, Where: "cmd/loom-conform:TestServeBeyondLoopbackNeedsToken"},
+		{ID: "cli/servers-answer-beside-starving-clients", Kind: spec.KindTest, Clauses: []string{"I-NET-4", "I-NET-20"}, Where: "cmd/loom-conform:TestServersAnswerBesideStarvingClients"},
 		{ID: "fleet/worker-dsn-off-argv", Kind: spec.KindTest, Clauses: []string{"I-NET-7"}, Where: "deploysim/realfleet:TestWorkerCommandKeepsTheDSNOffTheCommandLine"},
 		{ID: "fleet/repro-carries-workload", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestReproCarriesTheWorkload"},
 		{ID: "fleet/unreadable-not-judged", Kind: spec.KindTest, Clauses: []string{"I-SIM-5"}, Where: "deploysim/realfleet:TestUnreadableLogsAreNotJudged"},

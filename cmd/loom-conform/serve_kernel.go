@@ -35,7 +35,10 @@ fetch, shape and forbidden, under the authorize, meter, validate and egress ring
 
   listening http://127.0.0.1:PORT/
 
-The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise.
+The event log is kept in memory unless --store sqlite:FILE or --dsn (PostgreSQL) says otherwise;
+in memory it holds at most --max-events events (finished executions are deleted to make room,
+the oldest first), at most --max-live executions run at once and at most --max-flows flow ids
+are registered (docs/wire.md, "What the kernel holds").
 --deterministic uses a fixed clock and sequential ids, so the same calls write byte-identical
 logs (the acceptance clients compare against an in-process run this way). --wave2 turns on the
 Wave 2 feature flags (continueAsNew, receive and select, with execution.deliver): the handshake
@@ -77,6 +80,9 @@ double cannot hold exactly is refused naming its field, never rounded.
 			if wave2 {
 				opts.Features = carrier.Wave2()
 			}
+			if backend.Name != "memory" {
+				opts.MaxEvents = 0 // the log is on disk: the bound is the disk's
+			}
 			opts.Implementation = carrier.Implementation{Name: "loom-conform reference kernel", Version: toolVersion}
 			var c http.Handler
 			if broken != "" {
@@ -107,5 +113,8 @@ double cannot hold exactly is refused naming its field, never rounded.
 	f.DurationVar(&delay, "delay", 0, "answer every request this much later (e.g. 400us: a slow kernel, as a Python http.server is; make stability certifies one)")
 	f.DurationVar(&opts.Lease, "lease", 30*time.Second, "how long a silent driver keeps its execution before another may take it over")
 	f.Int64Var(&opts.MaxRequestBytes, "max-request-bytes", bridge.DefaultMaxRequestBytes, "largest request body accepted")
+	f.Int64Var(&opts.MaxEvents, "max-events", carrier.DefaultMaxEvents, "events the in-memory log holds at most (--store memory; 0: no bound): at the bound a new execution deletes finished ones, the oldest first, and is refused (-32028) when unfinished ones hold it all")
+	f.IntVar(&opts.MaxLive, "max-live", carrier.DefaultMaxLive, "executions with a live run at once (0: no bound); past it a call that would start one is refused (-32028)")
+	f.IntVar(&opts.MaxFlows, "max-flows", carrier.DefaultMaxFlows, "flow ids execution.start registers at most (0: no bound); a start of a new one past it is refused (-32028)")
 	return cmd
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -37,7 +36,9 @@ The first line of standard output is its address:
 
 It listens on loopback unless --listen (or LOOM_BRIDGE_LISTEN) says otherwise, and stops on
 SIGINT or SIGTERM. The postgres backend's DSN comes from --dsn or, kept off the command line,
-from LOOM_CONFORM_POSTGRES_DSN; no output ever shows its password.
+from LOOM_CONFORM_POSTGRES_DSN; no output ever shows its password. The sqlite backend answers a
+write once it is in the database's write-ahead log: it survives the process being killed, not a
+power loss (docs/bridge.md, "What an acknowledged write survives").
 
 --broken NAME serves the memory stores with one seam replaced by a deliberately broken store,
 one defect each, which certify rejects with the check meant for it (certify --builtin
@@ -100,9 +101,11 @@ Running it safely (docs/bridge.md): requests must be POSTs of application/json w
 IP address, localhost or a name given with --allow-host (no other site's page can write to it,
 and DNS rebinding cannot read it). Listening beyond loopback (--listen 0.0.0.0:PORT) needs a
 bearer token, --token or LOOM_CONFORM_TOKEN (at least 16 characters; the variable keeps it out of
-the process list), and prints a warning: the traffic is plain HTTP. Slow clients are cut off
-(headers 10 s, a body or a reader stalled 30 s, an idle connection 60 s) and at --max-conns the
-connection that has waited longest on its client makes room.`
+the process list), is refused before anything is bound, and prints a warning: the traffic is plain
+HTTP. 0.0.0.0:PORT binds IPv4 only. Slow clients are cut off (headers 10 s, a body or a reader
+stalled 30 s, an idle connection 60 s); one that stalls holding request or answer bytes another
+request waits for gives way at once; at --max-conns the connection that has waited longest on its
+client makes room.`
 
 // netFlags are the flags of a server facing a network: where it listens, who may call, how many.
 type netFlags struct {
@@ -133,23 +136,20 @@ func (n *netFlags) resolve(listenEnv string) {
 	}
 }
 
-// listenAndServe listens, refuses an address beyond loopback without a token (and warns with
-// one), prints "listening http://ADDR/" as the first line of stdout (how callers that start this
-// binary learn its address) and serves h until ctx ends.
+// listenAndServe refuses an address beyond loopback without a token before it binds anything
+// (and warns with one), listens (an IPv4 address over IPv4 only), prints "listening http://ADDR/"
+// as the first line of stdout (how callers that start this binary learn its address) and serves h
+// until ctx ends.
 func (n *netFlags) listenAndServe(ctx context.Context, cmd *cobra.Command, verb string, h http.Handler) error {
-	ln, err := net.Listen("tcp", n.listen)
+	ln, warning, err := safehttp.Listen(n.listen, n.token)
 	if err != nil {
 		return badInput("%s: --listen %s: %v", verb, n.listen, err)
-	}
-	warning, err := safehttp.CheckListen(ln.Addr(), n.token)
-	if err != nil {
-		ln.Close()
-		return badInput("%s: %v", verb, err)
 	}
 	if warning != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", verb, warning)
 	}
 	if _, err := fmt.Fprintf(cmd.OutOrStdout(), "listening http://%s/\n", ln.Addr()); err != nil {
+		ln.Close()
 		return err
 	}
 	if err := bridge.Serve(ctx, ln, h, n.limits); err != nil {

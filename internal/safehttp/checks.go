@@ -14,5 +14,9 @@ func Checks() []spec.Check {
 		t("net/connection-cap", "TestConnectionCap", "I-NET-3"),
 		t("net/client-leaves", "TestWorkEndsWhenTheClientLeaves", "I-NET-3"),
 		t("net/budget", "TestBudget", "I-NET-4"),
+		t("net/answers-room-first", "TestAnswersBuildAgainOnlyOnceRoomIsReserved", "I-NET-4"),
+		t("net/budget-cuts-stalled", "TestBudgetCutsStalledHolders", "I-NET-20"),
+		t("net/budget-refuses-cycle", "TestBudgetRefusesWhenEveryHolderWaits", "I-NET-20"),
+		t("net/listen", "TestListen", "I-NET-2"),
 	}
 }

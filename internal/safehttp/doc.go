@@ -14,9 +14,18 @@
 //     new one; only when every connection is busy for its client is the new one refused with a
 //     503 that says why.
 //
-// CheckListen refuses to serve a non-loopback address without a token and words the warning for
-// one with a token. Budget bounds the request bytes a handler holds at once.
+// Listen refuses to bind a non-loopback address without a token (CheckListen) and words the
+// warning for one with a token; an IPv4 address is bound over IPv4 only.
 //
-//	if warn, err := safehttp.CheckListen(addr, token); err != nil { … } else if warn != "" { log(warn) }
-//	err := safehttp.Serve(ctx, ln, handler, safehttp.Limits{})
+// A Budget bounds the bytes a server holds for its clients, counted as they arrive (Budget.Body)
+// or as an answer is built (Answers); a holder stalled on its client gives way to one that waits,
+// and no client that sends or reads nothing holds anything another waits for. Answers bounds the
+// large answers built (slots) and held while their clients read them (bytes).
+//
+//	ln, warn, err := safehttp.Listen(addr, token) // refused before binding beyond loopback
+//	err = safehttp.Serve(ctx, ln, handler, safehttp.Limits{})
+//
+//	in := budget.Body(w, r, http.MaxBytesReader(w, r.Body, limit))
+//	defer in.Release()
+//	body, err := safehttp.ReadBody(in, r.ContentLength)
 package safehttp

@@ -41,9 +41,18 @@ func (p Policy) Check(r *http.Request) *Refusal {
 		return &Refusal{http.StatusForbidden, fmt.Sprintf("Host %q is not an address of this server: send an IP address or localhost (a DNS name must be allowed with --allow-host)", r.Host)}
 	}
 	if o := r.Header.Get("Origin"); o != "" {
-		if u, err := url.Parse(o); err != nil || !strings.EqualFold(u.Host, r.Host) {
-			return &Refusal{http.StatusForbidden, fmt.Sprintf("Origin %q is another site: the server answers no cross-site request", o)}
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
 		}
+		if u, err := url.Parse(o); err != nil || u.Scheme != scheme || !strings.EqualFold(u.Host, r.Host) {
+			return &Refusal{http.StatusForbidden, fmt.Sprintf("Origin %q is another site (this server is %s://%s): the server answers no cross-site request", o, scheme, r.Host)}
+		}
+	}
+	// A browser labels every request it sends (Fetch Metadata): one from another page than this
+	// server's own is refused even when it carries no Origin.
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return &Refusal{http.StatusForbidden, fmt.Sprintf("Sec-Fetch-Site %q: the request comes from another site's page, and the server answers no cross-site request", site)}
 	}
 	if p.Token != "" && !tokenMatches(r.Header.Get("Authorization"), p.Token) {
 		return &Refusal{http.StatusUnauthorized, "this server needs its bearer token: send Authorization: Bearer <token> (certify --token, or " + TokenEnv + ")"}
@@ -63,6 +72,15 @@ func (p Policy) Check(r *http.Request) *Refusal {
 	}
 	if !ok {
 		return &Refusal{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: want %s", ct, strings.Join(want, " or "))}
+	}
+	// The body is read as sent: one labelled with an encoding the server does not decode would be
+	// read as what it is not.
+	for _, enc := range r.Header.Values("Content-Encoding") {
+		for _, e := range strings.Split(enc, ",") {
+			if e = strings.TrimSpace(e); e != "" && !strings.EqualFold(e, "identity") {
+				return &Refusal{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: the server reads a body as sent and decodes no encoding; send it unencoded", enc)}
+			}
+		}
 	}
 	return nil
 }
@@ -143,10 +161,49 @@ func CheckListen(addr net.Addr, token string) (warning string, err error) {
 
 // Loopback reports whether addr is a loopback address (127.0.0.0/8, ::1).
 func Loopback(addr net.Addr) bool {
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		return ta.IP.IsLoopback()
+	}
 	host := addr.String()
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// Listen judges addr and binds it: an address beyond loopback without a token is refused before
+// anything is bound (CheckListen), and the warning for one with a token is returned to print. An
+// IPv4 address binds IPv4 only — 0.0.0.0:PORT is every IPv4 address of the machine, never its IPv6
+// ones too — and an IPv6 one IPv6 only; :PORT (no host) binds both. A host name binds the first
+// address it resolves to, judged as that address.
+func Listen(addr, token string) (ln net.Listener, warning string, err error) {
+	if err := CheckToken(token); err != nil {
+		return nil, "", err
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("%q is not HOST:PORT: %v", addr, err)
+	}
+	ta, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	network := "tcp"
+	switch {
+	case host == "":
+	case ta.IP.To4() != nil:
+		network = "tcp4"
+	default:
+		network = "tcp6"
+	}
+	if _, err := CheckListen(ta, token); err != nil {
+		return nil, "", err
+	}
+	ln, err = net.Listen(network, ta.String())
+	if err != nil {
+		return nil, "", err
+	}
+	warning, _ = CheckListen(ln.Addr(), token)
+	return ln, warning, nil
 }

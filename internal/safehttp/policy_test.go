@@ -35,6 +35,14 @@ func TestPolicy(t *testing.T) {
 		{"a foreign Origin", Policy{}, "127.0.0.1:7450", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
 		{"a null Origin", Policy{}, "127.0.0.1:7450", map[string]string{"Origin": "null"}, http.StatusForbidden},
 		{"its own Origin", Policy{}, "127.0.0.1:7450", map[string]string{"Origin": "http://127.0.0.1:7450"}, 0},
+		{"its host under another scheme", Policy{}, "127.0.0.1:7450", map[string]string{"Origin": "https://127.0.0.1:7450"}, http.StatusForbidden},
+		{"cross-site, no Origin", Policy{}, "127.0.0.1:7450", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"same-site, no Origin", Policy{}, "127.0.0.1:7450", map[string]string{"Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+		{"same-origin", Policy{}, "127.0.0.1:7450", map[string]string{"Sec-Fetch-Site": "same-origin"}, 0},
+		{"user-initiated (none)", Policy{}, "127.0.0.1:7450", map[string]string{"Sec-Fetch-Site": "none"}, 0},
+		{"a gzip body", Policy{}, "127.0.0.1", map[string]string{"Content-Encoding": "gzip"}, http.StatusUnsupportedMediaType},
+		{"an encoding after identity", Policy{}, "127.0.0.1", map[string]string{"Content-Encoding": "identity, br"}, http.StatusUnsupportedMediaType},
+		{"identity", Policy{}, "127.0.0.1", map[string]string{"Content-Encoding": "identity"}, 0},
 		{"the token", Policy{Token: tok}, "127.0.0.1", map[string]string{"Authorization": "Bearer " + tok}, 0},
 		{"the token, scheme in lower case", Policy{Token: tok}, "127.0.0.1", map[string]string{"Authorization": "bearer " + tok}, 0},
 		{"no token", Policy{Token: tok}, "127.0.0.1", nil, http.StatusUnauthorized},
@@ -55,6 +63,49 @@ func TestPolicy(t *testing.T) {
 			t.Errorf("%s: Check = %+v, want status %d", c.name, ref, c.status)
 		}
 	}
+}
+
+// Reference: I-NET-2 — Listen refuses an address beyond loopback without a token before it binds
+// anything, and binds an IPv4 address over IPv4 only (0.0.0.0 is not also [::]).
+func TestListen(t *testing.T) {
+	const tok = "0123456789abcdef"
+	// A port held by another listener: a Listen that tried to bind would fail with "address in
+	// use" rather than the refusal.
+	held, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, port, _ := net.SplitHostPort(held.Addr().String())
+	if _, _, err := Listen("0.0.0.0:"+port, ""); err == nil || !strings.Contains(err.Error(), TokenEnv) {
+		t.Errorf("Listen(0.0.0.0:%s, no token) = %v, want the token refusal before binding", port, err)
+	}
+	if _, _, err := Listen("nonsense", ""); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
+		t.Errorf("Listen(nonsense) = %v, want an error naming HOST:PORT", err)
+	}
+	ln, warn, err := Listen("0.0.0.0:0", tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if !strings.HasPrefix(warn, "warning:") {
+		t.Errorf("Listen(0.0.0.0, token) warning %q, want one", warn)
+	}
+	_, port, _ = net.SplitHostPort(ln.Addr().String())
+	if c, err := net.Dial("tcp6", "[::1]:"+port); err == nil {
+		c.Close()
+		t.Errorf("Listen(0.0.0.0:0) answers on [::1]:%s: it bound IPv6 too", port)
+	}
+	if c, err := net.Dial("tcp4", "127.0.0.1:"+port); err != nil {
+		t.Errorf("Listen(0.0.0.0:0) does not answer on 127.0.0.1:%s: %v", port, err)
+	} else {
+		c.Close()
+	}
+	lo, warn, err := Listen("127.0.0.1:0", "")
+	if err != nil || warn != "" {
+		t.Fatalf("Listen(127.0.0.1:0) = %q, %v; want it bound quietly", warn, err)
+	}
+	lo.Close()
 }
 
 func TestCheckListen(t *testing.T) {

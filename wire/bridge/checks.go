@@ -24,6 +24,9 @@ func Checks() []spec.Check {
 		t("bridge/numbers-exact", "TestBridgeKeepsNumbersExactly", "I-STORE-3", "I-NET-6"),
 		t("bridge/streams-large-answers", "TestBridgeStreamsLargeAnswers", "I-NET-4"),
 		t("bridge/bounded-reads", "TestBridgeBoundsConcurrentReads", "I-NET-4", "I-NET-3"),
+		t("bridge/declared-too-large", "TestBridgeAnswersADeclaredLengthPastTheLimitAtOnce", "I-NET-4"),
+		t("bridge/no-go-names", "TestBridgeErrorsNameNoGoType", "I-NET-5"),
+		t("bridge/slow-reader-gives-way", "TestBridgeSlowReaderGivesWay", "I-NET-20", "I-NET-4"),
 		{ID: "bridge/fuzz-server", Kind: spec.KindFuzz, Clauses: []string{"I-NET-5", "I-BRIDGE-10"}, Where: "wire/bridge:FuzzServerRequest"},
 		{ID: "bridge/fuzz-client", Kind: spec.KindFuzz, Clauses: []string{"I-NET-5", "I-BRIDGE-4"}, Where: "wire/bridge:FuzzClientResponse"},
 	}

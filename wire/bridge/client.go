@@ -184,7 +184,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		return nil
 	}
 	if err := json.Unmarshal(res, result); err != nil {
-		return c.protocolFault(&ProtocolError{Method: method, Reason: "result does not decode: " + err.Error(), Body: clip(res)})
+		return c.protocolFault(&ProtocolError{Method: method, Reason: "result does not decode: " + DecodeText(err), Body: clip(res)})
 	}
 	return nil
 }
@@ -212,7 +212,7 @@ func (c *Client) CallRaw(ctx context.Context, method string, params json.RawMess
 	}
 	var resp rpcResponse
 	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: "response does not decode: " + err.Error(), Body: clip(body)})
+		return nil, c.protocolFault(&ProtocolError{Method: method, Reason: "response does not decode: " + DecodeText(err), Body: clip(body)})
 	}
 	// An error the bridge could not tie to a request (a body too large to read) carries id null.
 	nullErr := string(resp.ID) == "null" && resp.Error != nil

@@ -1,11 +1,14 @@
 package bridge_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -295,4 +298,118 @@ func TestBridgeBoundsConcurrentReads(t *testing.T) {
 	if m := st.most.Load(); m != 2 {
 		t.Fatalf("at most %d reads ran in the store at once, want 2 (MaxConcurrentReads)", m)
 	}
+}
+
+// Reference: I-NET-4 — a request declaring a body past the limit is answered at once, -32008
+// naming the limit, without waiting for a byte of it.
+func TestBridgeAnswersADeclaredLengthPastTheLimitAtOnce(t *testing.T) {
+	srv, _ := memoryServer(t, bridge.ServerOptions{})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	c, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", bridge.DefaultMaxRequestBytes+1)
+	// Far past any answer's time, far short of the 30 s a server waiting for the body would take.
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("a 16 MiB + 1 declared body with one byte sent: %v, want an answer before the body", err)
+	}
+	var a rpcAnswer
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &a); err != nil || a.Error == nil || a.Error.Code != bridge.CodeTooLarge || a.Error.Data.Limit != bridge.DefaultMaxRequestBytes || !strings.Contains(a.Error.Message, "16777216") {
+		t.Fatalf("answer %s, want -32008 with data.limit %d", b, bridge.DefaultMaxRequestBytes)
+	}
+}
+
+// Reference: I-NET-5 — a request the server cannot decode is refused naming the argument and the
+// JSON it wants; no answer names a Go type or a Go struct of the server.
+func TestBridgeErrorsNameNoGoType(t *testing.T) {
+	srv, _ := memoryServer(t, bridge.ServerOptions{})
+	for _, c := range []struct{ body, argument string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"eventStore.readRange","params":{"executionId":"x","from":1e30,"to":-1}}`, "params.from"},
+		{`{"jsonrpc":"2.0","id":1,"method":"eventStore.readRange","params":{"executionId":"x","from":0,"to":18446744073709551616}}`, "params.to"},
+		{`{"jsonrpc":"2.0","id":1,"method":7}`, ""},
+	} {
+		_, a := post(t, srv, c.body, nil)
+		if a.Error == nil {
+			t.Errorf("%s: answered %s, want an error", c.body, a.raw)
+			continue
+		}
+		for _, leak := range []string{"Go ", "Params", "rpcRequest", "int64", "json:"} {
+			if strings.Contains(string(a.raw), leak) {
+				t.Errorf("%s: answer %s names %q, a Go name of the server", c.body, a.raw, leak)
+			}
+		}
+		if c.argument != "" && (a.Error.Code != bridge.CodeInvalidParams && a.Error.Code != bridge.CodeInvalidArgument || !strings.Contains(string(a.raw), c.argument)) {
+			t.Errorf("%s: answer %s, want an invalid-argument error naming %s", c.body, a.raw, c.argument)
+		}
+	}
+}
+
+// Reference: I-NET-20 — a client that stops reading a large answer gives way: once it has taken
+// nothing for the budget's window while another large answer waits for the room it holds, its
+// connection is closed and the other is answered whole.
+func TestBridgeSlowReaderGivesWay(t *testing.T) {
+	srv, es := memoryServer(t, bridge.ServerOptions{MaxAnswerBytes: 4 << 20})
+	ctx := context.Background()
+	chunk, _ := json.Marshal(strings.Repeat("x", 256<<10))
+	for i := range 48 {
+		ev := spi.Envelope{ID: fmt.Sprintf("e%d", i), WorkflowID: "w", ExecutionID: "big", EventType: "T", Sequence: int64(i), Timestamp: 1, Payload: chunk}
+		if err := es.Append(ctx, "big", []spi.Envelope{ev}, spi.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url, stop, err := bridge.Start("127.0.0.1:0", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	read := `{"jsonrpc":"2.0","id":1,"method":"eventStore.read","params":{"executionId":"big"}}`
+	stalled, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	// A receive buffer below loopback's 64 KiB segment would stall TCP itself once it fills.
+	_ = stalled.(*net.TCPConn).SetReadBuffer(128 << 10)
+	fmt.Fprintf(stalled, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(read), read)
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(stalled, first); err != nil { // its answer has begun: it holds the room
+		t.Fatal(err)
+	}
+	took, answer, err := servetestCall(url, read)
+	if err != nil {
+		t.Fatalf("a read while another client stalls on the same large answer: %v", err)
+	}
+	var a rpcAnswer
+	if err := json.Unmarshal(answer, &a); err != nil || len(a.Result) < 12<<20 {
+		t.Fatalf("the second reader got %d bytes (%v), want the whole 12 MiB answer", len(answer), err)
+	}
+	_ = stalled.SetReadDeadline(time.Now().Add(20 * time.Second))
+	n, err := io.Copy(io.Discard, stalled)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the stalled reader's connection is still open after %d bytes", n+1)
+	}
+	if n+1 >= int64(len(answer)) {
+		t.Fatalf("the stalled reader got its whole answer (%d bytes): it was never cut", n+1)
+	}
+	t.Logf("the second reader was answered in %v; the stalled one was cut after %d bytes", took.Round(time.Millisecond), n+1)
+}
+
+// servetestCall posts body to url on a fresh connection and returns the answer and its time.
+func servetestCall(url, body string) (time.Duration, []byte, error) {
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	start := time.Now()
+	resp, err := hc.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return time.Since(start), b, err
 }

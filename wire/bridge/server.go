@@ -44,13 +44,20 @@ type ServerOptions struct {
 	// MaxStreamBytes bounds one chunked contentStore stream (default 256 MiB); a write past it is
 	// error -32008 and aborts the stream.
 	MaxStreamBytes int64
-	// MaxInFlightBytes bounds the request bytes the server holds at once (default 4 ×
-	// MaxRequestBytes): a request waits, as long as its client stays, until its bytes fit.
+	// MaxInFlightBytes bounds the request bytes the server holds at once, counted as they arrive
+	// (default 4 × MaxRequestBytes; safehttp.Budget): a body whose bytes do not fit waits, and a
+	// body stalled on its client gives way. A body declaring at most safehttp.SmallBody bytes is
+	// read without it (the connection cap bounds those).
 	MaxInFlightBytes int64
 	// MaxConcurrentReads bounds the calls whose answer can be large (whole-log reads, snapshot
-	// loads, content gets) running at once (default 4); the others wait, as long as their client
-	// stays. The store's answer is then written as it is encoded, never built whole a second time.
+	// loads, content gets) building their answer at once (default 4); the others wait, as long as
+	// their client stays. The store's answer is then written as it is encoded, never built whole a
+	// second time.
 	MaxConcurrentReads int
+	// MaxAnswerBytes bounds the large answers held at once while their clients read them (default
+	// 2 × MaxRequestBytes; safehttp.Answers): a client that stalls reading one gives way to an
+	// answer waiting for the room.
+	MaxAnswerBytes int64
 	// Token, when set, must come as "Authorization: Bearer <token>" on every request (401 otherwise).
 	Token string
 	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
@@ -81,6 +88,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	if o.MaxConcurrentReads <= 0 {
 		o.MaxConcurrentReads = DefaultMaxConcurrentReads
 	}
+	if o.MaxAnswerBytes <= 0 {
+		o.MaxAnswerBytes = 2 * o.MaxRequestBytes
+	}
 	return o
 }
 
@@ -94,8 +104,8 @@ type Server struct {
 	handlers  map[string]handler
 	streams   streams
 	policy    safehttp.Policy
-	budget    *safehttp.Budget
-	reads     chan struct{} // a slot per large-answer call running
+	budget    *safehttp.Budget  // request bytes held at once
+	answers   *safehttp.Answers // large answers built and held at once
 }
 
 type handler func(ctx context.Context, params json.RawMessage) (any, error)
@@ -118,9 +128,9 @@ func NewServer(st Stores, opts ServerOptions) (*Server, error) {
 	}
 	opts = opts.withDefaults()
 	s := &Server{stores: st, opts: opts, schemas: schemas,
-		policy: safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts},
-		budget: safehttp.NewBudget(opts.MaxInFlightBytes, opts.MaxRequestBytes),
-		reads:  make(chan struct{}, opts.MaxConcurrentReads)}
+		policy:  safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts},
+		budget:  safehttp.NewBudget(max(opts.MaxInFlightBytes, opts.MaxRequestBytes), 0),
+		answers: safehttp.NewAnswers(opts.MaxConcurrentReads, opts.MaxAnswerBytes, 0)}
 	s.handshake = Handshake{Protocol: ProtocolVersion, Implementation: st.Implementation, Seams: map[string]SeamSupport{}}
 	for seam, store := range map[string]any{
 		manifest.SeamEventStore: st.EventStore, manifest.SeamSnapshotStore: st.SnapshotStore,
@@ -177,36 +187,52 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		safehttp.Refuse(w, ref)
 		return
 	}
-	release, err := s.budget.Reserve(r, 0)
-	if err != nil {
-		return // the client left while it waited
+	if safehttp.TooLarge(r, s.opts.MaxRequestBytes) {
+		writeResponse(w, nil, nil, s.tooLarge(fmt.Sprintf("the request declares %d bytes (Content-Length)", r.ContentLength)))
+		return
 	}
-	defer release()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
+	in := s.budget.Body(w, r, http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
+	defer in.Release()
+	body, err := safehttp.ReadBody(in, r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeResponse(w, nil, nil, &RPCError{Code: CodeTooLarge, Message: fmt.Sprintf("request exceeds %d bytes", s.opts.MaxRequestBytes)})
-			return
+		switch {
+		case errors.As(err, &mbe):
+			writeResponse(w, nil, nil, s.tooLarge("the request is longer"))
+		case safehttp.Overloaded(err):
+			safehttp.Busy(w, err)
+		case r.Context().Err() != nil: // the client left while its body waited for the budget
+		default:
+			writeResponse(w, nil, nil, &RPCError{Code: CodeParseError, Message: "reading the request: " + err.Error()})
 		}
-		writeResponse(w, nil, nil, &RPCError{Code: CodeParseError, Message: "reading the request: " + err.Error()})
 		return
 	}
 	req, rpcErr := s.decode(body)
 	if rpcErr != nil {
+		in.Release()
 		writeResponse(w, req.ID, nil, rpcErr)
 		return
 	}
 	if largeAnswer(req.Method) {
-		select {
-		case s.reads <- struct{}{}:
-			defer func() { <-s.reads }()
-		case <-r.Context().Done():
-			return // the client left while it waited
-		}
+		in.Release() // the request is decoded: its bytes are the answer's to hold now
+		w.Header().Set("Content-Type", "application/json")
+		_ = s.answers.Serve(w, r, req.Method+"\x00"+string(req.Params), func(ctx context.Context) safehttp.Answer {
+			result, rpcErr := s.dispatch(ctx, req)
+			return answerOf(req.ID, result, rpcErr)
+		})
+		return
 	}
 	result, rpcErr := s.dispatch(r.Context(), req)
+	in.Release()
 	writeResponse(w, req.ID, result, rpcErr)
+}
+
+// tooLarge is the answer to a request past MaxRequestBytes: -32008 naming the limit, with data
+// {limit}.
+func (s *Server) tooLarge(what string) *RPCError {
+	e := &RPCError{Code: CodeTooLarge, Message: fmt.Sprintf("%s than %d bytes, the bridge's limit (--max-request-bytes)", what, s.opts.MaxRequestBytes)}
+	e.Data, _ = json.Marshal(map[string]int64{"limit": s.opts.MaxRequestBytes})
+	return e
 }
 
 // decode reads one request body strictly (wireLimits): JSON, UTF-8, no repeated key, nesting
@@ -222,7 +248,8 @@ func (s *Server) decode(body []byte) (rpcRequest, *RPCError) {
 	}
 	var req rpcRequest
 	if err := json.Unmarshal(trimmed, &req); err != nil {
-		return rpcRequest{}, &RPCError{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request object: " + err.Error()}
+		field, reason := DecodeError(err)
+		return rpcRequest{}, &RPCError{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request object: " + strings.TrimPrefix(field+": "+reason, ": ")}
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" || len(req.ID) == 0 {
 		return req, &RPCError{Code: CodeInvalidRequest, Message: `a request needs "jsonrpc": "2.0", a method and an id`}
@@ -301,6 +328,10 @@ func (s *Server) dispatch(ctx context.Context, req rpcRequest) (any, *RPCError) 
 	defer cancel()
 	result, err := s.call(ctx, h, params)
 	if err != nil {
+		var ie *spi.InvalidArgumentError
+		if errors.As(err, &ie) && ie.Op == decodeOp {
+			ie.Op = req.Method // the params did not decode: the call is the operation
+		}
 		return nil, ErrorFromSPI(err)
 	}
 	return result, nil
@@ -324,23 +355,57 @@ func (s *Server) declared(method string) bool {
 	return ok && s.handshake.Declares(m.Seam, m.SpiMethod)
 }
 
-// writeResponse writes one response frame. A list of envelopes and content bytes are encoded as
-// they are written (one envelope at a time, base64 through a streaming encoder), so a large answer
-// is never held a second time as text; a client that goes away stops the writing at its next
-// write. The bytes are those json.Marshal makes of the whole frame.
+// writeResponse writes one response frame (answerOf).
 func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rpcErr *RPCError) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = answerOf(id, result, rpcErr).Write(w)
+}
+
+// Answer is the response frame of one call, built to be written (safehttp.Answers): the kernel
+// wire's servers answer this way too.
+func Answer(id json.RawMessage, result any, rpcErr *RPCError) safehttp.Answer {
+	return answerOf(id, result, rpcErr)
+}
+
+// ObjectWithEnvelopes is a result object whose last member is a list of envelopes, written as it
+// is encoded: Object is the object's JSON text without that member, Member its name. The bytes are
+// json.Marshal's of the object with the member last.
+type ObjectWithEnvelopes struct {
+	Object    json.RawMessage
+	Member    string
+	Envelopes []spi.Envelope
+}
+
+// answerOf is the response frame of one call, built: a list of envelopes and content bytes are
+// encoded as they are written (one envelope at a time, base64 through a streaming encoder), so a
+// large answer is never held a second time as text; a client that goes away stops the writing at
+// its next write. The bytes are those json.Marshal makes of the whole frame.
+func answerOf(id json.RawMessage, result any, rpcErr *RPCError) safehttp.Answer {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	w.Header().Set("Content-Type", "application/json")
 	if rpcErr == nil {
 		switch v := result.(type) {
 		case []spi.Envelope:
-			streamResult(w, id, func(bw *bufio.Writer) error { return writeEnvelopes(bw, v) })
-			return
+			return streamed{id: id, size: envelopesSize(v), body: func(bw *bufio.Writer) error { return writeEnvelopes(bw, v) }}
 		case contentData:
-			streamResult(w, id, func(bw *bufio.Writer) error { return writeContent(bw, v.Data) })
-			return
+			return streamed{id: id, size: int64(len(v.Data))*4/3 + 64, body: func(bw *bufio.Writer) error { return writeContent(bw, v.Data) }}
+		case ObjectWithEnvelopes:
+			if obj := bytes.TrimSpace(v.Object); len(obj) >= 2 && obj[len(obj)-1] == '}' {
+				return streamed{id: id, size: int64(len(obj)) + envelopesSize(v.Envelopes), body: func(bw *bufio.Writer) error {
+					_, _ = bw.Write(obj[:len(obj)-1])
+					if len(obj) > 2 {
+						_ = bw.WriteByte(',')
+					}
+					name, _ := json.Marshal(v.Member)
+					_, _ = bw.Write(name)
+					_ = bw.WriteByte(':')
+					if err := writeEnvelopes(bw, v.Envelopes); err != nil {
+						return err
+					}
+					return bw.WriteByte('}')
+				}}
+			}
 		}
 	}
 	resp := rpcResponse{JSONRPC: "2.0", ID: id, Error: rpcErr}
@@ -353,11 +418,41 @@ func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rpcErr
 		}
 	}
 	out, _ := json.Marshal(resp)
-	_, _ = w.Write(out)
+	return encoded(out)
+}
+
+// encoded is an answer encoded whole.
+type encoded []byte
+
+func (e encoded) Size() int64 { return int64(len(e)) }
+
+func (e encoded) Write(w io.Writer) error {
+	_, err := w.Write(e)
+	return err
+}
+
+// streamed is an answer whose result is encoded as it is written.
+type streamed struct {
+	id   json.RawMessage
+	size int64
+	body func(*bufio.Writer) error
+}
+
+func (s streamed) Size() int64 { return s.size }
+
+func (s streamed) Write(w io.Writer) error { return streamResult(w, s.id, s.body) }
+
+// envelopesSize is about the bytes envs encode to: what each holds, and the member names around.
+func envelopesSize(envs []spi.Envelope) int64 {
+	n := int64(64)
+	for _, e := range envs {
+		n += int64(len(e.ID)+len(e.WorkflowID)+len(e.ExecutionID)+len(e.EventType)+len(e.Payload)+len(e.Metadata)) + 128
+	}
+	return n
 }
 
 // streamResult writes {"jsonrpc":"2.0","id":ID,"result":…} with the result written by body.
-func streamResult(w http.ResponseWriter, id json.RawMessage, body func(*bufio.Writer) error) {
+func streamResult(w io.Writer, id json.RawMessage, body func(*bufio.Writer) error) error {
 	idText, err := json.Marshal(id) // compact and checked, as json.Marshal of the frame writes it
 	if err != nil {
 		idText = []byte("null")
@@ -366,11 +461,11 @@ func streamResult(w http.ResponseWriter, id json.RawMessage, body func(*bufio.Wr
 	_, _ = bw.WriteString(`{"jsonrpc":"2.0","id":`)
 	_, _ = bw.Write(idText)
 	_, _ = bw.WriteString(`,"result":`)
-	if body(bw) != nil {
-		return // the client went away (or the answer cannot be encoded): stop here
+	if err := body(bw); err != nil {
+		return err // the client went away (or the answer cannot be encoded): stop here
 	}
 	_ = bw.WriteByte('}')
-	_ = bw.Flush()
+	return bw.Flush()
 }
 
 // writeEnvelopes writes envs as a JSON array through one json.Encoder, whose buffer is reused
@@ -417,11 +512,16 @@ func writeContent(bw *bufio.Writer, data []byte) error {
 	return err
 }
 
-// decode unmarshals validated params into p.
+// decodeOp is the operation decode's errors name until dispatch names the method.
+const decodeOp = "bridge"
+
+// decode unmarshals validated params into p; an error names the argument as a path below params
+// and the JSON it wants (DecodeError), never a Go type.
 func decode[P any](raw json.RawMessage) (P, error) {
 	var p P
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, spi.Invalid("bridge", "params", "%v", err)
+		field, reason := DecodeError(err)
+		return p, spi.Invalid(decodeOp, strings.TrimSuffix("params."+field, "."), "%s", reason)
 	}
 	return p, nil
 }

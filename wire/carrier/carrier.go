@@ -49,6 +49,19 @@ type Options struct {
 	Token string
 	// AllowedHosts are DNS names a request's Host may give besides IP literals and localhost.
 	AllowedHosts []string
+	// MaxEvents bounds the events a store holding them in memory keeps (0: no bound). NewProfile
+	// counts what the kernel appends: at the bound a new execution makes room by deleting finished
+	// ones (completed, failed, cancelled, continued), the oldest finished first, and is refused
+	// with CodeCapacity when the executions that have not finished hold it all.
+	MaxEvents int64
+	// MaxLive bounds the executions with a live run at once (0: no bound); past it a call that
+	// would start one (start, resume, attach, deliver, resumeAs) is refused with CodeCapacity.
+	MaxLive int
+	// MaxFlows bounds the wire flows (flow ids) a start may register (0: no bound); a start of a new
+	// one past it is refused with CodeCapacity. A flow stays registered: its executions may come back.
+	MaxFlows int
+
+	ledger *ledger // NewProfile's count of the events held (MaxEvents)
 }
 
 // Carrier serves the wire ABI for one kernel.Runtime. It is safe for concurrent use.
@@ -58,7 +71,8 @@ type Carrier struct {
 	opts      Options
 	methods   map[string]Method
 	handshake Handshake
-	guard     guard // who may call over HTTP, and how many bytes at once
+	guard     guard   // who may call over HTTP, and how many bytes at once
+	ledger    *ledger // the events held, when MaxEvents bounds them
 
 	mu       sync.Mutex
 	sessions map[string]*session // execution id → its live run
@@ -97,7 +111,7 @@ func New(rt *kernel.Runtime, store spi.EventStore, opts Options) (*Carrier, erro
 		table = rt.Syscalls()
 	}
 	c := &Carrier{rt: rt, store: store, opts: opts, methods: map[string]Method{}, sessions: map[string]*session{}, flows: map[string]bool{},
-		conformance: opts.Conformance, stale: map[string][]string{}, guard: g}
+		conformance: opts.Conformance, stale: map[string][]string{}, guard: g, ledger: opts.ledger}
 	if opts.Hooks.AdoptsFlows {
 		for _, def := range rt.Flows() {
 			def.CodeHash = "wire-carrier/" + manifest.WireAbiVersion
@@ -151,19 +165,8 @@ func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
 	if len(resp.ID) == 0 {
 		resp.ID = json.RawMessage("null")
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			resp.Result, resp.Error = nil, rpcErr(CodeInternalError, "internal", fmt.Sprintf("the kernel panicked: %v", p))
-		}
-	}()
-	result, e := c.dispatch(ctx, req)
+	result, e := c.handle(ctx, req)
 	if e != nil {
-		if to, ok := c.opts.Hooks.ErrorCodes[e.Code]; ok {
-			e.Code = to
-		}
-		if c.opts.Hooks.FieldWithParams {
-			e = prefixField(e)
-		}
 		resp.Error = e
 		return resp
 	}
@@ -174,6 +177,26 @@ func (c *Carrier) HandleRPC(ctx context.Context, req Request) (resp Response) {
 	}
 	resp.Result = b
 	return resp
+}
+
+// handle answers one request with its result, unencoded, or its error.
+func (c *Carrier) handle(ctx context.Context, req Request) (result any, e *bridge.RPCError) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, e = nil, rpcErr(CodeInternalError, "internal", fmt.Sprintf("the kernel panicked: %v", p))
+		}
+	}()
+	result, e = c.dispatch(ctx, req)
+	if e != nil {
+		if to, ok := c.opts.Hooks.ErrorCodes[e.Code]; ok {
+			e.Code = to
+		}
+		if c.opts.Hooks.FieldWithParams {
+			e = prefixField(e)
+		}
+		return nil, e
+	}
+	return result, nil
 }
 
 func (c *Carrier) dispatch(ctx context.Context, req Request) (any, *bridge.RPCError) {
@@ -293,6 +316,9 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	if p.ExecutionID == "" {
 		p.ExecutionID = "wx-" + newToken()[:16]
 	}
+	if e := c.admitFlow(p.FlowID); e != nil {
+		return nil, e
+	}
 	if err := c.ensureFlow(p.FlowID); err != nil {
 		return nil, rpcErr(CodeInvalidParams, "params", err.Error(), "field", "flowId")
 	}
@@ -300,8 +326,14 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 	if p.Input == nil {
 		input = nil
 	}
+	if e := c.admitStart(ctx); e != nil {
+		return nil, e
+	}
 	s, e := c.newSession(p.ExecutionID, true, "live")
 	if e != nil {
+		if e.Code == CodeCapacity {
+			return nil, e
+		}
 		return nil, rpcErr(CodeAlreadyExists, "exists", fmt.Sprintf("execution %q already exists (it has a live run)", p.ExecutionID), "executionId", p.ExecutionID)
 	}
 	if c.opts.Hooks.BudgetLeaks {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/internal/jsonstrict"
+	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
@@ -96,7 +97,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	}
 	var r Response
 	if err := unmarshalResponse(resp, &r); err != nil {
-		return fmt.Errorf("%s: response is not a JSON-RPC response: %v", method, err)
+		return fmt.Errorf("%s: response is not a JSON-RPC response: %s", method, bridge.DecodeText(err))
 	}
 	if r.JSONRPC != "2.0" || string(r.ID) != strconv.FormatInt(id, 10) {
 		return fmt.Errorf("%s: response frame jsonrpc=%q id=%s, want 2.0 and %d", method, r.JSONRPC, r.ID, id)
@@ -108,7 +109,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return nil
 	}
 	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("%s: result does not decode: %v", method, err)
+		return fmt.Errorf("%s: result does not decode: %s", method, bridge.DecodeText(err))
 	}
 	return nil
 }
@@ -188,7 +189,7 @@ func (c *Client) post(ctx context.Context, contentType string, body []byte) ([]b
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := readBody(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes), min(resp.ContentLength, bridge.DefaultMaxResponseBytes))
+	b, err := safehttp.ReadBody(io.LimitReader(resp.Body, bridge.DefaultMaxResponseBytes), min(resp.ContentLength, bridge.DefaultMaxResponseBytes))
 	if err != nil {
 		return nil, err
 	}

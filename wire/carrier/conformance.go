@@ -123,11 +123,11 @@ func (cf *Conformance) fail(execID string, evs []spi.Envelope) bool {
 // Store wraps the kernel's event store: an armed append fails with ErrInjectedCrash and writes
 // nothing; everything else, optional methods included, is the store's.
 func (cf *Conformance) Store(s spi.EventStore) spi.EventStore {
-	return &crashStore{EventStore: s, cf: cf}
+	return &crashStore{wrapped: wrapped{s}, cf: cf}
 }
 
 type crashStore struct {
-	spi.EventStore
+	wrapped
 	cf *Conformance
 }
 
@@ -138,19 +138,24 @@ func (s *crashStore) Append(ctx context.Context, id string, evs []spi.Envelope, 
 	return s.EventStore.Append(ctx, id, evs, opts)
 }
 
+// wrapped is the kernel's event store inside a carrier's wrapper (the conformance extension's
+// crashes, the bound's ledger): it forwards the optional methods the kernel uses, and the wrapper
+// overrides Append.
+type wrapped struct{ spi.EventStore }
+
 // Implements forwards the wrapped store's optional methods (spi.Capabilities).
-func (s *crashStore) Implements(method string) bool {
+func (s wrapped) Implements(method string) bool {
 	return spi.Has(manifest.SeamEventStore, s.EventStore, method)
 }
 
-func (s *crashStore) AcquireFence(ctx context.Context, id string) (spi.Fence, error) {
+func (s wrapped) AcquireFence(ctx context.Context, id string) (spi.Fence, error) {
 	if f, ok := s.EventStore.(spi.Fencer); ok {
 		return f.AcquireFence(ctx, id)
 	}
 	return spi.Fence{}, spi.ErrUnsupported
 }
 
-func (s *crashStore) ReadRange(ctx context.Context, id string, from, to int64) ([]spi.Envelope, error) {
+func (s wrapped) ReadRange(ctx context.Context, id string, from, to int64) ([]spi.Envelope, error) {
 	if r, ok := s.EventStore.(spi.RangeReader); ok {
 		return r.ReadRange(ctx, id, from, to)
 	}

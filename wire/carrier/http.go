@@ -22,15 +22,19 @@ import (
 const ContentTypeStream = "application/x-ndjson"
 
 // MaxStreamLineBytes bounds one line of the streaming form (the request object or a chunk): a
-// stream holds one line at a time, so this is what it holds of the server's request budget, and
-// many long-lived streams fit at once.
+// stream holds the bytes of the line it is reading, at most this many, and gives them back once
+// the line is answered, so an open stream waiting for its next chunk holds nothing.
 const MaxStreamLineBytes = 1 << 20
 
-// guard is who may call a carrier over HTTP (the policy) and how many request bytes it holds at
-// once (the budget).
+// guard is who may call a carrier over HTTP (the policy), how many request bytes it holds at once
+// — unary bodies and streams each in a budget of their own, so a stream never waits on unary calls
+// nor they on streams — and how many large answers (execution.getState: the state and the log
+// grow with the execution) it builds and holds at once, as the store bridge does.
 type guard struct {
-	policy safehttp.Policy
-	budget *safehttp.Budget
+	policy  safehttp.Policy
+	budget  *safehttp.Budget
+	streams *safehttp.Budget
+	answers *safehttp.Answers
 }
 
 func newGuard(opts Options) (guard, error) {
@@ -38,15 +42,18 @@ func newGuard(opts Options) (guard, error) {
 		return guard{}, fmt.Errorf("carrier: %w", err)
 	}
 	return guard{
-		policy: safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts, ContentTypes: []string{"application/json", ContentTypeStream}},
-		budget: safehttp.NewBudget(4*opts.MaxRequestBytes, opts.MaxRequestBytes),
+		policy:  safehttp.Policy{Token: opts.Token, AllowedHosts: opts.AllowedHosts, ContentTypes: []string{"application/json", ContentTypeStream}},
+		budget:  safehttp.NewBudget(4*opts.MaxRequestBytes, 0),
+		streams: safehttp.NewBudget(4*opts.MaxRequestBytes, 0),
+		answers: safehttp.NewAnswers(bridge.DefaultMaxConcurrentReads, 2*opts.MaxRequestBytes, 0),
 	}, nil
 }
 
 // ServeHTTP answers the wire ABI over HTTP POST: one JSON-RPC 2.0 request per body
 // (application/json), or a channel syscall in its streaming form (application/x-ndjson).
 // JSON-RPC errors travel with HTTP status 200; a request the policy refuses (Host, Origin, token,
-// Content-Type: docs/wire.md, "Running it safely") gets a plain-text 403, 401 or 415.
+// Content-Type: docs/wire.md, "Running it safely") gets a plain-text 403, 401 or 415, and one the
+// server cannot take now (its budget is held by bodies that all wait for it) a 503.
 func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -57,27 +64,45 @@ func (c *Carrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		safehttp.Refuse(w, ref)
 		return
 	}
-	stream := strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream)
-	held := int64(0)
-	if stream {
-		held = MaxStreamLineBytes
-	}
-	release, err := c.guard.budget.Reserve(r, held)
-	if err != nil {
-		return // the client left while it waited
-	}
-	defer release()
-	body := http.MaxBytesReader(w, r.Body, c.opts.MaxRequestBytes)
-	if stream {
-		c.serveStream(w, r, body)
+	if safehttp.TooLarge(r, c.opts.MaxRequestBytes) {
+		writeJSON(w, Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: tooLargeError(fmt.Sprintf("the request declares %d bytes (Content-Length)", r.ContentLength), c.opts.MaxRequestBytes)})
 		return
 	}
-	b, err := readBody(body, r.ContentLength)
-	if err != nil {
-		writeJSON(w, Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: readError(err, c.opts.MaxRequestBytes)})
+	limited := http.MaxBytesReader(w, r.Body, c.opts.MaxRequestBytes)
+	if strings.HasPrefix(r.Header.Get("Content-Type"), ContentTypeStream) {
+		in := c.guard.streams.Body(w, r, limited)
+		defer in.Release()
+		c.serveStream(w, r, in)
 		return
 	}
-	writeJSON(w, c.HandleBytes(r.Context(), b))
+	in := c.guard.budget.Body(w, r, limited)
+	defer in.Release()
+	b, err := safehttp.ReadBody(in, r.ContentLength)
+	if err != nil {
+		switch {
+		case safehttp.Overloaded(err):
+			safehttp.Busy(w, err)
+		case r.Context().Err() != nil: // the client left while its body waited for the budget
+		default:
+			writeJSON(w, Response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: readError(err, c.opts.MaxRequestBytes)})
+		}
+		return
+	}
+	req, e := DecodeRequest(b)
+	if e != nil {
+		in.Release()
+		writeJSON(w, refusal(req, e))
+		return
+	}
+	if req.Method == MethodGetState {
+		in.Release() // the request is decoded: its bytes are the answer's to hold now
+		w.Header().Set("Content-Type", "application/json")
+		_ = c.guard.answers.Serve(w, r, req.Method+"\x00"+string(req.Params), func(ctx context.Context) safehttp.Answer { return c.stateAnswer(ctx, req) })
+		return
+	}
+	resp := c.HandleRPC(r.Context(), req)
+	in.Release()
+	writeJSON(w, resp)
 }
 
 // Delayed serves h, answering every request d later (before h reads it): a slow kernel, as a
@@ -95,47 +120,83 @@ func Delayed(h http.Handler, d time.Duration) http.Handler {
 	})
 }
 
-// readBody reads a request or response body: in one buffer of its declared length when it has
-// one (up to 1 MiB; beyond, and without one, as it comes), so a small body costs one allocation.
-func readBody(body io.Reader, length int64) ([]byte, error) {
-	if length <= 0 || length > 1<<20 {
-		return io.ReadAll(body)
+// stateAnswer answers execution.getState: its log, when it has one, is encoded as it is written
+// (bridge.Answer), so building the answer costs the store's read and the fold, not the log's text;
+// the bytes are those of HandleRPC's response.
+func (c *Carrier) stateAnswer(ctx context.Context, req Request) safehttp.Answer {
+	result, e := c.handle(ctx, req)
+	if st, ok := result.(StateResult); ok && len(st.Log) > 0 {
+		log := st.Log
+		st.Log = nil
+		if obj, err := json.Marshal(st); err == nil {
+			return bridge.Answer(req.ID, bridge.ObjectWithEnvelopes{Object: obj, Member: "log", Envelopes: log}, nil)
+		}
 	}
-	b := make([]byte, length)
-	if _, err := io.ReadFull(body, b); err != nil {
-		return nil, err
+	resp := Response{JSONRPC: "2.0", ID: req.ID, Error: e}
+	if e == nil {
+		var err error
+		if resp.Result, err = json.Marshal(result); err != nil {
+			resp.Error = rpcErr(CodeInternalError, "internal", "encoding the result: "+err.Error())
+		}
 	}
-	return b, nil
+	return encodedResponse(resp)
 }
 
 // HandleBytes decodes one request body and answers it: DecodeRequest, then HandleRPC.
 func (c *Carrier) HandleBytes(ctx context.Context, body []byte) Response {
 	req, e := DecodeRequest(body)
 	if e != nil {
-		id := req.ID
-		if len(id) == 0 {
-			id = json.RawMessage("null")
-		}
-		return Response{JSONRPC: "2.0", ID: id, Error: e}
+		return refusal(req, e)
 	}
 	return c.HandleRPC(ctx, req)
+}
+
+// refusal answers a request DecodeRequest refused: with its id only when a response may carry it
+// (a string or a number that is itself strict, I-NET-5), else null — never an object or an array
+// the client sent.
+func refusal(req Request, e *bridge.RPCError) Response {
+	id := req.ID
+	if !bridge.AnswerableID(id) {
+		id = json.RawMessage("null")
+	}
+	return Response{JSONRPC: "2.0", ID: id, Error: e}
 }
 
 func readError(err error, limit int64) *bridge.RPCError {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return rpcErr(CodeTooLarge, "too-large", fmt.Sprintf("request exceeds %d bytes", limit), "limit", limit)
+		return tooLargeError("the request is longer", limit)
 	}
 	return rpcErr(CodeParseError, "parse", "reading the request: "+err.Error())
 }
 
+// tooLargeError is the answer to a request past the limit: -32008, kind too-large, data.limit.
+func tooLargeError(what string, limit int64) *bridge.RPCError {
+	return rpcErr(CodeTooLarge, "too-large", fmt.Sprintf("%s than %d bytes, the kernel's limit (--max-request-bytes)", what, limit), "limit", limit)
+}
+
 func writeJSON(w http.ResponseWriter, resp Response) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(encodedResponse(resp))
+}
+
+// encodedResponse is resp's frame as it is written.
+func encodedResponse(resp Response) answerBytes {
 	out, ok := appendResult(make([]byte, 0, len(resp.ID)+len(resp.Result)+32), resp)
 	if !ok {
 		out, _ = json.Marshal(resp)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(out)
+	return out
+}
+
+// answerBytes is an answer encoded whole (a safehttp.Answer).
+type answerBytes []byte
+
+func (a answerBytes) Size() int64 { return int64(len(a)) }
+
+func (a answerBytes) Write(w io.Writer) error {
+	_, err := w.Write(a)
+	return err
 }
 
 // appendResult appends the frame of a result response whose id is JSON text as it stands (a
@@ -254,14 +315,29 @@ type tooLarge struct {
 
 func (e *tooLarge) Error() string { return fmt.Sprintf("%s exceeds %d bytes", e.what, e.limit) }
 
-func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Reader) {
+// serveStream answers the streaming form. Its bytes are charged to the stream budget as they
+// arrive, and each line's are given back once the line is answered.
+func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body *safehttp.Body) {
 	rc := http.NewResponseController(w)
 	_ = rc.EnableFullDuplex()
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), int(min(c.opts.MaxRequestBytes, MaxStreamLineBytes)))
+	var scanned int64 // the bytes of the lines scanned and not yet given back
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		scanned += int64(adv)
+		return adv, tok, err
+	})
+	giveBack := func() {
+		if h := body.Hold(); h != nil {
+			h.Give(scanned)
+		}
+		scanned = 0
+	}
 	w.Header().Set("Content-Type", ContentTypeStream)
-	// a stream may end before its body does (a refused chunk, a line past the limit): the
-	// connection is not reused, so the server never reads a next request from a half-read body
+	// The connection closes after the stream: one that ends early leaves bytes of the body unread,
+	// which net/http would otherwise read to its end after the answer while it waits for the
+	// connection's next request (and panic on, in full-duplex mode).
 	w.Header().Set("Connection", "close")
 	enc := func(v any) error {
 		b, _ := json.Marshal(v)
@@ -280,6 +356,7 @@ func (c *Carrier) serveStream(w http.ResponseWriter, r *http.Request, body io.Re
 		return
 	}
 	next := func() (json.RawMessage, error) {
+		giveBack() // the line before is answered (or is the request, decoded)
 		for sc.Scan() {
 			line := bytes.TrimSpace(sc.Bytes())
 			if len(line) == 0 {

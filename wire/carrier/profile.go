@@ -141,6 +141,10 @@ func NewProfileWith(store spi.EventStore, deterministic bool, opts Options, ring
 	}
 	cfg.Features = opts.Features
 	WithConformance(&cfg, &opts)
+	if opts.MaxEvents > 0 {
+		opts.ledger = newLedger(store)
+		cfg.Store = opts.ledger.Store(cfg.Store)
+	}
 	rt, err := kernel.New(cfg)
 	if err != nil {
 		return nil, nil, err

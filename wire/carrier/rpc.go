@@ -78,15 +78,14 @@ type fieldErr struct{ field, msg string }
 
 func (e *fieldErr) Error() string { return e.msg }
 
+// fieldError words a decoding error as the caller wrote the request: the field below params and
+// the JSON it wants, never a Go type (bridge.DecodeError).
 func fieldError(err error) error {
-	if te, ok := err.(*json.UnmarshalTypeError); ok {
-		return &fieldErr{te.Field, fmt.Sprintf("params.%s: want %s, got JSON %s", te.Field, te.Type, te.Value)}
+	field, reason := bridge.DecodeError(err)
+	if reason == "unknown field" {
+		return &fieldErr{field, fmt.Sprintf("params: unknown field %q", field)}
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &fieldErr{strings.Trim(name, `"`), fmt.Sprintf("params: unknown field %s", name)}
-	}
-	return &fieldErr{"", fmt.Sprintf("params: %s", strings.TrimPrefix(msg, "json: "))}
+	return &fieldErr{field, fmt.Sprintf("%s: %s", strings.TrimSuffix("params."+field, "."), reason)}
 }
 
 // rpcErr builds an error with data {"kind": kind, ...kv}.
@@ -117,7 +116,8 @@ func DecodeRequest(body []byte) (Request, *bridge.RPCError) {
 			return Request{}, rpcErr(CodeParseError, "parse", "the request body is not JSON")
 		}
 		if err != nil {
-			return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(err.Error(), "json: "))
+			field, reason := bridge.DecodeError(err)
+			return Request{}, rpcErr(CodeInvalidRequest, "request", "not a JSON-RPC 2.0 request object: "+strings.TrimPrefix(field+": "+reason, ": "), "field", field)
 		}
 	} else {
 		if !json.Valid(t) {

@@ -258,3 +258,97 @@ func TestWireStreamEndsCleanly(t *testing.T) {
 		t.Errorf("wire/stream-ends-cleanly [I-NET-4]: the server logged a panic:\n%s", logged.String())
 	}
 }
+
+// Reference: I-NET-5 — a refused request's id is answered only when it is a string or a number:
+// an object or an array the client sent as its id is answered as null, never echoed.
+func TestWireNeverEchoesAnObjectID(t *testing.T) {
+	c, _, err := NewProfile(memory.NewEventStore(), true, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":{"evil":"<script>"},"method":"wire.handshake"}`,
+		`{"jsonrpc":"1.0","id":{"evil":1},"method":"wire.handshake"}`,
+		`{"jsonrpc":"2.0","id":[1,2],"method":"wire.handshake"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"wire.handshake"}`,
+	} {
+		resp := answer(t, c, body)
+		if resp.Error == nil || string(resp.ID) != "null" {
+			t.Errorf("%s: answered id %s (%+v), want an error with id null", body, resp.ID, resp.Error)
+		}
+	}
+	if resp := answer(t, c, `{"jsonrpc":"2.0","id":"ok","method":"wire.handshake"}`); string(resp.ID) != `"ok"` {
+		t.Errorf("a string id answered as %s", resp.ID)
+	}
+}
+
+// Reference: I-NET-4 — a request declaring a body past the limit is answered at once, -32008
+// kind too-large naming the limit; I-NET-5 — an ill-typed request names the field and the JSON it
+// wants, never a Go type of the kernel.
+func TestWireRefusalsNameTheLimitAndNoGoType(t *testing.T) {
+	c, _, err := NewProfile(memory.NewEventStore(), true, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7451/", strings.NewReader("{"))
+	r.Header.Set("Content-Type", "application/json")
+	r.ContentLength = 1 << 30
+	w := httptest.NewRecorder()
+	c.ServeHTTP(w, r) // it never reads the body: a wait for 1 GiB would be an EOF error instead
+	var resp Response
+	_ = json.Unmarshal(w.Body.Bytes(), &resp)
+	if kind, _, limit := errData(&resp); resp.Error == nil || resp.Error.Code != CodeTooLarge || kind != "too-large" || limit != 16<<20 {
+		t.Errorf("a declared 1 GiB body: %s, want -32008 kind too-large with data.limit 16777216", w.Body.String())
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":"f","budget":{"tokens":"ten"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":["f"]}}`,
+		`{"jsonrpc":"2.0","id":1,"method":7}`,
+		`{"jsonrpc":"2.0","id":1,"method":"execution.getState","params":{"executionId":"x","includeLog":"yes"}}`,
+	} {
+		resp := answer(t, c, body)
+		raw, _ := json.Marshal(resp)
+		if resp.Error == nil {
+			t.Errorf("%s: answered %s, want an error", body, raw)
+		}
+		for _, leak := range []string{"Go ", "int64", "float64", "map[", "Request.", "json:", "kernel."} {
+			if strings.Contains(string(raw), leak) {
+				t.Errorf("%s: answer %s names %q, a Go name of the kernel", body, raw, leak)
+			}
+		}
+	}
+}
+
+// Reference: I-NET-4 — execution.getState's log is written as it is encoded: the answer over HTTP
+// is byte for byte HandleRPC's (json.Marshal of the frame), escaping and an empty log included.
+func TestWireStateLogStreamedAsMarshalled(t *testing.T) {
+	store := memory.NewEventStore()
+	c, _, err := NewProfile(store, true, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := answer(t, c, `{"jsonrpc":"2.0","id":1,"method":"execution.start","params":{"flowId":"f","executionId":"log"}}`)
+	var d struct {
+		Driver string `json:"driver"`
+	}
+	_ = json.Unmarshal(start.Result, &d)
+	emit := `{"jsonrpc":"2.0","id":2,"method":"syscall.emit","params":{"executionId":"log","driver":"` + d.Driver + `","args":{"eventType":"progress","payload":{"html":"<&>","n":1.50}}}}`
+	if resp := answer(t, c, emit); resp.Error != nil {
+		t.Fatal(resp.Error)
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":"s<1>","method":"execution.getState","params":{"executionId":"log","includeLog":true}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"execution.getState","params":{"executionId":"log"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"execution.getState","params":{"executionId":"none","includeLog":true}}`,
+	} {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7451/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		c.ServeHTTP(w, r)
+		req, _ := DecodeRequest([]byte(body))
+		want, _ := json.Marshal(c.HandleRPC(r.Context(), req))
+		if w.Body.String() != string(want) {
+			t.Errorf("%s:\nHTTP answer %s\nwant        %s", body, w.Body.String(), want)
+		}
+	}
+}

@@ -92,6 +92,9 @@ func (c *Carrier) newSession(execID string, attach bool, mode string) (*session,
 	if old := c.sessions[execID]; old != nil {
 		return nil, rpcErr(CodeFenced, "fenced", fmt.Sprintf("execution %q has a live run held by another driver", execID), "executionId", execID)
 	}
+	if e := c.admitRun(); e != nil {
+		return nil, e
+	}
 	s := &session{execID: execID, mode: mode, calls: make(chan *call), entered: make(chan struct{}), done: make(chan struct{}), routes: map[string]chan *call{},
 		busyAsSyscall: c.opts.Hooks.BusyScopeAsSyscall}
 	if attach {

@@ -257,6 +257,16 @@ func (s *EventStore) DeleteExecution(ctx context.Context, id string) error {
 	return nil
 }
 
+// Forget deletes an execution and everything the store remembers of it, its fence history
+// included (DeleteExecution keeps that, so a token issued before stays fenced): for a process that
+// keeps this store for long and deletes executions that will never be driven again (serve-kernel's
+// finished executions past its bound), so their memory goes with them.
+func (s *EventStore) Forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.execs, id)
+}
+
 // ListExecutionsPage implements spi.ExecutionLister.
 func (s *EventStore) ListExecutionsPage(ctx context.Context, cursor string, limit int) (spi.Page, error) {
 	if err := ctx.Err(); err != nil {

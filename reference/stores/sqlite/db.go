@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -16,6 +18,19 @@ const SchemaVersion = 2
 
 // BusyTimeout is how long a writer waits for the database lock.
 const BusyTimeout = 10 * time.Second
+
+// WALLimit bounds the write-ahead log while the database is open: SQLite truncates the log to it
+// whenever a checkpoint starts it over (journal_size_limit), and the database's keeper runs a
+// TRUNCATE checkpoint (Checkpoint) whenever it finds the log past it, looking every
+// CheckpointEvery — under steady reads SQLite's own passive checkpoints never start the log over,
+// and it only grew.
+const WALLimit = 16 << 20
+
+// maxConns bounds the database's connections (reads and writes at once).
+const maxConns = 8
+
+// CheckpointEvery is how often the keeper looks at the write-ahead log's size.
+const CheckpointEvery = time.Second
 
 var migrations = []string{
 	// version 1
@@ -82,10 +97,19 @@ var migrations = []string{
 }
 
 // DB is one SQLite database file holding every seam.
+//
+// What an acknowledged write survives: the journal is a write-ahead log with synchronous=NORMAL,
+// so a write whose call returned is in the log file when the call returns and survives the
+// process being killed (kill -9, a panic, an OOM kill); it may be lost if the machine loses power
+// or its operating system crashes before the log reaches the disk (SQLite syncs it at
+// checkpoints), which synchronous=FULL would rule out at a cost on every commit.
 type DB struct {
 	db    *sql.DB
 	path  string
 	stmts *stmts
+	stop  chan struct{} // ends the keeper
+	kept  chan struct{} // closed when it has ended
+	once  sync.Once
 }
 
 // stmts are the statements of the append fast path, prepared once.
@@ -113,6 +137,7 @@ func DSN(path string) string {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", WALLimit))
 	q.Add("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }
@@ -127,7 +152,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(8)
+	db.SetMaxOpenConns(maxConns)
 	d := &DB{db: db, path: path}
 	if err := d.migrate(ctx); err != nil {
 		db.Close()
@@ -137,7 +162,71 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: prepare %s: %w", path, err)
 	}
+	d.stop, d.kept = make(chan struct{}), make(chan struct{})
+	go d.keep()
 	return d, nil
+}
+
+// keep checkpoints the write-ahead log whenever it has grown past WALLimit, until Close.
+func (d *DB) keep() {
+	defer close(d.kept)
+	t := time.NewTicker(CheckpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+			if d.WALSize() > WALLimit {
+				d.truncate()
+			}
+		}
+	}
+}
+
+// truncate checkpoints the log, waiting at most a second for the calls in flight.
+func (d *DB) truncate() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, _ = d.Checkpoint(ctx)
+}
+
+// WALSize returns the size of the write-ahead log file (0 when there is none).
+func (d *DB) WALSize() int64 {
+	fi, err := os.Stat(d.path + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// Checkpoint copies the write-ahead log into the database and truncates it (a TRUNCATE
+// checkpoint), and returns the log's size after. It takes every connection of the database first,
+// waiting (until ctx ends) for the calls in flight and holding the next ones back for the few
+// milliseconds it runs: beside steady readers, or an automatic checkpoint a committing writer runs,
+// a TRUNCATE checkpoint is refused as busy.
+func (d *DB) Checkpoint(ctx context.Context) (int64, error) {
+	conns := make([]*sql.Conn, 0, maxConns)
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	for range maxConns {
+		c, err := d.db.Conn(ctx)
+		if err != nil {
+			return d.WALSize(), fmt.Errorf("sqlite: checkpoint %s: waiting for the calls in flight: %w", d.path, err)
+		}
+		conns = append(conns, c)
+	}
+	var busy, logged, moved int
+	if err := conns[0].QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &moved); err != nil {
+		return d.WALSize(), fmt.Errorf("sqlite: checkpoint %s: %w", d.path, err)
+	}
+	if busy != 0 {
+		return d.WALSize(), fmt.Errorf("sqlite: checkpoint %s: another process kept it busy (%d of %d pages copied)", d.path, moved, logged)
+	}
+	return d.WALSize(), nil
 }
 
 func (d *DB) migrate(ctx context.Context) error {
@@ -164,8 +253,10 @@ func (d *DB) migrate(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// Close closes the database.
+// Close stops the keeper and closes the database.
 func (d *DB) Close() error {
+	d.once.Do(func() { close(d.stop) })
+	<-d.kept
 	d.stmts.advance.Close()
 	d.stmts.insertOne.Close()
 	return d.db.Close()
