@@ -93,7 +93,9 @@ those; 2 on bad flags.`,
 			var report fitness.Report
 			outs := []outfile.Output{{Flag: "--json", Path: o.json, Write: func(w io.Writer) error { return report.RenderJSON(w) }},
 				{Flag: "--junit", Path: o.junit, Write: func(w io.Writer) error { return report.RenderJUnit(w) }},
-				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error { return reportview.WriteHTML(w, ofThisHarness(report.HTMLPage(invokedAs(os.Args[0])))) }}}
+				{Flag: "--html", Path: o.html, Write: func(w io.Writer) error {
+					return reportview.WriteHTML(w, ofThisHarness(report.HTMLPage(invokedAs(os.Args[0]))))
+				}}}
 			if err := checkOutputs(outs); err != nil {
 				return badInput("%v", err)
 			}
