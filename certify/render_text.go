@@ -134,9 +134,26 @@ func notMetLines(r *Report) string {
 	fmt.Fprintf(&b, "  not met:        %d %s (%s)\n", len(ids), plural(len(ids), "recommendation", "recommendations"), blocks)
 	for _, id := range ids {
 		c, _ := findCheck(r, id)
-		fmt.Fprintf(&b, "    %s [%s]\n", safetext.Line(id), strings.Join(c.Clauses, " "))
+		fmt.Fprintf(&b, "    %s [%s]\n", safetext.Line(id), strings.Join(notMetClauses(c), " "))
 	}
 	return b.String()
+}
+
+// notMetClauses are the clauses a recommendation not met leaves unmet: those of its failing
+// assertions (each a choice), or, with none named (no verdict), the check's.
+func notMetClauses(c CheckResult) []string {
+	var out []string
+	for _, a := range c.Failed {
+		for _, id := range a.Clauses {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return c.Clauses
+	}
+	return out
 }
 
 // contractLine names the conformance profiles the run held the target to, for the certificate.
