@@ -3,13 +3,9 @@ package vectors
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
@@ -28,117 +24,6 @@ import (
 // any other): where a choice decides whether a member is there at all, its path names the object
 // that holds it.
 
-// pointerTokens splits an RFC 6901 JSON Pointer into its unescaped reference tokens. The empty
-// pointer (the whole document) is refused: a choice that decides a vector's whole answer makes
-// the vector one of choices alone.
-func pointerTokens(p string) ([]string, error) {
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("%q: want a JSON Pointer starting with / (RFC 6901)", p)
-	}
-	var out []string
-	for _, raw := range strings.Split(p[1:], "/") {
-		var b strings.Builder
-		for i := 0; i < len(raw); i++ {
-			if raw[i] != '~' {
-				b.WriteByte(raw[i])
-				continue
-			}
-			if i+1 < len(raw) && (raw[i+1] == '0' || raw[i+1] == '1') {
-				b.WriteByte("~/"[raw[i+1]-'0'])
-				i++
-				continue
-			}
-			return nil, fmt.Errorf("%q: ~ must be followed by 0 or 1 (RFC 6901)", p)
-		}
-		out = append(out, b.String())
-	}
-	return out, nil
-}
-
-// span returns the byte range of the value the tokens name in the JSON text b, or ok false when b
-// does not have it (or is not JSON on the way to it). The text is read by encoding/json's
-// tokenizer (numbers kept as written); a repeated member counts by its last occurrence, as
-// JSON.parse reads it.
-func span(b []byte, tokens []string) (start, end int, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	start, end, ok, err := find(dec, b, tokens)
-	return start, end, ok && err == nil
-}
-
-// find reads the whole value at dec's position and returns the range of the one tokens name in it;
-// an error is text that is not JSON.
-func find(dec *json.Decoder, b []byte, tokens []string) (start, end int, ok bool, err error) {
-	if len(tokens) == 0 {
-		start = int(dec.InputOffset())
-		for start < len(b) && bytes.IndexByte([]byte(" \t\n\r,:"), b[start]) >= 0 {
-			start++
-		}
-		if err := skip(dec); err != nil {
-			return 0, 0, false, err
-		}
-		return start, int(dec.InputOffset()), true, nil
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return 0, 0, false, err
-	}
-	open, isDelim := tok.(json.Delim)
-	if !isDelim {
-		return 0, 0, false, nil // a scalar has no members
-	}
-	index, aerr := strconv.Atoi(tokens[0])
-	if open == '[' && (aerr != nil || index < 0 || strconv.Itoa(index) != tokens[0]) {
-		index = -1 // not an array index (RFC 6901: no sign, no leading zero)
-	}
-	for n := 0; dec.More(); n++ {
-		here := open == '[' && n == index
-		if open == '{' {
-			key, err := dec.Token()
-			if err != nil {
-				return 0, 0, false, err
-			}
-			here = key == tokens[0]
-		}
-		if !here {
-			if err := skip(dec); err != nil {
-				return 0, 0, false, err
-			}
-			continue
-		}
-		s, e, found, err := find(dec, b, tokens[1:])
-		if err != nil {
-			return 0, 0, false, err
-		}
-		start, end, ok = s, e, found // a later repeat of the key replaces it
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return 0, 0, false, err
-	}
-	return start, end, ok, nil
-}
-
-// skip reads one whole value from dec.
-func skip(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, isDelim := tok.(json.Delim); isDelim {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
-}
-
 // choicePathList is v's choice paths as (clause, pointer) pairs, in the order of v.Clauses, each
 // clause's pointers in the order written.
 func (v Vector) choicePathList() [][2]string {
@@ -149,47 +34,6 @@ func (v Vector) choicePathList() [][2]string {
 		}
 	}
 	return out
-}
-
-// masked is text with the value at every pointer replaced by null, so two texts masked alike are
-// equal exactly when they agree outside those values and both have each member; a pointer text
-// does not have is left as it is (the other side's null then differs from its absence).
-func masked(text []byte, pointers []string) []byte {
-	type rng struct{ s, e int }
-	var rs []rng
-	for _, p := range pointers {
-		toks, err := pointerTokens(p)
-		if err != nil {
-			continue
-		}
-		if s, e, ok := span(text, toks); ok {
-			rs = append(rs, rng{s, e})
-		}
-	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].s < rs[j].s || rs[i].s == rs[j].s && rs[i].e > rs[j].e })
-	var out []byte
-	at := 0
-	for _, r := range rs {
-		if r.s < at { // inside a range already masked
-			continue
-		}
-		out = append(append(out, text[at:r.s]...), "null"...)
-		at = r.e
-	}
-	return append(out, text[at:]...)
-}
-
-// valueAt is the text of the value at pointer p in text, and whether text has it.
-func valueAt(text []byte, p string) (string, bool) {
-	toks, err := pointerTokens(p)
-	if err != nil {
-		return "", false
-	}
-	s, e, ok := span(text, toks)
-	if !ok {
-		return "", false
-	}
-	return string(text[s:e]), true
 }
 
 // validateChoicePaths checks v's choicePaths against its clauses and expected state: a state
@@ -216,8 +60,10 @@ func (v Vector) validateChoicePaths(known map[string]bool, bad func(string, ...a
 		}
 		return
 	}
-	want, err := fold.CanonicalJSON(v.Expect.State)
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(v.Expect.State))
+	dec.UseNumber()
+	var state any
+	if dec.Decode(&state) != nil {
 		return // expect.state's own check reports it
 	}
 	ids := make([]string, 0, len(v.ChoicePaths))
@@ -243,9 +89,9 @@ func (v Vector) validateChoicePaths(known map[string]bool, bad func(string, ...a
 				bad("choicePaths: %s names %q twice", id, p)
 			}
 			seen[p] = true
-			if _, err := pointerTokens(p); err != nil {
+			if toks, err := pointerTokens(p); err != nil {
 				bad("choicePaths: %s: %v", id, err)
-			} else if _, ok := valueAt(want, p); !ok {
+			} else if !has(state, toks) {
 				bad("choicePaths: %s: %q names nothing expect.state has (where a choice decides whether a member is there, name the object holding it)", id, p)
 			}
 		}

@@ -63,7 +63,7 @@ func TestSpanFindsPointers(t *testing.T) {
 		{"/a/1/b/c", ""},
 	}
 	for _, c := range cases {
-		got, ok := valueAt(text, c.pointer)
+		got, ok := valuesAt(text, []string{c.pointer})[c.pointer]
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("valueAt(%s) = %q, %v; want %q", c.pointer, got, ok, c.want)
 		}

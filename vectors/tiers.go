@@ -62,16 +62,17 @@ func choiceAssertions(v Vector, o string, want, got []byte, line func(kits.Faile
 		a := kits.NewFailedAssertion(spec.Must, o+" outside its choice paths", refusalClauses(v.Clauses))
 		as, lines = append(as, a), append(lines, line(a, string(g), string(w)))
 	}
+	wants, gots := valuesAt(want, all), valuesAt(got, all)
 	for _, c := range v.Clauses {
-		var differ, gots, wants []string
+		var differ, gotVals, wantVals []string
 		for _, p := range v.ChoicePaths[c] {
-			w, _ := valueAt(want, p)
-			g, ok := valueAt(got, p)
+			w := wants[p]
+			g, ok := gots[p]
 			if !ok {
 				g = "(absent)"
 			}
 			if g != w {
-				differ, gots, wants = append(differ, p), append(gots, g), append(wants, w)
+				differ, gotVals, wantVals = append(differ, p), append(gotVals, g), append(wantVals, w)
 			}
 		}
 		if len(differ) == 0 {
@@ -82,7 +83,7 @@ func choiceAssertions(v Vector, o string, want, got []byte, line func(kits.Faile
 			at = fmt.Sprintf("%s (and %d more)", strings.Join(differ[:3], " "), len(differ)-3)
 		}
 		a := kits.NewFailedAssertion(spec.Must, o+" at "+at, []string{c})
-		as, lines = append(as, a), append(lines, line(a, strings.Join(gots, " "), strings.Join(wants, " ")))
+		as, lines = append(as, a), append(lines, line(a, strings.Join(gotVals, " "), strings.Join(wantVals, " ")))
 	}
 	return as, lines
 }
