@@ -113,6 +113,20 @@ func TestForeignWrongFoldsFailExactly(t *testing.T) {
 			"fold/input/sequence-null",
 			"fold/input/sequence-string",
 		}},
+		// Another legal option of one choice each: only the vectors (or the choice paths) that
+		// choice decides differ, so every failure is a recommendation not met.
+		{"stamp-canonical", []string{"fold/emits/non-string-stamp-ignored"}}, // I-FOLD-4
+		{"decision-keeps-first", []string{ // I-FOLD-12: /variables/_decisions/<id>/choice
+			"fold/decisions/legacy-entry-never-gets-seq",
+			"fold/decisions/mixed-fleet-1.23-rebuilds-without-seq",
+			"fold/decisions/mixed-fleet-stays-unstamped",
+			"fold/decisions/seq-first-record-from-envelope",
+		}},
+		{"drop-oldest-at-bound", []string{"fold/v1_25/quarantine-bound-1024"}},                                         // I-FOLD-10: each entry's messageId
+		{"meter-whole", []string{"fold/numbers/metered-extremes", "fold/v1_23/metered-invalid-members"}},               // I-FOLD-15
+		{"release-usable", []string{"fold/v1_25/release-auto-false-counts", "fold/v1_25/release-members-by-presence"}}, // I-FOLD-27
+		{"keep-previous", []string{"fold/basic/second-start-without-input"}},                                           // I-FOLD-17
+		{"pending-until-start", []string{"fold/basic/completed-without-start", "fold/v1_20/null-resume-pending"}},      // I-FOLD-28: /status
 	}
 	c := handCorpus(t)
 	// 1.24.0: a fold that does not stamp seq fails every vector whose expected state holds a
@@ -194,11 +208,26 @@ func recordForeignKills(t *testing.T, id string, rep vectors.Report) spec.Mutant
 			t.Errorf("%s: Run(%s) passed, want it failed", c, id)
 		}
 	}
+	proven := map[string]bool{}
 	for vid, r := range failed {
-		// A kill counts for the vectors the bug is registered to be caught by; any further vector it
-		// fails is asserted by the exact-set test, not recorded as proof.
-		if slices.Contains(m.CaughtBy, vid) && slices.ContainsFunc(r.Clauses, func(c string) bool { return slices.Contains(m.Clauses, c) }) {
+		// A kill counts for the vectors the bug is registered to be caught by, and for the clauses
+		// their failing assertions cite; any further vector it fails is asserted by the exact-set
+		// test, not recorded as proof.
+		if !slices.Contains(m.CaughtBy, vid) {
+			continue
+		}
+		for _, c := range r.FailedClauses() {
+			if slices.Contains(m.Clauses, c) {
+				proven[c] = true
+			}
+		}
+		if slices.ContainsFunc(r.FailedClauses(), func(c string) bool { return slices.Contains(m.Clauses, c) }) {
 			proof.Rejected(t, id, vid, vid+": "+r.Message)
+		}
+	}
+	for _, c := range m.Clauses {
+		if !proven[c] {
+			t.Errorf("%s: no vector it is registered as caught by fails an assertion citing %s, want one (a clause it breaks)", id, c)
 		}
 	}
 	return m

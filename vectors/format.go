@@ -75,6 +75,11 @@ type Vector struct {
 	Payload   json.RawMessage `json:"payload,omitempty"`
 
 	Expect Expect `json:"expect"`
+	// ChoicePaths, on a fold vector expecting a state that cites a choice beside a required clause,
+	// names per choice the members of expect.state that choice decides (JSON Pointers): they are
+	// compared apart, citing the choice, and the rest of the state citing the required clauses
+	// (choicepaths.go).
+	ChoicePaths map[string][]string `json:"choicePaths,omitempty"`
 
 	// File is the path the vector was loaded from (not part of the file).
 	File string `json:"-"`

@@ -236,6 +236,7 @@ func (v Vector) validate(known map[string]bool) error {
 	default:
 		bad("kind %q: want fold, canonical or digest", v.Kind)
 	}
+	v.validateChoicePaths(known, bad)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}

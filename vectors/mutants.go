@@ -96,5 +96,20 @@ func Mutants() []spec.Mutant {
 			[]string{"vector/fold/decisions/context-policy-seq"}, "S4.v1_24.decision-seq", "S4.v1_24.foreign-fold-seq"),
 		m("foreign-other-error-kinds", "a foreign fold that refuses exactly the logs the reference refuses but names the refusal by its own order (executionId, then sequence, then shape; a missing or non-integer sequence is a sequence fault): it breaks only choices", foreign,
 			[]string{"vector/fold/input/sequence-missing", "vector/fold/input/sequence-before-execution"}, "I-FOLD-22", "I-FOLD-23"),
+		// Another legal option of one choice each (spec.Clause.Options): certified with recommendations.
+		m("foreign-stamp-canonical", "a foreign fold that counts a flowEmit stamp that is not a string under its canonical JSON text: it breaks only a choice", foreign,
+			[]string{"vector/fold/emits/non-string-stamp-ignored"}, "I-FOLD-4"),
+		m("foreign-decision-keeps-first", "a foreign fold that keeps a decision's first record when its id is recorded again: it breaks only a choice", foreign,
+			[]string{"vector/fold/decisions/seq-first-record-from-envelope", "vector/fold/decisions/mixed-fleet-stays-unstamped"}, "I-FOLD-12"),
+		m("foreign-drop-oldest-at-bound", "a foreign fold that makes room for a quarantine at the 1 024 bound by dropping the queue's oldest held entry: it breaks only a choice", foreign,
+			[]string{"vector/fold/v1_25/quarantine-bound-1024"}, "I-FOLD-10"),
+		m("foreign-meter-whole", "a foreign fold that ignores a whole RESOURCE_METERED when one of its measurements is invalid: it breaks only a choice", foreign,
+			[]string{"vector/fold/v1_23/metered-invalid-members"}, "I-FOLD-15"),
+		m("foreign-release-usable", "a foreign fold that reads a release's operator only when it is a string and auto only when it is true: it breaks only a choice", foreign,
+			[]string{"vector/fold/v1_25/release-auto-false-counts", "vector/fold/v1_25/release-members-by-presence"}, "I-FOLD-27"),
+		m("foreign-keep-previous", "a foreign fold that keeps _input, _output or _error when the event that writes it lacks the member: it breaks only a choice", foreign,
+			[]string{"vector/fold/basic/second-start-without-input"}, "I-FOLD-17"),
+		m("foreign-pending-until-start", "a foreign fold that keeps a log without EXECUTION_STARTED pending: it breaks only a choice", foreign,
+			[]string{"vector/fold/basic/completed-without-start", "vector/fold/v1_20/null-resume-pending"}, "I-FOLD-28"),
 	}
 }

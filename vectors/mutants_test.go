@@ -440,15 +440,23 @@ func recordVectorKills(t *testing.T, m spec.Mutant, rep Report) []string {
 			t.Errorf("%s %v: Run(%s) passed, want it failed (the mutant survives it)", c, m.Clauses, m.ID)
 		}
 	}
+	proven := map[string]bool{}
 	for id, r := range failed {
 		if !slices.Contains(m.CaughtBy, id) {
 			continue // a further vector the mutant fails: asserted above only for the registered ones
 		}
-		for _, c := range r.Clauses {
+		// A kill counts for the clauses the failing assertions cite: a vector whose comparison of a
+		// required clause passes proves nothing about it by failing on a choice's paths.
+		for _, c := range r.FailedClauses() {
 			if violates[c] {
-				proof.Rejected(t, m.ID, id, fmt.Sprintf("%s %v: got %.120s, want %.120s", id, r.Clauses, r.Got, r.Want))
-				break
+				proof.Rejected(t, m.ID, id, fmt.Sprintf("%s %v: got %.120s, want %.120s", id, r.FailedClauses(), r.Got, r.Want))
+				proven[c] = true
 			}
+		}
+	}
+	for _, c := range m.Clauses {
+		if !proven[c] {
+			t.Errorf("%s: no vector it is registered as caught by fails an assertion citing %s, want one (a clause it breaks)", m.ID, c)
 		}
 	}
 	return ids

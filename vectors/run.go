@@ -313,12 +313,12 @@ func judge(ctx context.Context, v Vector, f Folder, timeout time.Duration) Resul
 		return res
 	}
 	res.Verdict = Fail
-	a := failedAssertion(v, wantErr, resp.Error)
-	res.Failed = []kits.FailedAssertion{a}
+	var lines []string
+	res.Failed, lines = failedAssertions(v, res.Want, res.Got, wantErr, resp.Error)
 	res.Requirement = requirementOf(v.Clauses, Fail, res.Failed)
-	res.Message = fmt.Sprintf("vector/%s [%s]: %s = %s, want %s", v.ID, clauseList(a.Clauses), a.Op, clipS(res.Got, 300), clipS(res.Want, 300))
+	res.Message = strings.Join(lines, "\n")
 	if resp.Message != "" {
-		res.Message += " (fold says: " + firstLine(resp.Message) + ")"
+		res.Message = lines[0] + " (fold says: " + firstLine(resp.Message) + ")" + strings.TrimPrefix(res.Message, lines[0])
 	}
 	if d := jsonDiff(res.Want, res.Got); d != "" {
 		res.Message += "\n(-want +got):\n" + d

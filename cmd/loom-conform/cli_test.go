@@ -190,3 +190,35 @@ func TestCertifyFlagsThatNeedAnother(t *testing.T) {
 		}
 	}
 }
+
+// Reference: I-CERT-10 — `loom-conform spec CLAUSE` prints a clause whole, a choice with its
+// legal options, ours first and marked; --json carries them; an unknown id is bad input naming
+// ids of its family.
+func TestSpecClauseShowsLegalOptions(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "spec", "I-FOLD-27", "S4.fold.proto-rejected")
+	if code != 0 {
+		t.Fatalf("spec I-FOLD-27 = exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"I-FOLD-27 — INBOX_RELEASED carries operator or auto", "§4, MUST, interpretation, choice (recommended)", "  why: Spec §4 (1.25.0)",
+		"    1. a member present and not null is carried whatever its value, and only deliver: true delivers (ours)\n",
+		"    2. a member is carried only when it holds a usable value (operator a string, auto true)\n",
+		"full text: docs/interpretations.md#i-fold-27--", "S4.fold.proto-rejected — ", "§4, MUST, spec (required)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("spec/clause [I-CERT-10]: spec I-FOLD-27 S4.fold.proto-rejected lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "", "spec", "I-FOLD-27", "--json")
+	var cs []struct{ Options []string }
+	if err := json.Unmarshal([]byte(out), &cs); code != 0 || err != nil || len(cs) != 1 || len(cs[0].Options) != 2 {
+		t.Errorf("spec I-FOLD-27 --json = exit %d, %v, %+v; want one clause with two options", code, err, cs)
+	}
+	code, _, stderr = runCLI(t, "", "spec", "I-FOLD-77")
+	if code != 2 || !strings.Contains(stderr, `no clause "I-FOLD-77" (nearest: I-FOLD-`) {
+		t.Errorf("spec I-FOLD-77 = exit %d, %q; want exit 2 naming I-FOLD- ids", code, stderr)
+	}
+	if code, _, stderr = runCLI(t, "", "spec", "I-FOLD-7", "--coverage"); code != 2 || !strings.Contains(stderr, "one or the other") {
+		t.Errorf("spec I-FOLD-7 --coverage = exit %d, %q; want exit 2", code, stderr)
+	}
+}

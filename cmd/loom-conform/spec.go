@@ -16,7 +16,7 @@ func newSpecCmd() *cobra.Command {
 	var coverage, asJSON, interpretations, strict bool
 	var proofs string
 	cmd := &cobra.Command{
-		Use:   "spec [--coverage [--proofs DIR] [--strict]] [--json] [--interpretations]",
+		Use:   "spec [CLAUSE...] [--coverage [--proofs DIR] [--strict]] [--json] [--interpretations]",
 		Short: "List the specification's normative clauses, or their coverage by checks",
 		Long: `List every normative clause of the kernel specification and ADR 0026 (id, section, level,
 source, tier, paraphrase). Interpretations — our decisions where the spec is silent — are clauses
@@ -25,7 +25,13 @@ bridge, wire, vector or report protocol: required), "consequence" (follows from 
 words it quotes: required) or "choice" (the spec is silent and we recommend: recommended, never
 blocking a certificate except under --strict). Spec and ADR clauses show "-": their source
 makes them required. --json adds each interpretation's note and, for a consequence, the quoted
-words ("rests").
+words ("rests"), and for a choice its legal options, ours first ("options").
+
+With clause ids (spec I-FOLD-7 S4.fold.proto-rejected) it prints those clauses whole: the line
+above, and for an interpretation why it was decided, the words a consequence rests on, a choice's
+legal options — the behaviours the spec leaves open, ours marked: a check holds a target to one
+of them (required) and to ours (recommended) — and where docs/interpretations.md has its full
+text. An unknown id is bad input (exit 2), naming the nearest ids.
 
 --coverage prints the clause × check matrix: for each clause the checks (tests, properties,
 kit checks, vectors) that enforce it ("linked"), then linked/unlinked counts per level, per
@@ -47,13 +53,17 @@ are listed as refused.
 mutant has a clause no kill by a check linked to that clause backs, or when fewer than 90 % of
 spec-sourced MUST clauses are proven.
 --interpretations prints docs/interpretations.md (generated from the registry).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			if err := needs(cmd, map[string]string{"strict": "coverage", "proofs": "coverage"}); err != nil {
 				return err
 			}
 			switch {
+			case len(args) > 0 && (coverage || interpretations):
+				return badInput("spec: clause ids print those clauses; --coverage and --interpretations print every clause (give one or the other)")
+			case len(args) > 0:
+				return runClauses(out, args, asJSON)
 			case interpretations:
 				return spec.RenderInterpretations(out)
 			case coverage:

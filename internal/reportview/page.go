@@ -207,6 +207,9 @@ type ClauseRow struct {
 	Summary string
 	Note    string
 	Rests   string
+	// Options, on a choice, are the behaviours the spec leaves open, ours first
+	// (spec.Clause.Options).
+	Options []string
 	Counts  map[string]int
 	Items   []string
 	// Doc is the link to the clause's text in the published docs ("" when there is none: spec
@@ -224,7 +227,7 @@ func (p Page) Coverage() []ClauseRow {
 				r = &ClauseRow{ID: id, Counts: map[string]int{}}
 				if c, ok := spec.Lookup(id); ok {
 					r.Known, r.Level, r.Source, r.Tier, r.Section = true, string(c.Level), string(c.Source), string(c.Tier), c.Section
-					r.Summary, r.Note, r.Rests = c.Summary, c.Note, c.Rests
+					r.Summary, r.Note, r.Rests, r.Options = c.Summary, c.Note, c.Rests, c.Options
 					if c.Source == spec.SourceInterpretation {
 						r.Doc = p.docsBase() + "interpretations.md#" + InterpretationAnchor(c)
 					}

@@ -2,6 +2,7 @@ package reportview_test
 
 import (
 	"bytes"
+	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,6 +96,30 @@ func TestWriteHTML(t *testing.T) {
 	}
 	if strings.Contains(h, "<script>alert") {
 		t.Error("page does not escape the target's text")
+	}
+}
+
+// A choice's "why" lists the legal options the spec leaves, ours first and marked, so a reader of
+// a recommendation not met sees what else would have kept the spec (spec.Clause.Options).
+func TestCoverageShowsLegalOptions(t *testing.T) {
+	c, ok := spec.Lookup("I-FOLD-7")
+	if !ok || len(c.Options) < 2 {
+		t.Fatalf("I-FOLD-7 = %+v, want a choice with options", c)
+	}
+	p := reportview.Page{Title: "t", Verdict: "pass", Items: []reportview.Item{
+		{ID: "vector/fold/v1_23/suspended-waits", Group: "fold", Verdict: "fail", Clauses: []string{"S4.v1_23.suspended-waits", "I-FOLD-7"}},
+	}}
+	var b bytes.Buffer
+	if err := reportview.WriteHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	want := `<ol class="options"><li>` + template.HTMLEscapeString(c.Options[0]) + ` <em>(ours)</em></li><li>` + template.HTMLEscapeString(c.Options[1]) + `</li>`
+	if !strings.Contains(h, want) {
+		t.Errorf("reportview/coverage [I-CERT-10]: WriteHTML(I-FOLD-7) lacks its options %q", want)
+	}
+	if n := strings.Count(h, `<ol class="options">`); n != 1 {
+		t.Errorf("reportview/coverage: %d option lists, want 1 (a spec clause has none)", n)
 	}
 }
 

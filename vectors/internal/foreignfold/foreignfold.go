@@ -1,24 +1,35 @@
 // Package foreignfold is a foreign fold for the vectors harness's own tests: it speaks the line
 // protocol of docs/vectors.md over stdin/stdout and answers with the reference fold, optionally
-// with one deliberate defect, so the tests can prove the vectors catch exactly that defect. The
-// program is vectors/testdata/foreignfold; the package tests run the same code by re-executing
-// their own binary.
+// with one deliberate defect or one other legal option of a choice, so the tests can prove the
+// vectors catch exactly that defect and certify that option. The program is
+// vectors/testdata/foreignfold; the package tests run the same code by re-executing their own
+// binary.
 //
-//	foreignfold [-bug none|forget-failed-while-parked|bytes-order|no-seq|strict-integers|other-error-kinds|trivial] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
+//	foreignfold [-bug NAME] [-hang-on IDS] [-crash-on IDS] [-garbage-on IDS]
 //
-// -bug forget-failed-while-parked folds envelope by envelope and drops _failedWhileParked after
-// each one (a fold that never implemented 1.21.0's flag); -bug bytes-order sorts object keys by
-// UTF-8 bytes instead of UTF-16 code units; -bug no-seq never stamps a decision's seq (1.24.0);
+// Defects: -bug forget-failed-while-parked folds envelope by envelope and drops _failedWhileParked
+// after each one (a fold that never implemented 1.21.0's flag); -bug bytes-order sorts object keys
+// by UTF-8 bytes instead of UTF-16 code units; -bug no-seq never stamps a decision's seq (1.24.0);
 // -bug strict-integers reads envelopes with encoding/json into int64 fields, so an integral
 // sequence or timestamp spelled 0.0 or 1e3 is refused as invalid-envelope (the deviation
-// `vectors fuzz` must find and shrink; I-FOLD-22); -bug other-error-kinds refuses exactly the logs
-// the reference refuses but names the refusal by its own order, executionId before sequence
-// before shape, a missing or non-integer sequence being a sequence fault (it breaks only the
-// choices I-FOLD-22 and I-FOLD-23, so the vectors certify it with recommendations not met);
-// -bug trivial answers every request with an empty
-// output without looking at it (the protocol's cost alone). -hang-on, -crash-on and -garbage-on
-// take comma-separated vector ids at which the process never answers, exits with status 3, or
-// writes a line that is not a response.
+// `vectors fuzz` must find and shrink; I-FOLD-22).
+//
+// Other legal options, each breaking only the choice it names (the vectors certify each with
+// recommendations not met): -bug other-error-kinds refuses exactly the logs the reference refuses
+// but names the refusal by its own order, executionId before sequence before shape, a missing or
+// non-integer sequence being a sequence fault (I-FOLD-22, I-FOLD-23); -bug stamp-canonical counts
+// a flowEmit stamp that is not a string under its canonical JSON text (I-FOLD-4); -bug
+// decision-keeps-first keeps a decision's first record when its id is recorded again (I-FOLD-12);
+// -bug drop-oldest-at-bound makes room for a quarantine at the 1 024 bound by dropping the queue's
+// oldest held entry (I-FOLD-10); -bug meter-whole ignores a whole RESOURCE_METERED when one of its
+// measurements is invalid (I-FOLD-15); -bug release-usable reads a release's operator only when it
+// is a string and auto only when it is true (I-FOLD-27); -bug keep-previous keeps _input, _output
+// or _error when the event that writes it lacks the member (I-FOLD-17); -bug pending-until-start
+// keeps a log without EXECUTION_STARTED pending (I-FOLD-28).
+//
+// -bug trivial answers every request with an empty output without looking at it (the protocol's
+// cost alone). -hang-on, -crash-on and -garbage-on take comma-separated vector ids at which the
+// process never answers, exits with status 3, or writes a line that is not a response.
 package foreignfold
 
 import (
@@ -41,7 +52,7 @@ import (
 // Main runs the foreign fold with the given arguments on stdin/stdout and returns its exit code.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("foreignfold", flag.ContinueOnError)
-	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq, strict-integers, other-error-kinds or trivial")
+	bug := fs.String("bug", "none", "none, forget-failed-while-parked, bytes-order, no-seq, strict-integers, other-error-kinds, stamp-canonical, decision-keeps-first, drop-oldest-at-bound, meter-whole, release-usable, keep-previous, pending-until-start or trivial")
 	hang := fs.String("hang-on", "", "comma-separated vector ids to never answer")
 	crash := fs.String("crash-on", "", "comma-separated vector ids to exit at")
 	garbage := fs.String("garbage-on", "", "comma-separated vector ids to answer out of protocol")
@@ -115,6 +126,20 @@ func (f *folder) Answer(ctx context.Context, req vectors.Request) (vectors.Respo
 		}
 	case "other-error-kinds":
 		return otherErrorKinds(ctx, req)
+	case "stamp-canonical":
+		return stampCanonical(ctx, req)
+	case "decision-keeps-first":
+		return decisionKeepsFirst(ctx, req)
+	case "drop-oldest-at-bound":
+		return dropOldestAtBound(ctx, req)
+	case "meter-whole":
+		return meterWhole(ctx, req)
+	case "release-usable":
+		return releaseUsable(ctx, req)
+	case "keep-previous":
+		return keepPrevious(ctx, req)
+	case "pending-until-start":
+		return pendingUntilStart(ctx, req)
 	case "strict-integers":
 		if req.Kind == vectors.KindFold && req.Events != nil {
 			for _, raw := range *req.Events {
