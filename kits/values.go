@@ -11,7 +11,9 @@ const (
 	bigValueNext = `{"n":12345678901234567891,"s":"x","o":{"k":[1,2]}}`
 )
 
-// hardValues are payloads and metadata a store must keep value-exact (I-STORE-3).
+// hardValues are payloads and metadata a store must keep value-exact (I-STORE-3): every method
+// that stores, copies or moves data carries them (append, copyPrefix, archive append and
+// replaceSegments, snapshot save, durable-state set, read-model upsert).
 func hardValues() []struct{ name, payload, metadata string } {
 	deep := strings.Repeat(`{"d":[`, 40) + `"bottom"` + strings.Repeat(`]}`, 40)
 	return []struct{ name, payload, metadata string }{
@@ -19,7 +21,11 @@ func hardValues() []struct{ name, payload, metadata string } {
 		{"escapes", `{"s":"quote \" backslash \\ slash \/ nl \n tab \t nul \u0000 ctl \u001f","<html>":"&amp;"}`, ``},
 		{"lone-surrogate-free-astral", `["\ud83e\uddf5","x"]`, `{"forkChain":["a","b"],"forkedBy":"op"}`},
 		{"integers", `{"i":42,"neg":-7,"max53":9007199254740991,"min53":-9007199254740991,"z":-0}`, `{"flowEmit":"00ff00ff00ff00ff"}`},
-		{"fractions", `{"f":0.1,"g":1.5e-7,"h":1e+21,"i":-0.000001,"j":1.50}`, ``},
+		{"fractions", `{"f":0.1,"g":1.5e-7,"h":1e+21,"i":-0.000001,"j":1.50,"k":0.1234567890123456,"max":1.7976931348623157e308,"min":5e-324}`, ``},
+		// Integers a double holds exactly and an int64 does not: a store that reads integers as
+		// int64 (or uint64) wraps or refuses them, one that prints doubles with 14 digits rounds
+		// them (I-STORE-3; only numbers beyond a double are I-STORE-25's).
+		{"beyond-int64", `{"e19":10000000000000000000,"p63":9223372036854775808,"p64":18446744073709551616,"n63":-9223372036854777856,"n64":-18446744073709551616}`, `{"p63":9223372036854775808}`},
 		{"deep-nesting", deep, `{"seal":{"v":1,"cipher":"none","covers":[]}}`},
 		{"empty-containers", `{"o":{},"a":[],"s":"","n":null,"nested":{"o":{},"a":[[]]}}`, `{}`},
 		{"scalar-null", `null`, ``},

@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		wireInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
+		certInterpretations(), storeEdgeInterpretations(), storeNameInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
 		netInterpretations(),
 	} {

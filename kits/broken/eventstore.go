@@ -117,6 +117,12 @@ func classEventStores() []classStore[spi.EventStore] {
 			func() E { return newFenceCheckThenWrite() }),
 		class("delimited-prefix-scan", "rows are keyed <id>:<sequence> and read scans the key prefix <id>:, so reading x also returns the log of x:q", "eventstore/ids-apart-every-method", ids,
 			func() E { return delimitedScanES{newES(), ":"} }),
+		class("delimiters-substituted", "row keys are built by replacing \":\" and \"/\" with \"_\", so a:b, a/b and a_b share one log", "eventstore/ids-apart-every-method", ids,
+			func() E { return keyedEverywhere{keyedIDs{newES(), substituteDelimiters}} }),
+		class("copy-reencodes", "copyPrefix re-encodes every member through another JSON library: empty arrays become objects, numbers are printed with 14 digits", "eventstore/copy-prefix-values", []string{"I-STORE-11", "I-STORE-3"},
+			func() E { return copyReencodes{newES()} }),
+		class("int64-integers", "payload and metadata integers are read into int64, so one beyond int64 that a double holds (10^19, 2^63, 2^64) wraps around", "eventstore/roundtrip-values", []string{"I-STORE-3"},
+			func() E { return int64Integers{newES()} }),
 		class("listing-utf16-order", "listExecutionsPage orders ids by UTF-16 code units (Java, JavaScript and .NET string order): characters beyond U+FFFF before U+E000–U+FFFF", "eventstore/list-executions-byte-order", []string{"I-STORE-28"},
 			func() E { return listingCollated{newES(), utf16Less} }),
 	}

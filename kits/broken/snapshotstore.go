@@ -23,6 +23,10 @@ func classSnapshotStores() []classStore[spi.SnapshotStore] {
 			func() S { return saveSkipsFloatEqual{newSS(), &sync.Mutex{}, map[string]json.RawMessage{}} }),
 		class("delimited-prefix-scan", "snapshots are keyed <id>/<sequence> and loadLatest scans the key prefix <id>/, so x loads the latest snapshot of x/q", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
 			func() S { return prefixScanSnapshots{newSS(), "/", &sync.Mutex{}, map[string]bool{}} }),
+		class("delete-takes-dashed", "deleteExecution(x) also deletes the snapshots of every id that extends x after a dash (x-2)", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+			func() S { return deleteTakesDashed{newSS(), &sync.Mutex{}, map[string]bool{}} }),
+		class("state-reencoded", "the state is re-encoded through another JSON library on save: empty arrays become objects, numbers are printed with 14 digits", "snapshotstore/roundtrip-state", []string{"I-STORE-15"},
+			func() S { return stateReencoded{newSS()} }),
 		class("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
 			func() S { return saveDeleteThenInsert{newWatchedSS()} }),
 	}

@@ -82,3 +82,32 @@ func (s deleteAllSnapshots) DeleteExecution(ctx context.Context, _ string) error
 	}
 	return nil
 }
+
+// --- deleteExecution(x) matches x and every id that extends x after a dash (DELETE … WHERE id =
+// $1 OR id LIKE $1 || '-%', a store keeping an execution's branches as <id>-<n>).
+type deleteTakesDashed struct {
+	ss
+	mu  *sync.Mutex
+	ids map[string]bool
+}
+
+func (s deleteTakesDashed) Save(ctx context.Context, sn spi.Snapshot) error {
+	s.mu.Lock()
+	s.ids[sn.ExecutionID] = true
+	s.mu.Unlock()
+	return s.ss.Save(ctx, sn)
+}
+
+func (s deleteTakesDashed) DeleteExecution(ctx context.Context, id string) error {
+	s.mu.Lock()
+	keys := sortedKeys(s.ids)
+	s.mu.Unlock()
+	for _, k := range keys {
+		if strings.HasPrefix(k, id+"-") {
+			if err := s.ss.DeleteExecution(ctx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return s.ss.DeleteExecution(ctx, id)
+}
