@@ -21,7 +21,9 @@ func trimTrailing(id string) string { return strings.TrimRight(id, " ") }
 func composeAcute(id string) string { return strings.ReplaceAll(id, "e\u0301", "\u00e9") }
 
 // substituteDelimiters builds a key name as a store does whose key language has no ":" or "/".
-func substituteDelimiters(id string) string { return strings.NewReplacer(":", "_", "/", "_").Replace(id) }
+func substituteDelimiters(id string) string {
+	return strings.NewReplacer(":", "_", "/", "_").Replace(id)
+}
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
