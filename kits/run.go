@@ -34,6 +34,9 @@ type Options struct {
 	// Explore is how many scripts each exploration check (*/explore) applies to the target and to
 	// the reference; 0 = DefaultExplore. Work, not time, so a run does the same work on any machine.
 	Explore int
+	// Strict holds the target to the recommended checks too, as certify --strict does: under RunT a
+	// recommendation not met then fails its subtest. Run reports the same results either way.
+	Strict bool
 }
 
 // DefaultExplore is the number of scripts an exploration check runs when Options.Explore is 0.

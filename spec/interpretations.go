@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(),
 		wireInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), storeEdgeInterpretations(), storeNameInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
+		certInterpretations(), certRunInterpretations(), storeEdgeInterpretations(), storeNameInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
 		netInterpretations(),
 	} {

@@ -21,6 +21,8 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestBrokenReadModelStoresRejected"},
 		{ID: "kits/required-only-skips-optional", Kind: spec.KindTest, Clauses: []string{"S7.spi.optional-may-omit", "I-STORE-24"},
 			Where: "kits:TestRequiredOnlyStoreSkipsOptionalChecks"},
+		{ID: "kits/go-test-gives-certify-verdict", Kind: spec.KindTest, Clauses: []string{"I-CERT-62", "I-CERT-10"},
+			Where: "kits:TestGoTestGivesCertifyVerdict"},
 		{ID: "kits/broken/incarnation-follows-claim", Kind: spec.KindTest, Clauses: []string{"S7.es.incarnation-anchor", "I-STORE-21"},
 			Where: "kits/broken:TestIncarnationRuleFollowsTheClaim"},
 		{ID: "kits/broken/jsonb-like-passes", Kind: spec.KindTest, Clauses: []string{"I-STORE-25", "I-STORE-15"},
