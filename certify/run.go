@@ -16,6 +16,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/bridgekit"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -372,7 +373,7 @@ func runner1[T any](k kits.Kit[T], target T) func(ctx context.Context, id string
 
 func (r *runner) plans(proxy *faultProxy) []plan {
 	var out []plan
-	bk := BridgeKit()
+	bk := bridgekit.Kit()
 	bp := plan{kit: bk.Name, served: true, checks: metas(bk, r.filter, &r.leftOut)}
 	if r.client != nil {
 		bp.run = runner1(bk, r.client)

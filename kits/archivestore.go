@@ -25,6 +25,8 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Doc: "the envelopes a compaction removed read back exactly, value-exact, ascending", Run: asKeepsRemoved},
 		{ID: "archivestore/roundtrip-values", Clauses: []string{"I-STORE-18", "I-STORE-19"}, Level: spec.Must,
 			Doc: "the round-trip corpus (unicode, escapes, integers beyond int64 a double holds, 16-digit fractions, empty containers, deep nesting) archived in one call, and put in by replaceSegments when served, reads back value-exact", Run: asRoundtripValues},
+		{ID: "archivestore/append-order", Clauses: []string{"I-STORE-53"}, Level: spec.Must,
+			Doc: "an append whose sequences repeat or go back is invalid and archives nothing; our choice, so recommended", Run: asAppendOrder},
 		{ID: "archivestore/roundtrip-precision", Clauses: []string{"I-STORE-25"}, Level: spec.Must,
 			Doc: "numbers a double cannot hold are archived exactly", Run: asRoundtripPrecision},
 		{ID: "archivestore/reappend-idempotent", Clauses: []string{"I-STORE-70"}, Level: spec.Must,

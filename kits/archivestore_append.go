@@ -217,3 +217,18 @@ func asRoundtripValues(ctx context.Context, c *ArchiveStoreCase) error {
 	}
 	return c.Cite("I-STORE-19").Diff("Read", fmt.Sprintf("%q) after (ReplaceSegments with the round-trip corpus", y), repl, nonNil(got), envCmp)
 }
+
+// asAppendOrder: the sequences of one archive append are strictly increasing; a repeated or
+// out-of-order sequence is an invalid argument and nothing of the call is archived (I-STORE-53).
+func asAppendOrder(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("archive-order")
+	for _, seqs := range [][2]int64{{1, 1}, {2, 1}} {
+		a, b := env(x, seqs[0], "first"), env(x, seqs[1], "second")
+		b.Payload = json.RawMessage(`{"second":true}`)
+		err := c.Store.Append(ctx, x, []spi.Envelope{a, b})
+		if e := expectErr(c, "Append", fmt.Sprintf("%q, sequences %v", x, seqs), err, spi.ErrInvalidArgument); e != nil {
+			return e
+		}
+	}
+	return expectArchive(ctx, c, x, []spi.Envelope{}, "appends whose sequences repeat or go back")
+}

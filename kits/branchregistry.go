@@ -24,6 +24,8 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 			Doc: "a registered branch reads back value-exact; an unknown id is not-found", Run: brRegisterGet},
 		{ID: "branchregistry/roundtrip-precision", Clauses: []string{"I-STORE-25"}, Level: spec.Must,
 			Doc: "metadata numbers a double cannot hold read back exactly", Run: brRoundtripPrecision},
+		{ID: "branchregistry/register-unknown-parent", Clauses: []string{"I-STORE-54"}, Level: spec.Must,
+			Doc: "a branch of a parent never registered or written, forked at sequence 100 000, is registered: the registry does not read logs; our choice, so recommended", Run: brRegisterUnknownParent},
 		{ID: "branchregistry/register-idempotent", Clauses: []string{"I-STORE-72"}, Level: spec.Must,
 			Doc: "registering an equal branch again succeeds and changes nothing; our choice, so recommended", Run: brIdempotent},
 		{ID: "branchregistry/concurrent-register", Clauses: []string{"I-STORE-20", "I-STORE-14"}, Level: spec.Must,

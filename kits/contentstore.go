@@ -30,6 +30,8 @@ func ContentStoreKit() Kit[spi.ContentStore] {
 			Doc: "get of a well-formed digest never put is not-found", Run: csGetUnknown},
 		{ID: "contentstore/get-malformed-digest", Clauses: []string{"I-PLUGIN-17"}, Level: spec.Must,
 			Doc: "get of a malformed digest (empty, truncated, upper-case, another algorithm, a path) is an invalid argument, not not-found; our choice, so recommended", Run: csGetMalformed},
+		{ID: "contentstore/refusal-order", Clauses: []string{"I-STORE-56"}, Level: spec.Must,
+			Doc: "a malformed digest is invalid whoever asks for it (an owner that stored nothing included), never not found; our choice, so recommended", Run: csRefusalOrder},
 		{ID: "contentstore/put-stream", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-1", "I-PLUGIN-2"}, Level: spec.Must,
 			Doc: "putStream of content in uneven chunks returns the same ref as put and the bytes read back exactly", Run: csPutStream},
 		{ID: "contentstore/put-stream-failure", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-2"}, Level: spec.Must,

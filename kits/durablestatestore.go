@@ -42,6 +42,8 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "after delete and re-create the version is above every earlier one, so a version read before the delete never matches", Run: dsVersionsNotReused},
 		{ID: "durablestatestore/version-across-delete", Clauses: []string{"I-PLUGIN-5", "I-PLUGIN-6"}, Level: spec.Must,
 			Doc: "a set or delete on the version read before a delete is a conflict after it and changes nothing; the key is absent until a create-only set", Run: dsVersionAcrossDelete},
+		{ID: "durablestatestore/refusal-order", Clauses: []string{"I-STORE-56"}, Level: spec.Must,
+			Doc: "a write with an empty key or a negative version is invalid even when its version condition does not hold, and changes nothing; our choice, so recommended", Run: dsRefusalOrder},
 		{ID: "durablestatestore/key-isolation", Clauses: []string{"I-PLUGIN-7", "I-STORE-4"}, Level: spec.Must,
 			Doc: "keys that extend one another or differ only by case, trailing space or normal form are different keys", Run: dsKeys},
 		{ID: "durablestatestore/invalid", Clauses: []string{"I-PLUGIN-5", "I-PLUGIN-7"}, Level: spec.Must,

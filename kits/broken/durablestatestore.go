@@ -61,6 +61,8 @@ func classDurableStateStores() []classStore[spi.DurableStateStore] {
 			func() D { return tombstoneVersions{newDS(), &sync.Mutex{}, map[string]int64{}} }),
 		class("int64-values", "integers are read into int64, so one beyond int64 that a double holds (10^19, 2^63, 2^64) wraps around", "durablestatestore/roundtrip-values", []string{"I-PLUGIN-7"},
 			func() D { return int64Values{newDS()} }),
+		class("conflict-before-argument", "a set compares its version condition before it looks at the key, so a set with an empty key on a version is a conflict (breaks only a recommendation)", "durablestatestore/refusal-order", []string{"I-STORE-56"},
+			func() D { return conflictBeforeArgument{newDS()} }),
 		class("set-skips-float-equal", "a set whose value equals the stored one through float64 is skipped as unchanged and returns the old version", "durablestatestore/set-never-skipped", []string{"I-PLUGIN-15", "I-PLUGIN-6"},
 			func() D { return setSkipsFloatEqual{newDS()} }),
 		class("set-merges-objects", "a set of an object merges its keys into the stored object (jsonb ||)", "durablestatestore/set-replaces-whole", []string{"I-PLUGIN-15", "I-PLUGIN-7"},

@@ -123,6 +123,12 @@ func classEventStores() []classStore[spi.EventStore] {
 			func() E { return copyReencodes{newES()} }),
 		class("int64-integers", "payload and metadata integers are read into int64, so one beyond int64 that a double holds (10^19, 2^63, 2^64) wraps around", "eventstore/roundtrip-values", []string{"I-STORE-3"},
 			func() E { return int64Integers{newES()} }),
+		class("sequence-before-fence", "the sequence is checked before the fence, so a zombie holding a stale token learns conflict and retries instead of learning it was fenced (breaks only a recommendation)", "eventstore/refusal-order", []string{"I-STORE-50"},
+			func() E { return sequenceBeforeFence{newES()} }),
+		class("delete-unwritten-keeps-fence", "deleteExecution returns early when no envelope matched, so an id fenced but never written keeps its token and the old worker writes the new incarnation", "eventstore/delete-execution-fences", []string{"I-STORE-82", "S6.fencing.zombie"},
+			func() E { return deleteUnwrittenKeepsFence{newES()} }),
+		class("copy-onto-trimmed", "copyPrefix takes a target deleteThrough emptied for a fresh one and writes over it (breaks only a recommendation)", "eventstore/copy-prefix-trimmed-target", []string{"I-STORE-52"},
+			func() E { return copyOntoTrimmed{newES()} }),
 		class("listing-utf16-order", "listExecutionsPage orders ids by UTF-16 code units (Java, JavaScript and .NET string order): characters beyond U+FFFF before U+E000–U+FFFF", "eventstore/list-executions-byte-order", []string{"I-STORE-28"},
 			func() E { return listingCollated{newES(), utf16Less} }),
 	}
