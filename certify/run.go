@@ -548,6 +548,13 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
 		res.Message = fmt.Sprintf("%s: the link to the bridge failed during the check (%v); no verdict on the store\n%s", m.id, after.LastFault, res.Message)
 	}
+	if res.Verdict == kits.Unknown && strings.Contains(res.Message, "did not return") {
+		// Name the bridge method the check is stuck in (I-CERT-61).
+		if pc, ok := r.client.OldestPending(); ok {
+			res.Message = fmt.Sprintf("%s: the bridge call %s did not return (sent %s before the check was abandoned)\n%s",
+				m.id, pc.Method, time.Since(pc.Sent).Round(time.Millisecond), res.Message)
+		}
+	}
 	// A target that answers probes but leaves check after check without a verdict is slow beyond
 	// use: after DeadAfter in a row the rest are not run (judge has already ruled out an outage).
 	if res.Verdict == kits.Unknown {

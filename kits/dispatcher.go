@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,8 +153,30 @@ func claimOne(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest) (spi.L
 		if mine(c, l.Package) {
 			return l, true, nil
 		}
+		c.mu.Lock()
+		if !slices.Contains(c.ahead, l.Package.ExecutionID) {
+			c.ahead = append(c.ahead, l.Package.ExecutionID)
+		}
+		c.mu.Unlock()
 	}
 	return spi.Lease{}, false, nil
+}
+
+// stallNote says what a queue that delivers nothing may be stalled behind: the packages of other
+// checks this case's claims received and left leased ("" when none). A dispatcher that claims
+// only from the head of its queue stalls every package behind them (I-DISPATCH-12, I-CERT-61).
+func stallNote(c *DispatcherCase) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ahead) == 0 {
+		return ""
+	}
+	ids := c.ahead
+	if len(ids) > 3 {
+		ids = append(ids[:3:3], fmt.Sprintf("%d more", len(c.ahead)-3))
+	}
+	return fmt.Sprintf("the queue stalled at its head: the claims received only packages of other checks (%s), dispatched before this check's package and left leased — a dispatcher that claims only the head of its queue stalls every package behind a leased one",
+		strings.Join(ids, ", "))
 }
 
 // await claims until this case's package arrives, failing after awaitClaims empty claims.
@@ -164,9 +187,16 @@ func await(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what stri
 			return l, err
 		}
 		if i == awaitClaims-1 {
-			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) %d times, %s apart, after (%s", r.Worker, r.Targets, awaitClaims, awaitPause, what), "no package", "the package delivered")
+			got := "no package"
+			if note := stallNote(c); note != "" {
+				got += "; " + note
+			}
+			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) %d times, %s apart, after (%s", r.Worker, r.Targets, awaitClaims, awaitPause, what), got, "the package delivered")
 		}
 		if err := sleep(ctx, awaitPause); err != nil {
+			if note := stallNote(c); note != "" {
+				return l, fmt.Errorf("%s after %d claims delivered nothing: %w", note, i+1, err)
+			}
 			return l, err
 		}
 	}

@@ -21,6 +21,8 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestBrokenReadModelStoresRejected"},
 		{ID: "kits/required-only-skips-optional", Kind: spec.KindTest, Clauses: []string{"S7.spi.optional-may-omit", "I-STORE-24"},
 			Where: "kits:TestRequiredOnlyStoreSkipsOptionalChecks"},
+		{ID: "kits/hang-names-the-call", Kind: spec.KindTest, Clauses: []string{"I-CERT-61", "I-CERT-13"},
+			Where: "kits:TestHangingStoreIsUnknownNotAHang"},
 		{ID: "kits/go-test-gives-certify-verdict", Kind: spec.KindTest, Clauses: []string{"I-CERT-62", "I-CERT-10"},
 			Where: "kits:TestGoTestGivesCertifyVerdict"},
 		{ID: "kits/broken/incarnation-follows-claim", Kind: spec.KindTest, Clauses: []string{"S7.es.incarnation-anchor", "I-STORE-21"},

@@ -93,6 +93,8 @@ func Checks() []spec.Check {
 	return []spec.Check{
 		{ID: "kits/broken/dispatchers-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.dispatch.coordinates-only", "S6.placement.compute-target", "S6.fencing.zombie", "S6.resume.is-migration"},
 			Where: "kits/broken/dispatchers:TestBrokenDispatchersRejected"},
+		{ID: "kits/dispatcher-stall-diagnosed", Kind: spec.KindTest, Clauses: []string{"I-CERT-61", "I-DISPATCH-12"},
+			Where: "kits/broken/dispatchers:TestHeadOfLineStallDiagnosed"},
 		{ID: "reference/dispatch/memory-kit", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "I-DISPATCH-1"},
 			Where: "kits/broken/dispatchers:TestMemoryDispatcherKit"},
 	}
