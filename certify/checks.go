@@ -42,6 +42,7 @@ func Checks() []spec.Check {
 		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6", "I-CERT-4"),
 		t("certify/bridge-edge-cases", "TestBridgeEdgeCases", "I-BRIDGE-10"),
 		t("certify/rerun-said", "TestRerunSaidOnEverySurface", "I-CERT-60", "I-CERT-61", "I-CERT-12"),
+		t("certify/go-route", "TestGoRouteGivesTheCommandLinesCertificate", "I-CERT-62", "I-CERT-1"),
 		t("certify/url-refuses", "TestURLThatRefusesIsTargetFailed", "I-CERT-4"),
 		t("certify/shards-merge", "TestShardsMergeIntoOneRun", "S10.fitness.gated", "I-CERT-1", "I-SHARD-1", "I-SHARD-2", "I-SHARD-3"),
 		t("certify/target-text-escaped", "TestTargetTextIsEscaped", "I-NET-8"),

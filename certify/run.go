@@ -95,7 +95,8 @@ type Config struct {
 	// Progress receives one line per check as it finishes, with the running counts of pass, fail,
 	// skip and unknown (nil = silent).
 	Progress io.Writer
-	// ToolVersion is reported as the harness version.
+	// ToolVersion is reported as the harness version (default manifest.HarnessVersion, what the
+	// command line reports: a certificate never names a blank harness).
 	ToolVersion string
 	// Command is how the CLI was invoked up to the kind (default "loom-conform"), for reproducing commands.
 	Command string
@@ -133,6 +134,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Command == "" {
 		c.Command = "loom-conform"
+	}
+	if c.ToolVersion == "" {
+		c.ToolVersion = manifest.HarnessVersion
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -616,6 +620,15 @@ func (r *runner) repro(p plan, id string) string {
 		if len(r.cfg.Kinds) > 1 {
 			kind = "all"
 		}
+	}
+	if r.target.Describe().Kind == GoKind {
+		// Go values have no flag: the reproducing line is the Go call.
+		kinds := r.cfg.Kinds
+		if p.seam != "" {
+			kinds = []string{p.kit}
+		}
+		return fmt.Sprintf("certify.RunStore(ctx, stores, certify.Config{Kinds: %#v, Run: %q, Seed: %d, Timeout: %d, Faults: %t, Strict: %t})",
+			kinds, "^"+regexp.QuoteMeta(id)+"$", r.cfg.Seed, r.cfg.Timeout, p.kit == "faults", r.cfg.Strict)
 	}
 	s := fmt.Sprintf("%s certify %s %s --run %s --seed %d", r.cfg.Command, kind, r.target.Describe().Flag,
 		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)

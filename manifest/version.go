@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// HarnessVersion is the version of this harness: what `loom-conform version` prints and what every
+// report and certificate names as its harness, on the command line and on the Go route alike.
+const HarnessVersion = "0.1.0"
+
 // Version is a parsed MAJOR.MINOR.PATCH semantic version.
 type Version struct{ Major, Minor, Patch int }
 

@@ -9,11 +9,12 @@ import (
 
 	"github.com/loom-kernel/loom-conform/certify"
 	"github.com/loom-kernel/loom-conform/internal/redact"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
 )
 
 // toolVersion is this harness's own version (not a kernel contract version).
-const toolVersion = "0.1.0"
+const toolVersion = manifest.HarnessVersion
 
 // newRootCmd builds the command tree. Each verb lives in its own file.
 func newRootCmd() *cobra.Command {
