@@ -6,4 +6,10 @@ package spi
 // invalid argument; it never cuts, hashes a prefix of, or otherwise merges two names, whatever
 // their length. 1 024 bytes fit a DynamoDB sort key, a PostgreSQL or MySQL index entry and a
 // FoundationDB key with room for a suffix.
+//
+// A name is otherwise any string of Unicode characters, compared as bytes: case, trailing spaces,
+// normal forms, delimiters (":", "/", ".", "|", "_", "-", blanks, "%") and their escapes all make
+// different names (I-STORE-4). It never holds a lone surrogate: in Go a name is valid UTF-8, and
+// over the store bridge a name whose JSON escapes leave a surrogate unpaired is refused before a
+// store sees it (I-STORE-81).
 const MaxIDBytes = 1024
