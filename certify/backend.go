@@ -136,28 +136,7 @@ func (t BuiltinTarget) Start(ctx context.Context) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
-	stores, closeStores := opened.stores, opened.close
-	srv, err := bridge.NewServer(stores, bridge.ServerOptions{})
-	if err != nil {
-		closeStores()
-		return nil, err
-	}
-	url, stop, err := bridge.Start("127.0.0.1:0", srv)
-	if err != nil {
-		closeStores()
-		return nil, err
-	}
-	id := t.Describe()
-	id.URL = url
-	stopped := false
-	return &Running{URL: url, Identity: id, Alive: opened.alive, Stop: func(context.Context) error {
-		if !stopped {
-			stopped = true
-			stop()
-			closeStores()
-		}
-		return nil
-	}}, nil
+	return serveInProcess(opened.stores, t.Describe(), opened.close, opened.alive)
 }
 
 // databaseAlive pings the database behind a PostgreSQL backend: an error names the database (its

@@ -1,13 +1,14 @@
 package certify
 
 import (
+	"github.com/loom-kernel/loom-conform/kits/bridgekit"
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
 // Checks lists the checks of this package: the bridge protocol kit, the fault kit, and the tests
 // that prove certification end to end.
 func Checks() []spec.Check {
-	out := append(BridgeKit().SpecChecks(), FaultKit().SpecChecks()...)
+	out := append(bridgekit.Kit().SpecChecks(), FaultKit().SpecChecks()...)
 	t := func(id, where string, clauses ...string) spec.Check {
 		return spec.Check{ID: id, Kind: spec.KindTest, Clauses: clauses, Where: "certify:" + where}
 	}
@@ -39,7 +40,9 @@ func Checks() []spec.Check {
 		t("certify/image-broken-store", "TestCertifyBrokenImage", "I-STORE-3", "I-BRIDGE-6"),
 		t("certify/image-faults", "TestFaultsImage", "I-BRIDGE-7", "I-STORE-2"),
 		t("certify/image-never-answers", "TestCertifyImageThatNeverAnswers", "I-BRIDGE-6", "I-CERT-4"),
-		t("certify/bridge-edge-cases", "TestBridgeEdgeCases", "I-STORE-50", "I-STORE-51", "I-STORE-52", "I-STORE-53", "I-STORE-54", "I-BRIDGE-10"),
+		t("certify/bridge-edge-cases", "TestBridgeEdgeCases", "I-BRIDGE-10"),
+		t("certify/rerun-said", "TestRerunSaidOnEverySurface", "I-CERT-60", "I-CERT-61", "I-CERT-12"),
+		t("certify/go-route", "TestGoRouteGivesTheCommandLinesCertificate", "I-CERT-62", "I-CERT-1"),
 		t("certify/url-refuses", "TestURLThatRefusesIsTargetFailed", "I-CERT-4"),
 		t("certify/first-contact", "TestFirstContact", "I-CERT-30", "I-CERT-4", "I-BRIDGE-1", "I-BRIDGE-4", "I-WIRE-23"),
 		t("certify/round-trip", "TestEveryCertificateReportsItsRoundTrip", "I-CERT-31"),

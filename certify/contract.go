@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/bridgekit"
 	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/vectors"
 )
@@ -67,7 +68,7 @@ func ContractTable(kind string) ([]ContractRow, error) {
 		return kitRows(kernelkit.Kit()), nil
 	case ProfileStores:
 		var out []ContractRow
-		for _, rows := range [][]ContractRow{kitRows(BridgeKit()), kitRows(kits.EventStoreKit()), kitRows(kits.SnapshotStoreKit()), kitRows(kits.ArchiveStoreKit()),
+		for _, rows := range [][]ContractRow{kitRows(bridgekit.Kit()), kitRows(kits.EventStoreKit()), kitRows(kits.SnapshotStoreKit()), kitRows(kits.ArchiveStoreKit()),
 			kitRows(kits.BranchRegistryKit()), kitRows(kits.ContentStoreKit()), kitRows(kits.DurableStateStoreKit()), kitRows(kits.ReadModelStoreKit()),
 			kitRows(kits.ExecutionDispatcherKit()), kitRows(FaultKit())} {
 			out = append(out, rows...)

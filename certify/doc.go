@@ -11,6 +11,15 @@
 //	_ = certify.WriteCertificate(os.Stdout, rep)
 //	os.Exit(rep.Verdict.ExitCode()) // 0 only for certify.Certified
 //
+// Go values get the same certificate without a process of their own: RunStore serves them by a
+// bridge in this process (StoreTarget) and runs exactly what the command line runs.
+//
+//	rep, err := certify.RunStore(ctx, bridge.Stores{
+//		Implementation: bridge.Implementation{Name: "acme-store", Version: "1.4.0"},
+//		EventStore:     myStore, // and SnapshotStore, ArchiveStore, … as served
+//	}, certify.Config{Kinds: []string{"eventstore"}})
+//	_ = certify.WriteBadge(badgeFile, rep) // WriteCertificate, WriteJSON, WriteJUnit, WriteHTML alike
+//
 // A run has one Verdict (I-CERT-1): certified, certified-with-waivers, held-to-older-version,
 // partial, not-certified or target-failed; every renderer and the exit code derive from it.
 // Other certifying verbs fill the same Report and call Conclude. Check verdicts (I-BRIDGE-6): a failing MUST check or an unknown one (timeout, the bridge stopped

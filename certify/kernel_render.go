@@ -43,6 +43,7 @@ func writeKernelCertificate(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(&b, "  checks:         %s\n", CountsLine(r))
 	b.WriteString(notMetLines(r))
+	b.WriteString(rerunLine(r))
 	b.WriteString(contractLine(r))
 	fmt.Fprintf(&b, "  harness:        loom-conform %s (wire ABI %s, kernel ABI %s, event schema %s), seed %d, %.1fs\n",
 		r.Tool.Version, r.Spec["wireAbi"], r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Options.Seed, r.DurationMs/1000)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/bridgekit"
 	"github.com/loom-kernel/loom-conform/kits/kernelkit"
 	"github.com/loom-kernel/loom-conform/spec"
 )
@@ -199,7 +200,7 @@ func jsonText(v any) string {
 // bridge kit, then the kinds in r's order, then the fault kit; within a kit, the harness's
 // registry order (Checks, then kits.Checks, which list each kit's checks in kit order).
 func checkOrder(r *Report, checks []CheckResult) ([]int, error) {
-	kitRank := map[string]int{BridgeKit().Name: 0}
+	kitRank := map[string]int{bridgekit.Kit().Name: 0}
 	for i, k := range r.Kinds {
 		kitRank[k] = 1 + i
 	}

@@ -30,20 +30,24 @@ type outageWatch struct {
 // judge runs one check (run returns its result and whether that verdict stands without a probe)
 // and says whether it was judged (false: the run ends, w.gone says why).
 func (w *outageWatch) judge(ctx context.Context, id string, run func() (CheckResult, bool)) (CheckResult, bool) {
+	var rerun *Rerun // why the check runs again, once it does (I-CERT-60)
 	for attempt := 0; ; attempt++ {
 		res, settled := run()
+		res.Rerun = rerun
 		if settled || ctx.Err() != nil {
 			return res, true
 		}
 		cause := w.outage(ctx)
 		switch {
 		case cause == "" && res.Verdict == kits.Unknown && attempt == 0:
+			rerun = &Rerun{Why: "no verdict while the target answered", FirstVerdict: res.Verdict, FirstMessage: res.Message}
 			fmt.Fprintf(w.cfg.Progress, "  %s: no verdict, and the target answers: running the check again\n", id)
 			continue
 		case cause == "":
 			return res, true
 		case attempt == 0:
 			if cause = w.waitBack(ctx, cause); cause == "" {
+				rerun = &Rerun{Why: "the target was down and came back", FirstVerdict: res.Verdict, FirstMessage: res.Message}
 				fmt.Fprintf(w.cfg.Progress, "  %s: the target came back: running the check again\n", id)
 				continue
 			}

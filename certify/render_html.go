@@ -83,6 +83,9 @@ func HTMLPage(r *Report) reportview.Page {
 		if c.Witness != nil {
 			it.WitnessDrawing = c.Witness.Drawing
 		}
+		if c.Rerun != nil {
+			it.Rerun = c.Rerun.String()
+		}
 		if c.Expected != nil {
 			it.Expected = c.Expected.Reason
 			if it.Expected == "" {

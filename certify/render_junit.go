@@ -62,6 +62,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		case c.Verdict != kits.Pass:
 			jc.SystemOut = fmt.Sprintf("%s (not blocking: %s)\n%s", c.Verdict, notBlocking(c), body)
 		}
+		if c.Rerun != nil {
+			jc.SystemOut = strings.TrimPrefix(jc.SystemOut+"\n", "\n") + "re-run: " + c.Rerun.String()
+		}
 		s.Add(jc)
 	}
 	props := verdictProperties(r)
@@ -92,6 +95,9 @@ func verdictProperties(r *Report) []junit.Property {
 	}
 	if r.TargetError != "" {
 		ps = append(ps, junit.Property{Name: "loom.targetError", Value: r.TargetError})
+	}
+	if ids := RerunIDs(r); len(ids) > 0 {
+		ps = append(ps, junit.Property{Name: "loom.reruns", Value: strings.Join(ids, " ")})
 	}
 	for _, s := range r.Seams {
 		ps = append(ps, junit.Property{Name: "loom.seam." + s.Seam, Value: s.SpiVersion + " " + SeamWords(s)})

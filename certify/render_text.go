@@ -54,6 +54,11 @@ func WriteSummary(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(w, "\n%s  %s\n  reproduce: %s\n", assertionLines(c), indent(safetext.Visible(c.Message)), safetext.Visible(c.Repro))
 	}
+	for _, c := range r.Checks {
+		if c.Rerun != nil {
+			fmt.Fprintf(w, "\nRE-RUN %s (%s on its second run) — %s\n", c.ID, c.Verdict, indent(safetext.Visible(c.Rerun.String())))
+		}
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "\nPROBLEM %s\n", safetext.Visible(p))
 	}
@@ -94,6 +99,16 @@ func assertionLines(c CheckResult) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// rerunLine is the certificate's line naming the checks the harness ran again ("" when none).
+func rerunLine(r *Report) string {
+	ids := RerunIDs(r)
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  re-run:         %d %s ran again after a first run without a verdict (the verdict is the second run's): %s\n",
+		len(ids), plural(len(ids), "check", "checks"), strings.Join(ids, ", "))
+}
 
 // SeamWords is a seam's verdict in words, as the certificate and the HTML page show it.
 func SeamWords(s SeamVerdict) string {
@@ -193,6 +208,7 @@ func WriteCertificate(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(&b, "  checks:         %s\n", CountsLine(r))
 	b.WriteString(notMetLines(r))
+	b.WriteString(rerunLine(r))
 	b.WriteString(contractLine(r))
 	fmt.Fprintf(&b, "  harness:        loom-conform %s (kernel ABI %s, event schema %s, bridge protocol %s), seed %d, %.1fs\n",
 		r.Tool.Version, r.Spec["kernelAbi"], r.Spec["eventSchema"], r.Spec["bridgeProtocol"], r.Options.Seed, r.DurationMs/1000)

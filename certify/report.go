@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -134,6 +135,38 @@ type CheckResult struct {
 	Waived bool `json:"waived,omitempty"`
 	// Witness is a linearizability failure's witness (rendered by render_html.go).
 	Witness *kits.Witness `json:"witness,omitempty"`
+	// Rerun, when the harness ran the check again, says why and what its first run ended in; the
+	// verdict is the last run's (I-CERT-60).
+	Rerun *Rerun `json:"rerun,omitempty"`
+}
+
+// Rerun is why a check ran again and what its first run ended in (I-CERT-60).
+type Rerun struct {
+	// Why is "no verdict while the target answered" or "the target was down and came back".
+	Why          string       `json:"why"`
+	FirstVerdict kits.Verdict `json:"firstVerdict"`
+	FirstMessage string       `json:"firstMessage,omitempty"`
+}
+
+// String is the re-run in one line: "no verdict while the target answered: the first run was
+// unknown (…)".
+func (r Rerun) String() string {
+	s := fmt.Sprintf("%s; the first run was %s", r.Why, r.FirstVerdict)
+	if m := firstLine(r.FirstMessage); m != "" {
+		s += ": " + m
+	}
+	return s
+}
+
+// RerunIDs lists the checks of r the harness ran again, in report order.
+func RerunIDs(r *Report) []string {
+	var out []string
+	for _, c := range r.Checks {
+		if c.Rerun != nil {
+			out = append(out, c.ID)
+		}
+	}
+	return out
 }
 
 // FailedLines names the failing assertions of c, one line each ("failing assertion: eventStore.read
@@ -173,6 +206,8 @@ type Summary struct {
 	// LeftOut counts the checks --run did not select, MustLeftOut the MUST ones among them.
 	LeftOut     int `json:"leftOut"`
 	MustLeftOut int `json:"mustLeftOut"`
+	// Reruns counts the checks the harness ran again (CheckResult.Rerun).
+	Reruns int `json:"reruns"`
 }
 
 func summarize(checks []CheckResult) Summary {
@@ -197,6 +232,9 @@ func summarize(checks []CheckResult) Summary {
 		}
 		if c.Waived {
 			s.Waivers++
+		}
+		if c.Rerun != nil {
+			s.Reruns++
 		}
 		if c.Verdict == kits.Skip {
 			continue

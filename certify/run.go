@@ -17,6 +17,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/bridgekit"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -95,7 +96,8 @@ type Config struct {
 	// Progress receives one line per check as it finishes, with the running counts of pass, fail,
 	// skip and unknown (nil = silent).
 	Progress io.Writer
-	// ToolVersion is reported as the harness version.
+	// ToolVersion is reported as the harness version (default manifest.BuildVersion, what the
+	// command line reports: a certificate never names a blank harness).
 	ToolVersion string
 	// Command is how the CLI was invoked up to the kind (default "loom-conform"), for reproducing commands.
 	Command string
@@ -133,6 +135,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Command == "" {
 		c.Command = "loom-conform"
+	}
+	if c.ToolVersion == "" {
+		c.ToolVersion = manifest.BuildVersion("")
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -357,7 +362,7 @@ func runner1[T any](k kits.Kit[T], target T) func(ctx context.Context, id string
 
 func (r *runner) plans(proxy *faultProxy) []plan {
 	var out []plan
-	bk := BridgeKit()
+	bk := bridgekit.Kit()
 	bp := plan{kit: bk.Name, served: true, checks: metas(bk, r.filter, &r.leftOut)}
 	if r.client != nil {
 		bp.run = runner1(bk, r.client)
@@ -532,6 +537,13 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		res.Clauses = appendClause(res.Clauses, "I-BRIDGE-6")
 		res.Message = fmt.Sprintf("%s: the link to the bridge failed during the check (%v); no verdict on the store\n%s", m.id, after.LastFault, res.Message)
 	}
+	if res.Verdict == kits.Unknown && strings.Contains(res.Message, "did not return") {
+		// Name the bridge method the check is stuck in (I-CERT-61).
+		if pc, ok := r.client.OldestPending(); ok {
+			res.Message = fmt.Sprintf("%s: the bridge call %s did not return (sent %s before the check was abandoned)\n%s",
+				m.id, pc.Method, time.Since(pc.Sent).Round(time.Millisecond), res.Message)
+		}
+	}
 	// A target that answers probes but leaves check after check without a verdict is slow beyond
 	// use: after DeadAfter in a row the rest are not run (judge has already ruled out an outage).
 	if res.Verdict == kits.Unknown {
@@ -594,6 +606,15 @@ func (r *runner) repro(p plan, id string) string {
 			kind = "all"
 		}
 	}
+	if r.target.Describe().Kind == GoKind {
+		// Go values have no flag: the reproducing line is the Go call.
+		kinds := r.cfg.Kinds
+		if p.seam != "" {
+			kinds = []string{p.kit}
+		}
+		return fmt.Sprintf("certify.RunStore(ctx, stores, certify.Config{Kinds: %#v, Run: %q, Seed: %d, Timeout: %d, Faults: %t, Strict: %t})",
+			kinds, "^"+regexp.QuoteMeta(id)+"$", r.cfg.Seed, r.cfg.Timeout, p.kit == "faults", r.cfg.Strict)
+	}
 	s := fmt.Sprintf("%s certify %s %s --run %s --seed %d", r.cfg.Command, kind, r.target.Describe().Flag,
 		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), r.cfg.Seed)
 	if v := r.cfg.SpiVersions[p.seam]; v != "" {
@@ -614,7 +635,7 @@ func (r *runner) repro(p plan, id string) string {
 // runIDs lists the ids of every check a run of cfg's kinds may run, in run order: the bridge kit,
 // each kind's kit, the fault kit with --faults.
 func runIDs(cfg Config) []string {
-	ids := BridgeKit().Names()
+	ids := bridgekit.Kit().Names()
 	for _, kind := range cfg.Kinds {
 		switch kind {
 		case "eventstore":

@@ -186,3 +186,49 @@ func asConflictAfterValid(ctx context.Context, c *ArchiveStoreCase) error {
 	}
 	return nil
 }
+
+// asRoundtripValues: the round-trip corpus archived in one call reads back value-exact
+// (I-STORE-18), and, when the store replaces segments, put in by replaceSegments too (I-STORE-19):
+// neither path re-encodes what it keeps.
+func asRoundtripValues(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("values")
+	want := valueEnvelopes(x, hardValues())
+	if err := archive(ctx, c, x, want); err != nil {
+		return err
+	}
+	if err := expectArchive(ctx, c, x, want, "archiving the round-trip corpus in one call"); err != nil {
+		return err
+	}
+	if !asHas(c, spi.MethodReplaceSegments) {
+		return nil
+	}
+	y := c.ExecID("values-replaced")
+	if err := archive(ctx, c, y, batch(y, 0, len(want), "plain")); err != nil {
+		return err
+	}
+	repl := valueEnvelopes(y, hardValues())
+	r := spi.SeqRange{From: 0, Through: int64(len(repl) - 1)}
+	if err := c.Store.(spi.SegmentReplacer).ReplaceSegments(ctx, y, r, repl); err != nil {
+		return c.Cite("I-STORE-19").Failf("ReplaceSegments", fmt.Sprintf("%q, %d..%d, the round-trip corpus", y, r.From, r.Through), err, "nil")
+	}
+	got, err := c.Store.Read(ctx, y)
+	if err != nil {
+		return c.Cite("I-STORE-19").Failf("Read", fmt.Sprintf("%q", y), err, "nil")
+	}
+	return c.Cite("I-STORE-19").Diff("Read", fmt.Sprintf("%q) after (ReplaceSegments with the round-trip corpus", y), repl, nonNil(got), envCmp)
+}
+
+// asAppendOrder: the sequences of one archive append are strictly increasing; a repeated or
+// out-of-order sequence is an invalid argument and nothing of the call is archived (I-STORE-53).
+func asAppendOrder(ctx context.Context, c *ArchiveStoreCase) error {
+	x := c.ExecID("archive-order")
+	for _, seqs := range [][2]int64{{1, 1}, {2, 1}} {
+		a, b := env(x, seqs[0], "first"), env(x, seqs[1], "second")
+		b.Payload = json.RawMessage(`{"second":true}`)
+		err := c.Store.Append(ctx, x, []spi.Envelope{a, b})
+		if e := expectErr(c, "Append", fmt.Sprintf("%q, sequences %v", x, seqs), err, spi.ErrInvalidArgument); e != nil {
+			return e
+		}
+	}
+	return expectArchive(ctx, c, x, []spi.Envelope{}, "appends whose sequences repeat or go back")
+}

@@ -62,7 +62,19 @@ func asIDsEveryMethod(ctx context.Context, c *ArchiveStoreCase) error {
 			}
 		}
 		if asHas(c, spi.MethodDeleteExecution) {
-			if err := c.Store.(spi.ArchiveDeleter).DeleteExecution(ctx, b); err != nil {
+			// Both ways: a delete that matches by prefix or pattern takes the other id with it in
+			// one direction only.
+			del := c.Store.(spi.ArchiveDeleter)
+			if err := del.DeleteExecution(ctx, a); err != nil {
+				return c.Failf("DeleteExecution", fmt.Sprintf("%q", a), err, "nil")
+			}
+			if err := expectArchive(ctx, c, b, rb, fmt.Sprintf("DeleteExecution of %q", a)); err != nil {
+				return err
+			}
+			if err := archive(ctx, c, a, ra); err != nil {
+				return err
+			}
+			if err := del.DeleteExecution(ctx, b); err != nil {
 				return c.Failf("DeleteExecution", fmt.Sprintf("%q", b), err, "nil")
 			}
 			if err := expectArchive(ctx, c, a, ra, fmt.Sprintf("DeleteExecution of %q", b)); err != nil {

@@ -202,3 +202,18 @@ func brConcurrent(ctx context.Context, c *BranchRegistryCase) error {
 	}
 	return nil
 }
+
+// brRegisterUnknownParent: the registry never reads logs: a branch of a parent that was never
+// registered or written, forked at any sequence >= 0, is registered (I-STORE-54).
+func brRegisterUnknownParent(ctx context.Context, c *BranchRegistryCase) error {
+	x := c.ExecID("unknown-parent")
+	b := spi.Branch{ID: x, ParentID: x + "-never-written", ForkSequence: 100_000}
+	if err := c.Store.Register(ctx, b); err != nil {
+		return c.Failf("Register", fmt.Sprintf("%q, parent %q (never registered or written), forkSequence %d", b.ID, b.ParentID, b.ForkSequence), err, "nil (the registry does not read logs)")
+	}
+	got, err := c.Store.Get(ctx, x)
+	if err != nil {
+		return c.Failf("Get", fmt.Sprintf("%q", x), err, "the branch registered")
+	}
+	return c.Diff("Get", fmt.Sprintf("%q) after (registering it under a parent never written", x), b, got, envCmp)
+}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/loom-kernel/loom-conform/internal/jsondiff"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -118,4 +120,19 @@ func csJSONContentBytes(ctx context.Context, c *ContentStoreCase) error {
 		}
 	}
 	return nil
+}
+
+// csRefusalOrder: a malformed digest is an invalid argument whoever asks for it, an owner that
+// stored nothing included, never not found (I-STORE-56).
+func csRefusalOrder(ctx context.Context, c *ContentStoreCase) error {
+	bad := "sha256:" + strings.Repeat("G", 64)
+	_, err := c.Store.Get(ctx, bad)
+	if e := expectErr(c, "Get", fmt.Sprintf("%q) with (a malformed digest, never stored", bad), err, spi.ErrInvalidArgument); e != nil {
+		return e
+	}
+	if !spi.Has(manifest.SeamContentStore, c.Store, spi.MethodOwner) {
+		return nil
+	}
+	_, err = c.Store.(spi.OwnedContentStore).GetFor(ctx, spi.ContentAccess{Owner: c.ExecID("nobody")}, bad)
+	return expectErr(c, "GetFor", fmt.Sprintf("an owner that stored nothing, %q) with (a malformed digest", bad), err, spi.ErrInvalidArgument)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,16 +54,24 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "a package pinned to an unlisted target is refused with a typed error naming it, and nothing is delivered; our choice (spec §6 leaves the check to verify), so recommended", Run: dUnknownTarget},
 		{ID: "dispatcher/coordinates-only", Clauses: []string{"S6.dispatch.coordinates-only", "I-DISPATCH-14"}, Level: spec.Must,
 			Doc: "a delivered package equals the dispatched one as sent, empty hints, empty strings, objects and arrays included, nothing added or dropped", Run: dCoordinates},
+		{ID: "dispatcher/exact-strings", Clauses: []string{"I-DISPATCH-14", "I-STORE-80"}, Level: spec.Must,
+			Doc: "execution ids, flow ids and hints are delivered string for string: never Unicode-normalised (e + U+0301 and é are two executions), never cut (an id of about 1 024 bytes), with delimiters, escapes and integers beyond int64 a double holds", Run: dExactStrings},
 		{ID: "dispatcher/target-routing", Clauses: placement, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a pinned package reaches only a worker serving its target", Run: dRouting},
 		{ID: "dispatcher/exclusive-lease", Clauses: []string{"I-DISPATCH-4", "S6.fencing.zombie"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "while a lease is live no other worker receives its package", Run: dExclusive},
+		{ID: "dispatcher/exclusive-whole-ttl", Clauses: []string{"I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "no other worker receives a leased package at any point of its TTL (24 claims through a 1.2 s lease), the second half included", Run: dExclusiveWholeTTL},
 		{ID: "dispatcher/redeliver-after-crash", Clauses: []string{"S6.resume.is-migration", "I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a package delivered and never acked (the worker crashed) is delivered again, to another worker, once its lease expires", Run: dRedeliver},
 		{ID: "dispatcher/dead-lease-refused", Clauses: []string{"S6.fencing.zombie", "I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "an expired lease is dead: its heartbeat and ack are refused (lease lost) while the new holder's ack works", Run: dDeadLease},
 		{ID: "dispatcher/heartbeat-extends", Clauses: []string{"I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a lease kept alive by heartbeats is not delivered to another worker past its first expiry", Run: dHeartbeat},
+		{ID: "dispatcher/heartbeat-from-now", Clauses: []string{"I-DISPATCH-30", "I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "a heartbeat renews a lease for its TTL from the dispatcher's now, not from the old expiry: a 1 s heartbeat on a 60 s lease leaves about 1 s, and the package is delivered again once it has passed", Run: dHeartbeatFromNow},
+		{ID: "dispatcher/heartbeat-after-ack", Clauses: []string{"I-DISPATCH-3", "I-DISPATCH-31"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "an acked package is never delivered again, also after a heartbeat and a second ack of its lease; both answer lease lost (our choice, recommended)", Run: dHeartbeatAfterAck},
 		{ID: "dispatcher/ack-final", Clauses: []string{"I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "an acked package is never delivered again", Run: dAckFinal},
 		{ID: "dispatcher/order-per-execution", Clauses: []string{"I-DISPATCH-6"}, Level: spec.Must, Requires: leaseMethods,
@@ -81,6 +90,8 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "a package without ids, with non-object hints or hints over 4 096 bytes is invalid, and hints of exactly 4 096 bytes are accepted and delivered; our choices, so recommended", Run: dPackageShape},
 		{ID: "dispatcher/roundtrip-precision", Clauses: []string{"I-STORE-25"}, Level: spec.Must,
 			Doc: "hints with numbers a double cannot hold are delivered exactly", Run: dRoundtripPrecision},
+		{ID: "dispatcher/refusal-order", Clauses: []string{"I-STORE-56"}, Level: spec.Must,
+			Doc: "a package too large and pinned to an unregistered target is invalid, not an unknown target; a heartbeat of a lease never issued is invalid with a TTL of 0 and lease lost with 1 s; our choice, so recommended", Run: dRefusalOrder},
 		{ID: "dispatcher/lease-ttl-bounds", Clauses: []string{"I-DISPATCH-13"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a claim or heartbeat with a TTL outside 1 ms .. 10 min (zero, negative, longer) is invalid, never clamped; our choice, so recommended", Run: dLeaseTTLBounds},
 		{ID: "dispatcher/unpinned-any-worker", Clauses: []string{"I-DISPATCH-5"}, Level: spec.Must, Requires: leaseMethods,
@@ -142,8 +153,30 @@ func claimOne(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest) (spi.L
 		if mine(c, l.Package) {
 			return l, true, nil
 		}
+		c.mu.Lock()
+		if !slices.Contains(c.ahead, l.Package.ExecutionID) {
+			c.ahead = append(c.ahead, l.Package.ExecutionID)
+		}
+		c.mu.Unlock()
 	}
 	return spi.Lease{}, false, nil
+}
+
+// stallNote says what a queue that delivers nothing may be stalled behind: the packages of other
+// checks this case's claims received and left leased ("" when none). A dispatcher that claims
+// only from the head of its queue stalls every package behind them (I-DISPATCH-12, I-CERT-61).
+func stallNote(c *DispatcherCase) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ahead) == 0 {
+		return ""
+	}
+	ids := c.ahead
+	if len(ids) > 3 {
+		ids = append(ids[:3:3], fmt.Sprintf("%d more", len(c.ahead)-3))
+	}
+	return fmt.Sprintf("the queue stalled at its head: the claims received only packages of other checks (%s), dispatched before this check's package and left leased — a dispatcher that claims only the head of its queue stalls every package behind a leased one",
+		strings.Join(ids, ", "))
 }
 
 // await claims until this case's package arrives, failing after awaitClaims empty claims.
@@ -154,9 +187,16 @@ func await(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what stri
 			return l, err
 		}
 		if i == awaitClaims-1 {
-			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) %d times, %s apart, after (%s", r.Worker, r.Targets, awaitClaims, awaitPause, what), "no package", "the package delivered")
+			got := "no package"
+			if note := stallNote(c); note != "" {
+				got += "; " + note
+			}
+			return l, c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) %d times, %s apart, after (%s", r.Worker, r.Targets, awaitClaims, awaitPause, what), got, "the package delivered")
 		}
 		if err := sleep(ctx, awaitPause); err != nil {
+			if note := stallNote(c); note != "" {
+				return l, fmt.Errorf("%s after %d claims delivered nothing: %w", note, i+1, err)
+			}
 			return l, err
 		}
 	}
@@ -164,13 +204,18 @@ func await(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what stri
 
 // never claims quietClaims times and fails if this case's package arrives.
 func never(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest, what string) error {
+	return neverCiting(ctx, c, c.check.Clauses, r, what)
+}
+
+// neverCiting is never whose failure cites clauses (Case.Cite).
+func neverCiting(ctx context.Context, c *DispatcherCase, clauses []string, r spi.ClaimRequest, what string) error {
 	for i := 0; i < quietClaims; i++ {
 		l, ok, err := claimOne(ctx, c, r)
 		if err != nil {
 			return err
 		}
 		if ok {
-			return c.Failf("Claim", fmt.Sprintf("worker %q, targets %v) after (%s", r.Worker, r.Targets, what),
+			return c.Cite(clauses...).Failf("Claim", fmt.Sprintf("worker %q, targets %v) after (%s", r.Worker, r.Targets, what),
 				fmt.Sprintf("delivery %d of %q", l.Delivery, l.Package.ExecutionID), "no delivery")
 		}
 		if err := sleep(ctx, quietPause); err != nil {

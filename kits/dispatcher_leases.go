@@ -315,3 +315,128 @@ func dLeaseTerms(ctx context.Context, c *DispatcherCase) error {
 	}
 	return ack(ctx, c, nl)
 }
+
+// dExclusiveWholeTTL: a lease is exclusive for the whole of its TTL, not part of it (I-DISPATCH-4).
+// kit-w2 claims through the life of kit-w1's lease; a claim that returned before the lease
+// certainly expired (its TTL after kit-w1's claim was sent, less a margin) and got the package is a
+// takeover. The watch is a fixed number of claims; when too few of them landed in the second half
+// of the lease (a stalled machine) there is no verdict.
+func dExclusiveWholeTTL(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "excl-ttl", ts[0])); err != nil {
+		return err
+	}
+	const ttl, watches = 1200 * time.Millisecond, 24
+	const margin = 100 * time.Millisecond
+	sent := time.Now()
+	l, err := await(ctx, c, claimReq("kit-w1", ttl, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	if time.Since(sent) > ttl/4 {
+		return c.Unknown("claiming the package took %s of its %s lease: the machine is too slow to watch the lease, no judgement", time.Since(sent).Round(time.Millisecond), ttl)
+	}
+	sent = time.Now().Add(-time.Since(sent)) // the lease started no earlier than the claim was sent
+	live := sent.Add(ttl - margin)
+	late := 0
+	for i := 0; i < watches; i++ {
+		c.Progress(i, watches)
+		l2, ok, err := claimOne(ctx, c, claimReq("kit-w2", longTTL, ts...))
+		if err != nil {
+			return err
+		}
+		returned := time.Now()
+		if ok {
+			_ = queueOf(c).Ack(ctx, l2)
+			if returned.Before(live) {
+				return c.Failf("Claim", fmt.Sprintf("kit-w2) %s after (kit-w1 claimed it with a %s lease", returned.Sub(sent).Round(time.Millisecond), ttl),
+					fmt.Sprintf("delivery %d of %q", l2.Delivery, l2.Package.ExecutionID), "no delivery: the lease is exclusive for its whole TTL")
+			}
+			return nil // the lease had expired: a legitimate re-delivery ends the watch
+		}
+		if returned.Before(live) && returned.After(sent.Add(ttl/2)) {
+			late++
+		}
+		if err := sleep(ctx, ttl/time.Duration(watches)); err != nil {
+			return err
+		}
+	}
+	if late < 3 {
+		return c.Unknown("only %d of %d claims returned in the second half of the %s lease (the machine stalled): no judgement", late, watches, ttl)
+	}
+	_ = queueOf(c).Ack(ctx, l) // it may have expired meanwhile
+	return nil
+}
+
+// dHeartbeatFromNow: a heartbeat renews a lease for its TTL from the dispatcher's now, never from
+// the old expiry (I-DISPATCH-30): a 1 s heartbeat on a 60 s lease leaves about 1 s, and the
+// package is delivered again once that second has passed.
+func dHeartbeatFromNow(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "beat-now", ts[0])); err != nil {
+		return err
+	}
+	const long, short = time.Minute, time.Second
+	sent := time.Now()
+	l, err := await(ctx, c, claimReq("kit-w1", long, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	nl, err := queueOf(c).Heartbeat(ctx, l, short)
+	if err != nil {
+		return c.Failf("Heartbeat", fmt.Sprintf("live lease %q, ttl %s", l.Token, short), err, "the renewed lease")
+	}
+	// On the dispatcher's clock the claim set expiresAt = now₁ + 60 s and the heartbeat set
+	// now₂ + 1 s, with now₂ - now₁ at most the time the kit spent from sending the claim to the
+	// heartbeat's answer.
+	spent := time.Since(sent)
+	limit := l.ExpiresAt - long.Milliseconds() + spent.Milliseconds() + short.Milliseconds() + 1
+	if nl.ExpiresAt > limit {
+		return c.Cite("I-DISPATCH-30").Failf("Heartbeat", fmt.Sprintf("live lease %q (expiresAt %d, a %s lease), ttl %s) %s after (the claim", l.Token, l.ExpiresAt, long, short, spent.Round(time.Millisecond)),
+			fmt.Sprintf("expiresAt %d (%+d ms from the old expiry)", nl.ExpiresAt, nl.ExpiresAt-l.ExpiresAt), fmt.Sprintf("at most %d: the dispatcher's now plus %s, not the old expiry plus it", limit, short))
+	}
+	again, err := await(ctx, c, claimReq("kit-w2", long, ts...), fmt.Sprintf("kit-w1 renewed its %s lease for %s and stopped", long, short))
+	if err != nil {
+		return err
+	}
+	return ack(ctx, c, again)
+}
+
+// dHeartbeatAfterAck: an acknowledged lease is over: its package is never delivered again, whatever
+// is done with the lease (I-DISPATCH-3), and a heartbeat or a second ack of it answers lease lost
+// (I-DISPATCH-31, recommended).
+func dHeartbeatAfterAck(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := dispatch(ctx, c, pkgFor(c, "acked-beat", ts[0])); err != nil {
+		return err
+	}
+	l, err := await(ctx, c, claimReq("kit-w1", longTTL, ts...), "dispatching")
+	if err != nil {
+		return err
+	}
+	if err := ack(ctx, c, l); err != nil {
+		return err
+	}
+	q := queueOf(c)
+	nl, hbErr := q.Heartbeat(ctx, l, longTTL)
+	ackErr := q.Ack(ctx, l)
+	if err := neverCiting(ctx, c, []string{"I-DISPATCH-3"}, claimReq("kit-w2", longTTL, ts...), "kit-w1 acked its lease, then sent a heartbeat and an ack of it"); err != nil {
+		return err
+	}
+	if !errors.Is(hbErr, spi.ErrLeaseLost) {
+		return c.Cite("I-DISPATCH-31").Failf("Heartbeat", fmt.Sprintf("acked lease %q", l.Token), leaseOrErr(nl, hbErr), "lease lost")
+	}
+	if !errors.Is(ackErr, spi.ErrLeaseLost) {
+		return c.Cite("I-DISPATCH-31").Failf("Ack", fmt.Sprintf("acked lease %q, a second time", l.Token), ackErr, "lease lost")
+	}
+	return nil
+}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spi"
 )
 
@@ -27,6 +29,28 @@ func dCoordinates(ctx context.Context, c *DispatcherCase) error {
 		{"empty hints", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{}`)}},
 		{"hints with empty members", spi.ExecutionPackage{Target: ts[0], Hints: []byte(`{"s":"","o":{},"a":[],"n":null,"z":0,"f":false,"deep":{"e":""}}`)}},
 		{"no hints, unpinned", spi.ExecutionPackage{}},
+	})
+}
+
+// dExactStrings: ids, flow ids and hints are delivered as sent, string for string: never
+// Unicode-normalised (é precomposed and e + U+0301 are two executions), never cut (an id of
+// spi.MaxIDBytes bytes), and hints carrying the values of the round-trip corpus (I-DISPATCH-14,
+// I-STORE-80).
+func dExactStrings(ctx context.Context, c *DispatcherCase) error {
+	ts, err := listTargets(ctx, c)
+	if err != nil {
+		return err
+	}
+	// Within a few bytes of spi.MaxIDBytes: the case's id prefix grows by a digit now and then.
+	long := "-long-" + strings.Repeat("x", max(0, spi.MaxIDBytes-len(c.ExecID("coords"))-len("-long-")-4))
+	return deliveredAsSent(ctx, c, ts, []sentPackage{
+		{"ids and hints in decomposed form (e + U+0301, A + U+030A)", spi.ExecutionPackage{ExecutionID: "-cafe\u0301", FlowID: "flow-cafe\u0301", Target: ts[0],
+			Hints: []byte(`{"cafe\u0301":"A\u030a","nfc":"\u00c5","nfd":"A\u030a","ligature":"\ufb01"}`)}},
+		{"ids and hints in composed form (é, Å)", spi.ExecutionPackage{ExecutionID: "-caf\u00e9", FlowID: "flow-caf\u00e9", Target: ts[0],
+			Hints: []byte(`{"caf\u00e9":"\u00c5"}`)}},
+		{fmt.Sprintf("an execution id of about %d bytes", spi.MaxIDBytes), spi.ExecutionPackage{ExecutionID: long, Target: ts[0]}},
+		{"hints with delimiters, escapes and numbers a double holds beyond int64", spi.ExecutionPackage{ExecutionID: "-a:b/c d%3A", FlowID: "flow:a/b", Target: ts[0],
+			Hints: []byte(`{"e19":10000000000000000000,"p64":18446744073709551616,"k":0.1234567890123456,"a":[],"o":{},"s":"\u2028 \ud83e\uddf5 \\ \"","k:1":"x/y"}`)}},
 	})
 }
 
@@ -80,7 +104,12 @@ type sentPackage struct {
 // (I-DISPATCH-14).
 func deliveredAsSent(ctx context.Context, c *DispatcherCase, ts []string, sent []sentPackage) error {
 	for i := range sent {
-		sent[i].p.ExecutionID, sent[i].p.FlowID = c.ExecID("coords"), "kit-flow"
+		// A package's ExecutionID, when set, is a suffix of the case's own id; a FlowID, when set,
+		// is kept.
+		sent[i].p.ExecutionID = c.ExecID("coords") + sent[i].p.ExecutionID
+		if sent[i].p.FlowID == "" {
+			sent[i].p.FlowID = "kit-flow"
+		}
 		if err := c.Store.Dispatch(ctx, sent[i].p); err != nil {
 			return c.Failf("Dispatch", fmt.Sprintf("%q with %s", sent[i].p.ExecutionID, sent[i].name), err, "nil")
 		}
@@ -111,6 +140,32 @@ func deliveredAsSent(ctx context.Context, c *DispatcherCase, ts []string, sent [
 		if err := ack(ctx, c, l); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// dRefusalOrder: a package too large and pinned to an unregistered target is an invalid argument,
+// not an unknown target; a heartbeat of a lease never issued is an invalid argument when its TTL
+// is outside 1 ms .. 10 min, and a lost lease otherwise (I-STORE-56).
+func dRefusalOrder(ctx context.Context, c *DispatcherCase) error {
+	unknown := c.ExecID("unregistered-target")
+	big := json.RawMessage(`{"state":"` + strings.Repeat("x", spi.MaxHintsBytes) + `"}`)
+	err := c.Store.Dispatch(ctx, spi.ExecutionPackage{ExecutionID: c.ExecID("order"), FlowID: "kit-flow", Target: unknown, Hints: big})
+	if e := expectErr(c, "Dispatch", fmt.Sprintf("a package with %d bytes of hints pinned to %q) with (too large, unregistered target", len(big), unknown), err, spi.ErrInvalidArgument); e != nil {
+		return e
+	}
+	if !spi.Has(manifest.SeamExecutionDispatcher, c.Store, spi.MethodHeartbeat) {
+		return nil
+	}
+	ghost := spi.Lease{Token: c.ExecID("no-such-lease"), Package: spi.ExecutionPackage{ExecutionID: c.ExecID("ghost"), FlowID: "kit-flow"},
+		Worker: "kit-w1", Delivery: 1, ExpiresAt: 1}
+	l, err := queueOf(c).Heartbeat(ctx, ghost, 0)
+	if !errors.Is(err, spi.ErrInvalidArgument) {
+		return c.Failf("Heartbeat", "a lease never issued, ttl 0", leaseOrErr(l, err), "an invalid-argument refusal")
+	}
+	l, err = queueOf(c).Heartbeat(ctx, ghost, time.Second)
+	if !errors.Is(err, spi.ErrLeaseLost) {
+		return c.Failf("Heartbeat", "a lease never issued, ttl 1s", leaseOrErr(l, err), "lease lost")
 	}
 	return nil
 }

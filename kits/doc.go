@@ -4,6 +4,11 @@
 // per check id, a fresh target and a timeout each), and Run for reports (one Result per check:
 // pass, fail, skip or unknown; a hang, panic or crash of the target is unknown, never a hung run).
 // CheckEventStore and its siblings return errors.Join of the violations for callers outside go test.
+// The kits hold every check certify runs on a seam (only the bridge protocol's own checks, in
+// kits/bridgekit, need the wire), and RunT fails a subtest exactly where certify would not certify:
+// a required check that failed or has no verdict; a recommendation not met is logged and fails only
+// under Options.Strict (LOOM_KITS_STRICT=1), as certify --strict (I-CERT-62). A check cut short by
+// its time limit names the call into the target that did not return (I-CERT-61).
 //
 // A check runs only when the target implements the optional methods it requires (spi.Has) and the
 // SPI version the target is held to (the lower of Options.SpiVersion and the target's claim) is at

@@ -144,3 +144,30 @@ func dsInvalid(ctx context.Context, c *DurableStateStoreCase) error {
 	}
 	return dsAbsent(ctx, c, k, "invalid sets")
 }
+
+// dsRoundtripValues: every value of the round-trip corpus, payloads and metadata alike, set
+// unconditionally and then on its version, reads back as the same JSON value (I-PLUGIN-7).
+func dsRoundtripValues(ctx context.Context, c *DurableStateStoreCase) error {
+	for i, hv := range hardValues() {
+		for j, value := range []string{hv.payload, hv.metadata} {
+			if value == "" {
+				continue
+			}
+			k := c.ExecID(fmt.Sprintf("value-%s-%d", hv.name, j))
+			ver, err := dsSet(ctx, c, k, value, spi.Precondition{})
+			if err != nil {
+				return err
+			}
+			if err := dsExpect(ctx, c, k, value, ver, fmt.Sprintf("Set of corpus value %d (%s)", i, hv.name)); err != nil {
+				return err
+			}
+			if ver, err = dsSet(ctx, c, k, value, spi.IfVersion(ver)); err != nil {
+				return err
+			}
+			if err := dsExpect(ctx, c, k, value, ver, fmt.Sprintf("a Set of corpus value %d (%s) on its version", i, hv.name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -195,3 +195,34 @@ func dsVersionsNotReused(ctx context.Context, c *DurableStateStoreCase) error {
 	}
 	return dsExpect(ctx, c, k, `{"gen":2,"i":1}`, v, "a write with a version from before the delete")
 }
+
+// dsVersionAcrossDelete: after a delete the key is absent, at version 0 (I-PLUGIN-5): a set or a
+// delete on the version read before the delete is a conflict and changes nothing — a store that
+// keeps a deleted key's last version as a tombstone and compares a condition with it lets a writer
+// that read before the delete resurrect the key.
+func dsVersionAcrossDelete(ctx context.Context, c *DurableStateStoreCase) error {
+	k := c.ExecID("across-delete")
+	v, err := dsSet(ctx, c, k, `{"gen":1}`, spi.Precondition{})
+	if err != nil {
+		return err
+	}
+	if err := c.Store.Delete(ctx, k, spi.IfVersion(v)); err != nil {
+		return c.Failf("Delete", fmt.Sprintf("%q, ifVersion %d", k, v), err, "nil")
+	}
+	_, err = c.Store.Set(ctx, k, json.RawMessage(`{"gen":"zombie"}`), spi.IfVersion(v))
+	if e := expectErr(c, "Set", fmt.Sprintf("%q, ifVersion %d) read before (the key was deleted", k, v), err, spi.ErrConflict); e != nil {
+		return e
+	}
+	if err := dsAbsent(ctx, c, k, fmt.Sprintf("a Set on version %d, read before the delete", v)); err != nil {
+		return err
+	}
+	err = c.Store.Delete(ctx, k, spi.IfVersion(v))
+	if e := expectErr(c, "Delete", fmt.Sprintf("%q, ifVersion %d) read before (the key was deleted", k, v), err, spi.ErrConflict); e != nil {
+		return e
+	}
+	w, err := dsSet(ctx, c, k, `{"gen":2}`, spi.IfVersion(0))
+	if err != nil {
+		return err
+	}
+	return dsExpect(ctx, c, k, `{"gen":2}`, w, "a create-only Set after the delete")
+}

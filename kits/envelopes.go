@@ -31,6 +31,25 @@ func batch(exec string, from int64, n int, tag string) []spi.Envelope {
 	return out
 }
 
+// valueEnvelopes builds one envelope of exec per value, from sequence 0, carrying the value's
+// payload and metadata and awkward text in every other field.
+func valueEnvelopes(exec string, values []struct{ name, payload, metadata string }) []spi.Envelope {
+	out := make([]spi.Envelope, len(values))
+	for i, hv := range values {
+		e := env(exec, int64(i), hv.name)
+		e.ID = fmt.Sprintf("id-%s-✓-%d", hv.name, i)
+		e.WorkflowID = "wf/ünï"
+		e.EventType = "KIT_" + hv.name
+		e.Timestamp = 1_767_225_600_123 + int64(i)
+		e.Payload = json.RawMessage(hv.payload)
+		if hv.metadata != "" {
+			e.Metadata = json.RawMessage(hv.metadata)
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // envCmp compares envelopes by value: payload and metadata as JSON values.
 var envCmp = cmp.Options{
 	cmp.Comparer(func(a, b json.RawMessage) bool {

@@ -84,7 +84,7 @@ func esAppendInvalid(ctx context.Context, c *EventStoreCase) error {
 	for _, tc := range cases {
 		err := c.Store.Append(ctx, tc.exec, tc.events, spi.AppendOptions{})
 		if tc.name == "negative sequence" && errors.Is(err, spi.ErrConflict) {
-			continue // refused either way: that it is invalid, never a conflict, is I-STORE-50's (bridge/refusal-order)
+			continue // refused either way: that it is invalid, never a conflict, is I-STORE-50's (eventstore/refusal-order)
 		}
 		if e := expectErr(c, "Append", tc.name+": "+appendArgs(tc.exec, tc.events, spi.AppendOptions{}), err, spi.ErrInvalidArgument); e != nil {
 			errs = append(errs, e)

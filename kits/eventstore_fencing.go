@@ -322,5 +322,41 @@ func esDeleteFences(ctx context.Context, c *EventStoreCase) error {
 	if f2.Token < f.Token {
 		return c.Cite("I-STORE-100").Failf("AcquireFence", fmt.Sprintf("%q) after DeleteExecution (", x), f2.Token, fmt.Sprintf("> %d", f.Token))
 	}
-	return expectLog(ctx, c, x, nil, "a zombie append after DeleteExecution")
+	if err := expectLog(ctx, c, x, nil, "a zombie append after DeleteExecution"); err != nil {
+		return err
+	}
+	// The new incarnation is written under the token acquired after the delete (I-STORE-51).
+	if err := c.Store.Append(ctx, x, batch(x, 0, 1, "new"), spi.AppendOptions{Fence: f2.Token}); err != nil {
+		return c.Cite("I-STORE-51").Failf("Append", appendArgs(x, batch(x, 0, 1, "new"), spi.AppendOptions{Fence: f2.Token})+") with (the token acquired after DeleteExecution", err, "nil")
+	}
+	return esDeleteFencesUnwritten(ctx, c)
+}
+
+// esDeleteFencesUnwritten: an id fenced but never written holds a fence, so deleting it fences
+// like any deleteExecution (I-STORE-82): a store that returns early when no envelope matched
+// leaves the old token current, and the worker of the deleted execution recreates it.
+func esDeleteFencesUnwritten(ctx context.Context, c *EventStoreCase) error {
+	x := c.ExecID("del-fence-unwritten")
+	f, err := acquire(ctx, c, x)
+	if err != nil {
+		return err
+	}
+	// Whether deleting an id with no envelope answers not found is I-STORE-71's; either way the
+	// fence moves.
+	if err := c.Store.(spi.ExecutionDeleter).DeleteExecution(ctx, x); err != nil && !errors.Is(err, spi.ErrNotFound) {
+		return c.Failf("DeleteExecution", fmt.Sprintf("%q) with (fenced, never written", x), err, "nil or not found")
+	}
+	b := batch(x, 0, 1, "zombie")
+	err = c.Store.Append(ctx, x, b, spi.AppendOptions{Fence: f.Token})
+	if e := expectErr(c, "Append", appendArgs(x, b, spi.AppendOptions{Fence: f.Token})+") after (DeleteExecution of the fenced, never written id", err, spi.ErrFenced); e != nil {
+		return e
+	}
+	f2, err := acquire(ctx, c, x)
+	if err != nil {
+		return err
+	}
+	if f2.Token == f.Token {
+		return c.Cite("I-STORE-82").Failf("AcquireFence", fmt.Sprintf("%q) after (DeleteExecution of the fenced, never written id", x), f2.Token, "a token never issued before")
+	}
+	return expectLog(ctx, c, x, nil, "a zombie append after DeleteExecution of the fenced, never written id")
 }

@@ -245,3 +245,28 @@ func esDeleteExecutionAbsent(ctx context.Context, c *EventStoreCase) error {
 	}
 	return expectLog(ctx, c, y, keep, "DeleteExecution of other ids")
 }
+
+// esCopyPrefixTrimmedTarget: a target deleteThrough emptied is no fresh target (already exists),
+// and a through outside the source is refused first, as an invalid argument (I-STORE-52).
+func esCopyPrefixTrimmedTarget(ctx context.Context, c *EventStoreCase) error {
+	src, dst := c.ExecID("copy-trim-src"), c.ExecID("copy-trim-dst")
+	if err := appendOK(ctx, c, src, batch(src, 0, 2, "src"), spi.AppendOptions{}); err != nil {
+		return err
+	}
+	if err := appendOK(ctx, c, dst, batch(dst, 0, 1, "dst"), spi.AppendOptions{}); err != nil {
+		return err
+	}
+	if err := c.Store.(spi.ThroughDeleter).DeleteThrough(ctx, dst, 0); err != nil {
+		return c.Failf("DeleteThrough", fmt.Sprintf("%q, 0", dst), err, "nil")
+	}
+	cp := c.Store.(spi.PrefixCopier)
+	err := cp.CopyPrefix(ctx, src, dst, 99)
+	if e := expectErr(c, "CopyPrefix", fmt.Sprintf("%q, %q, 99) with (through outside the source, target emptied by deleteThrough", src, dst), err, spi.ErrInvalidArgument); e != nil {
+		return e
+	}
+	err = cp.CopyPrefix(ctx, src, dst, 0)
+	if e := expectErr(c, "CopyPrefix", fmt.Sprintf("%q, %q, 0) with (target emptied by deleteThrough", src, dst), err, spi.ErrAlreadyExists); e != nil {
+		return e
+	}
+	return expectLog(ctx, c, dst, nil, "refused CopyPrefix calls onto it")
+}

@@ -43,19 +43,7 @@ func esRoundtripPrecision(ctx context.Context, c *EventStoreCase) error {
 // reads both back value-exact.
 func roundtripValues(ctx context.Context, c *EventStoreCase, name string, values []struct{ name, payload, metadata string }) error {
 	x := c.ExecID(name)
-	var want []spi.Envelope
-	for i, hv := range values {
-		e := env(x, int64(i), hv.name)
-		e.ID = fmt.Sprintf("id-%s-✓-%d", hv.name, i)
-		e.WorkflowID = "wf/ünï"
-		e.EventType = "KIT_" + hv.name
-		e.Timestamp = 1_767_225_600_123 + int64(i)
-		e.Payload = json.RawMessage(hv.payload)
-		if hv.metadata != "" {
-			e.Metadata = json.RawMessage(hv.metadata)
-		}
-		want = append(want, e)
-	}
+	want := valueEnvelopes(x, values)
 	// One at a time and then as one batch into a second execution.
 	for _, e := range want {
 		if err := appendOK(ctx, c, x, []spi.Envelope{e}, spi.AppendOptions{}); err != nil {
@@ -87,4 +75,25 @@ func roundtripValues(ctx context.Context, c *EventStoreCase, name string, values
 		}
 	}
 	return c.Diff("Read", fmt.Sprintf("%q) after (one batch of hard values", y), wantY, got, envCmp)
+}
+
+// esCopyPrefixValues: copyPrefix carries every hard value value-exact (I-STORE-11, I-STORE-3): a
+// copy that re-encodes members through another JSON library (empty arrays as objects, numbers
+// printed with 14 digits, integers read as int64) changes the state a fold of the copy gives.
+func esCopyPrefixValues(ctx context.Context, c *EventStoreCase) error {
+	src, dst := c.ExecID("copy-values-src"), c.ExecID("copy-values-dst")
+	all := valueEnvelopes(src, hardValues())
+	if err := appendOK(ctx, c, src, all, spi.AppendOptions{}); err != nil {
+		return err
+	}
+	through := int64(len(all) - 1)
+	if err := c.Store.(spi.PrefixCopier).CopyPrefix(ctx, src, dst, through); err != nil {
+		return c.Failf("CopyPrefix", fmt.Sprintf("%q, %q, %d", src, dst, through), err, "nil")
+	}
+	want := make([]spi.Envelope, len(all))
+	for i, e := range all {
+		e.ExecutionID = dst
+		want[i] = e
+	}
+	return expectLog(ctx, c, dst, want, fmt.Sprintf("CopyPrefix of %d envelopes of hard values", len(all)))
 }

@@ -66,6 +66,9 @@ type Case[T any] struct {
 	// done and total are the check's own account of its work (Progress), for the message of a
 	// check cut short by its time limit.
 	done, total int
+	// ahead lists what the check holds that a queue may stall behind: packages of other checks a
+	// claim delivered and the check left leased (dispatcher checks).
+	ahead []string
 }
 
 // Progress records that the check has done done of the total rounds of work it defines. A check

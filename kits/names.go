@@ -3,6 +3,9 @@ package kits
 import (
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/loom-kernel/loom-conform/spi"
 )
 
 func other(id, a, b string) string {
@@ -14,9 +17,12 @@ func other(id, a, b string) string {
 
 // idPairs are pairs of ids a store must keep apart on every method of every seam (I-STORE-4,
 // I-STORE-27): they differ only by case, by a trailing space, by Unicode normal form (é precomposed
-// vs e + U+0301), or one extends the other, plainly or after a delimiter stores join names with
-// (a store that keys rows by id + ":" + sequence, or lists children by path, reads one id's rows
-// when asked for the other).
+// vs e + U+0301), or one extends the other, plainly or after a delimiter stores join names with (a
+// store that keys rows by id + ":" + sequence, or deletes by id + "-%", reads or deletes one id's
+// rows when asked for the other); or they differ by one delimiter swapped for another or for its
+// escape (a store that maps ":" and blanks to "_" to build key names keeps "a:b" and "a_b" in one
+// row); or they are spi.MaxIDBytes long and differ only in their last byte (a store that cuts ids
+// to 255 bytes, or hashes a prefix, merges them; I-STORE-80).
 func idPairs(base string) [][2]string {
 	pairs := [][2]string{
 		{base + "-Case", base + "-case"},
@@ -28,12 +34,39 @@ func idPairs(base string) [][2]string {
 		x := fmt.Sprintf("%s-d%d", base, i)
 		pairs = append(pairs, [2]string{x, x + d + "q"})
 	}
-	return pairs
+	for i, d := range delimiters {
+		for j, e := range delimiters[i+1:] {
+			x := fmt.Sprintf("%s-s%d.%d-a", base, i, i+1+j)
+			pairs = append(pairs, [2]string{x + d + "b", x + e + "b"})
+		}
+	}
+	for i, e := range delimiterEscapes {
+		x := fmt.Sprintf("%s-e%d-a", base, i)
+		pairs = append(pairs, [2]string{x + e[0] + "b", x + e[1] + "b"})
+	}
+	return append(pairs, longPair(base))
 }
 
-// delimiters are the separators stores join names with: a name holding one must stay one name.
-// NUL is left out: PostgreSQL text and many key-value stores cannot hold it, and no rule asks them to.
-var delimiters = []string{":", "/", ".", "|"}
+// longPair is two ids of exactly spi.MaxIDBytes bytes that differ only in their last byte.
+func longPair(base string) [2]string {
+	x := base + "-long-"
+	x += strings.Repeat("x", max(0, spi.MaxIDBytes-1-len(x)))
+	return [2]string{x + "a", x + "b"}
+}
+
+// delimiters are the separators stores join names with, or substitute for characters a key
+// language does not allow: a name holding one must stay one name, apart from the name with
+// another delimiter in its place. NUL is left out: PostgreSQL text and many key-value stores cannot
+// hold it, and no rule asks them to.
+var delimiters = []string{":", "/", ".", "|", "_", "-", " ", "%"}
+
+// delimiterEscapes pair a delimiter with an escape a store may write it as (percent-encoding, form
+// encoding, a backslash): a store that escapes one and not the other, or unescapes what it reads,
+// merges the two.
+var delimiterEscapes = [][2]string{
+	{":", "%3A"}, {"/", "%2F"}, {".", "%2E"}, {"|", "%7C"}, {" ", "%20"}, {" ", "+"}, {"%", "%25"},
+	{":", `\:`}, {"_", `\_`}, {"/", `\/`},
+}
 
 // byteOrderIDs are sibling ids whose byte order differs from every case-insensitive, padding or
 // locale collation (upper case sorts before lower case, "a" before "a " before "a0") and from

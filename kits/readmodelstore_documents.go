@@ -103,3 +103,29 @@ func rmUpsertReplacesWhole(ctx context.Context, c *ReadModelStoreCase) error {
 	}
 	return nil
 }
+
+// rmRoundtripValues: every value of the round-trip corpus upserted as a document reads back as
+// the same JSON value (I-PLUGIN-7, I-PLUGIN-10).
+func rmRoundtripValues(ctx context.Context, c *ReadModelStoreCase) error {
+	m := c.ExecID("values")
+	doc := map[string]string{}
+	var ids []string
+	for i, hv := range hardValues() {
+		for j, value := range []string{hv.payload, hv.metadata} {
+			if value == "" {
+				continue
+			}
+			id := fmt.Sprintf("v%02d-%d", i, j)
+			if err := rmUpsert(ctx, c, m, id, value); err != nil {
+				return err
+			}
+			doc[id] = value
+			ids = append(ids, id)
+		}
+	}
+	got, err := rmAll(ctx, c, m, 1000)
+	if err != nil {
+		return err
+	}
+	return c.Diff("Query", fmt.Sprintf("%q) after (upserts of the round-trip corpus", m), docsCmpWant(ids, func(id string) string { return doc[id] }), nonNilDocs(got), envCmp)
+}

@@ -34,6 +34,9 @@ type Options struct {
 	// Explore is how many scripts each exploration check (*/explore) applies to the target and to
 	// the reference; 0 = DefaultExplore. Work, not time, so a run does the same work on any machine.
 	Explore int
+	// Strict holds the target to the recommended checks too, as certify --strict does: under RunT a
+	// recommendation not met then fails its subtest. Run reports the same results either way.
+	Strict bool
 }
 
 // DefaultExplore is the number of scripts an exploration check runs when Options.Explore is 0.
@@ -166,7 +169,9 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	done := make(chan outcome, 1)
 	var skipMsg string
 	var running atomic.Pointer[Case[T]]
+	var gid atomic.Uint64 // the check's goroutine, to name the call it is stuck in
 	go func() {
+		gid.Store(goroutineID())
 		defer func() {
 			if p := recover(); p != nil {
 				done <- outcome{panicked: fmt.Sprintf("%v\n%s", p, debug.Stack())}
@@ -221,6 +226,10 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	case o = <-done:
 	case <-time.After(opts.Timeout + grace(opts.Timeout)):
 		// Abandon the goroutine: the target is stuck. Its cleanups are not run (they may block too).
+		// Say which call it is stuck in (I-CERT-61).
+		if call := stalledCall(gid.Load()); call != "" {
+			return cutShort("the call " + call + " did not return")
+		}
 		return cutShort("the target did not return")
 	}
 	for i := len(cleanups) - 1; i >= 0; i-- {
@@ -249,6 +258,11 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 		return finish(Unknown, fmt.Sprintf("%s: %s", ch.ID, uk.reason))
 	}
 	if ctx.Err() != nil && parent.Err() == nil {
+		// A call that gave up at the deadline is the stall, named as such (I-CERT-61).
+		if v := stalledViolation(o.err); v != nil {
+			args, _ := splitContext(v.Args)
+			return cutShort(fmt.Sprintf("the call %s(%s) did not return", v.Op, args))
+		}
 		return cutShort(fmt.Sprintf("the check was cut short (%v)", o.err))
 	}
 	if ctx.Err() != nil {

@@ -88,6 +88,10 @@ func TestHangingStoreIsUnknownNotAHang(t *testing.T) {
 	if len(results) != 1 || results[0].Verdict != kits.Unknown || !strings.Contains(results[0].Message, "time limit") {
 		t.Fatalf("Run(hanging store) = %+v, want one unknown verdict that names the time limit", results)
 	}
+	// The stall is named for what it is: the call that did not return (I-CERT-61).
+	if !strings.Contains(results[0].Message, "the call kits_test.hanging.Append (from kits.appendOK) did not return") {
+		t.Errorf("Run(hanging store) = %q, want it to name the call that did not return", results[0].Message)
+	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("Run(hanging store) took %s, want about the timeout", d)
 	}

@@ -114,7 +114,19 @@ func ssIDPair(ctx context.Context, c *SnapshotStoreCase, a, b string) error {
 		}
 	}
 	if ssHas(c, spi.MethodDeleteExecution) {
-		if err := c.Store.(spi.SnapshotDeleter).DeleteExecution(ctx, b); err != nil {
+		// Both ways: a delete that matches by prefix or pattern (deleteExecution("x") removing
+		// "x-2") takes the other id with it in one direction only.
+		del := c.Store.(spi.SnapshotDeleter)
+		if err := del.DeleteExecution(ctx, a); err != nil {
+			return c.Failf("DeleteExecution", fmt.Sprintf("%q", a), err, "nil")
+		}
+		if err := expectLatest(ctx, c, b, b5, fmt.Sprintf("DeleteExecution of %q", a)); err != nil {
+			return err
+		}
+		if err := save(ctx, c, a3); err != nil {
+			return err
+		}
+		if err := del.DeleteExecution(ctx, b); err != nil {
 			return c.Failf("DeleteExecution", fmt.Sprintf("%q", b), err, "nil")
 		}
 		if err := expectLatest(ctx, c, a, a3, fmt.Sprintf("DeleteExecution of %q", b)); err != nil {

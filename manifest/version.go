@@ -7,9 +7,11 @@ import (
 )
 
 // HarnessVersion is the loom-conform release this source heads for, not a kernel contract version:
-// a release build says it (cmd/loom-conform stamps "-devel" and the commit on any other build), and
-// the reference kernel states it for its implementation in wire.handshake (serve-kernel and the
-// recorded exchanges of docs/wire.md alike). scripts/release.sh refuses a tag it does not match.
+// a release build says it (a build that is not a release adds "-devel" and the commit it was built
+// from, buildversion), every report and certificate names it as its harness, on the command line
+// and on the Go route alike, and the reference kernel states it for its implementation in
+// wire.handshake (serve-kernel and the recorded exchanges of docs/wire.md alike).
+// scripts/release.sh refuses a tag it does not match.
 const HarnessVersion = "0.1.0"
 
 // Version is a parsed MAJOR.MINOR.PATCH semantic version.

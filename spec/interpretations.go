@@ -9,7 +9,7 @@ func interpretations() []Clause {
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(), kernelParkInterpretations(),
 		wireInterpretations(), wireEdgeInterpretations(),
 		goldenInterpretations(),
-		certInterpretations(), certContractInterpretations(), storeEdgeInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
+		certInterpretations(), certContractInterpretations(), certRunInterpretations(), storeEdgeInterpretations(), storeNameInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),
 		netInterpretations(),
 	} {

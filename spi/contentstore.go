@@ -21,8 +21,9 @@ type ContentRef struct {
 type ContentStore interface {
 	// Put stores data and returns its ref. Putting bytes already stored returns the same ref.
 	Put(ctx context.Context, data []byte) (ContentRef, error)
-	// Get returns the bytes stored under digest: ErrNotFound when none are, ErrInvalidArgument when
-	// digest is not of the form sha256:<64 lower-case hex>.
+	// Get returns the bytes stored under digest, ErrNotFound when none are. Recommended
+	// (I-PLUGIN-17, I-STORE-56): a digest not of the form sha256:<64 lower-case hex> is
+	// ErrInvalidArgument, whoever asks.
 	Get(ctx context.Context, digest string) ([]byte, error)
 	// PutStream stores everything r yields until io.EOF and returns its ref. The outcome contract
 	// (ADR 0059, I-PLUGIN-2): when r fails or ctx ends before the content is committed, PutStream

@@ -108,20 +108,29 @@ func (r ClaimRequest) Validate() error {
 
 // ExecutionDispatcher places executions onto workers (spec §6, §7).
 type ExecutionDispatcher interface {
-	// Dispatch queues pkg for delivery. A package pinned to a target the dispatcher does not list
-	// is refused with *UnknownTargetError and nothing is queued.
+	// Dispatch queues pkg for delivery; it is delivered as dispatched, ids, flow id and hints string
+	// for string, never normalised or cut (I-DISPATCH-14, I-STORE-80). Recommended: a package pinned
+	// to a target the dispatcher does not list is refused with *UnknownTargetError and nothing is
+	// queued (I-DISPATCH-5), and a malformed package is ErrInvalidArgument before that (I-STORE-56).
 	Dispatch(ctx context.Context, pkg ExecutionPackage) error
-	// Targets lists the registered compute targets, ascending, without duplicates.
+	// Targets lists the registered compute targets (recommended: at least one, ascending, without
+	// duplicates, I-DISPATCH-5, I-DISPATCH-9).
 	Targets(ctx context.Context) ([]string, error)
 }
 
 // LeaseQueue is the worker side of a dispatcher (optional methods claim, heartbeat, ack).
 type LeaseQueue interface {
-	// Claim leases the next deliverable package to r.Worker; ok is false when there is none.
+	// Claim leases the next deliverable package to r.Worker; ok is false when there is none. The
+	// lease is exclusive for its whole TTL (I-DISPATCH-4); recommended: the package is the oldest
+	// deliverable one, and a leased package never hides others (I-DISPATCH-12).
 	Claim(ctx context.Context, r ClaimRequest) (lease Lease, ok bool, err error)
-	// Heartbeat extends a live lease by ttl from now and returns it; a dead lease is ErrLeaseLost.
+	// Heartbeat renews a live lease until the dispatcher's now plus ttl — from now, never from the
+	// old expiry, so a shorter ttl shortens it (I-DISPATCH-30) — and returns it; a dead lease is
+	// ErrLeaseLost (I-DISPATCH-4), and so, recommended, is an acked one (I-DISPATCH-31).
 	Heartbeat(ctx context.Context, l Lease, ttl time.Duration) (Lease, error)
-	// Ack settles a live lease: the package is never delivered again. A dead lease is ErrLeaseLost.
+	// Ack settles a live lease: the package is never delivered again, whatever is done with the
+	// lease afterwards (I-DISPATCH-3). A dead lease is ErrLeaseLost; recommended, an acked one too
+	// (I-DISPATCH-31).
 	Ack(ctx context.Context, l Lease) error
 }
 

@@ -31,11 +31,13 @@ func IfVersion(v int64) Precondition { return Precondition{IfVersion: &v} }
 type DurableStateStore interface {
 	// Get returns the key's current entry, or ErrNotFound.
 	Get(ctx context.Context, key string) (StateEntry, error)
-	// Set writes value (any JSON value) under key when pre holds and returns the new version, which
-	// is greater than every version the key had before.
+	// Set writes value (any JSON value, kept as the same value, I-PLUGIN-7) under key when pre holds
+	// and returns the new version, which is greater than every version the key had before, also
+	// across a delete: a version read before a delete never holds after it (I-PLUGIN-5, I-PLUGIN-6).
+	// A set replaces the whole value and is never skipped as unchanged (I-PLUGIN-15).
 	Set(ctx context.Context, key string, value json.RawMessage, pre Precondition) (int64, error)
-	// Delete removes the key when pre holds (IfVersion 0 never holds for a present key). Deleting
-	// an absent key unconditionally is a no-op.
+	// Delete removes the key when pre holds (IfVersion 0 never holds for a present key).
+	// Recommended (I-PLUGIN-18): deleting an absent key unconditionally succeeds and changes nothing.
 	Delete(ctx context.Context, key string, pre Precondition) error
 }
 

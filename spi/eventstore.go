@@ -9,22 +9,34 @@ type AppendOptions struct {
 	Fence int64
 }
 
-// EventStore is the event-log seam (spec §7), required part.
+// EventStore is the event-log seam (spec §7), required part. Execution ids are opaque byte
+// strings of up to MaxIDBytes: never folded, trimmed, normalised or cut, on every method
+// (I-STORE-4, I-STORE-27, I-STORE-80). docs/spi.md states every rule; "recommended" below marks a
+// choice of ours where the spec is silent (a certificate lists it, and only --strict or
+// kits.Options.Strict holds a store to it).
 type EventStore interface {
 	// Append atomically appends events, all of execution executionID, whose sequences are dense and
 	// ascending. The first sequence is the write's expectation: it must equal the next free sequence
 	// of the execution (0 for a new or deleted one), otherwise nothing is written and ErrConflict is
-	// returned. All or nothing. An empty batch is a no-op.
+	// returned (I-STORE-1). All or nothing, for writers and readers alike, wherever a bad envelope
+	// stands in the batch (I-STORE-2, I-STORE-30, I-STORE-31). Payload and metadata are kept as the
+	// same JSON value (I-STORE-3); the exact decimals of numbers a double cannot hold are recommended
+	// (I-STORE-25). With a non-zero opts.Fence the append is fence-checked (ErrFenced when the token
+	// is not current). A call wrong in several ways is refused as invalid argument, then fenced, then
+	// conflict, and an empty batch is refused the same way when it is wrong otherwise (an empty id, a
+	// stale token) and otherwise succeeds, writing nothing (recommended, I-STORE-50).
 	Append(ctx context.Context, executionID string, events []Envelope, opts AppendOptions) error
-	// Read returns every stored envelope of the execution in ascending sequence order (empty, not an
-	// error, for an unknown execution).
+	// Read returns every stored envelope of the execution in ascending sequence order, dense over
+	// what is stored (after DeleteThrough the first is through+1); empty, not an error, for an
+	// unknown execution.
 	Read(ctx context.Context, executionID string) ([]Envelope, error)
 }
 
 // RangeReader is the optional readRange (SPI 1.0.0).
 type RangeReader interface {
 	// ReadRange returns the stored envelopes with from <= sequence < to, ascending. to < 0 means no
-	// upper bound. from < 0 is ErrInvalidArgument.
+	// upper bound; to == from and a range past the tail give nothing (I-STORE-5). Recommended
+	// (I-STORE-66): from < 0 is ErrInvalidArgument, an inverted range (0 <= to < from) gives nothing.
 	ReadRange(ctx context.Context, executionID string, from, to int64) ([]Envelope, error)
 }
 
@@ -72,7 +84,9 @@ type Clock interface {
 // ThroughDeleter is the optional deleteThrough (SPI 2.6.0).
 type ThroughDeleter interface {
 	// DeleteThrough atomically deletes every envelope of the execution with sequence <= through,
-	// sequence 0 included, and nothing after it. The next free sequence does not change.
+	// sequence 0 included, and nothing after it; readers see the log before or after it, never part
+	// of it. The next free sequence does not change (I-STORE-10, I-STORE-31). Recommended
+	// (I-STORE-68): a negative through is ErrInvalidArgument.
 	DeleteThrough(ctx context.Context, executionID string, through int64) error
 }
 
@@ -92,14 +106,19 @@ type SealingReporter interface {
 type PrefixCopier interface {
 	// CopyPrefix atomically copies the envelopes of source with sequence <= through into target (which
 	// must have no envelopes: ErrAlreadyExists otherwise), setting ExecutionID to target and keeping
-	// every other field. through beyond source's last sequence is ErrInvalidArgument.
+	// every other field value-exact, never re-encoded (I-STORE-11, I-STORE-3). through beyond
+	// source's last sequence is ErrInvalidArgument. Recommended (I-STORE-52): a target whose log was
+	// ever written, even emptied by DeleteThrough, is ErrAlreadyExists, and argument errors come first.
 	CopyPrefix(ctx context.Context, source, target string, through int64) error
 }
 
 // ExecutionDeleter is the optional deleteExecution.
 type ExecutionDeleter interface {
-	// DeleteExecution removes every envelope of the execution; the next append starts a new
-	// incarnation at sequence 0 and earlier fence tokens stay fenced. Deleting an unknown id is a no-op.
+	// DeleteExecution removes every envelope of the execution, and only of that id (an id that
+	// extends it is another execution); the next append starts a new incarnation at sequence 0 and
+	// every fence token acquired before is stale, also when the id was fenced but never written
+	// (I-STORE-12, I-STORE-51, I-STORE-82). Recommended (I-STORE-71): deleting an id with nothing
+	// stored succeeds and changes nothing (ErrNotFound is allowed).
 	DeleteExecution(ctx context.Context, executionID string) error
 }
 
@@ -112,9 +131,10 @@ type Page struct {
 
 // ExecutionLister is the optional listExecutionsPage (SPI 1.2.0).
 type ExecutionLister interface {
-	// ListExecutionsPage returns at most limit ids of executions that have at least one stored
-	// envelope, strictly after cursor in byte order of the id ("" = from the start), ascending.
-	// limit < 1 is ErrInvalidArgument.
+	// ListExecutionsPage returns at most limit ids of stored executions, strictly after cursor
+	// ("" = from the start), ascending; every execution present throughout an enumeration is listed
+	// exactly once (I-STORE-13). Recommended: ascending is byte order (I-STORE-28); only executions
+	// with at least one stored envelope are listed, and limit < 1 is ErrInvalidArgument (I-STORE-69).
 	ListExecutionsPage(ctx context.Context, cursor string, limit int) (Page, error)
 }
 

@@ -37,9 +37,10 @@ type ReadModelPage struct {
 // ReadModelStore is the plugin-tier projection seam (spec §7): documents per model, upserted by id
 // and queried in keyset pages (I-PLUGIN-7, I-PLUGIN-8, I-PLUGIN-9).
 type ReadModelStore interface {
-	// Upsert stores doc (any JSON value) under (model, id), replacing what was there.
+	// Upsert stores doc (any JSON value, kept as the same value) under (model, id), replacing what
+	// was there whole, never merged nor skipped as unchanged (I-PLUGIN-7, I-PLUGIN-10, I-PLUGIN-15).
 	Upsert(ctx context.Context, model, id string, doc json.RawMessage) error
-	// Query returns one page of model.
+	// Query returns one page of model, ascending by id (in byte order, recommended, I-STORE-28).
 	Query(ctx context.Context, model string, q ReadModelQuery) (ReadModelPage, error)
 }
 

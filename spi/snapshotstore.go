@@ -17,7 +17,10 @@ type Snapshot struct {
 // SnapshotStore is the snapshot seam (spec §3, §7), required part. Snapshots are out of band: they
 // never change the event log.
 type SnapshotStore interface {
-	// Save stores the snapshot; a second save at the same (execution, sequence) replaces the first.
+	// Save stores the snapshot; a second save at the same (execution, sequence) replaces the whole
+	// first, state and sealed flag (I-STORE-15, I-STORE-32). The state is kept as the same JSON value
+	// (key order may change); the exact decimals of numbers a double cannot hold are recommended
+	// (I-STORE-25).
 	Save(ctx context.Context, s Snapshot) error
 	// LoadLatest returns the snapshot with the highest sequence, or ErrNotFound.
 	LoadLatest(ctx context.Context, executionID string) (Snapshot, error)
@@ -25,6 +28,8 @@ type SnapshotStore interface {
 
 // SnapshotDeleter is the optional SnapshotStore.deleteExecution.
 type SnapshotDeleter interface {
+	// DeleteExecution removes that execution's snapshots only (an id that extends it is another
+	// execution, I-STORE-4).
 	DeleteExecution(ctx context.Context, executionID string) error
 }
 
@@ -46,7 +51,8 @@ func (r SeqRange) Contains(seq int64) bool { return seq >= r.From && seq <= r.Th
 // SnapshotPruner is the optional pruneSnapshots (SnapshotStore SPI 1.2.0).
 type SnapshotPruner interface {
 	// PruneSnapshots deletes the execution's snapshots whose sequence lies in r (the caller decided
-	// that is safe) and returns the deleted sequences, ascending.
+	// that is safe) and returns the deleted sequences, ascending (I-STORE-17). Recommended
+	// (I-STORE-66): an inverted r is ErrInvalidArgument and deletes nothing.
 	PruneSnapshots(ctx context.Context, executionID string, r SeqRange) ([]int64, error)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"github.com/loom-kernel/loom-conform/manifest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,8 +230,8 @@ func TestActionStepsRunLocally(t *testing.T) {
 			t.Errorf("action: %s: %v", f, err)
 		}
 	}
-	if build := run.logs["Build loom-conform"]; !strings.Contains(build, "loom-conform "+nextRelease+"-devel (kernel ABI") {
-		t.Errorf("action at a branch or ./: the build says %q, want a development build of %s", build, nextRelease)
+	if build := run.logs["Build loom-conform"]; !strings.Contains(build, "loom-conform "+manifest.HarnessVersion+"-devel (kernel ABI") {
+		t.Errorf("action at a branch or ./: the build says %q, want a development build of %s", build, manifest.HarnessVersion)
 	}
 
 	partial := with(map[string]string{"kind": "eventstore", "args": "--run ^eventstore/append-conflict$", "output-dir": dir + "-partial"})

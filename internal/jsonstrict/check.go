@@ -2,6 +2,7 @@ package jsonstrict
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +23,7 @@ const (
 	Duplicate Kind = "duplicate-key" // an object names one key twice (after unescaping)
 	TooDeep   Kind = "depth"         // nesting deeper than the limit
 	Inexact   Kind = "number"        // a number an IEEE double does not hold exactly (Options.ExactDoublesIn)
+	Surrogate Kind = "surrogate"     // a \u escape of a surrogate left unpaired (Options.NamesWhole)
 )
 
 // Error is a refused text: what (Kind, Reason), where (Path, Offset).
@@ -53,6 +55,13 @@ type Options struct {
 	ExactDoublesIn string
 	// ExactDoubles holds every number of the text to that rule.
 	ExactDoubles bool
+	// NamesWhole refuses a string or key holding a \u escape of a surrogate that is not paired
+	// (\uD800 alone, \uDC00 first), except below a member named in Opaque: a name read into a
+	// UTF-8 string (an id, a key) cannot hold one, and decoding replaces it with U+FFFD, so two
+	// names would become one (I-STORE-81). Values kept as JSON text (payloads, states) may.
+	NamesWhole bool
+	// Opaque names the members whose values NamesWhole leaves alone, at any depth.
+	Opaque []string
 }
 
 // Check reports whether b is one JSON value acceptable under o; a refusal is an *Error.
@@ -297,6 +306,20 @@ func (c *checker) str(i int, isKey bool) (int, error) {
 				if j+6 > len(b) || !isHex4(b[j+2:j+6]) {
 					return 0, c.fail(Syntax, j, "invalid \\u escape in %s", what)
 				}
+				if r := hexVal(b[j+2:]); c.opt.NamesWhole && r >= 0xD800 && r < 0xE000 {
+					paired := r < 0xDC00 && j+12 <= len(b) && b[j+6] == '\\' && b[j+7] == 'u' && isHex4(b[j+8:j+12])
+					if paired {
+						lo := hexVal(b[j+8:])
+						paired = lo >= 0xDC00 && lo < 0xE000
+					}
+					if paired {
+						j += 12
+						continue
+					}
+					if !c.opaque() {
+						return 0, c.fail(Surrogate, j, "%s holds the lone surrogate \\u%s, which no name may hold", what, strings.ToUpper(string(b[j+2:j+6])))
+					}
+				}
 				j += 6
 			default:
 				return 0, c.fail(Syntax, j, "invalid escape \\%s in %s", string(rune(b[j+1])), what)
@@ -314,6 +337,16 @@ func (c *checker) str(i int, isKey bool) (int, error) {
 		}
 	}
 	return 0, c.fail(Syntax, i, "unterminated %s", what)
+}
+
+// opaque reports whether the value being read lies below a member Options.Opaque names.
+func (c *checker) opaque() bool {
+	for i := range c.stack {
+		if f := &c.stack[i]; f.obj && f.key != nil && slices.Contains(c.opt.Opaque, string(f.key)) {
+			return true
+		}
+	}
+	return false
 }
 
 // path renders the position of the value being read.

@@ -161,3 +161,34 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// NamesWhole refuses a lone surrogate in a name and leaves it alone below an opaque member
+// (I-STORE-81).
+func TestNamesWhole(t *testing.T) {
+	o := Options{NamesWhole: true, Opaque: []string{"payload"}}
+	for _, tc := range []struct {
+		in   string
+		kind Kind
+	}{
+		{`{"id":"a\ud800"}`, Surrogate},
+		{`{"id":"a\udc00b"}`, Surrogate},
+		{`{"id":"a\ud800\u0041"}`, Surrogate},
+		{`{"\ud800":"x"}`, Surrogate},
+		{`{"id":"a\ud83e\uddf5"}`, ""},
+		{`{"payload":{"s":"\ud800","\udc00":["\ud800"]}}`, ""},
+		{`{"events":[{"payload":"\ud800","executionId":"x"}]}`, ""},
+		{`{"events":[{"payload":"x","executionId":"\ud800"}]}`, Surrogate},
+	} {
+		err := Check([]byte(tc.in), o)
+		var e *Error
+		switch {
+		case tc.kind == "" && err != nil:
+			t.Errorf("Check(%s) = %v, want nil", tc.in, err)
+		case tc.kind != "" && (!errors.As(err, &e) || e.Kind != tc.kind):
+			t.Errorf("Check(%s) = %v, want a %s error", tc.in, err, tc.kind)
+		}
+	}
+	if err := Check([]byte(`{"id":"a\ud800"}`), Options{}); err != nil {
+		t.Errorf("without NamesWhole a lone surrogate is JSON: %v", err)
+	}
+}

@@ -135,7 +135,7 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 </form>
 <table id="checks-table"><thead><tr><th scope="col">verdict</th><th scope="col">check</th><th scope="col">group</th>{{if .Levels}}<th scope="col">level</th>{{end}}<th scope="col">requirement</th><th scope="col">clauses</th><th scope="col">ms</th></tr></thead>
 <tbody>{{$levels := .Levels}}{{range .Items}}<tr id="{{rowA .ID}}" data-verdict="{{.Verdict}}" data-group="{{.Group}}" data-level="{{.Level}}" data-requirement="{{req .}}" data-clauses="{{join .Clauses " "}}">
-<td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td class="id">{{if attn .}}<a href="#{{checkA .ID}}">{{id .ID}}</a>{{else}}{{id .ID}}{{end}}{{with .Expected}} <small>(ledger: {{.}})</small>{{end}}</td><td>{{.Group}}</td>{{if $levels}}<td>{{.Level}}</td>{{end}}<td class="req-{{req .}}">{{req .}}</td>
+<td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td class="id">{{if attn .}}<a href="#{{checkA .ID}}">{{id .ID}}</a>{{else}}{{id .ID}}{{end}}{{with .Expected}} <small>(ledger: {{.}})</small>{{end}}{{if .Rerun}} <small>(re-run)</small>{{end}}</td><td>{{.Group}}</td>{{if $levels}}<td>{{.Level}}</td>{{end}}<td class="req-{{req .}}">{{req .}}</td>
 <td>{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}}</td><td class="n">{{ms .DurationMs}}</td></tr>
 {{end}}</tbody></table>
 </section>
@@ -169,6 +169,7 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 </article>{{end}}
 {{define "findingBody"}}<p class="meta">{{range .Clauses}}<a class="clause" href="#{{clauseA .}}">{{.}}</a>{{end}} {{with .Level}}{{.}} · {{end}}<span class="req-{{req .}}">{{req .}}</span> · {{label .}}{{with .Why}} — {{.}}{{end}}{{with .Expected}} — ledger: {{.}}{{end}}</p>
 {{range .Failed}}<p class="assert">{{.}}</p>{{end}}
+{{with .Rerun}}<p class="assert rerun">re-run: {{.}}</p>{{end}}
 {{with .Message}}<pre class="msg">{{range lines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}
 {{end}}</pre>{{end}}
 {{with .WitnessDrawing}}<details class="witness" id="{{checkA $.ID}}-witness"><summary>porcupine's drawing of the witness (the smallest history no order explains)</summary>

@@ -101,6 +101,9 @@ type Item struct {
 	// WitnessDrawing is porcupine's drawing of a linearizability witness (a self-contained HTML
 	// document, kits.Witness), when the check found one; the witness's text is in Message.
 	WitnessDrawing string
+	// Rerun, when the harness ran the item again, says why and what its first run ended in: the
+	// item is listed for attention whatever its verdict.
+	Rerun string
 }
 
 // requirement is it.Requirement, or, when the report did not say, what its level and clauses make
@@ -128,6 +131,8 @@ func (it Item) attention() int {
 		return 4 // a recommendation not met, or a failure of a level that does not block
 	case it.Verdict == Fail:
 		return 5 // excused by the ledger
+	case it.Rerun != "":
+		return 6 // a verdict reached on a second run
 	}
 	return 0
 }

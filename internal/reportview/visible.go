@@ -21,6 +21,7 @@ func (p Page) visible() Page {
 	for i := range p.Items {
 		it := &p.Items[i]
 		it.Message, it.Why, it.Expected, it.Repro = safetext.Visible(it.Message), safetext.Visible(it.Why), safetext.Visible(it.Expected), safetext.Visible(it.Repro)
+		it.Rerun = safetext.Visible(it.Rerun)
 		it.Failed = append([]string(nil), it.Failed...)
 		for j := range it.Failed {
 			it.Failed[j] = safetext.Visible(it.Failed[j])

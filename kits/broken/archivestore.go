@@ -29,6 +29,10 @@ func classArchiveStores() []classStore[spi.ArchiveStore] {
 			func() A { return replaceVisibleMidway{newWatchedAS()} }),
 		class("replace-validates-lazily", "replaceSegments drops the range and inserts envelope by envelope, refusing an out-of-range one only when it comes to it", "archivestore/replace-invalid-after-valid", []string{"I-STORE-19", "I-STORE-30"},
 			func() A { return replaceValidatesLazily{newAS()} }),
+		class("replace-reencodes", "replaceSegments re-encodes the new envelopes through another JSON library: empty arrays become objects, numbers are printed with 14 digits", "archivestore/roundtrip-values", []string{"I-STORE-19"},
+			func() A { return replaceReencodes{newAS()} }),
+		class("archive-batch-unordered", "an archive call is written envelope by envelope as given, so a repeated sequence keeps the last envelope (breaks only a recommendation)", "archivestore/append-order", []string{"I-STORE-53"},
+			func() A { return archiveBatchUnordered{newAS()} }),
 		class("replace-keeps-metadata", "replaceSegments keeps the old metadata when the new envelope has none", "archivestore/replace-whole-envelopes", []string{"I-STORE-19", "I-STORE-32"},
 			func() A { return replaceKeepsMetadata{newAS()} }),
 	}

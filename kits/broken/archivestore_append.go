@@ -161,3 +161,20 @@ func (s lossyArchive) Append(ctx context.Context, id string, events []spi.Envelo
 func newArchiveEqualConflict() archiveComparing {
 	return archiveComparing{newAS(), func(spi.Envelope, spi.Envelope) bool { return false }}
 }
+
+// --- an archive call keeps one envelope per sequence, the last one given, and archives them in
+// ascending order, so a repeated or out-of-order sequence in one call is not refused.
+type archiveBatchUnordered struct{ as }
+
+func (s archiveBatchUnordered) Append(ctx context.Context, id string, events []spi.Envelope) error {
+	last := map[int64]spi.Envelope{}
+	for _, e := range events {
+		last[e.Sequence] = e
+	}
+	out := make([]spi.Envelope, 0, len(last))
+	for _, e := range last {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Sequence < out[j].Sequence })
+	return s.as.Append(ctx, id, out)
+}

@@ -66,3 +66,16 @@ func (s emptyReplaceNoop) ReplaceSegments(ctx context.Context, id string, r spi.
 	}
 	return s.as.ReplaceSegments(ctx, id, r, events)
 }
+
+// --- replaceSegments re-encodes the new envelopes through another JSON library (empty arrays as
+// objects, numbers printed with 14 digits).
+type replaceReencodes struct{ as }
+
+func (s replaceReencodes) ReplaceSegments(ctx context.Context, id string, r spi.SeqRange, events []spi.Envelope) error {
+	out := make([]spi.Envelope, len(events))
+	for i, e := range events {
+		e.Payload, e.Metadata = reencodeLuaStyle(e.Payload), reencodeLuaStyle(e.Metadata)
+		out[i] = e
+	}
+	return s.as.ReplaceSegments(ctx, id, r, out)
+}

@@ -18,6 +18,8 @@ func classBranchRegistries() []classStore[spi.BranchRegistry] {
 			func() B { return newChildrenScanned(underPath(".")) }),
 		class("children-utf16-order", "listChildren orders children by UTF-16 code units: characters beyond U+FFFF before U+E000–U+FFFF", "branchregistry/list-children-byte-order", []string{"I-STORE-28"},
 			func() B { return childrenCollated{newBR(), utf16Less} }),
+		class("fork-sequence-smallint", "forkSequence is kept in a SMALLINT column, so a fork past sequence 32767 is refused (breaks only a recommendation)", "branchregistry/register-unknown-parent", []string{"I-STORE-54"},
+			func() B { return forkSequenceSmallint{newBR()} }),
 		class("branch-bytes-compare", "re-registration compares metadata bytes, so a respelled retry is already-exists", "branchregistry/register-respelled", []string{"I-STORE-72", "I-STORE-29"},
 			func() B { return branchBytesCompare{newBR()} }),
 		class("branch-float-compare", "re-registration compares metadata through float64, so a value a double cannot tell apart is taken for a retry", "branchregistry/register-respelled", []string{"I-STORE-29"},

@@ -158,3 +158,13 @@ func (r registerEqualExists) Register(ctx context.Context, b spi.Branch) error {
 	}
 	return r.br.Register(ctx, b)
 }
+
+// --- forkSequence is kept in a SMALLINT column, so a fork past sequence 32767 is refused.
+type forkSequenceSmallint struct{ br }
+
+func (s forkSequenceSmallint) Register(ctx context.Context, b spi.Branch) error {
+	if b.ForkSequence > 32767 {
+		return spi.Invalid("register", "forkSequence", "%d is out of range for type smallint", b.ForkSequence)
+	}
+	return s.br.Register(ctx, b)
+}

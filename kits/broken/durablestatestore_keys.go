@@ -3,27 +3,11 @@ package broken
 import (
 	"context"
 	"encoding/json"
-	"strings"
+	"errors"
+	"sync"
 
 	"github.com/loom-kernel/loom-conform/spi"
 )
-
-// --- keys are folded to lower case (a case-insensitive collation).
-type caseFoldedKeys struct{ ds }
-
-func (s caseFoldedKeys) Get(ctx context.Context, key string) (spi.StateEntry, error) {
-	e, err := s.ds.Get(ctx, strings.ToLower(key))
-	e.Key = key
-	return e, err
-}
-
-func (s caseFoldedKeys) Set(ctx context.Context, key string, v json.RawMessage, pre spi.Precondition) (int64, error) {
-	return s.ds.Set(ctx, strings.ToLower(key), v, pre)
-}
-
-func (s caseFoldedKeys) Delete(ctx context.Context, key string, pre spi.Precondition) error {
-	return s.ds.Delete(ctx, strings.ToLower(key), pre)
-}
 
 // --- delete removes every key equal to the one named under case folding.
 type deleteFoldsCaseDS struct {
@@ -79,7 +63,9 @@ func (s createCheckFoldsCase) Delete(ctx context.Context, key string, pre spi.Pr
 }
 
 // --- durable-state keys pass through key on one method only (method: get, set, set-if,
-// delete or delete-if), as a store whose one statement uses another collation does.
+// delete or delete-if), as a store whose one statement uses another collation does; on every
+// method when method is "" (a case-insensitive collation, a column cut to 255 bytes, key names
+// built by substituting "_" for the characters a key language does not allow).
 type dsKeyedOn struct {
 	ds
 	method string
@@ -87,7 +73,7 @@ type dsKeyedOn struct {
 }
 
 func (s dsKeyedOn) on(m, key string) string {
-	if m == s.method {
+	if s.method == "" || m == s.method {
 		return s.key(key)
 	}
 	return key
@@ -112,4 +98,43 @@ func (s dsKeyedOn) Set(ctx context.Context, key string, v json.RawMessage, pre s
 
 func (s dsKeyedOn) Delete(ctx context.Context, key string, pre spi.Precondition) error {
 	return s.ds.Delete(ctx, s.on(conditional("delete", pre), key), pre)
+}
+
+// --- a key deleted is kept as a tombstone with its last version, and a condition is compared
+// with that version, so a write on the version read before the delete is applied after it.
+type tombstoneVersions struct {
+	ds
+	mu    *sync.Mutex
+	tombs map[string]int64
+}
+
+func (s tombstoneVersions) Delete(ctx context.Context, key string, pre spi.Precondition) error {
+	e, err := s.ds.Get(ctx, key)
+	if err := s.ds.Delete(ctx, key, pre); err != nil {
+		return err
+	}
+	if err == nil {
+		s.mu.Lock()
+		s.tombs[key] = e.Version
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+func (s tombstoneVersions) Set(ctx context.Context, key string, v json.RawMessage, pre spi.Precondition) (int64, error) {
+	s.mu.Lock()
+	tomb, dead := s.tombs[key]
+	s.mu.Unlock()
+	if dead && pre.IfVersion != nil && *pre.IfVersion == tomb {
+		if _, err := s.ds.Get(ctx, key); errors.Is(err, spi.ErrNotFound) {
+			pre = spi.IfVersion(0)
+		}
+	}
+	n, err := s.ds.Set(ctx, key, v, pre)
+	if err == nil {
+		s.mu.Lock()
+		delete(s.tombs, key)
+		s.mu.Unlock()
+	}
+	return n, err
 }

@@ -65,3 +65,10 @@ func (s setMergesObjects) Set(ctx context.Context, key string, v json.RawMessage
 	}
 	return s.ds.Set(ctx, key, v, pre)
 }
+
+// --- integers are read into int64: one beyond int64, which a double holds, wraps around.
+type int64Values struct{ ds }
+
+func (s int64Values) Set(ctx context.Context, key string, v json.RawMessage, pre spi.Precondition) (int64, error) {
+	return s.ds.Set(ctx, key, wrapInt64(v), pre)
+}

@@ -131,3 +131,16 @@ func (s deleteAbsentStateNotFound) Delete(ctx context.Context, key string, pre s
 	}
 	return s.ds.Delete(ctx, key, pre)
 }
+
+// --- a set compares its version condition before it looks at the key, so a set with an empty key
+// on a version is a conflict, not an invalid argument.
+type conflictBeforeArgument struct{ ds }
+
+func (s conflictBeforeArgument) Set(ctx context.Context, key string, v json.RawMessage, pre spi.Precondition) (int64, error) {
+	if pre.IfVersion != nil && *pre.IfVersion > 0 {
+		if cur, err := s.ds.Get(ctx, key); err != nil || cur.Version != *pre.IfVersion {
+			return 0, spi.StateConflict(key, pre, cur.Version)
+		}
+	}
+	return s.ds.Set(ctx, key, v, pre)
+}

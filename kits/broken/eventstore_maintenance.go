@@ -89,8 +89,16 @@ func (s negativeThroughNoop) DeleteThrough(ctx context.Context, id string, throu
 type deleteAbsentNotFound struct{ es }
 
 func (s deleteAbsentNotFound) DeleteExecution(ctx context.Context, id string) error {
-	if got, err := s.es.Read(ctx, id); err == nil && len(got) == 0 {
+	got, err := s.es.Read(ctx, id)
+	if err != nil {
+		return err
+	}
+	// The delete still runs, so a fence the id holds moves (I-STORE-82); only the answer differs.
+	if err := s.es.DeleteExecution(ctx, id); err != nil {
+		return err
+	}
+	if len(got) == 0 {
 		return spi.ErrNotFound
 	}
-	return s.es.DeleteExecution(ctx, id)
+	return nil
 }

@@ -19,6 +19,11 @@ func nfc(s string) string { return strings.ReplaceAll(s, "e\u0301", "\u00e9") }
 func lowerCase(id string) string    { return strings.ToLower(id) }
 func trimTrailing(id string) string { return strings.TrimRight(id, " ") }
 func composeAcute(id string) string { return strings.ReplaceAll(id, "e\u0301", "\u00e9") }
+
+// substituteDelimiters builds a key name as a store does whose key language has no ":" or "/".
+func substituteDelimiters(id string) string {
+	return strings.NewReplacer(":", "_", "/", "_").Replace(id)
+}
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

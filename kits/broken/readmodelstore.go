@@ -29,6 +29,8 @@ func classReadModelStores() []classStore[spi.ReadModelStore] {
 			func() R { return upsertMerges{newTable()} }),
 		class("upsert-skips-float-equal", "an upsert whose document equals the stored one through float64 is skipped as unchanged, so a document differing only in a number a double cannot hold is lost", "readmodelstore/roundtrip-precision", []string{"I-STORE-25"},
 			func() R { return upsertSkipsFloatEqual{newTable()} }),
+		class("documents-reencoded", "documents are re-encoded through another JSON library on upsert: empty arrays become objects, numbers are printed with 14 digits", "readmodelstore/roundtrip-values", []string{"I-PLUGIN-7"},
+			func() R { return documentsReencoded{newRM()} }),
 		class("upsert-delete-then-insert", "an upsert deletes the document, then inserts the new one, without a transaction; readers miss it", "readmodelstore/readers-whole-upsert", []string{"I-PLUGIN-13", "I-PLUGIN-10"},
 			func() R { return upsertDeleteThenInsert{newTable(), newWindow()} }),
 	}

@@ -46,3 +46,11 @@ func (s lossyDocs) Upsert(ctx context.Context, model, id string, doc json.RawMes
 	}
 	return s.rm.Upsert(ctx, model, id, doc)
 }
+
+// --- documents are re-encoded through another JSON library on upsert (empty arrays as objects,
+// numbers printed with 14 digits).
+type documentsReencoded struct{ rm }
+
+func (s documentsReencoded) Upsert(ctx context.Context, model, id string, doc json.RawMessage) error {
+	return s.rm.Upsert(ctx, model, id, reencodeLuaStyle(doc))
+}

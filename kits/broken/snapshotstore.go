@@ -22,7 +22,11 @@ func classSnapshotStores() []classStore[spi.SnapshotStore] {
 		class("save-skips-float-equal", "a save whose state equals the stored one through float64 is skipped as unchanged, so a state differing only in a number a double cannot hold is lost", "snapshotstore/roundtrip-precision", []string{"I-STORE-29", "I-STORE-25"},
 			func() S { return saveSkipsFloatEqual{newSS(), &sync.Mutex{}, map[string]json.RawMessage{}} }),
 		class("delimited-prefix-scan", "snapshots are keyed <id>/<sequence> and loadLatest scans the key prefix <id>/, so x loads the latest snapshot of x/q", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
-			func() S { return prefixScanSnapshots{newSS(), "/", &sync.Mutex{}, map[string]bool{}} }),
+			func() S { return prefixScanSnapshots{newIndexedSS(), "/"} }),
+		class("delete-takes-dashed", "deleteExecution(x) also deletes the snapshots of every id that extends x after a dash (x-2)", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},
+			func() S { return deleteTakesDashed{newIndexedSS()} }),
+		class("state-reencoded", "the state is re-encoded through another JSON library on save: empty arrays become objects, numbers are printed with 14 digits", "snapshotstore/roundtrip-state", []string{"I-STORE-15"},
+			func() S { return stateReencoded{newSS()} }),
 		class("save-delete-then-insert", "a save at a taken sequence deletes the old snapshot, then inserts the new one; readers see an older latest", "snapshotstore/readers-whole-save", []string{"I-STORE-15", "I-STORE-31"},
 			func() S { return saveDeleteThenInsert{newWatchedSS()} }),
 	}
@@ -49,10 +53,10 @@ func SnapshotStores() []Store[spi.SnapshotStore] {
 			return pruneCountsSaves{newSS(), &sync.Mutex{}, map[string]map[int64]int{}}
 		}},
 		{"delete-all-snapshots", "deleteExecution removes every execution's snapshots", "snapshotstore/delete-execution", func() spi.SnapshotStore {
-			return deleteAllSnapshots{newSS(), &sync.Mutex{}, map[string]bool{}}
+			return deleteAllSnapshots{newIndexedSS()}
 		}},
 		{"prefix-scan-snapshots", "loadLatest scans the bare id as a key prefix, so ids extending it leak in", "snapshotstore/isolation", func() spi.SnapshotStore {
-			return prefixScanSnapshots{newSS(), "", &sync.Mutex{}, map[string]bool{}}
+			return prefixScanSnapshots{newIndexedSS(), ""}
 		}},
 		{"prune-inverted-noop", "pruneSnapshots of an inverted range deletes nothing and succeeds (breaks only a recommendation)", "snapshotstore/prune-range-inverted", func() spi.SnapshotStore { return pruneInvertedNoop{newSS()} }},
 	}

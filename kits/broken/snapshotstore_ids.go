@@ -24,28 +24,40 @@ func (s snapshotsFoldCase) LoadLatest(ctx context.Context, id string) (spi.Snaps
 	return sn, err
 }
 
-// --- snapshots keyed snap/<id><sep><seq>: loadLatest scans the key prefix <id><sep>, so it also
-// sees the snapshots of every id that extends it (after sep, when sep is not empty).
-type prefixScanSnapshots struct {
+// indexedSS is the memory SnapshotStore that remembers every id saved, for the broken stores that
+// scan or delete by a pattern over ids.
+type indexedSS struct {
 	ss
-	sep string
 	mu  *sync.Mutex
 	ids map[string]bool
 }
 
-func (s prefixScanSnapshots) Save(ctx context.Context, sn spi.Snapshot) error {
+func newIndexedSS() indexedSS { return indexedSS{newSS(), &sync.Mutex{}, map[string]bool{}} }
+
+func (s indexedSS) Save(ctx context.Context, sn spi.Snapshot) error {
 	s.mu.Lock()
 	s.ids[sn.ExecutionID] = true
 	s.mu.Unlock()
 	return s.ss.Save(ctx, sn)
 }
 
-func (s prefixScanSnapshots) LoadLatest(ctx context.Context, id string) (spi.Snapshot, error) {
+// saved lists the ids ever saved, in byte order.
+func (s indexedSS) saved() []string {
 	s.mu.Lock()
-	keys := sortedKeys(s.ids)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	return sortedKeys(s.ids)
+}
+
+// --- snapshots keyed snap/<id><sep><seq>: loadLatest scans the key prefix <id><sep>, so it also
+// sees the snapshots of every id that extends it (after sep, when sep is not empty).
+type prefixScanSnapshots struct {
+	indexedSS
+	sep string
+}
+
+func (s prefixScanSnapshots) LoadLatest(ctx context.Context, id string) (spi.Snapshot, error) {
 	best, found := spi.Snapshot{}, false
-	for _, k := range keys {
+	for _, k := range s.saved() {
 		if k != id && !strings.HasPrefix(k, id+s.sep) {
 			continue
 		}
@@ -61,24 +73,26 @@ func (s prefixScanSnapshots) LoadLatest(ctx context.Context, id string) (spi.Sna
 }
 
 // --- deleteExecution deletes every execution's snapshots.
-type deleteAllSnapshots struct {
-	ss
-	mu  *sync.Mutex
-	ids map[string]bool
-}
-
-func (s deleteAllSnapshots) Save(ctx context.Context, sn spi.Snapshot) error {
-	s.mu.Lock()
-	s.ids[sn.ExecutionID] = true
-	s.mu.Unlock()
-	return s.ss.Save(ctx, sn)
-}
+type deleteAllSnapshots struct{ indexedSS }
 
 func (s deleteAllSnapshots) DeleteExecution(ctx context.Context, _ string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id := range s.ids {
+	for _, id := range s.saved() {
 		_ = s.ss.DeleteExecution(ctx, id)
 	}
 	return nil
+}
+
+// --- deleteExecution(x) matches x and every id that extends x after a dash (DELETE … WHERE id =
+// $1 OR id LIKE $1 || '-%', a store keeping an execution's branches as <id>-<n>).
+type deleteTakesDashed struct{ indexedSS }
+
+func (s deleteTakesDashed) DeleteExecution(ctx context.Context, id string) error {
+	for _, k := range s.saved() {
+		if strings.HasPrefix(k, id+"-") {
+			if err := s.ss.DeleteExecution(ctx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return s.ss.DeleteExecution(ctx, id)
 }

@@ -37,3 +37,12 @@ func (s reorder) Save(ctx context.Context, sn spi.Snapshot) error {
 	}
 	return s.ss.Save(ctx, sn)
 }
+
+// --- the state is re-encoded through another JSON library on save (empty arrays as objects,
+// numbers printed with 14 digits).
+type stateReencoded struct{ ss }
+
+func (s stateReencoded) Save(ctx context.Context, sn spi.Snapshot) error {
+	sn.State = reencodeLuaStyle(sn.State)
+	return s.ss.Save(ctx, sn)
+}

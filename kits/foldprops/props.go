@@ -59,6 +59,7 @@ func propertiesOf(n int) []Property {
 // (-rapid.checks, RAPID_CHECKS; default 100). A failing case prints rapid's seed and the shrunk
 // log as NDJSON.
 func Run(t *testing.T, tg Target) {
+	t.Helper()
 	for _, p := range Properties() {
 		t.Run(strings.TrimPrefix(p.ID, "foldprops/"), rapid.MakeCheck(func(rt *rapid.T) {
 			in := p.Gen.Draw(rt, "input")

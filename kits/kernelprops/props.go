@@ -195,9 +195,11 @@ const caseTimeout = 30 * time.Second
 // then rapid's random cases (-rapid.checks, default 100). A failure prints rapid's seed, the
 // shrunk program and schedule, the runs and the log.
 func Run(t *testing.T, tg Target) {
+	t.Helper()
 	t.Run("runtime-state-machine", rapid.MakeCheck(func(rt *rapid.T) { runMachine(rt, tg) }))
 	for _, p := range Properties() {
 		t.Run(strings.TrimPrefix(p.ID, "kernelprops/"), func(t *testing.T) {
+			t.Helper()
 			if err := CheckProperty(p, tg, nil); err != nil {
 				t.Fatal(err)
 			}

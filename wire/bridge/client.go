@@ -69,6 +69,28 @@ type Client struct {
 	calls, transportErrs, protocolErrs atomic.Int64
 	mu                                 sync.Mutex
 	lastFault                          error
+	// pending holds the calls sent and not yet answered, by request id: method and when it was sent.
+	pending map[int64]PendingCall
+}
+
+// PendingCall is a call sent to the bridge and not yet answered.
+type PendingCall struct {
+	Method string
+	Sent   time.Time
+}
+
+// OldestPending is the call the client has waited for longest, if one is waiting: a harness whose
+// check stalled names it (I-CERT-61).
+func (c *Client) OldestPending() (PendingCall, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var oldest PendingCall
+	for _, p := range c.pending {
+		if oldest.Method == "" || p.Sent.Before(oldest.Sent) {
+			oldest = p
+		}
+	}
+	return oldest, oldest.Method != ""
 }
 
 // Dial connects to the bridge at url and performs the handshake. The handshake must match its
@@ -197,7 +219,16 @@ func (c *Client) CallRaw(ctx context.Context, method string, params json.RawMess
 	id := c.nextID.Add(1)
 	req, _ := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: params})
 	start := time.Now()
+	c.mu.Lock()
+	if c.pending == nil {
+		c.pending = map[int64]PendingCall{}
+	}
+	c.pending[id] = PendingCall{Method: method, Sent: start}
+	c.mu.Unlock()
 	body, err := c.post(ctx, method, req)
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
 	if c.opts.Observe != nil {
 		c.opts.Observe(Exchange{Method: method, Request: req, Response: body, Err: err, Duration: time.Since(start)})
 	}

@@ -235,12 +235,15 @@ func (s *Server) tooLarge(what string) *RPCError {
 	return e
 }
 
-// decode reads one request body strictly (wireLimits): JSON, UTF-8, no repeated key, nesting
-// within the limit; then the JSON-RPC 2.0 frame. The id is returned whenever it can be read, so
+// decode reads one request body strictly (wireLimits): JSON, UTF-8, no repeated key, no name
+// holding a lone surrogate, nesting within the limit; then the JSON-RPC 2.0 frame. The id is returned whenever it can be read, so
 // a refusal answers the request it refuses.
 func (s *Server) decode(body []byte) (rpcRequest, *RPCError) {
 	trimmed := bytes.TrimSpace(body)
-	if err := jsonstrict.Check(trimmed, jsonstrict.Options{}); err != nil {
+	// Names (ids, keys, owners, models, targets) never hold a lone surrogate (I-STORE-81); the
+	// values kept as JSON text may.
+	opaque := []string{"payload", "metadata", "state", "value", "doc", "hints"}
+	if err := jsonstrict.Check(trimmed, jsonstrict.Options{NamesWhole: true, Opaque: opaque}); err != nil {
 		return strictRefusal(trimmed, err)
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {

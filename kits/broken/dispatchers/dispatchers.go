@@ -1,6 +1,8 @@
 package dispatchers
 
 import (
+	"context"
+
 	"github.com/loom-kernel/loom-conform/kits/broken"
 	"github.com/loom-kernel/loom-conform/reference/dispatch/memory"
 	"github.com/loom-kernel/loom-conform/spec"
@@ -57,6 +59,20 @@ func Dispatchers() []Broken {
 			[]string{"I-DISPATCH-11"}, memory.Hooks{ExpiresInSeconds: true}),
 		mk("any-ttl", "claim and heartbeat clamp a TTL outside 1 ms .. 10 min instead of refusing it", "dispatcher/lease-ttl-bounds",
 			[]string{"I-DISPATCH-13"}, memory.Hooks{AnyTTL: true}),
+		{Store: broken.Store[spi.ExecutionDispatcher]{Name: "target-before-argument", Defect: "dispatch looks the target up before it validates the package, so a package too large and pinned to an unregistered target is an unknown target (breaks only a recommendation)",
+			Catch: "dispatcher/refusal-order", New: func() spi.ExecutionDispatcher {
+				return targetBeforeArgument{memory.New(memory.Config{Targets: []string{"cpu", "gpu"}})}
+			}}, Clauses: []string{"I-STORE-56"}},
+		mk("half-ttl-takeover", "a lease can be taken over by another worker once half its TTL has passed", "dispatcher/exclusive-whole-ttl",
+			[]string{"I-DISPATCH-4"}, memory.Hooks{HalfTTL: true}),
+		mk("heartbeat-from-expiry", "a heartbeat adds its TTL to the old expiry instead of to now: a 1 s heartbeat on a 60 s lease gives now + 61 s", "dispatcher/heartbeat-from-now",
+			[]string{"I-DISPATCH-30", "I-DISPATCH-4"}, memory.Hooks{HeartbeatFromExpiry: true}),
+		mk("normalises-strings", "delivered execution ids, flow ids and hints are NFC-composed, so the package delivered differs from the one dispatched", "dispatcher/exact-strings",
+			[]string{"I-DISPATCH-14"}, memory.Hooks{NormaliseStrings: true}),
+		mk("acked-heartbeat-revives", "a heartbeat of an acked lease puts its package back in the queue, so it is delivered again", "dispatcher/heartbeat-after-ack",
+			[]string{"I-DISPATCH-3"}, memory.Hooks{AckedHeartbeatRevives: true}),
+		mk("acked-heartbeat-succeeds", "a heartbeat of an acked lease answers success and changes nothing (breaks only a recommendation)", "dispatcher/heartbeat-after-ack",
+			[]string{"I-DISPATCH-31"}, memory.Hooks{AckedHeartbeatOK: true}),
 		mk("hints-bound-exclusive", "hints of exactly 4 096 bytes are refused, the bound counted as exclusive", "dispatcher/package-shape",
 			[]string{"I-DISPATCH-2", "I-DISPATCH-10"}, memory.Hooks{HintsBoundBelow: true}),
 	}
@@ -77,7 +93,19 @@ func Checks() []spec.Check {
 	return []spec.Check{
 		{ID: "kits/broken/dispatchers-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.dispatch.coordinates-only", "S6.placement.compute-target", "S6.fencing.zombie", "S6.resume.is-migration"},
 			Where: "kits/broken/dispatchers:TestBrokenDispatchersRejected"},
+		{ID: "kits/dispatcher-stall-diagnosed", Kind: spec.KindTest, Clauses: []string{"I-CERT-61", "I-DISPATCH-12"},
+			Where: "kits/broken/dispatchers:TestHeadOfLineStallDiagnosed"},
 		{ID: "reference/dispatch/memory-kit", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "I-DISPATCH-1"},
 			Where: "kits/broken/dispatchers:TestMemoryDispatcherKit"},
 	}
+}
+
+// targetBeforeArgument looks the target up before it validates the package.
+type targetBeforeArgument struct{ *memory.Dispatcher }
+
+func (d targetBeforeArgument) Dispatch(ctx context.Context, p spi.ExecutionPackage) error {
+	if p.Target != "" && p.Target != "cpu" && p.Target != "gpu" {
+		return &spi.UnknownTargetError{Target: p.Target, Known: []string{"cpu", "gpu"}}
+	}
+	return d.Dispatcher.Dispatch(ctx, p)
 }

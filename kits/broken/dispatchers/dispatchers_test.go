@@ -3,6 +3,7 @@ package dispatchers_test
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +62,31 @@ func TestMutantsValid(t *testing.T) {
 	if err := spec.Validate(dispatchers.Checks()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A dispatcher that claims only the head of its queue, on a target that holds another check's
+// leased package, is diagnosed as stalled at its head, not merely cut short (I-CERT-61).
+func TestHeadOfLineStallDiagnosed(t *testing.T) {
+	var head dispatchers.Broken
+	for _, b := range dispatchers.Dispatchers() {
+		if b.Name == "head-of-line" {
+			head = b
+		}
+	}
+	d := head.New()
+	ctx := context.Background()
+	// An earlier check's package, claimed and left leased: the head of the queue.
+	if err := d.Dispatch(ctx, spi.ExecutionPackage{ExecutionID: "kit-earlier-check-1", FlowID: "kit-flow", Target: "cpu"}); err != nil {
+		t.Fatal(err)
+	}
+	shared := func(context.Context) (spi.ExecutionDispatcher, func(), error) { return d, nil, nil }
+	results, err := kits.Run(ctx, kits.ExecutionDispatcherKit(), shared, kits.Options{Run: "^dispatcher/ack-final$", Timeout: time.Second, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].Verdict != kits.Unknown || !strings.Contains(results[0].Message, "the queue stalled at its head") ||
+		!strings.Contains(results[0].Message, "kit-earlier-check-1") {
+		t.Fatalf("head-of-line dispatcher behind another check's lease = %+v, want unknown, diagnosed as stalled at its head behind kit-earlier-check-1", results)
+	}
+	t.Log(results[0].Message)
 }

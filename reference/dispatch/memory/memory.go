@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,24 +27,29 @@ type Config struct {
 
 // Hooks are mutants: each one, when set, breaks one rule of docs/spi.md (ExecutionDispatcher).
 type Hooks struct {
-	LoseExpired       bool // an expired, unacked lease drops its package (breaks at-least-once)
-	IgnoreLease       bool // a live lease does not stop a second delivery (double delivery)
-	AcceptDeadLease   bool // heartbeat and ack of an expired lease succeed (a dead lease lives on)
-	AcceptAnyTarget   bool // a package pinned to an unlisted target is queued, not refused
-	IgnoreTarget      bool // a pinned package goes to any worker, whatever it serves
-	AddState          bool // delivered hints carry an added "state" member (not coordinates only)
-	NoOrder           bool // every package of an execution is deliverable at once, not FIFO
-	HeartbeatNoExtend bool // heartbeat answers success but does not extend the lease
-	AckKeeps          bool // ack answers success but the package is delivered again later
-	PhantomTarget     bool // Targets lists a target that Dispatch then refuses
-	ReviveExpired     bool // an expired lease lives on until its package is claimed again: its heartbeat and ack succeed
-	NewestFirst       bool // claim leases the newest deliverable package, not the oldest
-	HeadOfLine        bool // claim looks only at the oldest unacked package: while it is leased nothing is delivered
-	DropEmptyHints    bool // hints that are an empty object are delivered as no hints
-	DropEmptyMembers  bool // hint members whose value is empty ("", {}, [], null) are dropped on delivery
-	HintsBoundBelow   bool // hints of exactly spi.MaxHintsBytes bytes are refused (the bound taken as exclusive)
-	ExpiresInSeconds  bool // a lease's expiresAt is in epoch seconds, not milliseconds
-	AnyTTL            bool // a TTL out of 1 ms .. 10 min is clamped into it instead of refused
+	LoseExpired           bool // an expired, unacked lease drops its package (breaks at-least-once)
+	IgnoreLease           bool // a live lease does not stop a second delivery (double delivery)
+	AcceptDeadLease       bool // heartbeat and ack of an expired lease succeed (a dead lease lives on)
+	AcceptAnyTarget       bool // a package pinned to an unlisted target is queued, not refused
+	IgnoreTarget          bool // a pinned package goes to any worker, whatever it serves
+	AddState              bool // delivered hints carry an added "state" member (not coordinates only)
+	NoOrder               bool // every package of an execution is deliverable at once, not FIFO
+	HeartbeatNoExtend     bool // heartbeat answers success but does not extend the lease
+	AckKeeps              bool // ack answers success but the package is delivered again later
+	PhantomTarget         bool // Targets lists a target that Dispatch then refuses
+	ReviveExpired         bool // an expired lease lives on until its package is claimed again: its heartbeat and ack succeed
+	NewestFirst           bool // claim leases the newest deliverable package, not the oldest
+	HeadOfLine            bool // claim looks only at the oldest unacked package: while it is leased nothing is delivered
+	DropEmptyHints        bool // hints that are an empty object are delivered as no hints
+	DropEmptyMembers      bool // hint members whose value is empty ("", {}, [], null) are dropped on delivery
+	HintsBoundBelow       bool // hints of exactly spi.MaxHintsBytes bytes are refused (the bound taken as exclusive)
+	ExpiresInSeconds      bool // a lease's expiresAt is in epoch seconds, not milliseconds
+	AnyTTL                bool // a TTL out of 1 ms .. 10 min is clamped into it instead of refused
+	HalfTTL               bool // a lease can be taken over by another worker once half its TTL has passed
+	HeartbeatFromExpiry   bool // a heartbeat adds its TTL to the old expiry instead of to now
+	NormaliseStrings      bool // delivered ids, flow ids and hints are NFC-composed (e + U+0301 as é, A + U+030A as Å)
+	AckedHeartbeatOK      bool // a heartbeat of an acked lease answers success (and changes nothing)
+	AckedHeartbeatRevives bool // a heartbeat of an acked lease puts its package back in the queue
 }
 
 // Dispatcher is the in-memory ExecutionDispatcher with its worker side (spi.LeaseQueue).
@@ -54,6 +60,8 @@ type Dispatcher struct {
 	mu    sync.Mutex
 	next  int64
 	queue []*entry // in dispatch order
+	// acked remembers acked entries by token, for the AckedHeartbeat* mutants only.
+	acked map[string]*entry
 }
 
 type entry struct {
@@ -62,6 +70,7 @@ type entry struct {
 	token      string
 	worker     string
 	until      int64
+	leased     int64 // when the lease was taken or last renewed
 	deliveries int
 }
 
@@ -153,7 +162,7 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 		if !head && !d.cfg.Hooks.NoOrder {
 			continue
 		}
-		if e.token != "" && e.until > now && !d.cfg.Hooks.IgnoreLease {
+		if e.token != "" && e.until > now && !d.cfg.Hooks.IgnoreLease && !(d.cfg.Hooks.HalfTTL && now >= e.leased+(e.until-e.leased)/2) {
 			continue
 		}
 		if e.pkg.Target != "" && !slices.Contains(r.Targets, e.pkg.Target) && !d.cfg.Hooks.IgnoreTarget {
@@ -171,6 +180,7 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 	e.deliveries++
 	e.token = fmt.Sprintf("lease-%d-%d", e.id, e.deliveries)
 	e.worker = r.Worker
+	e.leased = now
 	e.until = now + r.TTL.Milliseconds()
 	if r.TTL < time.Millisecond*1 || e.until == now {
 		e.until = now + 1
@@ -194,6 +204,10 @@ func (d *Dispatcher) lease(e *entry) spi.Lease {
 	}
 	if d.cfg.Hooks.DropEmptyHints && string(pkg.Hints) == "{}" {
 		pkg.Hints = nil
+	}
+	if d.cfg.Hooks.NormaliseStrings {
+		nfc := strings.NewReplacer("e\u0301", "\u00e9", "A\u030a", "\u00c5", `e\u0301`, `\u00e9`, `A\u030a`, `\u00c5`)
+		pkg.ExecutionID, pkg.FlowID, pkg.Hints = nfc.Replace(pkg.ExecutionID), nfc.Replace(pkg.FlowID), json.RawMessage(nfc.Replace(string(pkg.Hints)))
 	}
 	if d.cfg.Hooks.AddState {
 		var m map[string]any
@@ -259,15 +273,31 @@ func (d *Dispatcher) Heartbeat(ctx context.Context, l spi.Lease, ttl time.Durati
 	defer d.mu.Unlock()
 	now := d.cfg.Now()
 	e, err := d.live(l, now)
+	if a := d.acked[l.Token]; err != nil && a != nil {
+		switch {
+		case d.cfg.Hooks.AckedHeartbeatRevives:
+			delete(d.acked, l.Token)
+			a.token, a.until = "", 0
+			d.queue = append(d.queue, a)
+			return l, nil
+		case d.cfg.Hooks.AckedHeartbeatOK:
+			return l, nil
+		}
+	}
 	if err != nil {
 		return spi.Lease{}, err
 	}
 	if e == nil {
 		return l, nil
 	}
-	if !d.cfg.Hooks.HeartbeatNoExtend {
+	switch {
+	case d.cfg.Hooks.HeartbeatNoExtend:
+	case d.cfg.Hooks.HeartbeatFromExpiry:
+		e.until += ttl.Milliseconds()
+	default:
 		e.until = now + ttl.Milliseconds()
 	}
+	e.leased = now
 	return d.lease(e), nil
 }
 
@@ -287,6 +317,12 @@ func (d *Dispatcher) Ack(ctx context.Context, l spi.Lease) error {
 		return nil
 	}
 	d.queue = slices.DeleteFunc(d.queue, func(x *entry) bool { return x == e })
+	if d.cfg.Hooks.AckedHeartbeatOK || d.cfg.Hooks.AckedHeartbeatRevives {
+		if d.acked == nil {
+			d.acked = map[string]*entry{}
+		}
+		d.acked[e.token] = e
+	}
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package certify
+package bridgekit
 
 import (
 	"context"
@@ -15,12 +15,13 @@ import (
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
 
-// BridgeCase is what a bridge protocol check runs against.
-type BridgeCase = kits.Case[*bridge.Client]
+// Case is what a bridge protocol check runs against.
+type Case = kits.Case[*bridge.Client]
 
-// BridgeKit is the store bridge protocol kit: checks of the bridge itself (handshake, declared
-// methods, error codes, malformed requests) that run before the store kits (docs/bridge.md).
-func BridgeKit() kits.Kit[*bridge.Client] {
+// Kit is the store bridge protocol kit: checks of the bridge itself (handshake, declared methods,
+// error codes, malformed requests, wire forms, notifications) that run before the store kits
+// (docs/bridge.md). Every check of what a store keeps is a store kit's, so the Go route runs it too.
+func Kit() kits.Kit[*bridge.Client] {
 	type C = kits.Check[*bridge.Client]
 	return kits.Kit[*bridge.Client]{Name: "bridge", Checks: []C{
 		{ID: "bridge/handshake", Clauses: []string{"I-BRIDGE-1", "S7.spi.semver", "I-STORE-21"}, Level: spec.Must,
@@ -34,19 +35,15 @@ func BridgeKit() kits.Kit[*bridge.Client] {
 		{ID: "bridge/malformed-requests", Clauses: []string{"I-BRIDGE-9", "I-BRIDGE-13"}, Level: spec.Should,
 			Doc: "a body that is not JSON, a batch and ill-typed params of every served seam (a null ifVersion, cursor or hints included) get -32700, -32600 and -32602/-32005, change nothing, and the bridge keeps serving", Run: bkMalformed},
 		{ID: "bridge/plugin-wire-forms", Clauses: []string{"I-PLUGIN-11", "I-PLUGIN-2", "I-PLUGIN-8"}, Level: spec.Must,
-			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; a non-integer or string query limit is refused (skipped when neither putStream nor query is served)", Run: bkPluginWire},
-		{ID: "bridge/refusal-order", Clauses: []string{"I-STORE-50", "I-STORE-56"}, Level: spec.Must,
-			Doc: "a call wrong in several ways gets invalid argument first: on the event log then fenced, then conflict (empty batches are refused alike and otherwise write nothing; a negative sequence is invalid); on durable state, content and the dispatcher before a conflict, not found, unknown target or lost lease", Run: bkRefusalOrder},
-		{ID: "bridge/delete-fences", Clauses: []string{"I-STORE-51", "I-STORE-100"}, Level: spec.Must,
-			Doc: "deleteExecution makes every earlier fence token stale, the next token is higher and writes the new incarnation (skipped when acquireFence or deleteExecution is not served)", Run: bkDeleteFences},
-		{ID: "bridge/edge-cases", Clauses: []string{"I-STORE-52", "I-STORE-53", "I-STORE-54"}, Level: spec.Must,
-			Doc: "copyPrefix refuses an out-of-range through before a target deleteThrough emptied; archive batches are strictly increasing; a branch needs a parent id, not a parent log (skipped when none of these methods is served); our choices where the spec is silent, so recommended", Run: bkEdgeCases},
+			Doc: "a chunked stream is invisible until its commit and refuses a wrong offset or size; an aborted stream takes no chunk and no commit and never becomes visible; a non-integer or string query limit is refused (skipped when neither putStream nor query is served)", Run: bkPluginWire},
+		{ID: "bridge/lone-surrogate-ids", Clauses: []string{"I-STORE-81"}, Level: spec.Must,
+			Doc: "a write whose id, key or model holds a lone surrogate (\\ud800) is refused with -32602 or -32005 and stores nothing, also not under the id with U+FFFD in its place", Run: bkLoneSurrogateIDs},
 		{ID: "bridge/notifications", Clauses: []string{"I-BRIDGE-10"}, Level: spec.Must,
 			Doc: "a request without an id (a JSON-RPC notification) is never executed, on every served seam whose writes can be read back", Run: bkNotifications},
 	}}
 }
 
-func bkHandshake(ctx context.Context, c *BridgeCase) error {
+func bkHandshake(ctx context.Context, c *Case) error {
 	hs := c.Store.Handshake()
 	if !strings.HasPrefix(hs.Protocol, "1.") {
 		return c.Failf("bridge.handshake", "", "protocol "+hs.Protocol, "1.x.y")
@@ -63,7 +60,7 @@ func bkHandshake(ctx context.Context, c *BridgeCase) error {
 			return c.Failf("bridge.handshake", "", "seam "+seam, "one of "+strings.Join(bridge.Seams(), ", "))
 		}
 		claim, err := manifest.ParseVersion(sup.SpiVersion)
-		cur := mustVersion(def.Version)
+		cur, _ := manifest.ParseVersion(def.Version) // the manifest's own versions parse
 		if err != nil || claim.Major != cur.Major || cur.Less(claim) {
 			return c.Failf("bridge.handshake", "seams."+seam+".spiVersion", sup.SpiVersion, fmt.Sprintf("%d.x.y, at most %s", cur.Major, cur))
 		}
@@ -88,7 +85,7 @@ func bkHandshake(ctx context.Context, c *BridgeCase) error {
 }
 
 // protocolBreach reports err when it says the bridge broke the protocol (or the handshake lied).
-func protocolBreach(c *BridgeCase, op string, err error) error {
+func protocolBreach(c *Case, op string, err error) error {
 	var pe *bridge.ProtocolError
 	var te *bridge.TransportError
 	switch {
@@ -100,7 +97,7 @@ func protocolBreach(c *BridgeCase, op string, err error) error {
 	return nil
 }
 
-func bkDeclared(ctx context.Context, c *BridgeCase) error {
+func bkDeclared(ctx context.Context, c *Case) error {
 	x := c.ExecID("declared")
 	env := spi.Envelope{ID: x + "#0", WorkflowID: "wf-bridge", ExecutionID: x, EventType: "BRIDGE_PROBE", Sequence: 0,
 		Timestamp: 1_700_000_000_000, Payload: json.RawMessage(`{"probe":true}`)}
@@ -178,7 +175,7 @@ func bkDeclared(ctx context.Context, c *BridgeCase) error {
 }
 
 // wantCode checks that err is a bridge error with one of codes.
-func wantCode(c *BridgeCase, op, args string, err error, codes ...int) error {
+func wantCode(c *Case, op, args string, err error, codes ...int) error {
 	var re *bridge.RemoteError
 	if errors.As(err, &re) {
 		for _, code := range codes {
@@ -197,11 +194,11 @@ func wantCode(c *BridgeCase, op, args string, err error, codes ...int) error {
 	return c.Failf(op, args, err, "bridge error "+strings.Join(want, " or "))
 }
 
-func bkErrorCodes(ctx context.Context, c *BridgeCase) error {
+func bkErrorCodes(ctx context.Context, c *Case) error {
 	if len(c.Store.Handshake().Seams) == 0 {
 		return c.Skip("the handshake names no seam")
 	}
-	for _, part := range []func(context.Context, *BridgeCase) error{storeErrorCodes, archiveErrorCodes, pluginErrorCodes, dispatcherErrorCodes} {
+	for _, part := range []func(context.Context, *Case) error{storeErrorCodes, archiveErrorCodes, pluginErrorCodes, dispatcherErrorCodes} {
 		if err := part(ctx, c); err != nil {
 			return err
 		}
@@ -211,7 +208,7 @@ func bkErrorCodes(ctx context.Context, c *BridgeCase) error {
 
 // storeErrorCodes: conflict, invalid argument, fenced, not found and already exists of the event
 // log, the snapshots and the branches arrive as their codes (I-BRIDGE-3).
-func storeErrorCodes(ctx context.Context, c *BridgeCase) error {
+func storeErrorCodes(ctx context.Context, c *Case) error {
 	hs := c.Store.Handshake()
 	es, ss, br := c.Store.EventStore(), c.Store.SnapshotStore(), c.Store.BranchRegistry()
 	if es != nil {
@@ -280,7 +277,7 @@ func storeErrorCodes(ctx context.Context, c *BridgeCase) error {
 }
 
 // archiveErrorCodes: a different envelope at an archived sequence is a conflict, -32001.
-func archiveErrorCodes(ctx context.Context, c *BridgeCase) error {
+func archiveErrorCodes(ctx context.Context, c *Case) error {
 	as := c.Store.ArchiveStore()
 	if as == nil {
 		return nil
@@ -297,7 +294,7 @@ func archiveErrorCodes(ctx context.Context, c *BridgeCase) error {
 	return wantCode(c, "archiveStore.append", fmt.Sprintf("%q, [seq 0] again with another payload", x), as.Append(ctx, x, []spi.Envelope{e}), bridge.CodeConflict)
 }
 
-func bkUnknownMethod(ctx context.Context, c *BridgeCase) error {
+func bkUnknownMethod(ctx context.Context, c *Case) error {
 	body := `{"jsonrpc":"2.0","id":1,"method":"eventStore.noSuchMethod","params":{}}`
 	_, resp, err := c.Store.PostRaw(ctx, []byte(body))
 	if err != nil {
@@ -309,7 +306,7 @@ func bkUnknownMethod(ctx context.Context, c *BridgeCase) error {
 	return nil
 }
 
-func bkMalformed(ctx context.Context, c *BridgeCase) error {
+func bkMalformed(ctx context.Context, c *Case) error {
 	type malformed struct {
 		body  string
 		codes []int

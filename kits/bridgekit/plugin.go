@@ -1,4 +1,4 @@
-package certify
+package bridgekit
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/loom-kernel/loom-conform/manifest"
-	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
@@ -17,7 +16,7 @@ type namedCall struct {
 }
 
 // pluginCalls are harmless calls of every plugin-tier wire method, for bridge/declared-methods-answer.
-func pluginCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
+func pluginCalls(ctx context.Context, c *Case, x string) []namedCall {
 	var calls []namedCall
 	if cs := c.Store.ContentStore(); cs != nil {
 		data := []byte(x + " probe")
@@ -57,7 +56,7 @@ func pluginCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
 
 // pluginErrorCodes: a durable-state conflict, a key or digest never written and a malformed
 // argument of every plugin seam arrive as -32001, -32003 and -32005 (or -32602) (I-BRIDGE-3).
-func pluginErrorCodes(ctx context.Context, c *BridgeCase) error {
+func pluginErrorCodes(ctx context.Context, c *Case) error {
 	if ds := c.Store.DurableStateStore(); ds != nil {
 		k := c.ExecID("codes-state")
 		_, err := ds.Get(ctx, k)
@@ -94,7 +93,7 @@ func pluginErrorCodes(ctx context.Context, c *BridgeCase) error {
 
 // bkPluginWire checks the wire forms the Go API cannot express: the chunked stream's visibility
 // and offset discipline, and limits that are not integers.
-func bkPluginWire(ctx context.Context, c *BridgeCase) error {
+func bkPluginWire(ctx context.Context, c *Case) error {
 	hs := c.Store.Handshake()
 	stream, query := hs.Declares(manifest.SeamContentStore, spi.MethodPutStream), hs.Declares(manifest.SeamReadModelStore, spi.MethodQuery)
 	if !stream && !query {
@@ -123,7 +122,7 @@ func quote(s string) string {
 	return string(b)
 }
 
-func bkStreamForm(ctx context.Context, c *BridgeCase) error {
+func bkStreamForm(ctx context.Context, c *Case) error {
 	cs := c.Store.ContentStore()
 	data := []byte(c.ExecID("stream") + " two chunks of a streamed blob")
 	half := len(data) / 2
@@ -197,6 +196,43 @@ func bkStreamForm(ctx context.Context, c *BridgeCase) error {
 		return c.Failf("contentStore.get", "a stream whose commit was refused", fmt.Sprintf("%d bytes", len(got)), "not found")
 	}
 	_ = c.Store.Call(ctx, "contentStore.streamAbort", map[string]any{"streamId": id}, nil)
+	return bkStreamAborted(ctx, c)
+}
+
+// bkStreamAborted: a stream aborted is over: it takes no more chunks, its commit is refused, and
+// nothing of it ever becomes visible (I-PLUGIN-11) — a bridge whose abort only answers, keeping
+// the stream open, lets a writer that lost its source commit it after all.
+func bkStreamAborted(ctx context.Context, c *Case) error {
+	cs := c.Store.ContentStore()
+	data := []byte(c.ExecID("aborted") + " a stream aborted after its first chunk")
+	var open struct {
+		StreamID string `json:"streamId"`
+	}
+	if err := c.Store.Call(ctx, "contentStore.streamOpen", map[string]any{}, &open); err != nil {
+		return c.Failf("contentStore.streamOpen", "{}", err, "a stream id")
+	}
+	id := open.StreamID
+	if err := c.Store.Call(ctx, "contentStore.streamWrite", map[string]any{"streamId": id, "offset": 0, "data": data}, nil); err != nil {
+		return c.Failf("contentStore.streamWrite", "offset 0", err, "nil")
+	}
+	if err := c.Store.Call(ctx, "contentStore.streamAbort", map[string]any{"streamId": id}, nil); err != nil {
+		if perr := protocolBreach(c, "contentStore.streamAbort", err); perr != nil {
+			return perr
+		}
+		return c.Failf("contentStore.streamAbort", fmt.Sprintf("%q (open, %d bytes written)", id, len(data)), err, "null")
+	}
+	more := c.Store.Call(ctx, "contentStore.streamWrite", map[string]any{"streamId": id, "offset": len(data), "data": []byte("more")}, nil)
+	if e := wantCode(c, "contentStore.streamWrite", fmt.Sprintf("offset %d) after (streamAbort", len(data)), more, bridge.CodeInvalidArgument, bridge.CodeInvalidParams); e != nil {
+		return e
+	}
+	var ref spi.ContentRef
+	err := c.Store.Call(ctx, "contentStore.streamCommit", map[string]any{"streamId": id, "size": len(data)}, &ref)
+	if e := wantCode(c, "contentStore.streamCommit", fmt.Sprintf("size %d) after (streamAbort", len(data)), err, bridge.CodeInvalidArgument, bridge.CodeInvalidParams); e != nil {
+		return e
+	}
+	if got, err := cs.Get(ctx, spi.DigestOf(data)); err == nil {
+		return c.Failf("contentStore.get", "an aborted stream's content, after a commit of it", fmt.Sprintf("%d bytes", len(got)), "not found")
+	}
 	return nil
 }
 
@@ -205,18 +241,4 @@ func gotBytes(b []byte, err error) any {
 		return err
 	}
 	return fmt.Sprintf("%d bytes", len(b))
-}
-
-// pluginBridgeMutants are the bridges that break the plugin-tier wire forms
-// (TestPluginWireFormsRejectBrokenBridges).
-func pluginBridgeMutants() []spec.Mutant {
-	const where = "certify:TestPluginWireFormsRejectBrokenBridges"
-	return []spec.Mutant{
-		{ID: "bridge/plugin/abort-unknown-refused", Kind: "bridge", Defect: "refuses streamAbort of a stream it does not know (finished or never opened) instead of doing nothing",
-			Clauses: []string{"I-PLUGIN-11"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
-		{ID: "bridge/plugin/lenient-limit", Kind: "bridge", Defect: "coerces a non-integer or string query limit to an integer instead of refusing it",
-			Clauses: []string{"I-PLUGIN-8"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
-		{ID: "bridge/plugin/unchecked-offset", Kind: "bridge", Defect: "appends a stream chunk wherever it is sent, without checking its offset",
-			Clauses: []string{"I-PLUGIN-11"}, CaughtBy: []string{"bridge/plugin-wire-forms"}, Where: where},
-	}
 }

@@ -1,4 +1,4 @@
-package certify
+package bridgekit
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // dispatcherCalls are harmless calls of every dispatcher wire method, for
 // bridge/declared-methods-answer: each must answer, with a result or a typed error.
-func dispatcherCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
+func dispatcherCalls(ctx context.Context, c *Case, x string) []namedCall {
 	d := c.Store.Dispatcher()
 	if d == nil {
 		return nil
@@ -41,7 +41,7 @@ func dispatcherCalls(ctx context.Context, c *BridgeCase, x string) []namedCall {
 }
 
 // ghostLease is a lease the dispatcher never issued.
-func ghostLease(c *BridgeCase) spi.Lease {
+func ghostLease(c *Case) spi.Lease {
 	return spi.Lease{Token: c.ExecID("no-such-lease"), Package: spi.ExecutionPackage{ExecutionID: c.ExecID("ghost"), FlowID: "kit-flow"},
 		Worker: "kit-w1", Delivery: 1, ExpiresAt: 1}
 }
@@ -57,7 +57,7 @@ func answered(err error) error {
 
 // dispatcherErrorCodes: an invalid package, an unregistered target and a lease the dispatcher does
 // not hold arrive as -32005 (or -32602), -32009 and -32010 (I-BRIDGE-3).
-func dispatcherErrorCodes(ctx context.Context, c *BridgeCase) error {
+func dispatcherErrorCodes(ctx context.Context, c *Case) error {
 	d := c.Store.Dispatcher()
 	if d == nil {
 		return nil

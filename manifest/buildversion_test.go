@@ -1,4 +1,4 @@
-package main
+package manifest
 
 import (
 	"runtime/debug"
@@ -7,8 +7,9 @@ import (
 )
 
 // A build says what it is: a release build its stamp, a build at a tag that tag, anything else
-// nextRelease-devel and the commit it came from (issue 38: "devel" when unstamped, honestly).
-func TestHarnessVersion(t *testing.T) {
+// HarnessVersion-devel and the commit it came from ("devel" when unstamped, honestly); a program
+// that uses the kits or certify as a library reports the module version it depends on.
+func TestBuildVersion(t *testing.T) {
 	info := func(version string, settings ...string) *debug.BuildInfo {
 		bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/loom-kernel/loom-conform", Version: version}}
 		for i := 0; i+1 < len(settings); i += 2 {
@@ -16,7 +17,7 @@ func TestHarnessVersion(t *testing.T) {
 		}
 		return bi
 	}
-	devel := nextRelease + "-devel"
+	devel := HarnessVersion + "-devel"
 	for _, tc := range []struct {
 		name    string
 		stamped string
@@ -34,12 +35,25 @@ func TestHarnessVersion(t *testing.T) {
 		{"go build with uncommitted changes", "", info("v0.0.0-20260101120000-abcdef123456+dirty",
 			"vcs.revision", "abcdef1234567890abcdef1234567890abcdef12", "vcs.modified", "true"), devel + "+abcdef123456.dirty"},
 		{"go install …@commit", "", info("v0.0.0-20260101120000-abcdef123456"), devel},
+		{"a Go program depending on the module at a tag", "", dep("v0.2.0", ""), "0.2.0"},
+		{"a Go program depending on a commit of the module", "", dep("v0.0.0-20260101120000-abcdef123456", ""), devel},
+		{"a Go program replacing the module with a tagged fork", "", dep("v0.2.0", "v0.2.1"), "0.2.1"},
 	} {
-		if got := harnessVersion(tc.stamped, tc.bi); got != tc.want {
-			t.Errorf("harnessVersion(%s) = %q, want %q", tc.name, got, tc.want)
+		if got := VersionOf(tc.stamped, tc.bi); got != tc.want {
+			t.Errorf("VersionOf(%s) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if !strings.HasSuffix(toolVersion, "-devel") && !strings.Contains(toolVersion, "-devel+") {
-		t.Errorf("toolVersion in a test build = %q, want %s-devel: a test binary is never a release", toolVersion, nextRelease)
+	if v := BuildVersion(""); !strings.HasSuffix(v, "-devel") && !strings.Contains(v, "-devel+") {
+		t.Errorf("BuildVersion in a test build = %q, want %s-devel: a test binary is never a release", v, HarnessVersion)
 	}
+}
+
+// dep is the build information of a program (not this module) that depends on the module at
+// version, replaced by replace when it is not "".
+func dep(version, replace string) *debug.BuildInfo {
+	d := &debug.Module{Path: ModulePath, Version: version}
+	if replace != "" {
+		d.Replace = &debug.Module{Path: ModulePath, Version: replace}
+	}
+	return &debug.BuildInfo{Main: debug.Module{Path: "example.com/my-store", Version: "(devel)"}, Deps: []*debug.Module{d}}
 }
