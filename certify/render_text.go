@@ -46,7 +46,7 @@ func WriteSummary(w io.Writer, r *Report) error {
 		if !c.Blocking && (c.Verdict != kits.Fail || c.NotMet() && c.Expected == nil) {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s [%s] (%s)", strings.ToUpper(string(c.Verdict)), c.ID, strings.Join(c.Clauses, " "), c.Level)
+		fmt.Fprintf(w, "\n%s %s [%s] (%s)", strings.ToUpper(string(c.Verdict)), c.ID, strings.Join(failedClauses(c), " "), c.Level)
 		if c.Why != "" {
 			fmt.Fprintf(w, " — %s", safetext.Line(c.Why))
 		} else if c.Expected != nil {
@@ -149,14 +149,14 @@ func notMetLines(r *Report) string {
 	fmt.Fprintf(&b, "  not met:        %d %s (%s)\n", len(ids), plural(len(ids), "recommendation", "recommendations"), blocks)
 	for _, id := range ids {
 		c, _ := findCheck(r, id)
-		fmt.Fprintf(&b, "    %s [%s]\n", safetext.Line(id), strings.Join(notMetClauses(c), " "))
+		fmt.Fprintf(&b, "    %s [%s]\n", safetext.Line(id), strings.Join(failedClauses(c), " "))
 	}
 	return b.String()
 }
 
-// notMetClauses are the clauses a recommendation not met leaves unmet: those of its failing
-// assertions (each a choice), or, with none named (no verdict), the check's.
-func notMetClauses(c CheckResult) []string {
+// failedClauses are the clauses a failure breaks: those of its failing assertions (for a
+// recommendation not met, each a choice), or, with none named (no verdict), the check's.
+func failedClauses(c CheckResult) []string {
 	var out []string
 	for _, a := range c.Failed {
 		for _, id := range a.Clauses {

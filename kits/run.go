@@ -277,7 +277,11 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 				return finish(Unknown, fmt.Sprintf("%s: harness bug: a comparison cites %s, which the check does not declare in its clauses [%s]; no verdict\n%v",
 					ch.ID, bad, strings.Join(ch.Clauses, " "), o.err))
 			}
-			res.Failed = append(res.Failed, NewFailedAssertion(ch.Level, v.Op, v.Clauses))
+			if a := NewFailedAssertion(ch.Level, v.Op, v.Clauses); !slices.ContainsFunc(res.Failed, func(b FailedAssertion) bool {
+				return b.Op == a.Op && slices.Equal(b.Clauses, a.Clauses)
+			}) {
+				res.Failed = append(res.Failed, a) // one line per distinct comparison, however often it failed
+			}
 		}
 		return finish(Fail, o.err.Error())
 	}

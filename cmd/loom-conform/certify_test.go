@@ -122,7 +122,7 @@ func TestCertifyWriteLedgerAndStdout(t *testing.T) {
 	if code != 4 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Verdict != "certified-with-waivers" {
 		t.Fatalf("certify --expected-failures <written> --report - = exit %d, stdout %.200q; want exit 4 and the JSON report alone on stdout", code, stdout)
 	}
-	if !strings.Contains(stderr, "loom store certificate — CERTIFIED WITH 1 WAIVER") {
+	if !strings.Contains(stderr, "loom store certificate — CERTIFIED WITH 2 WAIVERS") {
 		t.Errorf("the certificate did not move to stderr:\n%s", stderr)
 	}
 	if len(rep.Checks) == 0 || !strings.HasPrefix(rep.Checks[0].Repro, "go run ./cmd/loom-conform certify eventstore") {
