@@ -336,6 +336,17 @@ func dExclusiveWholeTTL(ctx context.Context, c *DispatcherCase) error {
 	if err != nil {
 		return err
 	}
+	// Whatever the verdict, the package is settled at the end: one left in the queue is delivered
+	// to the checks after this one, and a dispatcher that claims only its head (a choice) would
+	// stall every one of them behind it.
+	settled := false
+	defer func() {
+		if !settled && queueOf(c).Ack(ctx, l) != nil {
+			if l2, ok, err := claimOne(ctx, c, claimReq("kit-w1", ttl, ts...)); err == nil && ok {
+				_ = queueOf(c).Ack(ctx, l2)
+			}
+		}
+	}()
 	if time.Since(sent) > ttl/4 {
 		return c.Unknown("claiming the package took %s of its %s lease: the machine is too slow to watch the lease, no judgement", time.Since(sent).Round(time.Millisecond), ttl)
 	}
@@ -351,6 +362,7 @@ func dExclusiveWholeTTL(ctx context.Context, c *DispatcherCase) error {
 		returned := time.Now()
 		if ok {
 			_ = queueOf(c).Ack(ctx, l2)
+			settled = true
 			if returned.Before(live) {
 				return c.Failf("Claim", fmt.Sprintf("kit-w2) %s after (kit-w1 claimed it with a %s lease", returned.Sub(sent).Round(time.Millisecond), ttl),
 					fmt.Sprintf("delivery %d of %q", l2.Delivery, l2.Package.ExecutionID), "no delivery: the lease is exclusive for its whole TTL")

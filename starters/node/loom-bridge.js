@@ -247,6 +247,34 @@ function check(value, shape, path) {
 
 // The rules of a batch of envelopes (docs/spi.md, "Errors"): one execution, a non-negative first
 // sequence, then dense (the event log) or strictly increasing (the archive).
+// NAMES are the members that name something (docs/bridge.md, "Names"): compared as bytes, and
+// never holding a lone surrogate, which a store would otherwise decode to U+FFFD and merge with
+// another name. Values (payloads, states, documents, hints) keep lone surrogates.
+const NAMES = new Set(['executionId', 'source', 'target', 'parentId', 'key', 'owner', 'model', 'worker', 'targets']);
+const VALUES = new Set(['payload', 'metadata', 'state', 'value', 'doc', 'hints', 'data']);
+
+// checkNames raises -32602 for a name (a NAMES member, at any depth outside values) that holds a
+// lone surrogate.
+function checkNames(value, path) {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => checkNames(item, `${path}[${i}]`));
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [name, member] of Object.entries(value)) {
+    if (VALUES.has(name)) continue;
+    const sub = `${path}.${name}`;
+    if (NAMES.has(name)) {
+      for (const s of Array.isArray(member) ? member : [member]) {
+        if (typeof s === 'string' && !s.isWellFormed()) {
+          throw new RpcError(INVALID_PARAMS, `invalid params at ${sub}: a name holds a lone surrogate`, { argument: sub, reason: 'a name with a lone surrogate' });
+        }
+      }
+    }
+    checkNames(member, sub);
+  }
+}
+
 function checkBatch(op, executionId, events, dense = true) {
   if (executionId === '') throw invalid(op, 'executionId', 'empty');
   events.forEach((e, i) => {
@@ -828,7 +856,9 @@ async function answer(body) {
     const route = ROUTES.get(req.method);
     if (!route) throw new RpcError(METHOD_NOT_FOUND, `method not found: ${req.method}`);
     const [handler, shape] = route;
-    return { jsonrpc: '2.0', id, result: await handler(check(req.params ?? Object.create(null), shape, 'params')) };
+    const params = check(req.params ?? Object.create(null), shape, 'params');
+    checkNames(params, 'params');
+    return { jsonrpc: '2.0', id, result: await handler(params) };
   } catch (e) {
     if (e instanceof RpcError) return { jsonrpc: '2.0', id, error: e.toJSON() };
     return { jsonrpc: '2.0', id, error: { code: INTERNAL, message: String(e) } }; // a bug: say so, keep serving

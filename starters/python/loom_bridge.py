@@ -206,6 +206,29 @@ def check_shape(value, shape, path):
         fail(shape.__name__.replace("_", " "))
 
 
+# NAMES are the members that name something (docs/bridge.md, "Names"): compared as bytes, and never
+# holding a lone surrogate, which a store would otherwise decode to U+FFFD and merge with another name.
+NAMES = {"executionId", "source", "target", "parentId", "key", "owner", "model", "worker", "targets"}
+
+
+def check_names(value, path):
+    """Raise -32602 for a name (a NAMES member, at any depth but inside payloads) with a lone surrogate."""
+    if isinstance(value, dict):
+        for name, member in value.items():
+            if name in ("payload", "metadata", "state", "value", "doc", "hints", "data"):
+                continue  # values keep lone surrogates like any other string
+            sub = path + "." + name
+            if name in NAMES:
+                for s in (member if isinstance(member, list) else [member]):
+                    if isinstance(s, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in s):
+                        raise RpcError(INVALID_PARAMS, "invalid params at %s: a name holds a lone surrogate" % sub,
+                                       {"argument": sub, "reason": "a name with a lone surrogate"})
+            check_names(member, sub)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_names(item, "%s[%d]" % (path, i))
+
+
 def check_batch(op, execution_id, events, dense=True):
     """The rules of a batch of envelopes (docs/spi.md, "Errors"): one execution, a non-negative first
     sequence, then dense (the event log) or strictly increasing (the archive)."""
@@ -833,6 +856,7 @@ def answer(body):
         handler, shape = route
         params = req.get("params", {})
         check_shape(params, shape, "params")
+        check_names(params, "params")
         with LOCK:
             return {"jsonrpc": "2.0", "id": req["id"], "result": handler(params)}
     except RpcError as e:

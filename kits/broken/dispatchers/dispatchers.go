@@ -66,7 +66,7 @@ func Dispatchers() []Broken {
 		mk("half-ttl-takeover", "a lease can be taken over by another worker once half its TTL has passed", "dispatcher/exclusive-whole-ttl",
 			[]string{"I-DISPATCH-4"}, memory.Hooks{HalfTTL: true}),
 		mk("heartbeat-from-expiry", "a heartbeat adds its TTL to the old expiry instead of to now: a 1 s heartbeat on a 60 s lease gives now + 61 s", "dispatcher/heartbeat-from-now",
-			[]string{"I-DISPATCH-30", "I-DISPATCH-4"}, memory.Hooks{HeartbeatFromExpiry: true}),
+			[]string{"I-DISPATCH-30"}, memory.Hooks{HeartbeatFromExpiry: true}),
 		mk("normalises-strings", "delivered execution ids, flow ids and hints are NFC-composed, so the package delivered differs from the one dispatched", "dispatcher/exact-strings",
 			[]string{"I-DISPATCH-14"}, memory.Hooks{NormaliseStrings: true}),
 		mk("acked-heartbeat-revives", "a heartbeat of an acked lease puts its package back in the queue, so it is delivered again", "dispatcher/heartbeat-after-ack",

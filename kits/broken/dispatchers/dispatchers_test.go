@@ -80,7 +80,7 @@ func TestHeadOfLineStallDiagnosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := func(context.Context) (spi.ExecutionDispatcher, func(), error) { return d, nil, nil }
-	results, err := kits.Run(ctx, kits.ExecutionDispatcherKit(), shared, kits.Options{Run: "^dispatcher/ack-final$", Timeout: time.Second, Seed: 3})
+	results, err := kits.Run(ctx, kits.ExecutionDispatcherKit(), shared, kits.Options{Run: "^dispatcher/ack-final$", Timeout: 4 * time.Second, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
