@@ -171,6 +171,7 @@ type Hooks struct {
 	NegotiateRecomputed  bool // negotiateBudget recomputes its grant on every run instead of logging it
 	WakeAtNotLogged      bool // a timed park's wakeAt goes to the TimerStore only, not into the log
 	WakeAtRelative       bool // a derived wakeAt is the timeout alone, not now + timeout
+	SleepRelative        bool // sleep records its duration alone as the wakeAt, relative to nothing
 	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
 	CorrelationDropped   bool // suspend records no correlationKey
 	CorrelationRequired  bool // suspend without a correlationKey is refused

@@ -345,6 +345,7 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 		}
 		c.mu.Unlock()
 	}
+	p.Budget = c.slipBudget(p.Budget)
 	if p.Budget != nil && !c.opts.Hooks.IgnoreExecutionBudget {
 		// an execution that exists keeps its budget: its start is refused below, -32004
 		if flowID, err := c.rt.FlowID(ctx, p.ExecutionID); err == nil && flowID == "" {
@@ -551,5 +552,5 @@ func (c *Carrier) getState(ctx context.Context, raw json.RawMessage) (any, *brid
 		}
 		out.Log = evs
 	}
-	return out, nil
+	return c.slipState(out), nil
 }

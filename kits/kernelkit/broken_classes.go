@@ -1,0 +1,32 @@
+package kernelkit
+
+import (
+	"github.com/loom-kernel/loom-conform/reference/kernel"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+)
+
+// classBrokenKernels are the defects a kernel written from docs/wire.md alone was certified with
+// before a check read what they break (issue 36), one each.
+func classBrokenKernels() []Broken {
+	slip := func(name, defect string, clauses []string, caught, s string) Broken {
+		return Broken{Name: name, Defect: defect, Clauses: clauses, CaughtBy: []string{caught}, carrier: carrier.Hooks{Slip: s}}
+	}
+	return []Broken{
+		slip("canonical-escaped", "answers getState's canonical with every non-ASCII character escaped \\uXXXX, not the canonical JSON's bytes",
+			[]string{"I-WIRE-60"}, "kernel/state/canonical", carrier.SlipCanonicalEscaped),
+		slip("canonical-code-points", "answers getState's canonical with its keys sorted by code point (its language's default encoder), not by UTF-16 code units",
+			[]string{"I-WIRE-60"}, "kernel/state/canonical", carrier.SlipCanonicalCodePoints),
+		slip("sequence-off-by-one", "answers getState's top-level sequence one past the log's last envelope (a count, not the last sequence)",
+			[]string{"I-WIRE-60"}, "kernel/state/sequence", carrier.SlipSequenceOffByOne),
+		slip("budget-first-dimension", "enforces, of a budget execution.start gives, only its first capped dimension in name order",
+			[]string{"I-WIRE-17", "S8.budget.quota-exceeded"}, "kernel/budget/every-dimension", carrier.SlipBudgetFirstDimension),
+		slip("wakeat-truncated", "records sleepUntil's wakeAt truncated to the whole second",
+			[]string{"S5.timer.durable-wakeat", "I-WIRE-47"}, "kernel/timer/wakeat", carrier.SlipWakeAtTruncated),
+		{Name: "wakeat-relative", Defect: "records sleep's wakeAt as its ms alone, relative to nothing, not the kernel's clock plus ms",
+			Clauses: []string{"S5.timer.durable-wakeat"}, CaughtBy: []string{"kernel/timer/wakeat"}, kernel: kernel.Hooks{SleepRelative: true}},
+		slip("step-ids-nfc", "normalises a step id to Unicode NFC before it runs and records the step, so ids that differ only in normal form name one step",
+			[]string{"I-WIRE-61"}, "kernel/syscall/step-id-exact", carrier.SlipStepIDsNFC),
+		slip("resumeas-terminal-refused", "refuses execution.resumeAs onto a completed, failed or cancelled execution -32025, leaving no way out of it",
+			[]string{"I-WIRE-29", "S5.resumeas.crashed-namespace-only"}, "kernel/terminal/resumeas", carrier.SlipResumeAsTerminalRefused),
+	}
+}
