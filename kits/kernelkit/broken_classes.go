@@ -28,5 +28,16 @@ func classBrokenKernels() []Broken {
 			[]string{"I-WIRE-61"}, "kernel/syscall/step-id-exact", carrier.SlipStepIDsNFC),
 		slip("resumeas-terminal-refused", "refuses execution.resumeAs onto a completed, failed or cancelled execution -32025, leaving no way out of it",
 			[]string{"I-WIRE-29", "S5.resumeas.crashed-namespace-only"}, "kernel/terminal/resumeas", carrier.SlipResumeAsTerminalRefused),
+		{Name: "join-names-last-failure", Defect: "answers a failed parallel's join naming its last failing branch, not its first",
+			Clauses: []string{"I-WIRE-11"}, CaughtBy: []string{"kernel/parallel/error-paths"}, kernel: kernel.Hooks{ParallelLastFailure: true}},
+		slip("call-after-join", "runs a call made in a branch its parallel already joined, at the flow's top, instead of refusing it -32025",
+			[]string{"I-WIRE-52", "I-WIRE-25"}, "kernel/parallel/error-paths", carrier.SlipCallAfterJoin),
+		slip("human-any-gate", "answers a human step's park with a resume whatever event type it names, as if it named the step's gate",
+			[]string{"S5.ingress.gate-match"}, "kernel/ingress/human-gates", carrier.SlipHumanAnyGate),
+		{Name: "kernel-gate-resume", Defect: "parks a human step whose id is a kernel event type on that gate and takes a resume naming it, appending the caller's STEP_COMPLETED",
+			Clauses: []string{"S5.ingress.kernel-namespace"}, CaughtBy: []string{"kernel/ingress/human-gates"},
+			kernel: kernel.Hooks{HumanKernelGate: true}, carrier: carrier.Hooks{Slip: carrier.SlipKernelGateResume}},
+		slip("join-early", "answers a join made before every branch ended with null instead of refusing it -32025",
+			[]string{"I-WIRE-52"}, "kernel/parallel/busy-scope-refused", carrier.SlipJoinEarly),
 	}
 }

@@ -172,6 +172,8 @@ type Hooks struct {
 	WakeAtNotLogged      bool // a timed park's wakeAt goes to the TimerStore only, not into the log
 	WakeAtRelative       bool // a derived wakeAt is the timeout alone, not now + timeout
 	SleepRelative        bool // sleep records its duration alone as the wakeAt, relative to nothing
+	ParallelLastFailure  bool // a failed parallel names its last failing branch, not its first
+	HumanKernelGate      bool // a human step whose id is a kernel event type parks on that gate (I-KERNEL-22's other option)
 	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
 	CorrelationDropped   bool // suspend records no correlationKey
 	CorrelationRequired  bool // suspend without a correlationKey is refused

@@ -376,6 +376,9 @@ func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge
 	payload := payloadOr(p.Payload)
 	live := c.live(p.ExecutionID)
 	res, done, eventType, payload := c.resumeDefect(ctx, p.ExecutionID, p.EventType, payload, live)
+	if r, ok := c.slipResume(ctx, p.ExecutionID, &eventType, payload, live); ok {
+		return r, nil
+	}
 	switch {
 	case done:
 		return res, nil

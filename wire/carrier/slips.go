@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 	"github.com/loom-kernel/loom-conform/reference/kernel"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
@@ -39,7 +40,71 @@ const (
 	// SlipResumeAsTerminalRefused refuses execution.resumeAs onto a completed, failed or cancelled
 	// execution -32025 (breaks I-WIRE-29: resumeAs is the way out of a terminal execution).
 	SlipResumeAsTerminalRefused = "resumeas-terminal-refused"
+	// SlipCallAfterJoin runs a call made in a branch its parallel already joined at the flow's
+	// top instead of refusing it -32025 (breaks I-WIRE-11, I-WIRE-52).
+	SlipCallAfterJoin = "call-after-join"
+	// SlipJoinEarly answers a join made before every branch ended with null instead of refusing
+	// it -32025 (breaks I-WIRE-52).
+	SlipJoinEarly = "join-early"
+	// SlipHumanAnyGate answers a human step's park with a resume whatever (non-kernel) event type
+	// it names (breaks S5.ingress.gate-match).
+	SlipHumanAnyGate = "human-any-gate"
+	// SlipKernelGateResume takes a resume whose event type is a kernel event type when it is the
+	// gate the execution is parked on, appending it as the caller sent it (breaks
+	// S5.ingress.kernel-namespace: a caller forges a kernel fact).
+	SlipKernelGateResume = "kernel-gate-resume"
 )
+
+// slipResume answers a resume the way the Slip defect does: ok reports that it answered;
+// eventType may be changed to what the kernel is then asked to resume with.
+func (c *Carrier) slipResume(ctx context.Context, execID string, eventType *string, payload json.RawMessage, live bool) (any, bool) {
+	h := c.opts.Hooks.Slip
+	if live || h != SlipHumanAnyGate && h != SlipKernelGateResume {
+		return nil, false
+	}
+	st, err := c.rt.State(ctx, execID)
+	if err != nil || st.Status != fold.StatusSuspended {
+		return nil, false
+	}
+	var on struct {
+		On        string `json:"on"`
+		Condition struct {
+			StepID string `json:"stepId"`
+		} `json:"condition"`
+	}
+	_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
+	kernelType := manifest.IsKernelEventType(*eventType)
+	switch {
+	case h == SlipKernelGateResume && kernelType && *eventType == on.On:
+		if c.forge(execID, forged{*eventType, payload}, forged{manifest.ExecutionResumed, payload}) {
+			return startResult{ExecutionID: execID, Status: fold.StatusRunning, AwaitingDriver: true}, true
+		}
+	case h == SlipHumanAnyGate && on.Condition.StepID != "" && !kernelType && !strings.HasPrefix(*eventType, "__loom_"):
+		*eventType = on.On
+	}
+	return nil, false
+}
+
+// slipCall answers a call the way the Slip defect does before it reaches the run: ok reports that
+// it answered.
+func (s *session) slipCall(name string, args json.RawMessage, branch []int) (any, bool) {
+	if s.slip != SlipJoinEarly || name != "parallel" {
+		return nil, false
+	}
+	var a struct {
+		Join bool `json:"join"`
+	}
+	if json.Unmarshal(args, &a) != nil || !a.Join {
+		return nil, false
+	}
+	s.rmu.Lock()
+	open := s.openUnder(pathKey(branch))
+	s.rmu.Unlock()
+	if len(open) == 0 {
+		return nil, false
+	}
+	return syscallResult{Value: json.RawMessage("null")}, true
+}
 
 // slipState is getState's answer as the Slip defect writes it.
 func (c *Carrier) slipState(out StateResult) StateResult {
