@@ -47,7 +47,12 @@ func kkHumanGates(ctx context.Context, c *Case) error {
 			return err
 		}
 	}
-	if err := resumeAttached(ctx, c, d, "review", map[string]any{"ok": true}); err != nil {
+	st, err := stateOf(ctx, c, d.ExecutionID)
+	if err != nil {
+		return err
+	}
+	// the gate a human step parks on is the kernel's choice (I-KERNEL-22): answer the one it shows
+	if err := resumeAttached(ctx, c, d, st.SuspendedOn, map[string]any{"ok": true}); err != nil {
 		return err
 	}
 	v, err := syscall(ctx, c, d, "execute", review)

@@ -174,6 +174,7 @@ type Hooks struct {
 	SleepRelative        bool // sleep records its duration alone as the wakeAt, relative to nothing
 	ParallelLastFailure  bool // a failed parallel names its last failing branch, not its first
 	HumanKernelGate      bool // a human step whose id is a kernel event type parks on that gate (I-KERNEL-22's other option)
+	ServeDegradedTyped   bool // a degraded typed failure is served on replay as the typed failure it degraded from
 	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
 	CorrelationDropped   bool // suspend records no correlationKey
 	CorrelationRequired  bool // suspend without a correlationKey is refused
