@@ -41,6 +41,8 @@ func classBrokenKernels() []Broken {
 			Clauses: []string{"S41.typed.untyped-at-least-once"}, CaughtBy: []string{"kernel/redrive/degraded-rerun"}, kernel: kernel.Hooks{ServeDegradedTyped: true}},
 		{Name: "serves-after-live-decision", Defect: "serves (skips) a re-driven emit the log holds stamped even after a decision the re-run recorded live",
 			Clauses: []string{"S3.emit.serve-append"}, CaughtBy: []string{"kernel/redrive/emit-after-live-decision"}, kernel: kernel.Hooks{ServeIgnoringLiveWork: true}},
+		{Name: "json-first-key", Defect: "reads a request whose object names a key twice keeping the first member, not refusing it nor keeping the last",
+			Clauses: []string{"I-WIRE-62"}, CaughtBy: []string{"kernel/bad-input/strict-json"}, handler: firstKeyWins},
 		slip("join-early", "answers a join made before every branch ended with null instead of refusing it -32025",
 			[]string{"I-WIRE-52"}, "kernel/parallel/busy-scope-refused", carrier.SlipJoinEarly),
 	}

@@ -6,7 +6,7 @@ package kernelkit
 // terminal execution.
 func classChecks() []kitCheck {
 	var out []kitCheck
-	for _, f := range []func() []kitCheck{stateClassChecks, budgetClassChecks, timerClassChecks, idClassChecks, terminalClassChecks, parallelClassChecks, humanClassChecks, redriveClassChecks} {
+	for _, f := range []func() []kitCheck{stateClassChecks, budgetClassChecks, timerClassChecks, idClassChecks, terminalClassChecks, parallelClassChecks, humanClassChecks, redriveClassChecks, jsonClassChecks} {
 		out = append(out, f()...)
 	}
 	return out
