@@ -22,7 +22,7 @@ func jsonClassChecks() []kitCheck {
 func kkStrictJSON(ctx context.Context, c *Case) error {
 	cases := []struct {
 		name, input, kind string
-		legal           []string // the inputs a legal reading records
+		legal             []string // the inputs a legal reading records
 	}{
 		{"a key named twice", `{"a":1,"a":2}`, "duplicate-key", []string{`{"a":2}`}},
 		{"a byte that is not UTF-8", "\"a\xffb\"", "utf8", []string{`"a\ufffdb"`}},
