@@ -43,6 +43,8 @@ func classBrokenKernels() []Broken {
 			Clauses: []string{"S3.emit.serve-append"}, CaughtBy: []string{"kernel/redrive/emit-after-live-decision"}, kernel: kernel.Hooks{ServeIgnoringLiveWork: true}},
 		{Name: "json-first-key", Defect: "reads a request whose object names a key twice keeping the first member, not refusing it nor keeping the last",
 			Clauses: []string{"I-WIRE-62"}, CaughtBy: []string{"kernel/bad-input/strict-json"}, handler: firstKeyWins},
+		slip("awaiting-when-idle", "answers getState's awaitingDriver as no driver and not finished, so a parked execution shows awaitingDriver true",
+			[]string{"I-WIRE-63"}, "kernel/state/fields", carrier.SlipAwaitingWhenIdle),
 		slip("join-early", "answers a join made before every branch ended with null instead of refusing it -32025",
 			[]string{"I-WIRE-52"}, "kernel/parallel/busy-scope-refused", carrier.SlipJoinEarly),
 	}

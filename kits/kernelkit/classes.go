@@ -6,7 +6,7 @@ package kernelkit
 // terminal execution.
 func classChecks() []kitCheck {
 	var out []kitCheck
-	for _, f := range []func() []kitCheck{stateClassChecks, budgetClassChecks, timerClassChecks, idClassChecks, terminalClassChecks, parallelClassChecks, humanClassChecks, redriveClassChecks, jsonClassChecks} {
+	for _, f := range []func() []kitCheck{stateClassChecks, budgetClassChecks, timerClassChecks, idClassChecks, terminalClassChecks, parallelClassChecks, humanClassChecks, redriveClassChecks, jsonClassChecks, fieldClassChecks} {
 		out = append(out, f()...)
 	}
 	return out

@@ -53,6 +53,9 @@ const (
 	// gate the execution is parked on, appending it as the caller sent it (breaks
 	// S5.ingress.kernel-namespace: a caller forges a kernel fact).
 	SlipKernelGateResume = "kernel-gate-resume"
+	// SlipAwaitingWhenIdle answers getState's awaitingDriver as "no driver and not finished", so a
+	// parked execution shows awaitingDriver true (breaks I-WIRE-63).
+	SlipAwaitingWhenIdle = "awaiting-when-idle"
 )
 
 // slipResume answers a resume the way the Slip defect does: ok reports that it answered;
@@ -141,6 +144,8 @@ func (c *Carrier) slipState(out StateResult) StateResult {
 		}
 	case SlipSequenceOffByOne:
 		out.Sequence++
+	case SlipAwaitingWhenIdle:
+		out.AwaitingDriver = out.Driver == "none" && (out.Status == fold.StatusRunning || out.Status == fold.StatusSuspended)
 	}
 	return out
 }
