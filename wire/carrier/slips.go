@@ -78,7 +78,7 @@ func (c *Carrier) slipResume(ctx context.Context, execID string, eventType *stri
 	_ = json.Unmarshal(st.Variables.Values[fold.VarSuspendedOn], &on)
 	kernelType := manifest.IsKernelEventType(*eventType)
 	switch {
-	case h == SlipKernelGateResume && kernelType && *eventType == on.On:
+	case h == SlipKernelGateResume && kernelType && *eventType == on.On && *eventType != manifest.TimerFired:
 		if c.forge(execID, forged{*eventType, payload}, forged{manifest.ExecutionResumed, payload}) {
 			return startResult{ExecutionID: execID, Status: fold.StatusRunning, AwaitingDriver: true}, true
 		}
