@@ -14,7 +14,7 @@ import (
 // canonical text, byte for byte, and the top-level sequence.
 func stateClassChecks() []kitCheck {
 	return []kitCheck{
-		check("kernel/state/canonical", spec.Must, "execution.getState's canonical is the canonical JSON (docs/vectors.md) of its state, byte for byte — keys sorted by UTF-16 code units, non-ASCII written as itself, shortest numbers — read after a start whose input holds keys whose UTF-16 and code point orders differ, non-ASCII text and numbers written long, after a step and after a park",
+		check("kernel/state/canonical", spec.Must, "execution.getState's canonical is the canonical JSON (docs/vectors.md) of its state, byte for byte — keys sorted by UTF-16 code units, non-ASCII written as itself, shortest numbers — read after a start whose input holds keys whose UTF-16 and code point orders differ, non-ASCII text and numbers written long, after a step, a decision and a park",
 			kkStateCanonical, "I-WIRE-60"),
 		check("kernel/state/sequence", spec.Must, "execution.getState's top-level sequence is the sequence of the log's last envelope and the state's own sequence, after a start, a step, a park and a resume",
 			kkStateSequence, "I-WIRE-60"),
@@ -62,6 +62,13 @@ func kkStateCanonical(ctx context.Context, c *Case) error {
 		return err
 	}
 	if err := canonicalAgrees(ctx, c, id, "after a step échoing the input"); err != nil {
+		return err
+	}
+	const pick = `{"id":"choix-é","choice":{"😀":[0.5,2e-7],"ｚ":"ü","a":null}}`
+	if _, err := syscall(ctx, c, d, "decide", pick); err != nil {
+		return err
+	}
+	if err := canonicalAgrees(ctx, c, id, "after decide "+pick); err != nil {
 		return err
 	}
 	if err := park(ctx, c, d, "ｚ-gate"); err != nil {
