@@ -187,6 +187,8 @@ func BrokenKernels() []Broken {
 			Clauses: []string{"I-WIRE-25"}, CaughtBy: []string{"kernel/errors/not-found-driver", "kernel/errors/not-found"},
 			carrier: carrier.Hooks{ErrorCodes: map[int]int{carrier.CodeNotFound: carrier.CodeFenced}}},
 	)
+	// 12. the classes a kernel written from the docs alone slipped through (issue 36)
+	out = append(out, classBrokenKernels()...)
 	// 10. another choice where the spec is silent: certified, with the recommendation listed
 	out = append(out,
 		Broken{Name: "sleep-own-gate", Defect: "parks sleep and sleepUntil on a gate named sleep, woken by TIMER_FIRED for the recorded wakeAt as any timed park is",

@@ -171,6 +171,10 @@ type Hooks struct {
 	NegotiateRecomputed  bool // negotiateBudget recomputes its grant on every run instead of logging it
 	WakeAtNotLogged      bool // a timed park's wakeAt goes to the TimerStore only, not into the log
 	WakeAtRelative       bool // a derived wakeAt is the timeout alone, not now + timeout
+	SleepRelative        bool // sleep records its duration alone as the wakeAt, relative to nothing
+	ParallelLastFailure  bool // a failed parallel names its last failing branch, not its first
+	HumanKernelGate      bool // a human step whose id is a kernel event type parks on that gate (I-KERNEL-22's other option)
+	ServeDegradedTyped   bool // a degraded typed failure is served on replay as the typed failure it degraded from
 	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
 	CorrelationDropped   bool // suspend records no correlationKey
 	CorrelationRequired  bool // suspend without a correlationKey is refused

@@ -88,6 +88,13 @@ func (c *Context) Parallel(branches ...Branch) ([]json.RawMessage, error) {
 			}
 		}
 	}
+	if c.r.rt.cfg.Hooks.ParallelLastFailure {
+		for i := len(errs) - 1; i >= 0; i-- {
+			if errs[i] != nil {
+				return out, &BranchError{Index: i, Err: errs[i]}
+			}
+		}
+	}
 	for i, err := range errs {
 		if err != nil {
 			return out, &BranchError{Index: i, Err: err}

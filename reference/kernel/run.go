@@ -20,6 +20,9 @@ type frameRec struct {
 	payload json.RawMessage
 	message string
 	timeout bool
+	// degradedFrom is the channel of the typed failure an untyped one degraded from (its error's
+	// channel member), for the ServeDegradedTyped defect alone
+	degradedFrom string
 }
 
 // newEvent is an envelope before the run gives it an id, sequence and timestamp.
@@ -140,9 +143,10 @@ func frameFromFold(f fold.Frame) frameRec {
 	var e struct {
 		Message string `json:"message"`
 		Timeout bool   `json:"timeout"`
+		Channel string `json:"channel"`
 	}
 	if json.Unmarshal(f.Error, &e) == nil {
-		rec.message, rec.timeout = e.Message, e.Timeout
+		rec.message, rec.timeout, rec.degradedFrom = e.Message, e.Timeout, e.Channel
 	}
 	if len(f.ErrorChannel) > 0 {
 		var ch string

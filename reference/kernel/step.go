@@ -28,7 +28,7 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 		return nil, &SyscallError{Syscall: syscall, Reason: "empty step id"}
 	}
 	if task.Kind == KindHuman {
-		if isReserved(task.ID) || manifest.IsKernelEventType(task.ID) {
+		if isReserved(task.ID) || manifest.IsKernelEventType(task.ID) && !r.rt.cfg.Hooks.HumanKernelGate {
 			return nil, &SyscallError{Syscall: syscall, Reason: "a human step's id names its gate and may not be reserved or a kernel event type"}
 		}
 		return c.human(task, input)
@@ -46,6 +46,8 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 			return nil, quotaFromPayload(task.ID, f.payload)
 		case f.status == fold.FrameFailed && f.channel != "" && !r.rt.cfg.Hooks.RerunTypedFailures:
 			return nil, &TypedFailure{Channel: f.channel, Payload: f.payload}
+		case f.status == fold.FrameFailed && f.channel == "" && f.degradedFrom != "" && r.rt.cfg.Hooks.ServeDegradedTyped:
+			return nil, &TypedFailure{Channel: f.degradedFrom, Payload: json.RawMessage("{}")}
 		case f.status == fold.FrameFailed && f.channel == "" && r.rt.cfg.Hooks.ServeUntypedFailures:
 			return nil, &StepFailedError{StepID: task.ID, Attempt: f.attempt, Message: f.message, Timeout: f.timeout}
 		case r.readOnly && f.status == fold.FrameFailed:

@@ -48,6 +48,9 @@ func (c *Context) Suspend(cfg SuspendConfig) (json.RawMessage, error) {
 func (c *Context) Sleep(d time.Duration) error {
 	c.r.mu.Lock()
 	now := c.r.rt.cfg.Now()
+	if c.r.rt.cfg.Hooks.SleepRelative {
+		now = 0
+	}
 	c.r.mu.Unlock()
 	_, err := c.suspend("sleep", SuspendConfig{On: c.timerGate(), WakeAt: now + d.Milliseconds()})
 	return err

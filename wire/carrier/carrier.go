@@ -345,6 +345,7 @@ func (c *Carrier) start(ctx context.Context, raw json.RawMessage) (any, *bridge.
 		}
 		c.mu.Unlock()
 	}
+	p.Budget = c.slipBudget(p.Budget)
 	if p.Budget != nil && !c.opts.Hooks.IgnoreExecutionBudget {
 		// an execution that exists keeps its budget: its start is refused below, -32004
 		if flowID, err := c.rt.FlowID(ctx, p.ExecutionID); err == nil && flowID == "" {
@@ -375,6 +376,9 @@ func (c *Carrier) resume(ctx context.Context, raw json.RawMessage) (any, *bridge
 	payload := payloadOr(p.Payload)
 	live := c.live(p.ExecutionID)
 	res, done, eventType, payload := c.resumeDefect(ctx, p.ExecutionID, p.EventType, payload, live)
+	if r, ok := c.slipResume(ctx, p.ExecutionID, &eventType, payload, live); ok {
+		return r, nil
+	}
 	switch {
 	case done:
 		return res, nil
@@ -551,5 +555,5 @@ func (c *Carrier) getState(ctx context.Context, raw json.RawMessage) (any, *brid
 		}
 		out.Log = evs
 	}
-	return out, nil
+	return c.slipState(out), nil
 }

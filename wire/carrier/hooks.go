@@ -129,6 +129,9 @@ type Hooks struct {
 	// in a top-level parallel branch, with null and appends nothing (breaks S3.emit.serve-append:
 	// an emit the log does not prove is appended).
 	DropBranchEmits string
+	// Slip names one defect an independent kernel slipped past certification (slips.go lists
+	// them and the rule each breaks).
+	Slip string
 }
 
 // prefixField is the FieldWithParams defect: data.field named as params.<path>.
@@ -257,7 +260,7 @@ func (c *Carrier) resumeDefect(ctx context.Context, execID, eventType string, pa
 // DropBranchEmits): done reports that it answered, args are what the kernel is then asked.
 func (c *Carrier) syscallDefect(execID, name string, args json.RawMessage, branch []int) (res any, done bool, out json.RawMessage) {
 	h := c.opts.Hooks
-	out = args
+	out = c.slipArgs(name, args)
 	null := syscallResult{Value: json.RawMessage("null")}
 	if h.ParkInBranch == name && len(branch) > 0 {
 		return null, true, out

@@ -35,6 +35,9 @@ func (c *Carrier) resumeAs(ctx context.Context, raw json.RawMessage) (any, *brid
 	if _, e := c.flowOf(ctx, p.ExecutionID); e != nil {
 		return nil, e
 	}
+	if e := c.slipResumeAs(ctx, p.ExecutionID); e != nil {
+		return nil, e
+	}
 	if c.opts.Hooks.ResumeAsKernelTypes && manifest.IsKernelEventType(p.EventType) && p.EventType != manifest.TimerFired &&
 		c.forge(p.ExecutionID, forged{p.EventType, payloadOr(p.Payload)}, forged{manifest.ExecutionResumed, payloadOr(p.Payload)}) {
 		return startResult{ExecutionID: p.ExecutionID, Status: fold.StatusRunning, AwaitingDriver: true}, nil

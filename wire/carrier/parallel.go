@@ -64,6 +64,9 @@ func (s *session) route(path []int) (chan *call, *bridge.RPCError) {
 	if len(path) > 0 {
 		ch = s.routes[key]
 	}
+	if ch == nil && s.slip == SlipCallAfterJoin {
+		ch = s.calls
+	}
 	if ch == nil {
 		return nil, rpcErr(CodeNotRunnable, "branch", fmt.Sprintf("params.branch %v: no open branch at that path", path), "field", "branch")
 	}
