@@ -43,6 +43,8 @@ func classBrokenKernels() []Broken {
 			Clauses: []string{"S3.emit.serve-append"}, CaughtBy: []string{"kernel/redrive/emit-after-live-decision"}, kernel: kernel.Hooks{ServeIgnoringLiveWork: true}},
 		{Name: "json-first-key", Defect: "reads a request whose object names a key twice keeping the first member, not refusing it nor keeping the last",
 			Clauses: []string{"I-WIRE-62"}, CaughtBy: []string{"kernel/bad-input/strict-json"}, handler: firstKeyWins},
+		{Name: "json-parse", Defect: "reads a request that is not strict JSON as JSON.parse does (the last of a repeated key, U+FFFD for a byte that is not UTF-8, the nearest double of a number) instead of refusing it: another legal option",
+			Clauses: []string{"I-NET-50"}, CaughtBy: []string{"kernel/bad-input/strict-json", "kernel/errors/field-path"}, handler: jsonParseReads},
 		slip("awaiting-when-idle", "answers getState's awaitingDriver as no driver and not finished, so a parked execution shows awaitingDriver true",
 			[]string{"I-WIRE-63"}, "kernel/state/fields", carrier.SlipAwaitingWhenIdle),
 		slip("join-early", "answers a join made before every branch ended with null instead of refusing it -32025",

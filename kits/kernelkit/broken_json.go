@@ -41,6 +41,38 @@ func firstKeyWins(h http.Handler) http.Handler {
 	})
 }
 
+// jsonParseReads reads a unary request that is not strict JSON as JSON.parse does — the last of a
+// repeated key, U+FFFD for invalid bytes, the nearest double of a number — and hands the carrier
+// that reading (the json-parse kernel: I-NET-50's second option, certified with a recommendation).
+func jsonParseReads(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), carrier.ContentTypeStream) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var se *jsonstrict.Error
+		if err := jsonstrict.Check(b, jsonstrict.Options{ExactDoublesIn: "params"}); errors.As(err, &se) && se.Kind != jsonstrict.Syntax && se.Kind != jsonstrict.TooDeep {
+			var v any
+			if json.Unmarshal(b, &v) == nil {
+				var out bytes.Buffer
+				e := json.NewEncoder(&out)
+				e.SetEscapeHTML(false)
+				if e.Encode(v) == nil {
+					b = out.Bytes()
+				}
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.ContentLength = int64(len(b))
+		h.ServeHTTP(w, r)
+	})
+}
+
 // firstKeys copies the next JSON value of d to w, keeping the first member of each repeated key.
 func firstKeys(d *json.Decoder, w *bytes.Buffer) error {
 	tok, err := d.Token()
