@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path"
@@ -16,7 +17,7 @@ import (
 
 // generalSchemas compiles the embedded schemas with a general JSON Schema 2020-12 validator: the
 // reference the bridge's own compiler is held to.
-func generalSchemas(t *testing.T) func(loc string) *jsonschema.Schema {
+func generalSchemas(t testing.TB) func(loc string) *jsonschema.Schema {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	entries, err := schemaFiles.ReadDir("schema")
@@ -235,4 +236,36 @@ func TestSchemaCompilerRefusesWhatItDoesNotKnow(t *testing.T) {
 			t.Errorf("bridge/schema-validate [I-BRIDGE-4]: validate(%s) = %v, want ok %v", in, err, ok)
 		}
 	}
+}
+
+// BenchmarkSchemaValidate checks an eventStore.read result of 100 envelopes with the bridge's
+// compiler and with the general validator (the cost the client pays on every response).
+func BenchmarkSchemaValidate(b *testing.B) {
+	own, err := CompileSchemas()
+	if err != nil {
+		b.Fatal(err)
+	}
+	general := generalSchemas(b)("eventStore.read.json#/$defs/result")
+	var env []string
+	for i := range 100 {
+		env = append(env, fmt.Sprintf(`{"id":"e%d","workflowId":"w","executionId":"x","eventType":"T","sequence":%d,"timestamp":1,"payload":{"v":[1,2,{"k":"v"}]},"metadata":{"m":1}}`, i, i))
+	}
+	v, err := decodeJSON([]byte("[" + strings.Join(env, ",") + "]"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("own", func(b *testing.B) {
+		for b.Loop() {
+			if err := own.result["eventStore.read"].validate(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) {
+		for b.Loop() {
+			if err := general.Validate(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
