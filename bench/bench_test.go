@@ -22,6 +22,7 @@ func buildCLI(tb testing.TB, dir string) string {
 	bin := filepath.Join(dir, "loom-conform")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/loom-conform")
 	cmd.Dir = ".." // the main module: its own dependencies, not this module's
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // pure Go, as make build and the release build it
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("go build loom-conform: %v\n%s", err, out)
