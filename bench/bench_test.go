@@ -22,7 +22,8 @@ func buildCLI(tb testing.TB, dir string) string {
 	bin := filepath.Join(dir, "loom-conform")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/loom-conform")
 	cmd.Dir = ".." // the main module: its own dependencies, not this module's
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // pure Go, as make build and the release build it
+	// Pure Go, as make build and the release build it (a cgo build pays the dynamic loader).
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("go build loom-conform: %v\n%s", err, out)
