@@ -15,7 +15,7 @@ func TestVerbNames(t *testing.T) {
 	for _, v := range verbs() {
 		c := v.build()
 		if got := append([]string{c.Name()}, c.Aliases...); !slices.Equal(got, v.names) {
-			t.Errorf("cli/lazy-tree [I-PERF-10]: verbs() entry %v builds a command named %v, want the same names", v.names, got)
+			t.Errorf("cli/verb-names [I-PERF-10]: verbs() entry %v builds a command named %v, want the same names", v.names, got)
 		}
 		want = append(want, c.Name())
 	}
@@ -25,7 +25,7 @@ func TestVerbNames(t *testing.T) {
 	}
 	for _, name := range want {
 		if !slices.Contains(got, name) {
-			t.Errorf("cli/lazy-tree [I-PERF-10]: newRootCmd() commands = %v, want %s among them", got, name)
+			t.Errorf("cli/verb-names [I-PERF-10]: newRootCmd() commands = %v, want %s among them", got, name)
 		}
 	}
 }

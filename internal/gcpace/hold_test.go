@@ -39,7 +39,7 @@ func TestHoldStopBeforeAnyCollection(t *testing.T) {
 	runtime.GC()
 	waitCleanups()
 	if got, lim := pace(), memLimit(); got != before || lim != beforeLimit {
-		t.Fatalf("gcpace/hold [I-PERF-11]: pace, memory limit after stop and a collection = %d, %d; want %d, %d", got, lim, before, beforeLimit)
+		t.Fatalf("gcpace/hold-stop [I-PERF-11]: pace, memory limit after stop and a collection = %d, %d; want %d, %d", got, lim, before, beforeLimit)
 	}
 }
 
@@ -51,13 +51,13 @@ func TestHoldKeepsTheUsersLimits(t *testing.T) {
 	defer debug.SetMemoryLimit(old)
 	stop := HoldThenRelax(64<<20, 400, 1<<40)
 	if lim := memLimit(); lim != 32<<20 {
-		t.Errorf("gcpace/hold [I-PERF-11]: memory limit under a process limit of 32 MiB = %d, want 32 MiB", lim)
+		t.Errorf("gcpace/hold-user-limits [I-PERF-11]: memory limit under a process limit of 32 MiB = %d, want 32 MiB", lim)
 	}
 	stop()
 	t.Setenv("GOGC", "150")
 	before := pace()
 	defer HoldThenRelax(64<<20, 400, 1<<40)()
 	if got, lim := pace(), memLimit(); got != before || lim != 32<<20 {
-		t.Errorf("gcpace/hold [I-PERF-11]: with GOGC set, pace, memory limit = %d, %d; want %d, 32 MiB (unchanged)", got, lim, before)
+		t.Errorf("gcpace/hold-user-limits [I-PERF-11]: with GOGC set, pace, memory limit = %d, %d; want %d, 32 MiB (unchanged)", got, lim, before)
 	}
 }

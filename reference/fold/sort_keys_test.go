@@ -44,7 +44,7 @@ func TestSortBytewiseAgrees(t *testing.T) {
 			slices.Sort(want)
 			sortBytewise(keys)
 			if !slices.Equal(keys, want) {
-				t.Fatalf("fold/canonical-json [S3.emit.canonical-form]: sortBytewise(%s, %d keys) differs from slices.Sort", name, n)
+				t.Fatalf("fold/canonical-order-radix [S3.emit.canonical-form]: sortBytewise(%s, %d keys) differs from slices.Sort", name, n)
 			}
 		}
 	}

@@ -192,14 +192,14 @@ func TestSchemasAgreeWithJSONSchema(t *testing.T) {
 					disagreements++
 					if disagreements <= 10 {
 						b, _ := json.Marshal(w)
-						t.Errorf("bridge/schema-agree [I-BRIDGE-4]: %s on %s: own verdict %v, general validator %v", part.loc, b, ownErr, refErr)
+						t.Errorf("bridge/schema-agree [I-BRIDGE-4, I-PERF-10]: %s on %s: own verdict %v, general validator %v", part.loc, b, ownErr, refErr)
 					}
 				}
 			}
 		}
 	}
 	if disagreements > 0 || rejected == 0 || rejected == compared {
-		t.Fatalf("bridge/schema-agree [I-BRIDGE-4]: %d disagreements in %d messages (%d rejected); want none, and both verdicts among them", disagreements, compared, rejected)
+		t.Fatalf("bridge/schema-agree [I-BRIDGE-4, I-PERF-10]: %d disagreements in %d messages (%d rejected); want none, and both verdicts among them", disagreements, compared, rejected)
 	}
 	t.Logf("%d messages, %d rejected by both validators", compared, rejected)
 }
@@ -233,7 +233,7 @@ func TestSchemaCompilerRefusesWhatItDoesNotKnow(t *testing.T) {
 	for in, ok := range map[string]bool{`{"a":1}`: true, `{"a":1.0}`: true, `{"a":0}`: false, `{"a":1.5}`: false, `{}`: false, `{"a":1,"b":2}`: false} {
 		x, _ := decodeJSON([]byte(in))
 		if err := n.validate(x); (err == nil) != ok {
-			t.Errorf("bridge/schema-validate [I-BRIDGE-4]: validate(%s) = %v, want ok %v", in, err, ok)
+			t.Errorf("bridge/schema-compile [I-BRIDGE-4]: validate(%s) = %v, want ok %v", in, err, ok)
 		}
 	}
 }
