@@ -16,6 +16,7 @@ func Checks() []spec.Check {
 		t("ratio-extends", "TestMeasureUntilExtends", "S10.g2.behavioural-and-ratio", "I-PERF-2"),
 		t("ratio-gc", "TestMeasureWithGC", "I-PERF-4", "I-PERF-1"),
 		t("ratio-children", "TestTimeBatchCountsChildren", "I-PERF-10", "I-PERF-11", "I-PERF-1"),
+		t("cli-start-gate-proof", "TestCLIStartGateCatchesInitWork", "I-PERF-10", "I-PERF-1"),
 		t("gate-failure-paths", "TestGateFailurePaths", "S10.fitness.gated"),
 		t("coverage-gate", "TestCoverageGate", "S10.fitness.gated"),
 		t("mutants-gate", "TestMutantsGate", "S10.fitness.gated"),
@@ -39,6 +40,13 @@ func Mutants() []spec.Mutant {
 		CaughtBy: []string{"fitness/g2-gate-proof"},
 		Where:    "fitness:TestG2GateCatchesSlowUnwiredPath",
 	},
+		{
+			ID: "cli-build/start/init-work", Kind: "cli-build",
+			Defect:   "a build of loom-conform whose every command compiles 250 patterns at package initialisation (-tags loom_mutant_initwork)",
+			Clauses:  []string{"I-PERF-10"},
+			CaughtBy: []string{"fitness/cli-start-gate-proof"},
+			Where:    "fitness:TestCLIStartGateCatchesInitWork",
+		},
 		ci("fitness/ci/workflow-skips-gates", "the CI workflow's fitness job no longer runs `loom-conform fitness`, so no gate is enforced"),
 		ci("fitness/registry/enforcement-unnamed", "a gate is listed without the place that enforces it"),
 	}

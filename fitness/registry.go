@@ -2,12 +2,11 @@ package fitness
 
 import "fmt"
 
-// The command-line gates hold what the binary reached where it is short of its target (2 for the
-// start, 0.5 for the fold of the pairs log; docs/performance.md): a regression beyond these fails.
-const (
-	cliStartMax     = 8.0
-	cliFoldPairsMax = 0.75
-)
+// cliStartMax holds what the binary's start reached where it is short of its target of 2
+// (docs/performance.md: 3.4 on the machine that measured it, the interval's top 3.7; the rest is
+// the property kits' generator tables and go-cmp's initialisers, and the runtime's own start of a
+// binary that links every store): a regression beyond it fails.
+const cliStartMax = 4.0
 
 // Where the gates are enforced.
 const (
@@ -106,10 +105,10 @@ func Gates() []Gate {
 		},
 		{
 			ID: "perf/cli-fold-pairs", Kind: KindRatio,
-			Guarantee: "`loom-conform fold` end to end, process start included, stays fast against encoding/json's bare decode of the same log (the plain pairs log, 100 000 envelopes)",
+			Guarantee: "`loom-conform fold` end to end, process start included, runs at least twice as fast as encoding/json's bare decode of the same log (the plain pairs log, 100 000 envelopes)",
 			Clauses:   []string{"I-PERF-11", "I-PERF-1", "I-PERF-4"},
-			Ratio:     &Ratio{Workload: "cli-fold-pairs", Max: cliFoldPairsMax},
-			Threshold: fmt.Sprintf("fold/decode ≤ %g in CPU time, the fold a child process (95 %% interval; the target is 0.5, twice the decode's speed, docs/performance.md)", cliFoldPairsMax),
+			Ratio:     &Ratio{Workload: "cli-fold-pairs", Max: 0.5},
+			Threshold: "fold/decode ≤ 0.5 in CPU time, the fold a child process (95 % interval)",
 			Enforced:  enforcedCI,
 		},
 		{

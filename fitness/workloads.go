@@ -26,6 +26,9 @@ type WorkloadOptions struct {
 	// Root is the main module's directory, where the command-line workloads build loom-conform
 	// (default: Options.Root).
 	Root string
+	// BuildTags are given to the command-line workloads' build of loom-conform (mutants; never
+	// outside tests).
+	BuildTags string
 }
 
 // Workloads returns the ratio workloads by name.

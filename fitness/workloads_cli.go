@@ -16,10 +16,10 @@ import (
 // charge each side the CPU time of the children it ran (timeBatch): they keep the binary's start
 // and its fold end to end from regressing (I-PERF-10, I-PERF-11).
 
-// cliBinaries builds loom-conform from the module at root, the way `make build` does (pure Go),
-// and a hello-world program with the same toolchain, into a fresh directory. It returns their
-// paths and the directory, which the caller removes.
-func cliBinaries(root string) (cli, hello, dir string, err error) {
+// cliBinaries builds loom-conform from the module at root, the way `make build` does (pure Go; with
+// tags, when a test asks for a mutant), and a hello-world program with the same toolchain, into a
+// fresh directory. It returns their paths and the directory, which the caller removes.
+func cliBinaries(root, tags string) (cli, hello, dir string, err error) {
 	if root == "" {
 		root = "."
 	}
@@ -43,7 +43,11 @@ func cliBinaries(root string) (cli, hello, dir string, err error) {
 		if err != nil {
 			break
 		}
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		args := []string{"build", "-o", b.out}
+		if b.pkg != "." && tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		cmd := exec.Command("go", append(args, b.pkg)...)
 		cmd.Dir = b.dir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, berr := cmd.CombinedOutput(); berr != nil {
@@ -71,7 +75,7 @@ func runQuiet(prog string, args ...string) func() error {
 // cliStart: A starts a hello-world Go binary built by the same toolchain, B `loom-conform version`:
 // what every command pays before it does its own work, against the floor of any Go program.
 func cliStart(o WorkloadOptions) (Pair, error) {
-	cli, hello, dir, err := cliBinaries(o.Root)
+	cli, hello, dir, err := cliBinaries(o.Root, o.BuildTags)
 	if err != nil {
 		return Pair{}, err
 	}
@@ -87,7 +91,7 @@ func cliFold(kind string) Workload {
 		if kind == "mix" {
 			log = loggen.Mix(100_000)
 		}
-		cli, _, dir, err := cliBinaries(o.Root)
+		cli, _, dir, err := cliBinaries(o.Root, o.BuildTags)
 		if err != nil {
 			return Pair{}, err
 		}

@@ -52,6 +52,10 @@ func TestDeploysimReal(t *testing.T) {
 	if strings.Contains(out.String(), "not judged") {
 		t.Errorf("a settled fleet left something not judged:\n%s", out.String())
 	}
+	// Reference: I-PERF-12 — each fleet's summary says how much of its run was starting workers.
+	if n := len(regexp.MustCompile(`(?m)^  processes: [1-9][0-9]* worker\(s\) started; start-up \(start to first answer\) \S+ of the run's \S+ \([0-9.]+ %\)$`).FindAllString(out.String(), -1)); n != 2 {
+		t.Errorf("cli/deploysim-real [I-PERF-12]: deploysim --real summary has %d lines of the workers started and their start-up, want one per seed (2):\n%s", n, out.String())
+	}
 	if !strings.Contains(out.String(), "--executions 16") {
 		t.Errorf("the reproduce line lacks --executions:\n%s", out.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/certify"
@@ -12,8 +13,47 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newRootCmd builds the command tree. Each verb lives in its own file.
+// verb is one top-level command: the names it answers to (its own and its aliases) and how to
+// build it.
+type verb struct {
+	names []string
+	build func() *cobra.Command
+}
+
+// verbs lists the top-level commands in the order help shows them. Each verb lives in its own
+// file; TestVerbNames holds each entry's names to the command it builds.
+func verbs() []verb {
+	return []verb{
+		{[]string{"version"}, newVersionCmd},
+		{[]string{"manifest", "kernel-manifest"}, newManifestCmd},
+		{[]string{"compat"}, newCompatCmd},
+		{[]string{"spec"}, newSpecCmd},
+		{[]string{"fold"}, newFoldCmd},
+		{[]string{"digest"}, newDigestCmd},
+		{[]string{"vectors"}, newVectorsCmd},
+		{[]string{"certify"}, newCertifyCmd},
+		{[]string{"serve-store"}, newServeStoreCmd},
+		{[]string{"serve-kernel"}, newServeKernelCmd},
+		{[]string{"replay"}, newReplayCmd},
+		{[]string{"goldens"}, newGoldensCmd},
+		{[]string{"verify"}, newVerifyCmd},
+		{[]string{"deploysim"}, newDeploysimCmd},
+		{[]string{"worker"}, newWorkerCmd},
+		{[]string{"fitness"}, newFitnessCmd},
+		{[]string{"badges"}, newBadgesCmd},
+		{[]string{"report"}, newReportCmd},
+	}
+}
+
+// newRootCmd builds the whole command tree.
 func newRootCmd() *cobra.Command {
+	return newRootCmdFor(nil)
+}
+
+// newRootCmdFor builds the tree a run with args needs: when the first argument names a verb,
+// the root and that verb alone (a command builds none of the others' flags, completions and
+// help); otherwise (help, completion, a flag first, a misspelt verb) every verb (I-PERF-10).
+func newRootCmdFor(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "loom-conform",
 		Short: "Executable conformance checks for the Loom durable-execution kernel specification",
@@ -37,27 +77,17 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate(versionLine() + "\n")
-	for _, c := range []*cobra.Command{
-		newVersionCmd(),
-		newManifestCmd(),
-		newCompatCmd(),
-		newSpecCmd(),
-		newFoldCmd(),
-		newDigestCmd(),
-		newVectorsCmd(),
-		newCertifyCmd(),
-		newServeStoreCmd(),
-		newServeKernelCmd(),
-		newReplayCmd(),
-		newGoldensCmd(),
-		newVerifyCmd(),
-		newDeploysimCmd(),
-		newWorkerCmd(),
-		newFitnessCmd(),
-		newBadgesCmd(),
-		newReportCmd(),
-	} {
-		root.AddCommand(c)
+	all := verbs()
+	if len(args) > 0 {
+		for _, v := range all {
+			if slices.Contains(v.names, args[0]) {
+				root.AddCommand(v.build())
+				return root
+			}
+		}
+	}
+	for _, v := range all {
+		root.AddCommand(v.build())
 	}
 	return root
 }
@@ -67,7 +97,7 @@ Shell completion (kinds, --builtin, --backend, --profile, --spi, --accept):
 // knows every connection string and bearer token the run was given (flags, environment, files;
 // see secretsOf).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	root := newRootCmdFor(args)
 	sec := environSecrets(os.Environ())
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
 		flagSecrets(cmd, sec)

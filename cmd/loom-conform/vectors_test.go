@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,10 @@ func TestVectorsExecServe(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "PASS") || !strings.Contains(stderr, "progress:") {
 		t.Errorf("summary/progress missing: stdout %q stderr %q", stdout, stderr)
+	}
+	// Reference: I-PERF-12 — the summary says how much of the run was starting the fold process.
+	if !regexp.MustCompile(`(?m)^processes: [1-9][0-9]* fold process\(es\) started; start-up \(start to first answer\) \S+ of the run's \S+ \([0-9.]+ %\)$`).MatchString(stdout) {
+		t.Errorf("cli/vectors-exec [I-PERF-12]: vectors --exec summary = \n%s\nwant a line of the processes started and their start-up", stdout)
 	}
 	var rep struct {
 		OK      bool `json:"ok"`

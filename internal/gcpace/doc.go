@@ -5,5 +5,6 @@
 // cycles whose cost is mostly fixed (stopping and signalling goroutines, the mark set-up), because
 // the default pace starts a cycle at every doubling of a small heap. Pacing the collector at a
 // higher percentage removes most of those cycles; bounding it by the live heap keeps the extra
-// memory a constant, not a multiple of a large state.
+// memory a constant, not a multiple of a large state. HoldThenRelax goes further for a command
+// whose whole heap is small: no cycle at all until the heap reaches a memory limit, then Relax.
 package gcpace

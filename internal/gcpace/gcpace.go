@@ -39,7 +39,12 @@ type watch struct {
 type sentinel [32]byte
 
 func (w *watch) arm() {
-	runtime.AddCleanup(new(sentinel), (*watch).check, w)
+	armCleanup(w.check)
+}
+
+// armCleanup runs f after the next collection.
+func armCleanup(f func()) {
+	runtime.AddCleanup(new(sentinel), func(f func()) { f() }, f)
 }
 
 func (w *watch) check() {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // Repository is where the project, and with it docs/, is published.
@@ -23,14 +24,14 @@ func DocsRef(version, revision string) string {
 	switch {
 	case revision != "":
 		return revision
-	case release.MatchString(version):
+	case release().MatchString(version):
 		return "v" + strings.TrimPrefix(version, "v")
 	}
 	return "main"
 }
 
 // release is a semantic version, as a tag names it (with or without its "v").
-var release = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+var release = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`) })
 
 // buildRevision is the commit this binary was built from, "" when the build did not record one
 // or its tree had changes the commit does not hold.

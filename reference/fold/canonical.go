@@ -139,7 +139,7 @@ func sortUTF16(keys []string) {
 			}
 		}
 	}
-	slices.Sort(keys)
+	sortBytewise(keys)
 }
 
 // rawMember is one object member during canonical transcoding.

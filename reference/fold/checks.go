@@ -33,6 +33,7 @@ func Checks() []spec.Check {
 		t("fold/canonical-json", "TestCanonicalHardCases", "S3.emit.canonical-form"),
 		t("fold/canonical-go", "TestCanonicalGoValues", "S3.emit.canonical-form", "S3.emit.unmatchable-unstamped"),
 		t("fold/canonical-utf16", "TestCompareUTF16", "S3.emit.canonical-form"),
+		t("fold/canonical-order-radix", "TestSortBytewiseAgrees", "S3.emit.canonical-form"),
 		t("fold/state-encoding", "TestStateEncodingMatchesReference", "S3.emit.canonical-form", "S2.state.shape"),
 		t("fold/emit-digest", "TestEmitDigest", "S3.emit.identity", "S3.emit.unmatchable-unstamped"),
 		t("fold/checks-valid", "TestChecksValid", "I-COV-3"),

@@ -17,6 +17,8 @@ func Checks() []spec.Check {
 		t("bridge/strict-responses", "TestResponsesCheckedStrictly", "I-BRIDGE-4"),
 		t("bridge/envelope-decoder", "TestBridgeUsesTheEnvelopeDecoder", "I-BRIDGE-4", "I-FOLD-22"),
 		t("bridge/doc-examples", "TestDocExamplesMatchSchemas", "I-BRIDGE-4"),
+		t("bridge/schema-agree", "TestSchemasAgreeWithJSONSchema", "I-BRIDGE-4", "I-PERF-10"),
+		t("bridge/schema-compile", "TestSchemaCompilerRefusesWhatItDoesNotKnow", "I-BRIDGE-4"),
 		t("bridge/dispatcher-kit-over-wire", "TestDispatcherKitOverBridge", "I-BRIDGE-1", "I-BRIDGE-3", "I-DISPATCH-1", "S6.placement.compute-target"),
 		t("bridge/cross-site-refused", "TestBridgeRefusesCrossSiteRequests", "I-NET-1", "I-NET-2"),
 		t("bridge/strict-requests", "TestBridgeRefusesInvalidUTF8AndRepeatedKeys", "I-NET-5"),

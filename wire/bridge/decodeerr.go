@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // DecodeError describes an error of encoding/json decoding a request into a Go value the way the
@@ -26,7 +27,7 @@ func DecodeError(err error) (field, reason string) {
 	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
 		return strings.Trim(name, `"`), "unknown field"
 	}
-	return "", goNames.ReplaceAllString(msg, "")
+	return "", goNames().ReplaceAllString(msg, "")
 }
 
 // DecodeText is DecodeError as one text: "field: reason", or the reason alone.
@@ -40,7 +41,9 @@ func DecodeText(err error) string {
 
 // goNames matches what encoding/json's messages say of Go: " into Go struct field T.f of type
 // int64", " into Go value of type T".
-var goNames = regexp.MustCompile(` into Go (struct field \S+ of type|value of type) \S+`)
+var goNames = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(` into Go (struct field \S+ of type|value of type) \S+`)
+})
 
 // jsonKind names the JSON a Go type decodes from.
 func jsonKind(t reflect.Type) string {

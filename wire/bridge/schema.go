@@ -1,14 +1,11 @@
 package bridge
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"io/fs"
 	"path"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 //go:embed schema/*.json
@@ -26,57 +23,63 @@ func SchemaFS() fs.FS {
 
 // Schemas holds the compiled schemas: per method, its params and result; and the response frame.
 type Schemas struct {
-	params   map[string]*jsonschema.Schema
-	result   map[string]*jsonschema.Schema
-	response *jsonschema.Schema
-	errorObj *jsonschema.Schema
+	params   map[string]*node
+	result   map[string]*node
+	response *node
+	errorObj *node
 }
 
-// CompileSchemas compiles the embedded schemas.
+// CompileSchemas compiles the embedded schemas (schema_compile.go: the part of JSON Schema 2020-12
+// they use; a keyword outside it is a compile error).
 func CompileSchemas() (*Schemas, error) {
-	c := jsonschema.NewCompiler()
-	entries, err := fs.ReadDir(schemaFiles, "schema")
+	c, err := compileDocs()
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		b, err := schemaFiles.ReadFile(path.Join("schema", e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
-		}
-		if err := c.AddResource(SchemaBase+e.Name(), doc); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
-		}
-	}
-	s := &Schemas{params: map[string]*jsonschema.Schema{}, result: map[string]*jsonschema.Schema{}}
+	s := &Schemas{params: map[string]*node{}, result: map[string]*node{}}
 	names := []string{MethodHandshake}
 	for _, m := range Methods() {
 		names = append(names, m.Name)
 	}
 	for _, n := range names {
-		if s.params[n], err = c.Compile(SchemaBase + n + ".json#/$defs/params"); err != nil {
+		if s.params[n], err = c.schemaAt("", SchemaBase+n+".json#/$defs/params"); err != nil {
 			return nil, fmt.Errorf("schema %s params: %w", n, err)
 		}
-		if s.result[n], err = c.Compile(SchemaBase + n + ".json#/$defs/result"); err != nil {
+		if s.result[n], err = c.schemaAt("", SchemaBase+n+".json#/$defs/result"); err != nil {
 			return nil, fmt.Errorf("schema %s result: %w", n, err)
 		}
 	}
-	if s.response, err = c.Compile(SchemaBase + "response.json"); err != nil {
+	if s.response, err = c.schemaAt("", SchemaBase+"response.json"); err != nil {
 		return nil, err
 	}
-	if s.errorObj, err = c.Compile(SchemaBase + "defs.json#/$defs/error"); err != nil {
+	if s.errorObj, err = c.schemaAt("", SchemaBase+"defs.json#/$defs/error"); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// decodeJSON parses raw the way the validator wants it (numbers kept exact).
-func decodeJSON(raw []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+// compileDocs compiles every embedded schema document whole, whatever the methods refer to.
+func compileDocs() (*compiler, error) {
+	entries, err := fs.ReadDir(schemaFiles, "schema")
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{docs: map[string]any{}, nodes: map[string]*node{}}
+	for _, e := range entries {
+		b, err := schemaFiles.ReadFile(path.Join("schema", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if c.docs[e.Name()], err = decodeJSON(b); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
+		}
+	}
+	for _, e := range entries {
+		if _, err := c.schemaAt(e.Name(), ""); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
+		}
+	}
+	return c, nil
 }
 
 // ValidateParams checks the params of a call to method.
@@ -94,7 +97,7 @@ func (s *Schemas) ValidateResponse(raw []byte) error {
 	return s.validate(s.response, "response", "frame", raw)
 }
 
-func (s *Schemas) validate(sch *jsonschema.Schema, method, part string, raw []byte) error {
+func (s *Schemas) validate(sch *node, method, part string, raw []byte) error {
 	if sch == nil {
 		return fmt.Errorf("no schema for %s", method)
 	}
@@ -105,7 +108,7 @@ func (s *Schemas) validate(sch *jsonschema.Schema, method, part string, raw []by
 	if err != nil {
 		return fmt.Errorf("%s %s is not JSON: %v", method, part, err)
 	}
-	if err := sch.Validate(v); err != nil {
+	if err := sch.validate(v); err != nil {
 		return fmt.Errorf("%s %s does not match its schema: %s", method, part, oneLine(err))
 	}
 	return nil
