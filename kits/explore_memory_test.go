@@ -28,4 +28,9 @@ func TestExploreSeedsMemory(t *testing.T) {
 	t.Run("snapshotstore", func(t *testing.T) {
 		exploreSeeds(t, kits.SnapshotStoreKit(), func(context.Context) (spi.SnapshotStore, func(), error) { return memory.NewSnapshotStore(), nil, nil })
 	})
+	t.Run("durablestatestore", func(t *testing.T) {
+		exploreSeeds(t, kits.DurableStateStoreKit(), func(context.Context) (spi.DurableStateStore, func(), error) {
+			return memory.NewDurableStateStore(), nil, nil
+		})
+	})
 }

@@ -248,7 +248,8 @@ func (x xSeam[T]) compare(st explore.Step, want, got xAnswer) *explore.Mismatch 
 func xShowArgs(st explore.Step, ids []string, names func(explore.Step) []int) string {
 	var shown []string
 	for _, i := range names(st) {
-		shown = append(shown, strconv.Quote(clipS(ids[min(max(i, 0), len(ids)-1)])))
+		n, _ := xName(ids, min(i, len(ids)-1))
+		shown = append(shown, strconv.Quote(clipS(n)))
 	}
 	return strings.Join(append(shown, string(st.Args)), " ")
 }

@@ -63,6 +63,17 @@ func xArgsOf(st explore.Step) xArgs {
 	return a
 }
 
+// xName is the name at index i of ids, -1 being the empty name (an invalid argument).
+func xName(ids []string, i int) (string, bool) {
+	if i == -1 {
+		return "", true
+	}
+	if i < 0 || i >= len(ids) {
+		return "", false
+	}
+	return ids[i], true
+}
+
 // xNames are the ids a step of xArgs names.
 func xNames(st explore.Step) []int {
 	a := xArgsOf(st)

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/broken"
@@ -16,7 +15,9 @@ import (
 // why: its defect needs concurrency (two clients racing a window), cancellation or the wall clock,
 // which a sequential script against the reference cannot show.
 var exploreMisses = map[string]string{
-	"snapshotstore/save-delete-then-insert": "readers racing a re-save see the gap: needs concurrency",
+	"snapshotstore/save-delete-then-insert":    "readers racing a re-save see the gap: needs concurrency",
+	"durablestatestore/set-value-then-version": "readers racing a set see the gap: needs concurrency",
+	"durablestatestore/set-delete-then-insert": "readers racing a set see the gap: needs concurrency",
 }
 
 // exploredBy runs only the seam's exploration check against every broken store of the seam and
@@ -38,7 +39,7 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 			continue
 		}
 		seen[b.Name] = true
-		results, err := kits.Run(context.Background(), kit, b.Factory(), kits.Options{Run: "^" + seam + "/explore$", Timeout: time.Minute, Seed: 7})
+		results, err := kits.Run(context.Background(), kit, b.Factory(), kits.Options{Run: "^" + seam + "/explore$", Timeout: kits.DefaultTimeout, Seed: 7})
 		if err != nil || len(results) != 1 {
 			t.Fatalf("Run(%s/explore) = %d results, %v", seam, len(results), err)
 		}
@@ -76,4 +77,8 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 
 func TestExploreSnapshotStores(t *testing.T) {
 	exploredBy(t, "snapshotstore", kits.SnapshotStoreKit(), append(broken.SnapshotStores(), broken.ClassSnapshotStores()...))
+}
+
+func TestExploreDurableStateStores(t *testing.T) {
+	exploredBy(t, "durablestatestore", kits.DurableStateStoreKit(), append(broken.DurableStateStores(), broken.ClassDurableStateStores()...))
 }

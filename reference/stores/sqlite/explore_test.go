@@ -28,4 +28,7 @@ func TestExploreSeeds(t *testing.T) {
 	t.Run("snapshotstore", func(t *testing.T) {
 		exploreSeeds(t, kits.SnapshotStoreKit(), open(t, func(d *sqlite.DB) spi.SnapshotStore { return d.Snapshots() }))
 	})
+	t.Run("durablestatestore", func(t *testing.T) {
+		exploreSeeds(t, kits.DurableStateStoreKit(), open(t, func(d *sqlite.DB) spi.DurableStateStore { return d.DurableState() }))
+	})
 }
