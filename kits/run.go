@@ -202,7 +202,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			return
 		}
 		c := &Case[T]{Store: t, Seed: opts.Seed, Rand: rand.New(rand.NewSource(opts.Seed)), check: ch, Explore: opts.Explore,
-			explore: exploreOptions{findings: opts.Findings, replay: opts.Replay},
+			explore:    exploreOptions{findings: opts.Findings, replay: opts.Replay},
 			SpiVersion: effectiveVersion(kit, any(t), opts).String(), nonce: newNonce()}
 		c.Fresh = func(ctx context.Context) (T, error) {
 			t2, cl, err := factory(ctx)
