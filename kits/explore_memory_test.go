@@ -33,4 +33,7 @@ func TestExploreSeedsMemory(t *testing.T) {
 			return memory.NewDurableStateStore(), nil, nil
 		})
 	})
+	t.Run("branchregistry", func(t *testing.T) {
+		exploreSeeds(t, kits.BranchRegistryKit(), func(context.Context) (spi.BranchRegistry, func(), error) { return memory.NewBranchRegistry(), nil, nil })
+	})
 }

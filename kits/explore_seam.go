@@ -3,12 +3,12 @@ package kits
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/spi"
 )
@@ -45,6 +45,9 @@ type xSeam[T any] struct {
 	// the model aligns and the exact decimals of numbers a double cannot hold (precision).
 	extra     []string
 	precision string
+	// order names, per operation that lists, the choice a list of the same items in another
+	// order cites (the byte order of I-STORE-28).
+	order map[string]string
 	// side makes a side over store; ids are the replay's names (exploreIDsAt), ref whether it is
 	// the reference (which keeps the model).
 	side func(store T, ids []string, ref bool) xSide
@@ -235,13 +238,89 @@ func (x xSeam[T]) compare(st explore.Step, want, got xAnswer) *explore.Mismatch 
 	if spi.SameJSON(wb, gb) {
 		return nil
 	}
-	if x.precision != "" && spi.SameJSON(asDoubles(wb), asDoubles(gb)) {
-		clauses = []string{x.precision}
-	}
 	var w, g any
 	_ = json.Unmarshal(wb, &w)
 	_ = json.Unmarshal(gb, &g)
-	return &explore.Mismatch{Op: st.Op, Got: got.String(), Want: want.String(), Clauses: clauses, Diff: cmp.Diff(w, g)}
+	switch {
+	case x.precision != "" && spi.SameJSON(asDoubles(wb), asDoubles(gb)):
+		clauses = []string{x.precision}
+	case x.order[st.Op] != "" && sameItems(w, g):
+		clauses = []string{x.order[st.Op]}
+	}
+	return &explore.Mismatch{Op: st.Op, Got: got.String(), Want: want.String(), Clauses: clauses, Diff: firstDifference("", w, g)}
+}
+
+// firstDifference is where two JSON values first differ, as a JSON Pointer with both values
+// there (cheap on long strings and lists, unlike a full diff).
+func firstDifference(at string, w, g any) string {
+	show := func(v any) string { b, _ := json.Marshal(v); return clipS(string(b)) }
+	switch wv := w.(type) {
+	case map[string]any:
+		if gv, ok := g.(map[string]any); ok {
+			keys := make([]string, 0, len(wv)+len(gv))
+			for k := range wv {
+				keys = append(keys, k)
+			}
+			for k := range gv {
+				if _, ok := wv[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				wb, _ := json.Marshal(wv[k])
+				gb, _ := json.Marshal(gv[k])
+				if !spi.SameJSON(wb, gb) {
+					return firstDifference(at+"/"+k, wv[k], gv[k])
+				}
+			}
+		}
+	case []any:
+		if gv, ok := g.([]any); ok {
+			for i := range min(len(wv), len(gv)) {
+				wb, _ := json.Marshal(wv[i])
+				gb, _ := json.Marshal(gv[i])
+				if !spi.SameJSON(wb, gb) {
+					return firstDifference(fmt.Sprintf("%s/%d", at, i), wv[i], gv[i])
+				}
+			}
+			if len(wv) != len(gv) {
+				return fmt.Sprintf("at %s: %d items, want %d", or(at, "/"), len(gv), len(wv))
+			}
+		}
+	}
+	return fmt.Sprintf("at %s: %s, want %s", or(at, "/"), show(g), show(w))
+}
+
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// sameItems reports whether a and b are lists of the same JSON values, each as often, in any
+// order (a list may also be an object's "docs" member, a page's).
+func sameItems(a, b any) bool {
+	if ma, ok := a.(map[string]any); ok {
+		mb, _ := b.(map[string]any)
+		a, b = ma["docs"], mb["docs"]
+	}
+	la, ok1 := a.([]any)
+	lb, ok2 := b.([]any)
+	if !ok1 || !ok2 || len(la) != len(lb) {
+		return false
+	}
+	text := func(l []any) []string {
+		var out []string
+		for _, v := range l {
+			b, _ := json.Marshal(v)
+			out = append(out, string(b))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(text(la), text(lb))
 }
 
 // xShowArgs is a step's arguments with the ids it names written out.

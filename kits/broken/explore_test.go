@@ -82,3 +82,7 @@ func TestExploreSnapshotStores(t *testing.T) {
 func TestExploreDurableStateStores(t *testing.T) {
 	exploredBy(t, "durablestatestore", kits.DurableStateStoreKit(), append(broken.DurableStateStores(), broken.ClassDurableStateStores()...))
 }
+
+func TestExploreBranchRegistries(t *testing.T) {
+	exploredBy(t, "branchregistry", kits.BranchRegistryKit(), append(broken.BranchRegistries(), broken.ClassBranchRegistries()...))
+}

@@ -31,4 +31,7 @@ func TestExploreSeeds(t *testing.T) {
 	t.Run("durablestatestore", func(t *testing.T) {
 		exploreSeeds(t, kits.DurableStateStoreKit(), factory(t, func(d *postgres.DB) spi.DurableStateStore { return d.DurableState() }))
 	})
+	t.Run("branchregistry", func(t *testing.T) {
+		exploreSeeds(t, kits.BranchRegistryKit(), factory(t, func(d *postgres.DB) spi.BranchRegistry { return d.Branches() }))
+	})
 }
