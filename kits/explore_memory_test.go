@@ -36,4 +36,7 @@ func TestExploreSeedsMemory(t *testing.T) {
 	t.Run("branchregistry", func(t *testing.T) {
 		exploreSeeds(t, kits.BranchRegistryKit(), func(context.Context) (spi.BranchRegistry, func(), error) { return memory.NewBranchRegistry(), nil, nil })
 	})
+	t.Run("archivestore", func(t *testing.T) {
+		exploreSeeds(t, kits.ArchiveStoreKit(), func(context.Context) (spi.ArchiveStore, func(), error) { return memory.NewArchiveStore(), nil, nil })
+	})
 }

@@ -345,14 +345,17 @@ func (x xSeam[T]) run(ctx context.Context, c *Case[T]) error {
 var exploreTwins = []string{`{"twin":12345678901234567890}`, `{"twin":12345678901234567891}`}
 
 // twinOf is the index, in values, of the twin of values[i], or of the first twin when values[i]
-// is none.
+// is none (i itself when values holds no twins).
 func twinOf(values []string, i int) int {
 	for k, t := range exploreTwins {
 		if i >= 0 && i < len(values) && values[i] == t {
 			return slices.Index(values, exploreTwins[1-k])
 		}
 	}
-	return slices.Index(values, exploreTwins[0])
+	if k := slices.Index(values, exploreTwins[0]); k >= 0 {
+		return k
+	}
+	return i
 }
 
 // exploreValuesNoNul is exploreValues without the values holding U+0000, for the seams whose

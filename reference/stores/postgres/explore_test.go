@@ -34,4 +34,7 @@ func TestExploreSeeds(t *testing.T) {
 	t.Run("branchregistry", func(t *testing.T) {
 		exploreSeeds(t, kits.BranchRegistryKit(), factory(t, func(d *postgres.DB) spi.BranchRegistry { return d.Branches() }))
 	})
+	t.Run("archivestore", func(t *testing.T) {
+		exploreSeeds(t, kits.ArchiveStoreKit(), factory(t, func(d *postgres.DB) spi.ArchiveStore { return d.Archive() }))
+	})
 }
