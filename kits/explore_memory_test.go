@@ -39,4 +39,7 @@ func TestExploreSeedsMemory(t *testing.T) {
 	t.Run("archivestore", func(t *testing.T) {
 		exploreSeeds(t, kits.ArchiveStoreKit(), func(context.Context) (spi.ArchiveStore, func(), error) { return memory.NewArchiveStore(), nil, nil })
 	})
+	t.Run("readmodelstore", func(t *testing.T) {
+		exploreSeeds(t, kits.ReadModelStoreKit(), func(context.Context) (spi.ReadModelStore, func(), error) { return memory.NewReadModelStore(), nil, nil })
+	})
 }

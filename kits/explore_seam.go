@@ -198,9 +198,12 @@ func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)
 				m = x.compare(read, ref.apply(ctx, read), tgt.apply(ctx, read))
 				if m != nil {
 					m.Op = st.Op + " then " + read.Op
-					if choice != "" && !slices.Equal(m.Clauses, []string{x.precision}) {
+					switch {
+					case !slices.Equal(m.Clauses, x.opClauses(read.Op)):
+						// the read's answer rests on a choice of its own (precision, order)
+					case choice != "":
 						m.Clauses = []string{choice}
-					} else if !slices.Equal(m.Clauses, []string{x.precision}) {
+					default:
 						m.Clauses = x.opClauses(st.Op)
 					}
 				}

@@ -18,6 +18,7 @@ var exploreMisses = map[string]string{
 	"snapshotstore/save-delete-then-insert":      "readers racing a re-save see the gap: needs concurrency",
 	"archivestore/archive-append-visible-midway": "readers racing an append see it half done: needs concurrency",
 	"archivestore/replace-visible-midway":        "readers racing a replacement see it half done: needs concurrency",
+	"readmodelstore/upsert-delete-then-insert":   "readers racing an upsert see the gap: needs concurrency",
 	"durablestatestore/set-value-then-version":   "readers racing a set see the gap: needs concurrency",
 	"durablestatestore/set-delete-then-insert":   "readers racing a set see the gap: needs concurrency",
 }
@@ -91,4 +92,8 @@ func TestExploreBranchRegistries(t *testing.T) {
 
 func TestExploreArchiveStores(t *testing.T) {
 	exploredBy(t, "archivestore", kits.ArchiveStoreKit(), append(broken.ArchiveStores(), broken.ClassArchiveStores()...))
+}
+
+func TestExploreReadModelStores(t *testing.T) {
+	exploredBy(t, "readmodelstore", kits.ReadModelStoreKit(), append(broken.ReadModelStores(), broken.ClassReadModelStores()...))
 }

@@ -37,4 +37,7 @@ func TestExploreSeeds(t *testing.T) {
 	t.Run("archivestore", func(t *testing.T) {
 		exploreSeeds(t, kits.ArchiveStoreKit(), factory(t, func(d *postgres.DB) spi.ArchiveStore { return d.Archive() }))
 	})
+	t.Run("readmodelstore", func(t *testing.T) {
+		exploreSeeds(t, kits.ReadModelStoreKit(), factory(t, func(d *postgres.DB) spi.ReadModelStore { return d.ReadModels() }))
+	})
 }
