@@ -42,4 +42,7 @@ func TestExploreSeedsMemory(t *testing.T) {
 	t.Run("readmodelstore", func(t *testing.T) {
 		exploreSeeds(t, kits.ReadModelStoreKit(), func(context.Context) (spi.ReadModelStore, func(), error) { return memory.NewReadModelStore(), nil, nil })
 	})
+	t.Run("contentstore", func(t *testing.T) {
+		exploreSeeds(t, kits.ContentStoreKit(), func(context.Context) (spi.ContentStore, func(), error) { return memory.NewContentStore(), nil, nil })
+	})
 }

@@ -16,11 +16,15 @@ import (
 // which a sequential script against the reference cannot show.
 var exploreMisses = map[string]string{
 	"snapshotstore/save-delete-then-insert":      "readers racing a re-save see the gap: needs concurrency",
+	"durablestatestore/set-value-then-version":   "readers racing a set see the gap: needs concurrency",
+	"durablestatestore/set-delete-then-insert":   "readers racing a set see the gap: needs concurrency",
 	"archivestore/archive-append-visible-midway": "readers racing an append see it half done: needs concurrency",
 	"archivestore/replace-visible-midway":        "readers racing a replacement see it half done: needs concurrency",
 	"readmodelstore/upsert-delete-then-insert":   "readers racing an upsert see the gap: needs concurrency",
-	"durablestatestore/set-value-then-version":   "readers racing a set see the gap: needs concurrency",
-	"durablestatestore/set-delete-then-insert":   "readers racing a set see the gap: needs concurrency",
+	"contentstore/commits-after-cancel":          "a stream cancelled through its context: needs cancellation mid-stream",
+	"contentstore/put-race-refused":              "two puts of the same bytes racing: needs concurrency",
+	"contentstore/content-written-in-parts":      "readers racing a put see it half written: needs concurrency",
+	"contentstore/content-rewritten-in-parts":    "readers racing a re-put see it half written: needs concurrency",
 }
 
 // exploredBy runs only the seam's exploration check against every broken store of the seam and
@@ -96,4 +100,8 @@ func TestExploreArchiveStores(t *testing.T) {
 
 func TestExploreReadModelStores(t *testing.T) {
 	exploredBy(t, "readmodelstore", kits.ReadModelStoreKit(), append(broken.ReadModelStores(), broken.ClassReadModelStores()...))
+}
+
+func TestExploreContentStores(t *testing.T) {
+	exploredBy(t, "contentstore", kits.ContentStoreKit(), append(broken.ContentStores(), broken.ClassContentStores()...))
 }

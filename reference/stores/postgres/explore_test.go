@@ -40,4 +40,7 @@ func TestExploreSeeds(t *testing.T) {
 	t.Run("readmodelstore", func(t *testing.T) {
 		exploreSeeds(t, kits.ReadModelStoreKit(), factory(t, func(d *postgres.DB) spi.ReadModelStore { return d.ReadModels() }))
 	})
+	t.Run("contentstore", func(t *testing.T) {
+		exploreSeeds(t, kits.ContentStoreKit(), factory(t, func(d *postgres.DB) spi.ContentStore { return d.Content() }))
+	})
 }
