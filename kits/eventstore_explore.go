@@ -421,6 +421,10 @@ func refusalOf(err error) string {
 		return "already exists"
 	case errors.Is(err, spi.ErrNotFound):
 		return "not found"
+	case errors.Is(err, spi.ErrLeaseLost):
+		return "lease lost"
+	case errors.Is(err, spi.ErrUnknownTarget):
+		return "unknown target"
 	}
 	return "error " + err.Error()
 }

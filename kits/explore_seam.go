@@ -65,6 +65,8 @@ type xSeam[T any] struct {
 	// it names, so that every confusable id holds something another could be confused with.
 	steps int
 	seed  string
+	// cleanup, when set, settles what a replay left on the target (a dispatcher's leases).
+	cleanup func(ctx context.Context, target xSide)
 }
 
 // clauses lists every clause the exploration may cite: each operation's, then extra.
@@ -168,6 +170,9 @@ func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)
 		}
 		_, ids := exploreIDsAt(c.ExecID("x") + "~")
 		ref, tgt := x.side(x.reference(), ids, true), x.side(store, ids, false)
+		if x.cleanup != nil {
+			defer x.cleanup(context.WithoutCancel(ctx), tgt)
+		}
 		var named []int
 		for i, st := range s.Steps {
 			for _, n := range x.names(st) {
