@@ -40,6 +40,7 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 		clauses[m.ID] = m.Clauses
 	}
 	var rejected, missed []string
+	var rounds []int // the round of each finding (how many scripts it took)
 	seen := map[string]bool{}
 	for _, b := range stores {
 		if seen[b.Name] {
@@ -62,6 +63,8 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 			}
 			if r.Finding == nil {
 				t.Errorf("%s: the exploration failed without a finding: %s", key, firstLine(r.Message))
+			} else {
+				rounds = append(rounds, r.Finding.Script.Round)
 			}
 			if _, listed := exploreMisses[key]; listed {
 				t.Errorf("%s is listed as missed (%s) but the exploration rejects it: drop it from exploreMisses", key, exploreMisses[key])
@@ -79,7 +82,12 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 	}
 	sort.Strings(rejected)
 	sort.Strings(missed)
-	t.Logf("%s/explore rejects %d of %d broken stores; missed: %s", seam, len(rejected), len(rejected)+len(missed), strings.Join(missed, ", "))
+	sort.Ints(rounds)
+	median := -1
+	if len(rounds) > 0 {
+		median = rounds[len(rounds)/2]
+	}
+	t.Logf("%s/explore rejects %d of %d broken stores (finding in round %v, median %d); missed: %s", seam, len(rejected), len(rejected)+len(missed), rounds, median, strings.Join(missed, ", "))
 }
 
 func TestExploreSnapshotStores(t *testing.T) {

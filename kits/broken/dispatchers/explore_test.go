@@ -26,6 +26,7 @@ var exploreMisses = map[string]string{
 func TestExploreDispatchers(t *testing.T) {
 	kit := kits.ExecutionDispatcherKit()
 	var rejected, missed []string
+	var rounds []int
 	for _, b := range dispatchers.Dispatchers() {
 		rs, err := kits.Run(context.Background(), kit, b.Factory(), kits.Options{Run: "^dispatcher/explore$", Seed: 7})
 		if err != nil || len(rs) != 1 {
@@ -36,6 +37,9 @@ func TestExploreDispatchers(t *testing.T) {
 		switch {
 		case r.Verdict == kits.Fail:
 			rejected = append(rejected, b.Name)
+			if r.Finding != nil {
+				rounds = append(rounds, r.Finding.Script.Round)
+			}
 			if choiceOnly && r.Requirement == spec.Required {
 				t.Errorf("%s (%s) violates only choices %v, but the exploration rejects it with a required assertion: %s", b.Name, b.Defect, b.Clauses, r.Message)
 			}
@@ -51,7 +55,7 @@ func TestExploreDispatchers(t *testing.T) {
 			t.Errorf("%s: verdict %s: %s", b.Name, r.Verdict, r.Message)
 		}
 	}
-	t.Logf("dispatcher/explore rejects %d of %d broken dispatchers; missed: %s", len(rejected), len(rejected)+len(missed), strings.Join(missed, ", "))
+	t.Logf("dispatcher/explore rejects %d of %d broken dispatchers (finding in round %v); missed: %s", len(rejected), len(rejected)+len(missed), rounds, strings.Join(missed, ", "))
 }
 
 func TestExploreSeedsMemoryDispatcher(t *testing.T) {
