@@ -113,3 +113,7 @@ func TestExploreReadModelStores(t *testing.T) {
 func TestExploreContentStores(t *testing.T) {
 	exploredBy(t, "contentstore", kits.ContentStoreKit(), append(broken.ContentStores(), broken.ClassContentStores()...))
 }
+
+func TestExploreEventStores(t *testing.T) {
+	exploredBy(t, "eventstore", kits.EventStoreKit(), append(broken.EventStores(), broken.ClassEventStores()...))
+}
