@@ -173,7 +173,8 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 			if last != nil && op == "append" && r.Intn(6) == 0 {
 				a = *last // the same envelopes again: a conflict, never an idempotent retry
 			}
-			if r.Intn(2) == 0 {
+			// mostly fenced once a delete made the id's tokens stale (I-STORE-51, I-STORE-82)
+			if r.Intn(2) == 0 || ref.model.current[a.ID] == -1 && r.Intn(4) != 0 {
 				a.Fence = pick(r, ref.fenceOf, a.ID)
 			}
 			if op == "appendIfUnchanged" {
