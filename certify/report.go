@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/bridge"
 )
@@ -135,6 +136,10 @@ type CheckResult struct {
 	Waived bool `json:"waived,omitempty"`
 	// Witness is a linearizability failure's witness (rendered by render_html.go).
 	Witness *kits.Witness `json:"witness,omitempty"`
+	// Finding is an exploration's shrunk script and where it parts from the reference, and
+	// FindingFile where it was written (Config.Findings).
+	Finding     *explore.Finding `json:"finding,omitempty"`
+	FindingFile string           `json:"findingFile,omitempty"`
 	// Rerun, when the harness ran the check again, says why and what its first run ended in; the
 	// verdict is the last run's (I-CERT-60).
 	Rerun *Rerun `json:"rerun,omitempty"`

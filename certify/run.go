@@ -18,6 +18,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/shq"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/bridgekit"
+	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -84,6 +85,14 @@ type Config struct {
 	Timeout time.Duration
 	// Seed seeds randomised checks (0 = from the clock).
 	Seed int64
+	// Explore is how many scripts each exploration check (*/explore) runs (0 = kits.DefaultExplore).
+	Explore int
+	// Findings, when set, is the directory each exploration's finding is written to, as a
+	// replayable script file <check>-<seed>-<round>.json; the check's repro then replays that file.
+	Findings string
+	// Replay, when set, runs the exploration check that made the script on that one script, as
+	// it is (kits.Options.Replay); Run should select that check only.
+	Replay *explore.Script
 	// Ledger is the expected-failures ledger (nil = none).
 	Ledger *Ledger
 	// Strict holds the target to the recommended checks too: an unmet recommendation blocks the
@@ -506,7 +515,10 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		res.Verdict, res.Message = kits.Unknown, "not run: no bridge client"
 		return res
 	}
-	opts := kits.Options{Timeout: r.cfg.Timeout, Seed: r.cfg.Seed}
+	opts := kits.Options{Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Explore: r.cfg.Explore, Findings: r.cfg.Findings}
+	if r.cfg.Replay != nil && r.cfg.Replay.Check == m.id {
+		opts.Replay = r.cfg.Replay
+	}
 	if p.seam != "" {
 		opts.SpiVersion = r.cfg.SpiVersions[p.seam]
 	} else {
@@ -521,6 +533,10 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 	}
 	kr := results[0]
 	res.Verdict, res.Message, res.DurationMs, res.Witness, res.Failed = kr.Verdict, kr.Message, ms(kr.Duration), kr.Witness, kr.Failed
+	res.Finding, res.FindingFile = kr.Finding, kr.FindingFile
+	if kr.FindingFile != "" && r.target.Describe().Kind != GoKind {
+		res.Repro += " --replay " + shq.Quote(kr.FindingFile) // the finding's own script, not the whole search
+	}
 	transport := after.TransportErrors > before.TransportErrors
 	protocol := after.ProtocolErrors > before.ProtocolErrors
 	switch {

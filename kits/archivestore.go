@@ -58,6 +58,8 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 		{ID: "archivestore/readers-whole-replace", Clauses: []string{"S7.as.replace-segments", "I-STORE-19", "I-STORE-31"}, Level: spec.Must,
 			Requires: []string{spi.MethodReplaceSegments},
 			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (rounds and limit as readers-whole-append)", Run: asReadersWholeReplace},
+		{ID: "archivestore/explore", Clauses: asExplore().clauses(), Level: spec.Must,
+			Doc: "seeded scripts of appends, re-appends (of the same envelopes, of different ones, of a double's twins), segment replacements and deletes, and reads, over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with payloads from the round-trip corpus, answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: asExplore().run},
 		{ID: "archivestore/reappend-keeps-once", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
 			Doc: "re-archived equal envelopes are never stored twice, whether the store answers success or a conflict", Run: asKeepsOnce},
 		{ID: "archivestore/reappend-different-values", Clauses: []string{"I-STORE-18"}, Level: spec.Must,

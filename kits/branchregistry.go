@@ -46,6 +46,8 @@ func BranchRegistryKit() Kit[spi.BranchRegistry] {
 			Doc: "a different branch (another fork sequence) under a registered id is already-exists and changes nothing", Run: brDifferentRefused},
 		{ID: "branchregistry/register-different-values", Clauses: []string{"I-STORE-20"}, Level: spec.Must,
 			Doc: "a branch whose metadata differs in value (a string for a number, an added null key, a letter's case) under a registered id is already-exists and changes nothing", Run: brRegisterDifferentValues},
+		{ID: "branchregistry/explore", Clauses: brExplore().clauses(), Level: spec.Must,
+			Doc: "seeded scripts of registrations (under a registered root, of the same branch again, of another under a taken id, of cycles), gets and listings of children over ids and parents that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with metadata from the round-trip corpus, answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: brExplore().run},
 		{ID: "branchregistry/list-children-ids-apart", Clauses: []string{"I-STORE-20", "I-STORE-4"}, Level: spec.Must,
 			Doc: "listChildren returns children whose ids differ only by case, trailing space or normal form once each, in whatever order the registry sorts them", Run: brChildrenIDsApart},
 	}}

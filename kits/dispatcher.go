@@ -94,6 +94,8 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "a package too large and pinned to an unregistered target is invalid, not an unknown target; a heartbeat of a lease never issued is invalid with a TTL of 0 and lease lost with 1 s; our choice, so recommended", Run: dRefusalOrder},
 		{ID: "dispatcher/lease-ttl-bounds", Clauses: []string{"I-DISPATCH-13"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a claim or heartbeat with a TTL outside 1 ms .. 10 min (zero, negative, longer) is invalid, never clamped; our choice, so recommended", Run: dLeaseTTLBounds},
+		{ID: "dispatcher/explore", Clauses: dExplore(nil).clauses(), Level: spec.Must,
+			Doc: "seeded scripts of dispatches (execution ids that differ by one delimiter, a case, a normal form, a prefix or a long tail, pinned or not, hints from the round-trip corpus), claims by two workers serving one target or all, heartbeats and acks of live and acknowledged leases, answer as the in-memory reference dispatcher does (the first difference is shrunk to a minimal script); the dispatcher's clock is its own, so nothing waits for time: leases are taken for two minutes and a heartbeat says only whether the new expiry is earlier than the old (expiry and races are the timed checks')", Run: dxRun},
 		{ID: "dispatcher/unpinned-any-worker", Clauses: []string{"I-DISPATCH-5"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "an unpinned package reaches a worker serving any target, a listed one or not; our choice, so recommended", Run: dUnpinnedAnyWorker},
 	}}

@@ -54,6 +54,8 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "setting the value already stored, byte for byte or in another JSON spelling, still raises the version and reads back as that value", Run: dsSetNeverSkipped},
 		{ID: "durablestatestore/set-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "a set replaces the whole value: keys the new object lacks are gone, nested objects are not merged, also on a conditional set", Run: dsSetReplacesWhole},
+		{ID: "durablestatestore/explore", Clauses: dsExplore().clauses(), Level: spec.Must,
+			Doc: "seeded scripts of sets, conditional sets (on the current version, on one from before a delete, on none), deletes and re-creates, and gets, over keys that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with values from the round-trip corpus (U+0000 aside) and integers around 2^53 and 2^64, answer as the in-memory reference does, versions compared by the order they were first seen and each above every earlier version of its key (the first difference is shrunk to a minimal script)", Run: dsExplore().run},
 		{ID: "durablestatestore/readers-whole-set", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-6"}, Level: spec.Must,
 			Doc: "readers racing sets of a key that exists throughout always find it, with the value and version of one set, versions never going back (sees a torn set visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: dsReadersWholeSet},
 	}}

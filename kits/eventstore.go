@@ -138,7 +138,7 @@ func eventStoreChecks() []Check[spi.EventStore] {
 			Requires: []string{spi.MethodListExecutionsPage},
 			Doc:      "listExecutionsPage lists ids that differ only by case, trailing space or normal form in byte order (upper case before lower case; U+E000–U+FFFF before characters beyond U+FFFF, unlike UTF-16 order); our choice, so recommended", Run: esListByteOrder},
 		{ID: "eventstore/explore", Clauses: EventStoreExploreClauses(), Level: spec.Must,
-			Doc: "seeded scripts of every declared method over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail, and values from the round-trip corpus, answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: esExplore},
+			Doc: "seeded scripts of every declared method over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it, which a store may refuse), and values from the round-trip corpus, answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: esExplore},
 		{ID: "eventstore/refusal-order", Clauses: []string{"I-STORE-50"}, Level: spec.Must,
 			Doc: "a call wrong in several ways gets invalid argument, then fenced, then conflict; an empty batch is refused alike (empty id, stale fence, stale anchor) and otherwise writes nothing; a negative sequence is invalid, never a conflict; our choices, so recommended", Run: esRefusalOrder},
 		{ID: "eventstore/append-resend-conflict", Clauses: []string{"I-STORE-1", "I-STORE-29", "I-STORE-30"}, Level: spec.Must,

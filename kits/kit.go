@@ -54,6 +54,8 @@ type Case[T any] struct {
 	SpiVersion string
 	// Explore is how many scripts an exploration check runs (Options.Explore).
 	Explore int
+	// explore holds Options.Findings and Options.Replay for the exploration checks.
+	explore exploreOptions
 	check   *Check[T]
 	ids     int
 	// nonce is drawn from crypto/rand for each case, so the ids of two cases never meet: not two

@@ -56,6 +56,8 @@ func ReadModelStoreKit() Kit[spi.ReadModelStore] {
 			Doc: "query lists ids that differ only by case, trailing space or normal form once each, in whatever order the store sorts them, on one page and paged at limits 1 and 3", Run: rmQueryIDsApart},
 		{ID: "readmodelstore/upsert-replaces-whole", Clauses: []string{"I-PLUGIN-15", "I-PLUGIN-10", "I-PLUGIN-7"}, Level: spec.Must,
 			Doc: "an upsert replaces the whole document: keys the new object lacks are gone and nested objects are not merged", Run: rmUpsertReplacesWhole},
+		{ID: "readmodelstore/explore", Clauses: rmExplore().clauses(), Level: spec.Must,
+			Doc: "seeded scripts of upserts and re-upserts (of documents whose keys change, of a double's twin) and queries paged to their end at limits 1 to 3, over models and document ids that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with documents from the round-trip corpus (U+0000 aside), answer as the in-memory reference does: the same documents in the same pages (the first difference is shrunk to a minimal script)", Run: rmExplore().run},
 		{ID: "readmodelstore/readers-whole-upsert", Clauses: []string{"I-PLUGIN-13", "I-PLUGIN-10"}, Level: spec.Must,
 			Doc: "readers querying while documents are upserted again always list every id present throughout, each document no older than one they saw (sees a replace visible half-done for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: rmReadersWholeUpsert},
 	}}

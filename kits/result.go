@@ -42,6 +42,8 @@ type Result struct {
 	Witness *Witness `json:"witness,omitempty"`
 	// Finding, on an exploration's disagreement, is the shrunk script that reproduces it.
 	Finding *explore.Finding `json:"finding,omitempty"`
+	// FindingFile is where the finding was written (Options.Findings), or "".
+	FindingFile string `json:"findingFile,omitempty"`
 }
 
 // MarshalJSON writes Duration as milliseconds (durationMs).

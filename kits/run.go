@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/spi"
@@ -34,6 +35,13 @@ type Options struct {
 	// Explore is how many scripts each exploration check (*/explore) applies to the target and to
 	// the reference; 0 = DefaultExplore. Work, not time, so a run does the same work on any machine.
 	Explore int
+	// Findings, when set, is a directory every exploration check writes its finding to, as a
+	// replayable script file named <check>-<seed>-<round>.json (explore.Finding.File).
+	Findings string
+	// Replay, when set, runs only the exploration check that made the script (Script.Check), on
+	// that one script and unshrunk: its failure is the same disagreement, or it passes when the
+	// target no longer disagrees (explore.ParseScript reads a findings file).
+	Replay *explore.Script
 	// Strict holds the target to the recommended checks too, as certify --strict does: under RunT a
 	// recommendation not met then fails its subtest. Run reports the same results either way.
 	Strict bool
@@ -81,10 +89,13 @@ func Run[T any](ctx context.Context, kit Kit[T], factory Factory[T], opts Option
 			return nil, fmt.Errorf("options: Run: %w", err)
 		}
 	}
+	if opts.Replay != nil && !slices.ContainsFunc(kit.Checks, func(ch Check[T]) bool { return ch.ID == opts.Replay.Check }) {
+		return nil, fmt.Errorf("options: Replay: the script was made by %q, which kit %s does not have", opts.Replay.Check, kit.Name)
+	}
 	var out []Result
 	for i := range kit.Checks {
 		ch := &kit.Checks[i]
-		if filter != nil && !filter.MatchString(ch.ID) {
+		if filter != nil && !filter.MatchString(ch.ID) || opts.Replay != nil && ch.ID != opts.Replay.Check {
 			continue
 		}
 		out = append(out, runOne(ctx, kit, ch, factory, opts))
@@ -191,6 +202,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 			return
 		}
 		c := &Case[T]{Store: t, Seed: opts.Seed, Rand: rand.New(rand.NewSource(opts.Seed)), check: ch, Explore: opts.Explore,
+			explore:    exploreOptions{findings: opts.Findings, replay: opts.Replay},
 			SpiVersion: effectiveVersion(kit, any(t), opts).String(), nonce: newNonce()}
 		c.Fresh = func(ctx context.Context) (T, error) {
 			t2, cl, err := factory(ctx)
@@ -269,7 +281,7 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 		return finish(Unknown, fmt.Sprintf("%s: the run was interrupted (%v): %v", ch.ID, context.Cause(parent), o.err))
 	}
 	if vs := Violations(o.err); len(vs) > 0 {
-		res.Witness, res.Finding = witnessOf(o.err), findingOf(o.err)
+		res.Witness, res.Finding, res.FindingFile = witnessOf(o.err), findingOf(o.err), findingFileOf(o.err)
 		for _, v := range vs {
 			if bad := undeclared(ch.Clauses, v.Clauses); bad != "" {
 				// A comparison citing a clause its check does not declare would make the coverage

@@ -53,6 +53,8 @@ func SnapshotStoreKit() Kit[spi.SnapshotStore] {
 			Doc: "save, loadLatest and every declared optional method (loadLatestSealed, listSequences, pruneSnapshots, deleteExecution, each id of a pair deleted with the other holding snapshots) keep ids apart that differ only by case, trailing space or normal form, or extend one another, plainly or after one of : / . | _ - blank %; that differ by one of those delimiters swapped for another or for its escape (a:b, a_b, a%3Ab); or that are 1 024 bytes long and differ only in their last byte", Run: ssIDsEveryMethod},
 		{ID: "snapshotstore/save-replaces-whole", Clauses: []string{"I-STORE-15", "I-STORE-16", "I-STORE-32"}, Level: spec.Must,
 			Doc: "a second save at a sequence replaces the whole record: the state is not merged with the old one and the sealed flag follows the last save both ways", Run: ssSaveReplacesWhole},
+		{ID: "snapshotstore/explore", Clauses: ssExplore().clauses(), Level: spec.Must,
+			Doc: "seeded scripts of saves, re-saves, prunes and deletes and every declared read over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with states from the round-trip corpus (U+0000 aside: snapshotstore/roundtrip-nul), answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: ssExplore().run},
 		{ID: "snapshotstore/readers-whole-save", Clauses: []string{"I-STORE-15", "I-STORE-31"}, Level: spec.Must,
 			Doc: "readers racing saves and re-saves never see loadLatest go below a save that had returned, nor not-found (sees a half-done replace visible for at least one read; two readers read before, during and after each write of a fixed number of rounds)", Run: ssReadersWholeSave},
 	}}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/safehttp"
 	"github.com/loom-kernel/loom-conform/internal/shard"
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/manifest"
 	"github.com/spf13/cobra"
 )
@@ -30,6 +32,8 @@ type certifyFlags struct {
 	accept                                          []string
 	writeLedger                                     string
 	shard                                           string
+	explore                                         int
+	findings, replay                                string
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -139,11 +143,15 @@ KIND/NAME:
 	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
 	fl.StringSliceVar(&f.accept, "accept", nil, "exit 0 for this qualified verdict too: certified-with-waivers, partial or held-to-older-version (repeatable)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i/n of the checks (a stable partition by id; needs --seed); merge the --report files with report merge")
+	fl.IntVar(&f.explore, "explore", kits.DefaultExplore, "scripts each exploration check (*/explore) applies to the target and the reference")
+	fl.StringVar(&f.findings, "findings", "", "write each exploration's finding to this directory as a replayable script, <check>-<seed>-<round>.json")
+	fl.StringVar(&f.replay, "replay", "", "run only the exploration check that made this findings file, on its script as it is: the same failure, or \"no longer reproduces\"")
 	fl.StringVar(&f.writeLedger, "write-ledger", "", "write a ledger listing every check that failed to this file (- = stdout), to start one: edit each reason")
 	_ = cmd.RegisterFlagCompletionFunc("builtin", fixedCompletion(certify.Backends()...))
 	_ = cmd.RegisterFlagCompletionFunc("accept", fixedCompletion(string(certify.CertifiedWithWaivers), string(certify.Partial), string(certify.HeldToOlder)))
 	_ = cmd.RegisterFlagCompletionFunc("spi", spiCompletion)
-	for _, name := range []string{"report", "junit", "html", "badge", "write-ledger", "expected-failures"} {
+	_ = cmd.MarkFlagDirname("findings")
+	for _, name := range []string{"report", "junit", "html", "badge", "write-ledger", "expected-failures", "replay"} {
 		_ = cmd.MarkFlagFilename(name)
 	}
 	return cmd
@@ -215,9 +223,37 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if f.token == "" {
 		f.token = os.Getenv(safehttp.TokenEnv)
 	}
+	if f.explore <= 0 {
+		return badInput("certify: --explore %d: want a positive number of scripts", f.explore)
+	}
+	var replay *explore.Script
+	if f.replay != "" {
+		if isKernel {
+			return badInput("certify kernel: --replay replays a store exploration's findings file")
+		}
+		data, err := os.ReadFile(f.replay)
+		if err != nil {
+			return badInput("certify: --replay: %v", err)
+		}
+		s, err := explore.ParseScript(data)
+		if err != nil {
+			return badInput("certify: --replay %s: %v", f.replay, err)
+		}
+		if f.run != "" {
+			if re, err := regexp.Compile(f.run); err != nil || !re.MatchString(s.Check) {
+				return badInput("certify: --replay runs the check that made the script (%s), which --run %q does not select", s.Check, f.run)
+			}
+		}
+		replay, f.run = &s, "^"+regexp.QuoteMeta(s.Check)+"$"
+	}
+	if f.findings != "" {
+		if err := os.MkdirAll(f.findings, 0o755); err != nil {
+			return badInput("certify: --findings: %v", err)
+		}
+	}
 	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
 		Faults: f.faults, Strict: f.strict, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
-		Command: invokedAs(os.Args[0]), Token: f.token}
+		Command: invokedAs(os.Args[0]), Token: f.token, Explore: f.explore, Findings: f.findings, Replay: replay}
 	if f.ledger != "" {
 		if cfg.Ledger, err = certify.ReadLedger(f.ledger); err != nil {
 			return badInput("certify: --expected-failures: %v", err)
@@ -258,6 +294,9 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	}
 	if err := certify.WriteCertificate(certOut, rep); err != nil {
 		return err
+	}
+	if replay != nil {
+		writeReplayed(cmd.ErrOrStderr(), f.replay, replay, rep)
 	}
 	return certifyExit(kind, rep, accept)
 }

@@ -127,11 +127,14 @@ type saveSkipsFloatEqual struct {
 
 func (s saveSkipsFloatEqual) Save(ctx context.Context, sn spi.Snapshot) error {
 	k := snapKey(sn.ExecutionID, sn.Sequence)
+	// the whole record is compared (a save that changes only the sealed flag is kept), so its
+	// only defect is the float64 comparison of states
+	rec := json.RawMessage(fmt.Sprintf(`{"sealed":%t,"state":%s}`, sn.Sealed, sn.State))
 	s.mu.Lock()
 	old, ok := s.last[k]
-	s.last[k] = sn.State
+	s.last[k] = rec
 	s.mu.Unlock()
-	if ok && floatEqual(old, sn.State) {
+	if ok && floatEqual(old, rec) {
 		return nil
 	}
 	return s.ss.Save(ctx, sn)

@@ -75,7 +75,7 @@ func TestFindingFileRoundTrips(t *testing.T) {
 			t.Errorf("ParseScript(%s) = nil error, want one naming what is wrong", bad)
 		}
 	}
-	if f.FileName() != "eventstore-explore-seed7-round3.json" {
+	if f.FileName() != "eventstore-explore-7-3.json" {
 		t.Errorf("FileName() = %q", f.FileName())
 	}
 }

@@ -53,7 +53,8 @@ func (f Finding) File() []byte {
 	return append(b, '\n')
 }
 
-// FileName is a stable name for the finding's file.
+// FileName is a stable name for the finding's file: <check>-<seed>-<round>.json, the check's
+// slash a dash.
 func (f Finding) FileName() string {
-	return fmt.Sprintf("%s-seed%d-round%d.json", strings.ReplaceAll(f.Script.Check, "/", "-"), f.Script.Seed, f.Script.Round)
+	return fmt.Sprintf("%s-%d-%d.json", strings.ReplaceAll(f.Script.Check, "/", "-"), f.Script.Seed, f.Script.Round)
 }
