@@ -36,7 +36,6 @@ func csExplore() xSeam[spi.ContentStore] {
 			{"putFor", spi.MethodOwner, 3, with(put, owners)},
 			{"getFor", spi.MethodOwner, 3, with(append(append([]string(nil), put...), "I-PLUGIN-17"), owners)},
 			{"putStreamFor", spi.MethodOwner, 3, with(stream, owners)},
-			{"sealsContent", spi.MethodSealsContent, 1, []string{"I-PLUGIN-4"}},
 		},
 		extra:     []string{"I-STORE-56"},
 		reference: func() spi.ContentStore { return memory.NewContentStore() },
@@ -153,15 +152,6 @@ func (b smallReads) Read(p []byte) (int, error) {
 
 func (x *csxSide) apply(ctx context.Context, st explore.Step) xAnswer {
 	a := xArgsOf(st)
-	if st.Op == "sealsContent" {
-		sealer, ok := x.store.(spi.ContentSealer)
-		if !ok {
-			return xAnswer{refusal: "bad step"}
-		}
-		seals, err := sealer.SealsContent(ctx)
-		_, owned := x.store.(spi.OwnedContentStore)
-		return xAnswer{refusal: refusalOf(err), value: map[string]bool{"seals": seals, "takesOwners": owned}}
-	}
 	if a.Value < 0 || a.Value >= 2*len(x.values) {
 		return xAnswer{refusal: "bad step"}
 	}
