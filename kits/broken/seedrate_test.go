@@ -114,25 +114,25 @@ func TestSeedDependence(t *testing.T) {
 	}
 	only := regexp.MustCompile(os.Getenv("LOOM_KITS_SEED_RATE_RUN"))
 	t.Run("eventstore", func(t *testing.T) {
-		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), broken.ClassEventStores()...)), n)
+		rates(t, kits.EventStoreKit(), keep(only, append(broken.EventStores(), append(broken.ClassEventStores(), broken.NaturalEventStores()...)...)), n)
 	})
 	t.Run("snapshotstore", func(t *testing.T) {
-		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), broken.ClassSnapshotStores()...)), n)
+		rates(t, kits.SnapshotStoreKit(), keep(only, append(broken.SnapshotStores(), append(broken.ClassSnapshotStores(), broken.NaturalSnapshotStores()...)...)), n)
 	})
 	t.Run("archivestore", func(t *testing.T) {
-		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), broken.ClassArchiveStores()...)), n)
+		rates(t, kits.ArchiveStoreKit(), keep(only, append(broken.ArchiveStores(), append(broken.ClassArchiveStores(), broken.NaturalArchiveStores()...)...)), n)
 	})
 	t.Run("branchregistry", func(t *testing.T) {
-		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), broken.ClassBranchRegistries()...)), n)
+		rates(t, kits.BranchRegistryKit(), keep(only, append(broken.BranchRegistries(), append(broken.ClassBranchRegistries(), broken.NaturalBranchRegistries()...)...)), n)
 	})
 	t.Run("contentstore", func(t *testing.T) {
-		rates(t, kits.ContentStoreKit(), keep(only, append(broken.ContentStores(), broken.ClassContentStores()...)), n)
+		rates(t, kits.ContentStoreKit(), keep(only, append(broken.ContentStores(), append(broken.ClassContentStores(), broken.NaturalContentStores()...)...)), n)
 	})
 	t.Run("durablestatestore", func(t *testing.T) {
-		rates(t, kits.DurableStateStoreKit(), keep(only, append(broken.DurableStateStores(), broken.ClassDurableStateStores()...)), n)
+		rates(t, kits.DurableStateStoreKit(), keep(only, append(broken.DurableStateStores(), append(broken.ClassDurableStateStores(), broken.NaturalDurableStateStores()...)...)), n)
 	})
 	t.Run("readmodelstore", func(t *testing.T) {
-		rates(t, kits.ReadModelStoreKit(), keep(only, append(broken.ReadModelStores(), broken.ClassReadModelStores()...)), n)
+		rates(t, kits.ReadModelStoreKit(), keep(only, append(broken.ReadModelStores(), append(broken.ClassReadModelStores(), broken.NaturalReadModelStores()...)...)), n)
 	})
 }
 
