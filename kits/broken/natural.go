@@ -173,3 +173,12 @@ func NaturalMutants() []spec.Mutant {
 	out = append(out, classMutants("readmodelstore", naturalProof, naturalReadModelStores())...)
 	return out
 }
+
+// naturalChecks is the test that proves the natural-window stores rejected: the rate it stands for
+// (I-COV-5) and the rules of the races it sees.
+func naturalChecks() []spec.Check {
+	return []spec.Check{
+		{ID: "kits/broken/natural-windows-rejected", Kind: spec.KindTest, Clauses: []string{"I-COV-5", "S6.fencing.zombie", "I-STORE-1", "I-STORE-6", "I-STORE-7", "I-STORE-14", "I-STORE-31", "I-PLUGIN-5", "I-PLUGIN-13"},
+			Where: naturalProof},
+	}
+}
