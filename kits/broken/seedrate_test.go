@@ -94,6 +94,11 @@ func rates[T any](t *testing.T, kit kits.Kit[T], stores []broken.Store[T], n int
 		checks = append(checks, alsoMeasured[kit.Name+"/"+b.Name]...)
 		for _, check := range checks {
 			t.Run(b.Name+"/"+check, func(t *testing.T) {
+				if os.Getenv("LOOM_KITS_SEED_RATE_PARALLEL") != "" {
+					// Every store of the seam measured at once, so each check races in a process
+					// busy with the others, as in a go test run of several kits.
+					t.Parallel()
+				}
 				caught := seedRate(t, kit, b, check, n)
 				t.Logf("seed rate: %s rejects %s on %d/%d seeds (%.1f %%)", check, b.Name, caught, n, 100*float64(caught)/float64(n))
 				if caught*100 < 99*n {
@@ -107,6 +112,8 @@ func rates[T any](t *testing.T, kit kits.Kit[T], stores []broken.Store[T], n int
 // TestSeedDependence measures, for every concurrency check, on how many of LOOM_KITS_SEED_RATE
 // seeds (e.g. 100) it rejects the broken store it exists for, and fails below 99 %. It takes
 // minutes, so it runs only when asked: `make seed-rate`.
+// LOOM_KITS_SEED_RATE_RUN picks the stores by name (e.g. 'natural$' for the natural-window ones);
+// LOOM_KITS_SEED_RATE_PARALLEL=1 measures the stores of a seam all at once.
 func TestSeedDependence(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("LOOM_KITS_SEED_RATE"))
 	if n <= 0 {
