@@ -200,11 +200,14 @@ func TestWritePerformanceDoc(t *testing.T) {
 	}
 	doc.WriteString(generatorSection(t, ".."))
 	// The verdict-stability section is measured by `make stability` (cmd/stability), which takes
-	// an hour under load: keep the one the file holds.
+	// an hour under load, and the race-detection rates by `make seed-rate`: keep the ones the file
+	// holds.
 	if old, err := os.ReadFile(path); err == nil {
-		const begin, end = "<!-- stability:begin", "<!-- stability:end -->"
-		if i, j := strings.Index(string(old), begin), strings.Index(string(old), end); i >= 0 && j > i {
-			doc.WriteString("\n" + string(old[i:j+len(end)]) + "\n")
+		for _, kept := range [][2]string{{"<!-- stability:begin", "<!-- stability:end -->"}, {"<!-- races:begin", "<!-- races:end -->"}} {
+			begin, end := kept[0], kept[1]
+			if i, j := strings.Index(string(old), begin), strings.Index(string(old), end); i >= 0 && j > i {
+				doc.WriteString("\n" + string(old[i:j+len(end)]) + "\n")
+			}
 		}
 	}
 	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {

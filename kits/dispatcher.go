@@ -78,6 +78,8 @@ func ExecutionDispatcherKit() Kit[spi.ExecutionDispatcher] {
 			Doc: "packages of one execution are delivered one at a time, in dispatch order", Run: dOrder},
 		{ID: "dispatcher/concurrent-claims", Clauses: []string{"I-DISPATCH-3", "I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "four workers claiming 96 packages concurrently receive every package exactly once", Run: dConcurrent},
+		{ID: "dispatcher/concurrent-takeover", Clauses: []string{"I-DISPATCH-3", "I-DISPATCH-4"}, Level: spec.Must, Requires: leaseMethods,
+			Doc: "four workers racing to take over 96 packages whose leases expired unacked receive every package exactly once", Run: dConcurrentTakeover},
 		{ID: "dispatcher/expired-lease-dead", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11"}, Level: spec.Must, Requires: leaseMethods,
 			Doc: "a lease past its expiresAt is dead even when no other worker claimed its package since: its heartbeat and ack are refused (lease lost), and the package is delivered again", Run: dExpiredLeaseDead},
 		{ID: "dispatcher/lease-terms", Clauses: []string{"I-DISPATCH-4", "I-DISPATCH-11", "I-DISPATCH-3"}, Level: spec.Must, Requires: leaseMethods,

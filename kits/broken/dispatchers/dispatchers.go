@@ -77,6 +77,8 @@ func Dispatchers() []Broken {
 			[]string{"I-DISPATCH-2", "I-DISPATCH-10"}, memory.Hooks{HintsBoundBelow: true}),
 		mk("claim-check-then-set-natural", "claim picks the oldest deliverable package, then leases it in a second step, so racing workers can both receive it (natural window: the lock is released for one yield between the two steps, nothing held open)", "dispatcher/concurrent-claims",
 			[]string{"I-DISPATCH-3", "I-DISPATCH-4"}, memory.Hooks{ClaimCheckThenSet: true}),
+		mk("takeover-check-then-set-natural", "a claim that takes over an expired lease sees it dead, then re-leases the package in a second step, so racing workers can both take it over (natural window: the lock is released for one yield between the two steps, nothing held open)", "dispatcher/concurrent-takeover",
+			[]string{"I-DISPATCH-3", "I-DISPATCH-4"}, memory.Hooks{TakeoverCheckThenSet: true}),
 	}
 }
 

@@ -52,6 +52,7 @@ type Hooks struct {
 	AckedHeartbeatOK      bool // a heartbeat of an acked lease answers success (and changes nothing)
 	AckedHeartbeatRevives bool // a heartbeat of an acked lease puts its package back in the queue
 	ClaimCheckThenSet     bool // claim picks the package, releases the lock for one yield, then leases it without looking again
+	TakeoverCheckThenSet  bool // as ClaimCheckThenSet, only when the package picked had a lease (now expired): takeovers race, first claims do not
 }
 
 // Dispatcher is the in-memory ExecutionDispatcher with its worker side (spi.LeaseQueue).
@@ -179,7 +180,7 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 	if d.cfg.Hooks.NewestFirst {
 		e = deliverable[len(deliverable)-1]
 	}
-	if d.cfg.Hooks.ClaimCheckThenSet {
+	if d.cfg.Hooks.ClaimCheckThenSet || (d.cfg.Hooks.TakeoverCheckThenSet && e.token != "") {
 		// Two statements: the pick, then the lease, with the lock released between them for one
 		// yield (a natural window), so racing claims can lease one package twice.
 		d.mu.Unlock()
