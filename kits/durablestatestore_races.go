@@ -11,8 +11,9 @@ import (
 )
 
 // deleteRaceRounds is how many races dsDeleteRacesSet runs. A conditional delete that reads the
-// version and then deletes over one round trip (a natural window) is met on about half of the
-// rounds; 24 reject it on at least 99 % of seeds, also under load (docs/performance.md).
+// version and then deletes over one round trip (a natural window) is usually met in the first
+// round; the rounds are there for a loaded machine, where a round's two calls may not overlap
+// (docs/performance.md: 100 of 100 seeds, also under load).
 const deleteRaceRounds = 24
 
 // dsDeleteRacesSet races, round by round, a set and a delete of one key, both on the version the

@@ -42,6 +42,7 @@ var concurrencyChecks = map[string]bool{
 	"contentstore/put-idempotent":               true,
 	"contentstore/put-stream-cancel":            true,
 	"durablestatestore/no-lost-update":          true,
+	"durablestatestore/delete-races-set":        true,
 	"readmodelstore/pagination-concurrent":      true,
 	"contentstore/readers-whole-content":        true,
 	"durablestatestore/readers-whole-set":       true,
