@@ -202,10 +202,11 @@ func TestWritePerformanceDoc(t *testing.T) {
 	}
 	doc.WriteString(generatorSection(t, ".."))
 	// The verdict-stability section is measured by `make stability` (cmd/stability), which takes
-	// an hour under load, and the exploration section by the kits' benchmark and broken-store
-	// tests (kits, kits/broken): keep the ones the file holds.
+	// an hour under load, the exploration section by the kits' benchmark and broken-store tests
+	// (kits, kits/broken), and the race-detection rates by `make seed-rate`: keep the ones the
+	// file holds.
 	if old, err := os.ReadFile(path); err == nil {
-		for _, name := range []string{"stability", "exploration"} {
+		for _, name := range []string{"stability", "exploration", "races"} {
 			begin, end := "<!-- "+name+":begin", "<!-- "+name+":end -->"
 			if i, j := strings.Index(string(old), begin), strings.Index(string(old), end); i >= 0 && j > i {
 				doc.WriteString("\n" + string(old[i:j+len(end)]) + "\n")

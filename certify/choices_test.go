@@ -38,7 +38,8 @@ type registeredStore struct {
 	broken.Store[bridge.Stores]
 }
 
-// registeredStores lists every kits/broken store (per rule and per rule class) and dispatcher.
+// registeredStores lists every kits/broken store (per rule, per rule class and natural-window) and
+// dispatcher.
 func registeredStores() []registeredStore {
 	reg := map[string]spec.Mutant{}
 	for _, m := range broken.Mutants() {
@@ -55,25 +56,25 @@ func registeredStores() []registeredStore {
 		out = append(out, registeredStore{kind, m.Clauses, m.CaughtBy, broken.Store[bridge.Stores]{Name: name, Defect: defect, Catch: catch,
 			New: func() bridge.Stores { st := base(); set(&st); return st }}})
 	}
-	for _, b := range append(broken.EventStores(), broken.ClassEventStores()...) {
+	for _, b := range slices.Concat(broken.EventStores(), broken.ClassEventStores(), broken.NaturalEventStores()) {
 		add("eventstore", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.EventStore = b.New() })
 	}
-	for _, b := range append(broken.SnapshotStores(), broken.ClassSnapshotStores()...) {
+	for _, b := range slices.Concat(broken.SnapshotStores(), broken.ClassSnapshotStores(), broken.NaturalSnapshotStores()) {
 		add("snapshotstore", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.SnapshotStore = b.New() })
 	}
-	for _, b := range append(broken.ArchiveStores(), broken.ClassArchiveStores()...) {
+	for _, b := range slices.Concat(broken.ArchiveStores(), broken.ClassArchiveStores(), broken.NaturalArchiveStores()) {
 		add("archivestore", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.ArchiveStore = b.New() })
 	}
-	for _, b := range append(broken.BranchRegistries(), broken.ClassBranchRegistries()...) {
+	for _, b := range slices.Concat(broken.BranchRegistries(), broken.ClassBranchRegistries(), broken.NaturalBranchRegistries()) {
 		add("branchregistry", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.BranchRegistry = b.New() })
 	}
-	for _, b := range append(broken.ContentStores(), broken.ClassContentStores()...) {
+	for _, b := range slices.Concat(broken.ContentStores(), broken.ClassContentStores(), broken.NaturalContentStores()) {
 		add("contentstore", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.ContentStore = b.New() })
 	}
-	for _, b := range append(broken.DurableStateStores(), broken.ClassDurableStateStores()...) {
+	for _, b := range slices.Concat(broken.DurableStateStores(), broken.ClassDurableStateStores(), broken.NaturalDurableStateStores()) {
 		add("durablestatestore", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.DurableStateStore = b.New() })
 	}
-	for _, b := range append(broken.ReadModelStores(), broken.ClassReadModelStores()...) {
+	for _, b := range slices.Concat(broken.ReadModelStores(), broken.ClassReadModelStores(), broken.NaturalReadModelStores()) {
 		add("readmodelstore", b.Name, b.Defect, b.Catch, func(st *bridge.Stores) { st.ReadModelStore = b.New() })
 	}
 	for _, b := range dispatchers.Dispatchers() {

@@ -25,7 +25,7 @@ func ContentStoreKit() Kit[spi.ContentStore] {
 		{ID: "contentstore/put-get", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-1"}, Level: spec.Must,
 			Doc: "put returns the sha256 digest and size of the bytes; get returns them exactly (empty, binary with NUL and invalid UTF-8, 1 MiB)", Run: csPutGet},
 		{ID: "contentstore/put-idempotent", Clauses: []string{"I-PLUGIN-1"}, Level: spec.Must,
-			Doc: "putting bytes already stored (also by racing writers) returns the same ref and keeps them readable", Run: csIdempotent},
+			Doc: "putting bytes already stored (also by six racing writers, 8 rounds of new bytes) returns the same ref and keeps them readable", Run: csIdempotent},
 		{ID: "contentstore/get-unknown", Clauses: []string{"I-PLUGIN-1"}, Level: spec.Must,
 			Doc: "get of a well-formed digest never put is not-found", Run: csGetUnknown},
 		{ID: "contentstore/get-malformed-digest", Clauses: []string{"I-PLUGIN-17"}, Level: spec.Must,

@@ -34,6 +34,8 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 			Doc: "a set on a stale version, or create-only on a present key, is a conflict and changes nothing; on the current version it lands", Run: dsConditionalSet},
 		{ID: "durablestatestore/no-lost-update", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "racing read-modify-write increments under compare-and-set lose no update", Run: dsNoLostUpdate},
+		{ID: "durablestatestore/delete-races-set", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-5"}, Level: spec.Must,
+			Doc: "a set and a delete racing on the version a key has: exactly one wins, and the key then holds the set's value or is gone (24 rounds)", Run: dsDeleteRacesSet},
 		{ID: "durablestatestore/delete", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-6", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "delete removes the key; a conditional delete on a stale version is a conflict and keeps it", Run: dsDelete},
 		{ID: "durablestatestore/delete-absent", Clauses: []string{"I-PLUGIN-18"}, Level: spec.Must,

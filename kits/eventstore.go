@@ -96,7 +96,7 @@ func eventStoreChecks() []Check[spi.EventStore] {
 			Requires: []string{spi.MethodAcquireFence}, Doc: "concurrently acquired fence tokens are distinct, stale once a newer fence is taken, and only the newest writes; that the newest is the largest is our choice (I-STORE-100), so recommended", Run: esFenceMonotonic},
 		{ID: "eventstore/fence-race", Clauses: []string{"S6.fencing.zombie", "I-STORE-6", "I-STORE-14"}, Level: spec.Must,
 			Requires: []string{spi.MethodAcquireFence},
-			Doc:      "an append under a fence races a newer acquireFence and a read after it, 16 rounds: either the append is fenced and never lands, or it landed before the new fence and that read sees it; a stale-token append never lands after a newer fence returned and a read saw nothing", Run: esFenceRace},
+			Doc:      "an append under a fence races a newer acquireFence and a read after it, 24 rounds (every other one with no pause before the newer fence): either the append is fenced and never lands, or it landed before the new fence and that read sees it; a stale-token append never lands after a newer fence returned and a read saw nothing", Run: esFenceRace},
 		{ID: "eventstore/fence-if", Clauses: []string{"S7.es.acquire-fence-if", "I-STORE-7", "I-STORE-100"}, Level: spec.Must,
 			Requires: []string{spi.MethodAcquireFenceIf}, Doc: "acquireFenceIf issues a token only when the current one is the expected one", Run: esFenceIf},
 		{ID: "eventstore/fence-if-race", Clauses: []string{"S7.es.acquire-fence-if", "I-STORE-7"}, Level: spec.Must,

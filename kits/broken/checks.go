@@ -31,7 +31,7 @@ func Checks() []spec.Check {
 			Where: "kits/broken:TestJsonbLikeStorePasses"},
 		{ID: "kits/broken/key-reordering-passes", Kind: spec.KindTest, Clauses: []string{"S3.snapshot.equivalence", "I-STORE-15"},
 			Where: "kits/broken:TestKeyReorderingStorePasses"},
-	}, classChecks()...)
+	}, append(classChecks(), naturalChecks()...)...)
 }
 
 // classChecks are the tests that prove the kits with the rule-class stores (their ids predate the

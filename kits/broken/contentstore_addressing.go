@@ -123,7 +123,10 @@ func (s jsonContentNormalised) PutStream(ctx context.Context, r io.Reader) (spi.
 
 // --- put is a lookup, then an insert under a unique key: sequential re-puts find the content,
 // racing ones collide.
-type putRaceRefused struct{ contentTable }
+type putRaceRefused struct {
+	contentTable
+	natural bool // the window is one yield (see gap), not a held pause
+}
 
 func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, error) {
 	ref := spi.RefOf(data)
@@ -133,7 +136,7 @@ func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, e
 	if ok {
 		return ref, nil
 	}
-	yield()
+	gap(s.natural, yield)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.content[ref.Digest]; ok {

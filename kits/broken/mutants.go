@@ -48,7 +48,7 @@ func ClassMutants() []spec.Mutant {
 	out = append(out, classMutants("contentstore", "kits/broken:TestClassContentStoresRejected", classContentStores())...)
 	out = append(out, classMutants("durablestatestore", "kits/broken:TestClassDurableStateStoresRejected", classDurableStateStores())...)
 	out = append(out, classMutants("readmodelstore", "kits/broken:TestClassReadModelStoresRejected", classReadModelStores())...)
-	return out
+	return append(out, NaturalMutants()...)
 }
 
 // violates names, per broken store ("<seam>/<name>"), every clause its defect breaks — not only

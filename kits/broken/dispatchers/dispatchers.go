@@ -75,6 +75,10 @@ func Dispatchers() []Broken {
 			[]string{"I-DISPATCH-31"}, memory.Hooks{AckedHeartbeatOK: true}),
 		mk("hints-bound-exclusive", "hints of exactly 4 096 bytes are refused, the bound counted as exclusive", "dispatcher/package-shape",
 			[]string{"I-DISPATCH-2", "I-DISPATCH-10"}, memory.Hooks{HintsBoundBelow: true}),
+		mk("claim-check-then-set-natural", "claim picks the oldest deliverable package, then leases it in a second step, so racing workers can both receive it (natural window: the lock is released for one yield between the two steps, nothing held open)", "dispatcher/concurrent-claims",
+			[]string{"I-DISPATCH-3", "I-DISPATCH-4"}, memory.Hooks{ClaimCheckThenSet: true}),
+		mk("takeover-check-then-set-natural", "a claim that takes over an expired lease sees it dead, then re-leases the package in a second step, so racing workers can both take it over (natural window: the lock is released for one yield between the two steps, nothing held open)", "dispatcher/concurrent-takeover",
+			[]string{"I-DISPATCH-3", "I-DISPATCH-4"}, memory.Hooks{TakeoverCheckThenSet: true}),
 	}
 }
 
@@ -93,6 +97,8 @@ func Checks() []spec.Check {
 	return []spec.Check{
 		{ID: "kits/broken/dispatchers-rejected", Kind: spec.KindTest, Clauses: []string{"S7.spi.versioned-kit", "S6.dispatch.coordinates-only", "S6.placement.compute-target", "S6.fencing.zombie", "S6.resume.is-migration"},
 			Where: "kits/broken/dispatchers:TestBrokenDispatchersRejected"},
+		{ID: "kits/broken/dispatchers-natural-rejected", Kind: spec.KindTest, Clauses: []string{"I-COV-5", "I-DISPATCH-3", "I-DISPATCH-4"},
+			Where: "kits/broken/dispatchers:TestNaturalDispatchersRejected"},
 		{ID: "kits/dispatcher-stall-diagnosed", Kind: spec.KindTest, Clauses: []string{"I-CERT-61", "I-DISPATCH-12"},
 			Where: "kits/broken/dispatchers:TestHeadOfLineStallDiagnosed"},
 		{ID: "reference/dispatch/memory-kit", Kind: spec.KindTest, Clauses: []string{"S10.kits.reference-impls", "I-DISPATCH-1"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -50,6 +51,8 @@ type Hooks struct {
 	NormaliseStrings      bool // delivered ids, flow ids and hints are NFC-composed (e + U+0301 as é, A + U+030A as Å)
 	AckedHeartbeatOK      bool // a heartbeat of an acked lease answers success (and changes nothing)
 	AckedHeartbeatRevives bool // a heartbeat of an acked lease puts its package back in the queue
+	ClaimCheckThenSet     bool // claim picks the package, releases the lock for one yield, then leases it without looking again
+	TakeoverCheckThenSet  bool // as ClaimCheckThenSet, only when the package picked had a lease (now expired): takeovers race, first claims do not
 }
 
 // Dispatcher is the in-memory ExecutionDispatcher with its worker side (spi.LeaseQueue).
@@ -176,6 +179,13 @@ func (d *Dispatcher) Claim(ctx context.Context, r spi.ClaimRequest) (spi.Lease, 
 	e := deliverable[0]
 	if d.cfg.Hooks.NewestFirst {
 		e = deliverable[len(deliverable)-1]
+	}
+	if d.cfg.Hooks.ClaimCheckThenSet || (d.cfg.Hooks.TakeoverCheckThenSet && e.token != "") {
+		// Two statements: the pick, then the lease, with the lock released between them for one
+		// yield (a natural window), so racing claims can lease one package twice.
+		d.mu.Unlock()
+		runtime.Gosched()
+		d.mu.Lock()
 	}
 	e.deliveries++
 	e.token = fmt.Sprintf("lease-%d-%d", e.id, e.deliveries)
