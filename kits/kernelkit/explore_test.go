@@ -1,0 +1,74 @@
+package kernelkit
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
+)
+
+// runExplore runs kernel/explore alone against the kernel h serves, with seed and rounds.
+func runExplore(t *testing.T, h http.Handler, seed int64, rounds int) kits.Result {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cl := carrier.NewClient(srv.URL, exploreCallLimit)
+	t.Cleanup(cl.Close)
+	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
+	res, err := kits.Run(testCtx(t), Kit(), factory, kits.Options{Run: "^" + ExploreCheck + "$", SpiVersion: "1.0.0", Seed: seed, Explore: rounds, Timeout: 60 * time.Second})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("kits.Run(%s) = %d results, %v", ExploreCheck, len(res), err)
+	}
+	return res[0]
+}
+
+// The reference kernel behind the carrier, Wave 2 on, agrees with itself in process on every
+// generated flow script, over many seeds (I-WIRE-80: a legal kernel is never blamed).
+func TestExploreReferencePasses(t *testing.T) {
+	seeds := 30
+	if s := os.Getenv("EXPLORE_SEEDS"); s != "" {
+		seeds, _ = strconv.Atoi(s)
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		c, _, err := carrier.NewProfile(memory.NewEventStore(), true, carrier.Options{Features: carrier.Wave2()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runExplore(t, c, seed, 0)
+		if r.Verdict != kits.Pass {
+			t.Errorf("kernel/explore [%s] on the reference kernel, seed %d: %s\n%s", ExploreRule, seed, r.Verdict, r.Message)
+		}
+	}
+}
+
+// Almost every generated script is a case the reference runs (the rest are not compared).
+func TestExploreScriptsRun(t *testing.T) {
+	bad := 0
+	for round := range 40 {
+		s := exploreGen(3, round, true, true)
+		k, err := ExploreCase(s)
+		if err != nil {
+			bad++
+			t.Logf("round %d: %v", round, err)
+			continue
+		}
+		if _, err := reference(testCtx(t), "e", k, true); err != nil {
+			bad++
+			t.Logf("round %d: reference: %v\n%s", round, err, s.Lines())
+		}
+	}
+	if bad > 4 {
+		t.Errorf("kernel/explore [%s]: %d of 40 generated scripts are no case the reference runs, want at most 4", ExploreRule, bad)
+	}
+}
+
+// exploreCallLimit bounds each call of the tests' explorations: a kernel that never answers is
+// judged by its drive's error, not by the whole check's limit.
+const exploreCallLimit = 3 * time.Second
