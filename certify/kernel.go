@@ -174,7 +174,7 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 	}
 	cl, trail := kernelkit.Traced(k.cl)
 	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
-	results, err := kits.Run(ctx, k.kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0"})
+	results, err := kits.Run(ctx, k.kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0", Explore: kernelExplore(k.cfg)})
 	if err != nil || len(results) != 1 {
 		res.Verdict, res.Message = kits.Unknown, fmt.Sprintf("the kit did not run the check: %v", err)
 		return res
@@ -235,8 +235,21 @@ func kernelInfo(hs carrier.Handshake) *KernelInfo {
 // kernelRepro is the command that re-runs one check of this run: the same target, seed and time
 // limit, every part shell-quoted.
 func kernelRepro(cfg Config, rep *Report, id string) string {
-	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d --timeout %s", cfg.Command, rep.Target.Flag,
-		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, cfg.Timeout)
+	explore := ""
+	if cfg.Explore > 0 && id == kernelkit.ExploreCheck {
+		explore = fmt.Sprintf(" --explore %d", cfg.Explore)
+	}
+	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d%s --timeout %s", cfg.Command, rep.Target.Flag,
+		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, explore, cfg.Timeout)
+}
+
+// kernelExplore is how many flow scripts kernel/explore drives: --explore, or the kernel kit's
+// default, sized for certify kernel's wall-time budget.
+func kernelExplore(cfg Config) int {
+	if cfg.Explore > 0 {
+		return cfg.Explore
+	}
+	return kernelkit.DefaultExplore
 }
 
 // probeKernel asks for the handshake with a short deadline: a kernel that answers is alive (a slow

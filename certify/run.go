@@ -84,6 +84,10 @@ type Config struct {
 	Timeout time.Duration
 	// Seed seeds randomised checks (0 = from the clock).
 	Seed int64
+	// Explore is how many scripts an exploration check (*/explore) runs: 0 = its kit's default
+	// (kits.DefaultExplore for stores, kernelkit.DefaultExplore for kernels); more for a longer
+	// campaign (--explore).
+	Explore int
 	// Ledger is the expected-failures ledger (nil = none).
 	Ledger *Ledger
 	// Strict holds the target to the recommended checks too: an unmet recommendation blocks the
@@ -506,7 +510,7 @@ func (r *runner) runCheck(ctx context.Context, p plan, m checkMeta) CheckResult 
 		res.Verdict, res.Message = kits.Unknown, "not run: no bridge client"
 		return res
 	}
-	opts := kits.Options{Timeout: r.cfg.Timeout, Seed: r.cfg.Seed}
+	opts := kits.Options{Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Explore: r.cfg.Explore}
 	if p.seam != "" {
 		opts.SpiVersion = r.cfg.SpiVersions[p.seam]
 	} else {

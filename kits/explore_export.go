@@ -25,3 +25,7 @@ func WireValues() []string {
 	}
 	return out
 }
+
+// Explored reports f, a shrunk disagreement found by c's exploration, as the check's failure: a
+// violation of the clauses its mismatch cites, whose text ends with the minimal script.
+func Explored[T any](c *Case[T], f explore.Finding) error { return explored(c, f) }

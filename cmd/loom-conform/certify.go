@@ -25,6 +25,7 @@ type certifyFlags struct {
 	spi                                             []string
 	timeout, startTimeout                           time.Duration
 	seed                                            int64
+	explore                                         int
 	faults, strict                                  bool
 	report, junit, html, badge                      string
 	accept                                          []string
@@ -131,6 +132,7 @@ KIND/NAME:
 	fl.DurationVar(&f.timeout, "timeout", kits.DefaultTimeout, "timeout of each check")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "timeout for the target to start and answer the handshake")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of randomised checks (0 = from the clock; printed in the report)")
+	fl.IntVar(&f.explore, "explore", 0, "scripts each exploration check (eventstore/explore, kernel/explore) runs: 0 = its default; more for a longer campaign")
 	fl.BoolVar(&f.faults, "faults", false, "add the fault checks: cut connections and pause the store mid-workload")
 	fl.BoolVar(&f.strict, "strict", false, "hold the target to the recommended checks too: an unmet recommendation blocks the certificate")
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
@@ -215,7 +217,7 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if f.token == "" {
 		f.token = os.Getenv(safehttp.TokenEnv)
 	}
-	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed,
+	cfg := certify.Config{Shard: sh, Kinds: kinds, Run: f.run, SpiVersions: spis, Timeout: f.timeout, Seed: f.seed, Explore: f.explore,
 		Faults: f.faults, Strict: f.strict, StartTimeout: f.startTimeout, Progress: cmd.ErrOrStderr(), ToolVersion: toolVersion,
 		Command: invokedAs(os.Args[0]), Token: f.token}
 	if f.ledger != "" {

@@ -3,7 +3,9 @@ package kernelkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -111,7 +113,7 @@ func kkExplore(ctx context.Context, c *Case) error {
 	ext := serves(hs, carrier.MethodConformanceCrash) && serves(hs, carrier.MethodConformanceClock)
 	wave2 := slices.ContainsFunc(hs.Syscalls, func(s manifest.Syscall) bool { return s.Name == "receive" })
 	x := &explorer{c: c, hs: hs}
-	err = kits.ExploreRounds(ctx, c, x.replay, func(round int) explore.Script { return exploreGen(c.Seed, round, ext, wave2) })
+	err = x.rounds(ctx, func(round int) explore.Script { return exploreGen(c.Seed, round, ext, wave2) })
 	if err == nil && x.judged == 0 {
 		return c.Unknown("no generated flow script could be run by the in-process reference (%d tried): nothing was compared", x.invalid)
 	}
@@ -124,6 +126,57 @@ type explorer struct {
 	c               *Case
 	hs              carrier.Handshake
 	judged, invalid int
+	// shrinking: a replay the kernel leaves unanswered ends shrinking (errNoAnswer) with the
+	// smallest script found so far, rather than spending the call limit on every candidate.
+	shrinking bool
+}
+
+// exploreShrinkBudget bounds the replays shrinking one finding makes.
+const exploreShrinkBudget = 80
+
+// errNoAnswer ends shrinking: a candidate script left a call unanswered.
+var errNoAnswer = errors.New("the kernel left a call of a shrinking candidate unanswered")
+
+// rounds runs c.Explore scripts made by gen (as kits.ExploreRounds does, with a shrinking that
+// stops at a call the kernel leaves unanswered): the first required difference, shrunk, is the
+// check's failure; a recommended one is reported when no required one is found.
+func (x *explorer) rounds(ctx context.Context, gen func(round int) explore.Script) error {
+	c := x.c
+	var recommended *explore.Finding
+	for round := range c.Explore {
+		c.Progress(round, c.Explore)
+		s := gen(round)
+		m, err := x.replay(ctx, s)
+		if err != nil {
+			return err
+		}
+		if m == nil || recommended != nil && spec.RequirementOf(m.Clauses) == spec.Recommended {
+			continue
+		}
+		x.shrinking = true
+		small, sm, tried, err := explore.Shrink(ctx, s, m, x.replay, exploreShrinkBudget)
+		x.shrinking = false
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		_ = err // errNoAnswer: the smallest script so far stands
+		f := explore.Finding{Script: small, Mismatch: *sm, Tried: tried}
+		if spec.RequirementOf(sm.Clauses) == spec.Required {
+			return kits.Explored(c, f)
+		}
+		recommended = &f
+	}
+	c.Progress(c.Explore, c.Explore)
+	if recommended != nil {
+		return kits.Explored(c, *recommended)
+	}
+	return nil
+}
+
+// noAnswer reports whether err is a call the kernel never answered (the client's limit passed).
+func noAnswer(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // ExploreCase turns a kernel exploration script back into the flow script and driver it stands
@@ -201,6 +254,9 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if err != nil && x.shrinking && noAnswer(err) {
+		return nil, errNoAnswer
 	}
 	if err != nil {
 		return &explore.Mismatch{Step: last, Op: "drive", Args: at, Got: err.Error(), Want: "the flow script driven to its end, as in process",

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
@@ -57,6 +58,7 @@ func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 	g.r.Shuffle(len(g.names), func(i, j int) { g.names[i], g.names[j] = g.names[j], g.names[i] })
 	// the normal forms side by side, often: a kernel that normalises one serves the other
 	if g.r.Intn(2) == 0 {
+		g.names = slices.DeleteFunc(g.names, func(n string) bool { return n == "caf\u00e9" || n == "cafe\u0301" })
 		g.names = append([]string{"caf\u00e9", "cafe\u0301"}, g.names...)
 	}
 	s := explore.Script{Check: ExploreCheck, Seed: seed, Round: round}
@@ -69,9 +71,9 @@ func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 	}
 	crash := ext && g.r.Intn(4) == 0
 	if crash {
-		// the crash lands on the first step's STEP_STARTED or STEP_COMPLETED (sequences 2, 3), as
+		// the crash lands on the first step's STEP_COMPLETED (the third append), as
 		// the crash goldens' do; the run's end is never where it lands
-		g.acts = append(g.acts, action(flowscript.DriverAction{Do: "crash", At: int64(2 + g.r.Intn(2))}))
+		g.acts = append(g.acts, action(flowscript.DriverAction{Do: "crash", At: 3}))
 		id := g.name()
 		b, _ := json.Marshal([]flowscript.Stmt{{Op: "execute", ID: id, Tool: []string{"counter", "echo"}[g.r.Intn(2)], Input: raw(`{"key":` + string(mustJSON(id)) + `}`)}})
 		g.blocks = append(g.blocks, explore.Step{Op: xFlow + "execute", Args: b})

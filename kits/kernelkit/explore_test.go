@@ -5,12 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
@@ -72,3 +74,44 @@ func TestExploreScriptsRun(t *testing.T) {
 // exploreCallLimit bounds each call of the tests' explorations: a kernel that never answers is
 // judged by its drive's error, not by the whole check's limit.
 const exploreCallLimit = 3 * time.Second
+
+// exploreRejects are the broken kernels kernel/explore alone rejects with the seed and rounds of
+// TestExploreRejectsBrokenKernels (docs/performance.md gives the find rate): a kernel leaving
+// the list is a regression of the exploration.
+var exploreRejects = []string{}
+
+// kernel/explore alone, with a fixed seed, rejects every broken kernel of exploreRejects, and no
+// kernel registered with choices alone by a required assertion (a legal choice is never blamed).
+func TestExploreRejectsBrokenKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives every broken kernel")
+	}
+	var rejected, missed []string
+	for _, b := range BrokenKernels() {
+		h, err := NewBroken(b.Name, memory.NewEventStore(), carrier.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runExplore(t, h, 1, 40)
+		choiceOnly := spec.RequirementOf(b.Clauses) == spec.Recommended
+		switch {
+		case r.Verdict == kits.Fail && r.Requirement == spec.Required && choiceOnly:
+			t.Errorf("kernel/wire/%s: kernel/explore fails it required (%v), but it breaks only the choices %v:\n%s", b.Name, labels(r.Failed), b.Clauses, r.Message)
+		case r.Verdict == kits.Fail && !choiceOnly && r.Requirement == spec.Required:
+			rejected = append(rejected, b.Name)
+			t.Logf("rejects %s: %s", b.Name, firstLine(r.Message))
+		case r.Verdict == kits.Unknown:
+			t.Errorf("kernel/wire/%s: kernel/explore = unknown (%s), want a verdict", b.Name, firstLine(r.Message))
+		default:
+			if !choiceOnly {
+				missed = append(missed, b.Name)
+			}
+		}
+	}
+	t.Logf("kernel/explore rejects %d of %d broken kernels that break a required clause; misses %v", len(rejected), len(rejected)+len(missed), missed)
+	for _, name := range exploreRejects {
+		if !slices.Contains(rejected, name) {
+			t.Errorf("kernel/wire/%s [%s]: kernel/explore no longer rejects it", name, ExploreRule)
+		}
+	}
+}
