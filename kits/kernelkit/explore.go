@@ -271,6 +271,9 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 	if len(ours) > 0 {
 		aligned = cloneRun(got)
 		alignChoices(k, &want, &aligned)
+		if slices.Contains(ours, "I-KERNEL-18") {
+			alignDecisionSeqs(&want, &aligned)
+		}
 	}
 	wants, gots, aligns := append([]carrier.Run{want}, want.Driven...), append([]carrier.Run{got}, got.Driven...), append([]carrier.Run{aligned}, aligned.Driven...)
 	for i := range wants {

@@ -85,6 +85,11 @@ func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 	for range 3 + g.r.Intn(6) {
 		g.block()
 	}
+	if g.r.Intn(4) == 0 {
+		// after the run's end: a resume, refused (spec §5: only a suspended execution is resumed),
+		// appending nothing
+		g.acts = append(g.acts, action(flowscript.DriverAction{Do: "resume", EventType: g.name(), Payload: raw(g.value())}))
+	}
 	s.Steps = append(append(s.Steps, g.blocks...), g.acts...)
 	return s
 }
@@ -130,7 +135,11 @@ func (g *xgen) answered(st flowscript.Stmt) []flowscript.Stmt {
 // block adds one top-level block, and the driver's actions a park needs.
 func (g *xgen) block() {
 	var body []flowscript.Stmt
-	switch k := g.r.Intn(14); {
+	switch k := g.r.Intn(15); {
+	case k == 14:
+		// a step that outlives its timeout: an untyped failure, recorded untyped (spec §4.1)
+		body = g.answered(flowscript.Stmt{Op: "execute", ID: g.name(), Tool: "slow", TimeoutMs: 5, OnError: flowscript.OnErrorContinue,
+			Input: raw(`{"ms":60000,"value":1}`)})
 	case k < 6:
 		body = g.answered(g.plain(2))
 	case k < 8:
@@ -146,6 +155,11 @@ func (g *xgen) block() {
 			// refused: another gate, or a kernel event type (spec §5), appending nothing
 			other := []string{"STEP_COMPLETED", "EXECUTION_COMPLETED", gate + "!"}[g.r.Intn(3)]
 			g.acts = append(g.acts, action(flowscript.DriverAction{Do: "resume", EventType: other, Payload: raw(g.value())}))
+		}
+		if g.r.Intn(4) == 0 {
+			// a resumeAs naming a kernel event type: refused by every rule of a resume (spec §5)
+			flow, _ := json.Marshal(map[string]any{"format": flowscript.Format, "id": "explore-target", "body": []flowscript.Stmt{g.emit()}})
+			g.acts = append(g.acts, action(flowscript.DriverAction{Do: "resumeAs", Flow: flow, EventType: "STEP_COMPLETED", Payload: raw(g.value())}))
 		}
 		if g.r.Intn(4) == 0 {
 			g.resumeAs(gate)
