@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loom-kernel/loom-conform/goldens"
 	"github.com/loom-kernel/loom-conform/goldens/flowscript"
@@ -153,13 +154,21 @@ func (x *explorer) rounds(ctx context.Context, gen func(round int) explore.Scrip
 		if m == nil || recommended != nil && spec.RequirementOf(m.Clauses) == spec.Recommended {
 			continue
 		}
+		// Shrinking may spend at most half of the time the check has left: the verdict is the
+		// difference already found, and a candidate the kernel leaves unanswered must not turn it
+		// into an unknown; how far the script shrinks is all a slow kernel costs.
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		}
 		x.shrinking = true
-		small, sm, tried, err := explore.Shrink(ctx, s, m, x.replay, exploreShrinkBudget)
+		small, sm, tried, err := explore.Shrink(sctx, s, m, x.replay, exploreShrinkBudget)
 		x.shrinking = false
+		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		_ = err // errNoAnswer: the smallest script so far stands
+		_ = err // errNoAnswer or the shrinking's time: the smallest script so far stands
 		f := explore.Finding{Script: small, Mismatch: *sm, Tried: tried}
 		if spec.RequirementOf(sm.Clauses) == spec.Required {
 			return kits.Explored(c, f)
