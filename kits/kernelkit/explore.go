@@ -213,6 +213,9 @@ func ExploreCase(s explore.Script) (clients.Case, error) {
 			return clients.Case{}, fmt.Errorf("steps[%d]: unknown op %q", i, st.Op)
 		}
 	}
+	if err := crashAnchored(body, acts); err != nil {
+		return clients.Case{}, err
+	}
 	if timers {
 		driver["timers"] = true
 	}
@@ -232,6 +235,37 @@ func ExploreCase(s explore.Script) (clients.Case, error) {
 		return clients.Case{}, err
 	}
 	return clients.Case{Name: fmt.Sprintf("explore-seed%d-round%d", s.Seed, s.Round), Script: sc, Driver: dr}, nil
+}
+
+// crashAnchored requires of a script with a crash what the generator gives it: the crash before
+// the start lands on the first statement's step (a plain step, its STEP_COMPLETED), and the start
+// is followed by the recovery. A shrinking candidate that cuts one of them would move the crash
+// onto an envelope no golden crashes at (a parallel's, the run's end), which the wire's crash and
+// the in-process one do not place alike: it is no case, not a difference.
+func crashAnchored(body, acts []json.RawMessage) error {
+	var dos []string
+	for _, a := range acts {
+		var x struct {
+			Do string `json:"do"`
+		}
+		_ = json.Unmarshal(a, &x)
+		dos = append(dos, x.Do)
+	}
+	i := slices.Index(dos, "crash")
+	if i < 0 {
+		return nil
+	}
+	var first flowscript.Stmt
+	if len(body) > 0 {
+		_ = json.Unmarshal(body[0], &first)
+	}
+	switch {
+	case first.Op != "execute" || first.Bind != "" || first.Tool != "counter" && first.Tool != "echo":
+		return errors.New("a crash whose first statement is not its plain step")
+	case i+2 >= len(dos) || dos[i+1] != "start" || dos[i+2] != "recover":
+		return errors.New("a crash not followed by the start and the recovery")
+	}
+	return nil
 }
 
 // replay drives s over the wire and in process and returns the first difference (nil when the
