@@ -7,10 +7,12 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loom-kernel/loom-conform/kits"
+	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
 	"github.com/loom-kernel/loom-conform/spec"
 	"github.com/loom-kernel/loom-conform/wire/carrier"
@@ -120,4 +122,67 @@ func TestExploreRejectsBrokenKernels(t *testing.T) {
 			t.Errorf("kernel/wire/%s [%s]: kernel/explore no longer rejects it", name, ExploreRule)
 		}
 	}
+}
+
+// A finding is replayable: the result carries it, its file reads back as the same script, the
+// script is a flow script and driver again, and replaying it on the same broken kernel disagrees
+// the same way, while the reference kernel agrees with it.
+func TestExploreFindingReplays(t *testing.T) {
+	h, err := NewBroken("parallel-reversed", memory.NewEventStore(), carrier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runExplore(t, h, 1, DefaultExplore)
+	if r.Verdict != kits.Fail || r.Finding == nil || !strings.Contains(r.Message, "minimal script") {
+		t.Fatalf("kernel/explore [%s] on parallel-reversed = %s, finding %v, want a failure with its minimal script:\n%s", ExploreRule, r.Verdict, r.Finding != nil, r.Message)
+	}
+	f := *r.Finding
+	s, err := explore.ParseScript(f.File())
+	if err != nil || s.Check != ExploreCheck || s.Seed != 1 || len(s.Steps) != len(f.Script.Steps) {
+		t.Fatalf("explore.ParseScript(finding file) = %+v, %v, want the finding's script", s, err)
+	}
+	if _, err := ExploreCase(s); err != nil {
+		t.Fatalf("ExploreCase(the finding's script) = %v, want a flow script and its driver", err)
+	}
+	if !slices.Contains(f.Mismatch.Clauses, "I-WIRE-11") || len(s.Steps) > 4 {
+		t.Errorf("finding cites %v with %d steps, want I-WIRE-11 (the join's answer differs) in a script of at most 4 steps:\n%s", f.Mismatch.Clauses, len(s.Steps), s.Lines())
+	}
+	for name, k := range map[string]http.Handler{"the broken kernel": h, "the reference kernel": mustReference(t)} {
+		x := replayOn(t, k, s)
+		if got := x != nil && x.Same(&f.Mismatch); got != (name == "the broken kernel") {
+			t.Errorf("replaying the finding on %s: mismatch %+v, want one iff the kernel is broken", name, x)
+		}
+	}
+}
+
+func mustReference(t *testing.T) http.Handler {
+	h, _, err := carrier.NewProfile(memory.NewEventStore(), true, carrier.Options{Features: carrier.Wave2()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// replayOn replays s against the kernel h serves, as kernel/explore does.
+func replayOn(t *testing.T, h http.Handler, s explore.Script) *explore.Mismatch {
+	t.Helper()
+	var m *explore.Mismatch
+	check := kits.Check[*carrier.Client]{ID: ExploreCheck, Level: spec.Must, Run: func(ctx context.Context, c *Case) error {
+		hs, err := handshake(ctx, c)
+		if err != nil {
+			return err
+		}
+		x := &explorer{c: c, hs: hs}
+		m, err = x.replay(ctx, s)
+		return err
+	}}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { _ = srv.Config.Close() })
+	cl := carrier.NewClient(srv.URL, exploreCallLimit)
+	t.Cleanup(cl.Close)
+	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
+	if _, err := kits.Run(testCtx(t), kits.Kit[*carrier.Client]{Name: Name, Checks: []Check{check}}, factory, kits.Options{SpiVersion: "1.0.0", Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
