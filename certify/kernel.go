@@ -174,13 +174,21 @@ func (k *kernelRun) runCheck(ctx context.Context, ch kits.Check[*carrier.Client]
 	}
 	cl, trail := kernelkit.Traced(k.cl)
 	factory := func(context.Context) (*carrier.Client, func(), error) { return cl, nil, nil }
-	results, err := kits.Run(ctx, k.kit, factory, kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0"})
+	opts := kits.Options{Run: "^" + regexp.QuoteMeta(ch.ID) + "$", Timeout: k.cfg.Timeout, Seed: k.cfg.Seed, SpiVersion: "1.0.0", Explore: kernelExplore(k.cfg), Findings: k.cfg.Findings}
+	if k.cfg.Replay != nil && k.cfg.Replay.Check == ch.ID {
+		opts.Replay = k.cfg.Replay
+	}
+	results, err := kits.Run(ctx, k.kit, factory, opts)
 	if err != nil || len(results) != 1 {
 		res.Verdict, res.Message = kits.Unknown, fmt.Sprintf("the kit did not run the check: %v", err)
 		return res
 	}
 	r := results[0]
 	res.Verdict, res.Message, res.DurationMs, res.Failed = r.Verdict, r.Message, ms(r.Duration), r.Failed
+	res.Finding, res.FindingFile = r.Finding, r.FindingFile
+	if r.FindingFile != "" {
+		res.Repro += " --replay " + shq.Quote(r.FindingFile) // the finding's own script, not the whole search
+	}
 	res.Message = explained(res, trail, k.rep.RoundTrip)
 	if res.Verdict == kits.Unknown {
 		k.unknownInRow++
@@ -235,8 +243,21 @@ func kernelInfo(hs carrier.Handshake) *KernelInfo {
 // kernelRepro is the command that re-runs one check of this run: the same target, seed and time
 // limit, every part shell-quoted.
 func kernelRepro(cfg Config, rep *Report, id string) string {
-	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d --timeout %s", cfg.Command, rep.Target.Flag,
-		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, cfg.Timeout)
+	explore := ""
+	if cfg.Explore > 0 && id == kernelkit.ExploreCheck {
+		explore = fmt.Sprintf(" --explore %d", cfg.Explore)
+	}
+	return fmt.Sprintf("%s certify kernel %s --run %s --seed %d%s --timeout %s", cfg.Command, rep.Target.Flag,
+		shq.Quote("^"+regexp.QuoteMeta(id)+"$"), cfg.Seed, explore, cfg.Timeout)
+}
+
+// kernelExplore is how many flow scripts kernel/explore drives: --explore, or the kernel kit's
+// default, sized for certify kernel's wall-time budget.
+func kernelExplore(cfg Config) int {
+	if cfg.Explore > 0 {
+		return cfg.Explore
+	}
+	return kernelkit.DefaultExplore
 }
 
 // probeKernel asks for the handshake with a short deadline: a kernel that answers is alive (a slow

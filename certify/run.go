@@ -85,7 +85,9 @@ type Config struct {
 	Timeout time.Duration
 	// Seed seeds randomised checks (0 = from the clock).
 	Seed int64
-	// Explore is how many scripts each exploration check (*/explore) runs (0 = kits.DefaultExplore).
+	// Explore is how many scripts an exploration check (*/explore) runs: 0 = its kit's default
+	// (kits.DefaultExplore for stores, kernelkit.DefaultExplore for kernels); more for a longer
+	// campaign (--explore).
 	Explore int
 	// Findings, when set, is the directory each exploration's finding is written to, as a
 	// replayable script file <check>-<seed>-<round>.json; the check's repro then replays that file.

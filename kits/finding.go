@@ -52,6 +52,10 @@ func findingOf(err error) *explore.Finding {
 	return nil
 }
 
+// Replaying is the script the run replays (Options.Replay), or nil: an exploration check outside
+// this package (the kernel kit's) runs that one script, as it is, instead of its rounds.
+func (c *Case[T]) Replaying() *explore.Script { return c.explore.replay }
+
 // findingFileOf is where the finding an error carries was written, if anywhere.
 func findingFileOf(err error) string {
 	var fe *FindingError

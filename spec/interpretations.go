@@ -7,7 +7,7 @@ func interpretations() []Clause {
 	for _, part := range [][]Clause{
 		manifestInterpretations(), foldInterpretations(), storeInterpretations(), storeGapInterpretations(),
 		vectorInterpretations(), bridgeInterpretations(), kernelInterpretations(), kernelParkInterpretations(),
-		wireInterpretations(), wireEdgeInterpretations(), wireClassInterpretations(),
+		wireInterpretations(), wireEdgeInterpretations(), wireClassInterpretations(), wireExploreInterpretations(),
 		goldenInterpretations(),
 		certInterpretations(), certContractInterpretations(), certRunInterpretations(), storeEdgeInterpretations(), storeNameInterpretations(), bridgeEdgeInterpretations(), pluginInterpretations(), pluginGapInterpretations(),
 		dispatchInterpretations(), dispatchProtocolInterpretations(), bridgeSeamInterpretations(), coverageInterpretations(), shardInterpretations(), perfInterpretations(),

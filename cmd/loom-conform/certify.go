@@ -135,6 +135,7 @@ KIND/NAME:
 	fl.DurationVar(&f.timeout, "timeout", kits.DefaultTimeout, "timeout of each check")
 	fl.DurationVar(&f.startTimeout, "start-timeout", time.Minute, "timeout for the target to start and answer the handshake")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of randomised checks (0 = from the clock; printed in the report)")
+	fl.IntVar(&f.explore, "explore", 0, "scripts each exploration check (*/explore) applies to the target and the reference: 0 = its default (stores 40, kernel 12); more for a longer campaign")
 	fl.BoolVar(&f.faults, "faults", false, "add the fault checks: cut connections and pause the store mid-workload")
 	fl.BoolVar(&f.strict, "strict", false, "hold the target to the recommended checks too: an unmet recommendation blocks the certificate")
 	fl.StringVar(&f.report, "report", "", "write the JSON report to this file")
@@ -143,7 +144,6 @@ KIND/NAME:
 	fl.StringVar(&f.badge, "badge", "", "write an SVG badge to this file")
 	fl.StringSliceVar(&f.accept, "accept", nil, "exit 0 for this qualified verdict too: certified-with-waivers, partial or held-to-older-version (repeatable)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i/n of the checks (a stable partition by id; needs --seed); merge the --report files with report merge")
-	fl.IntVar(&f.explore, "explore", kits.DefaultExplore, "scripts each exploration check (*/explore) applies to the target and the reference")
 	fl.StringVar(&f.findings, "findings", "", "write each exploration's finding to this directory as a replayable script, <check>-<seed>-<round>.json")
 	fl.StringVar(&f.replay, "replay", "", "run only the exploration check that made this findings file, on its script as it is: the same failure, or \"no longer reproduces\"")
 	fl.StringVar(&f.writeLedger, "write-ledger", "", "write a ledger listing every check that failed to this file (- = stdout), to start one: edit each reason")
@@ -223,14 +223,11 @@ func runCertify(cmd *cobra.Command, kind string, f certifyFlags) error {
 	if f.token == "" {
 		f.token = os.Getenv(safehttp.TokenEnv)
 	}
-	if f.explore <= 0 {
-		return badInput("certify: --explore %d: want a positive number of scripts", f.explore)
+	if f.explore < 0 {
+		return badInput("certify: --explore %d: want a number of scripts (0 = each check's default)", f.explore)
 	}
 	var replay *explore.Script
 	if f.replay != "" {
-		if isKernel {
-			return badInput("certify kernel: --replay replays a store exploration's findings file")
-		}
 		data, err := os.ReadFile(f.replay)
 		if err != nil {
 			return badInput("certify: --replay: %v", err)

@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loom-kernel/loom-conform/kits/explore"
+	"github.com/loom-kernel/loom-conform/kits/kernelkit"
+	"github.com/loom-kernel/loom-conform/reference/stores/memory"
+	"github.com/loom-kernel/loom-conform/wire/carrier"
 )
 
 // certify --findings writes the exploration's finding as a replayable file, its reproduce line
@@ -58,5 +62,47 @@ func TestCertifyFindingsAndReplay(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "certify", "snapshotstore", "--builtin", "memory", "--replay", files[0], "--run", "^eventstore/")
 	if code != 2 {
 		t.Errorf("--replay with a --run that leaves its check out: exit %d, want 2\n%s", code, stderr)
+	}
+}
+
+// certify kernel writes kernel/explore's finding with --findings, its repro replays that file, and
+// --replay reproduces it against the broken kernel and no longer against the reference.
+func TestCertifyKernelFindingsAndReplay(t *testing.T) {
+	bad, err := kernelkit.NewBroken("parallel-reversed", memory.NewEventStore(), carrier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bsrv := httptest.NewServer(bad)
+	defer bsrv.Close()
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	code, _, stderr := runCLI(t, "", "certify", "kernel", "--url", bsrv.URL+"/", "--run", "^kernel/explore$", "--seed", "1", "--explore", "12", "--findings", dir, "--report", report)
+	if code != 1 {
+		t.Fatalf("certify kernel (parallel-reversed, explored) exit %d, want 1\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "kernel-explore-1-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("--findings %s holds %v, want one kernel-explore-1-<round>.json\n%s", dir, files, stderr)
+	}
+	b, _ := os.ReadFile(report)
+	var rep struct {
+		Checks []struct{ ID, Repro, FindingFile string } `json:"checks"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Checks) != 1 || rep.Checks[0].FindingFile != files[0] || !strings.Contains(rep.Checks[0].Repro, "--replay "+files[0]) {
+		t.Fatalf("--report: the check carries no finding file or a repro that does not replay it: %s", b)
+	}
+	code, _, stderr = runCLI(t, "", "certify", "kernel", "--url", bsrv.URL+"/", "--replay", files[0])
+	if code != 1 || !strings.Contains(stderr, "kernel/explore reproduces") {
+		t.Errorf("--replay against the broken kernel: exit %d, want 1 and the same failure\n%s", code, stderr)
+	}
+	ref, _, err := carrier.NewProfile(memory.NewEventStore(), false, carrier.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ref)
+	defer srv.Close()
+	code, _, stderr = runCLI(t, "", "certify", "kernel", "--url", srv.URL+"/", "--replay", files[0])
+	if code != 5 || !strings.Contains(stderr, "no longer reproduces") {
+		t.Errorf("--replay against the reference kernel: exit %d, want 5 (partial) and \"no longer reproduces\"\n%s", code, stderr)
 	}
 }

@@ -52,7 +52,7 @@ func kitChecks() []kitCheck {
 	var cs []kitCheck
 	for _, f := range []func() []kitCheck{handshakeChecks, syscallChecks, ringChecks, driverChecks, fencingChecks,
 		ingressChecks, errorChecks, badInputChecks, reconnectChecks, replayChecks, terminalChecks, streamChecks,
-		profileChecks, structureChecks, wave2Checks, shapeChecks, edgeChecks, wedgeChecks, streamEdgeChecks, classChecks, scriptChecks} {
+		profileChecks, structureChecks, wave2Checks, shapeChecks, edgeChecks, wedgeChecks, streamEdgeChecks, classChecks, scriptChecks, exploreChecks} {
 		cs = append(cs, f()...)
 	}
 	return cs
