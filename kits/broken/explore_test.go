@@ -46,6 +46,10 @@ var exploreMisses = map[string]string{
 	"eventstore/copy-onto-trimmed":               "copyPrefix onto an id deleteThrough emptied: a choice (I-STORE-52) the exploration's model does not align, so it does not aim there",
 }
 
+// A natural-window store (a name ending -natural, kits/broken/natural.go) races over one yield
+// between two steps of one call: an exploration's script makes one call at a time, so it may pass
+// one (the race checks, sized by make seed-rate, reject each); rejecting one is no error either.
+
 // exploredBy runs only the seam's exploration check against every broken store of the seam and
 // reports which it rejects: each must be rejected, or listed in exploreMisses. A store whose
 // violated clauses are all choices must not be rejected by a required assertion.
@@ -90,10 +94,10 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 			}
 		case r.Verdict == kits.Pass:
 			missed = append(missed, b.Name)
-			if _, listed := exploreMisses[key]; !listed {
+			if _, listed := exploreMisses[key]; !listed && !strings.HasSuffix(b.Name, "-natural") {
 				t.Errorf("%s (%s, violates %v): the exploration passed it, want it rejected", key, b.Defect, violated)
 			}
-		case exploreMisses[key] != "":
+		case exploreMisses[key] != "" || strings.HasSuffix(b.Name, "-natural"):
 			missed = append(missed, b.Name) // a held-open window may outlast the time limit
 		default:
 			t.Errorf("%s: verdict %s, want fail or pass: %s", key, r.Verdict, firstLine(r.Message))

@@ -48,7 +48,9 @@ func TestExploreDispatchers(t *testing.T) {
 			}
 		case r.Verdict == kits.Pass || exploreMisses[b.Name] != "":
 			missed = append(missed, b.Name)
-			if _, ok := exploreMisses[b.Name]; !ok {
+			// a natural-window dispatcher races over one yield inside one claim: the exploration's
+			// claims are made one at a time, so it may pass one (dispatcher/concurrent-* reject each)
+			if _, ok := exploreMisses[b.Name]; !ok && !strings.HasSuffix(b.Name, "-natural") {
 				t.Errorf("%s (%s, violates %v): the exploration passed it, want it rejected", b.Name, b.Defect, b.Clauses)
 			}
 		default:
