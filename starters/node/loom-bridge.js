@@ -138,6 +138,7 @@ function stringify(v) {
   switch (typeof v) {
     case 'boolean': return String(v);
     case 'number': return String(v); // integers this bridge makes: tokens, versions, sizes
+    case 'bigint': return String(v); // an int64 past 2^53, as it came
     case 'string': return JSON.stringify(v);
   }
   if (Array.isArray(v)) return '[' + v.map(stringify).join(',') + ']';
@@ -198,8 +199,9 @@ const q = JSON.stringify;
 // The parameter shapes. An object is an object with exactly these members ("name?" = optional,
 // absent rather than null); the strings 'string', 'int', 'bool', 'object' are JSON types; [shape]
 // is an array of that shape; ANY is any JSON value; a function is a check of its own. check()
-// also turns every 'int' member into a JavaScript number (the kits' integers are int64; the
-// sequences and timestamps of envelopes are at most 2^53-1, docs/bridge.md "Values").
+// also turns every 'int' member into a JavaScript number, or a BigInt past 2^53 (the kits'
+// integers are int64; the sequences and timestamps of envelopes are at most 2^53-1, docs/bridge.md
+// "Values").
 const ANY = Symbol('any');
 const base64Text = (v) => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v) && v.length % 4 === 0;
 const ttl = (v) => v instanceof JsonNumber && /^\d+$/.test(v.text) && Number(v.text) >= 1 && Number(v.text) <= 600000;
@@ -240,7 +242,11 @@ function check(value, shape, path) {
     case 'string': return typeof value === 'string' ? value : fail('a string');
     case 'bool': return typeof value === 'boolean' ? value : fail('a boolean');
     case 'object': return isObject(value) ? value : fail('an object');
-    case 'int': return value instanceof JsonNumber && /^-?\d+$/.test(value.text) ? Number(value.text) : fail('an integer');
+    case 'int': {
+      if (!(value instanceof JsonNumber) || !/^-?\d+$/.test(value.text)) return fail('an integer');
+      const n = Number(value.text); // past 2^53 (a fork sequence, a snapshot's): a BigInt, kept exact
+      return Number.isSafeInteger(n) ? n : BigInt(value.text);
+    }
   }
   throw new Error(`unknown shape ${String(shape)}`);
 }
