@@ -64,6 +64,7 @@ func ExploreClauses() []string {
 		add(cs)
 	}
 	add(exploreStateClauses)
+	add(exploreStateMembers)
 	slices.Sort(out[3:])
 	return out
 }
@@ -82,7 +83,7 @@ var exploreOpClauses = map[string][]string{
 	"sleepUntil":    {"S5.timer.durable-wakeat", "S5.timer.time-in-log"},
 	"receive":       {"I-WIRE-20", "S4.v1_23.message-consumed"},
 	"emit":          {"S3.emit.serve-append", "S3.emit.once"},
-	"resumeAs":      {"I-WIRE-15", "S5.resumeas.transform-recorded"},
+	"resumeAs":      {"I-WIRE-15", "S5.resumeas.transform-recorded", "I-WIRE-29"},
 	"recover":       {"S5.ingress.recovered-running-only", "I-WIRE-24"},
 	"resume":        {"S5.ingress.gate-match", "S5.ingress.refusal-appends-nothing"},
 	"fireTimers":    {"S5.ingress.timer-needs-wakeat", "S5.timer.durable-wakeat"},
@@ -304,7 +305,11 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 	x.judged++
 	at := fmt.Sprintf("seed %d round %d, execution %s", s.Seed, s.Round, id)
 	last := len(s.Steps) - 1
-	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock})
+	probe := &stateProbe{c: c.Store, id: id}
+	for _, a := range k.Driver.Actions {
+		probe.acts = append(probe.acts, a.Do)
+	}
+	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock, Observe: probe.observe})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -338,6 +343,12 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 			m.Step, m.Args = last, at+" (compared up to the choices "+strings.Join(ours, ", ")+")"
 			return m, nil
 		}
+	}
+	_ = probe.observe(ctx, -1)
+	if probe.first != nil {
+		m := probe.first
+		m.Step, m.Args = last, at+", "+m.Args
+		return m, nil
 	}
 	for i := range wants {
 		if m := runMismatch(k, wants[i], gots[i], func([]string) []string { return ours }); m != nil {
