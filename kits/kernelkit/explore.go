@@ -42,7 +42,7 @@ func exploreChecks() []kitCheck {
 	for _, f := range freedoms() {
 		ours = append(ours, f.clauses...)
 	}
-	doc := "seeded random flow scripts of the golden grammar — nested parallels with failing branches, human steps and gates (and refused resumes), timers, budgets over several dimensions, emits and decisions, typed, untyped and degraded failures, crashes and recoveries (conformance extension), resumeAs, receive (Wave 2), hostile ids and values — driven over the wire and in process: each execution's log, folded state and canonical text are the in-process run's, up to the choices " +
+	doc := "seeded random flow scripts of the golden grammar — nested parallels with failing branches, human steps and gates (and refused resumes), timers, budgets over several dimensions, emits and decisions, typed, untyped and degraded failures, crashes and recoveries (conformance extension), resumeAs onto a parked and an ended execution, receive (Wave 2), hostile ids and values, start inputs naming a key twice (the last member's reading, or refused) — driven over the wire and in process: each execution's log, folded state and canonical text are the in-process run's, and getState's sequence, status, suspendedOn and awaitingDriver after every driver action say what its state and log say, up to the choices " +
 		strings.Join(ours, ", ") + " (required), and exactly (recommended); the first difference is shrunk to a minimal flow script"
 	return []kitCheck{choiceCheck(ExploreCheck, spec.Must, doc, kkExplore, ExploreClauses(), ours)}
 }
@@ -87,7 +87,7 @@ var exploreOpClauses = map[string][]string{
 	"recover":       {"S5.ingress.recovered-running-only", "I-WIRE-24"},
 	"resume":        {"S5.ingress.gate-match", "S5.ingress.refusal-appends-nothing"},
 	"fireTimers":    {"S5.ingress.timer-needs-wakeat", "S5.timer.durable-wakeat"},
-	"start":         {"I-WIRE-2"},
+	"start":         {"I-WIRE-2", "I-WIRE-62"},
 	"deliver":       {"I-WIRE-20"},
 	"crash":         {"I-WIRE-24"},
 	"continueAsNew": {"I-WIRE-43"},
@@ -297,7 +297,9 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 	}
 	clock := slices.Contains(ext, carrier.MethodConformanceClock)
 	id := c.ExecID("explore")
-	want, err := reference(ctx, id, k, clock)
+	// a start input naming a key twice: compared with the run of its last-key reading (I-WIRE-62)
+	ref, dupKey := lastKeyCase(k)
+	want, err := reference(ctx, id, ref, clock)
 	if err != nil || ctx.Err() != nil {
 		x.invalid++
 		return nil, ctx.Err()
@@ -315,6 +317,9 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 	}
 	if err != nil && x.shrinking && noAnswer(err) {
 		return nil, errNoAnswer
+	}
+	if err != nil && dupKey && startRefused(err) {
+		return nil, nil // refusing a repeated key is I-NET-50's other legal option
 	}
 	if err != nil {
 		return &explore.Mismatch{Step: last, Op: "drive", Args: at, Got: err.Error(), Want: "the flow script driven to its end, as in process",

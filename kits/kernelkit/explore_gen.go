@@ -81,7 +81,7 @@ func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 		b, _ := json.Marshal([]flowscript.Stmt{{Op: "execute", ID: id, Tool: []string{"counter", "echo"}[g.r.Intn(2)], Input: raw(`{"key":` + string(mustJSON(id)) + `}`)}})
 		g.blocks = append(g.blocks, explore.Step{Op: xFlow + "execute", Args: b})
 	}
-	g.acts = append(g.acts, action(flowscript.DriverAction{Do: "start", Input: raw(g.value())}))
+	g.acts = append(g.acts, action(flowscript.DriverAction{Do: "start", Input: g.startInput(crash)}))
 	if crash {
 		g.acts = append(g.acts, action(flowscript.DriverAction{Do: "recover"}))
 	}
