@@ -296,30 +296,40 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 		}
 	}
 	clock := slices.Contains(ext, carrier.MethodConformanceClock)
-	id := c.ExecID("explore")
 	// a start input naming a key twice: compared with the run of its last-key reading (I-WIRE-62)
 	ref, dupKey := lastKeyCase(k)
-	want, err := reference(ctx, id, ref, clock)
-	if err != nil || ctx.Err() != nil {
-		x.invalid++
-		return nil, ctx.Err()
+	var (
+		id        string
+		want, got carrier.Run
+		probe     *stateProbe
+	)
+	for {
+		id = c.ExecID("explore")
+		want, err = reference(ctx, id, ref, clock)
+		if err != nil || ctx.Err() != nil {
+			x.invalid++
+			return nil, ctx.Err()
+		}
+		probe = &stateProbe{c: c.Store, id: id}
+		for _, a := range k.Driver.Actions {
+			probe.acts = append(probe.acts, a.Do)
+		}
+		got, err = carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock, Observe: probe.observe})
+		if err == nil || !dupKey || !startRefused(err) {
+			break
+		}
+		// refusing a repeated key is I-NET-50's other legal option: the rest of the script is
+		// still compared, driven with the reading's input on a fresh execution
+		k, dupKey = ref, false
 	}
 	x.judged++
 	at := fmt.Sprintf("seed %d round %d, execution %s", s.Seed, s.Round, id)
 	last := len(s.Steps) - 1
-	probe := &stateProbe{c: c.Store, id: id}
-	for _, a := range k.Driver.Actions {
-		probe.acts = append(probe.acts, a.Do)
-	}
-	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock, Observe: probe.observe})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if err != nil && x.shrinking && noAnswer(err) {
 		return nil, errNoAnswer
-	}
-	if err != nil && dupKey && startRefused(err) {
-		return nil, nil // refusing a repeated key is I-NET-50's other legal option
 	}
 	if err != nil {
 		return &explore.Mismatch{Step: last, Op: "drive", Args: at, Got: err.Error(), Want: "the flow script driven to its end, as in process",
