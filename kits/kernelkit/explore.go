@@ -42,7 +42,7 @@ func exploreChecks() []kitCheck {
 	for _, f := range freedoms() {
 		ours = append(ours, f.clauses...)
 	}
-	doc := "seeded random flow scripts of the golden grammar — nested parallels with failing branches, human steps and gates (and refused resumes), timers, budgets over several dimensions, emits and decisions, typed, untyped and degraded failures, crashes and recoveries (conformance extension), resumeAs, receive (Wave 2), hostile ids and values — driven over the wire and in process: each execution's log, folded state and canonical text are the in-process run's, up to the choices " +
+	doc := "seeded random flow scripts of the golden grammar — nested parallels with failing branches, human steps and gates (and refused resumes), timers, budgets over several dimensions, emits and decisions, typed, untyped and degraded failures, crashes and recoveries (conformance extension), resumeAs onto a parked and an ended execution, receive (Wave 2), hostile ids and values, start inputs naming a key twice (the last member's reading, or refused) — driven over the wire and in process: each execution's log, folded state and canonical text are the in-process run's, and getState's sequence, status, suspendedOn and awaitingDriver after every driver action say what its state and log say, up to the choices " +
 		strings.Join(ours, ", ") + " (required), and exactly (recommended); the first difference is shrunk to a minimal flow script"
 	return []kitCheck{choiceCheck(ExploreCheck, spec.Must, doc, kkExplore, ExploreClauses(), ours)}
 }
@@ -64,6 +64,7 @@ func ExploreClauses() []string {
 		add(cs)
 	}
 	add(exploreStateClauses)
+	add(exploreStateMembers)
 	slices.Sort(out[3:])
 	return out
 }
@@ -82,11 +83,11 @@ var exploreOpClauses = map[string][]string{
 	"sleepUntil":    {"S5.timer.durable-wakeat", "S5.timer.time-in-log"},
 	"receive":       {"I-WIRE-20", "S4.v1_23.message-consumed"},
 	"emit":          {"S3.emit.serve-append", "S3.emit.once"},
-	"resumeAs":      {"I-WIRE-15", "S5.resumeas.transform-recorded"},
+	"resumeAs":      {"I-WIRE-15", "S5.resumeas.transform-recorded", "I-WIRE-29"},
 	"recover":       {"S5.ingress.recovered-running-only", "I-WIRE-24"},
 	"resume":        {"S5.ingress.gate-match", "S5.ingress.refusal-appends-nothing"},
 	"fireTimers":    {"S5.ingress.timer-needs-wakeat", "S5.timer.durable-wakeat"},
-	"start":         {"I-WIRE-2"},
+	"start":         {"I-WIRE-2", "I-WIRE-62"},
 	"deliver":       {"I-WIRE-20"},
 	"crash":         {"I-WIRE-24"},
 	"continueAsNew": {"I-WIRE-43"},
@@ -295,16 +296,35 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 		}
 	}
 	clock := slices.Contains(ext, carrier.MethodConformanceClock)
-	id := c.ExecID("explore")
-	want, err := reference(ctx, id, k, clock)
-	if err != nil || ctx.Err() != nil {
-		x.invalid++
-		return nil, ctx.Err()
+	// a start input naming a key twice: compared with the run of its last-key reading (I-WIRE-62)
+	ref, dupKey := lastKeyCase(k)
+	var (
+		id        string
+		want, got carrier.Run
+		probe     *stateProbe
+	)
+	for {
+		id = c.ExecID("explore")
+		want, err = reference(ctx, id, ref, clock)
+		if err != nil || ctx.Err() != nil {
+			x.invalid++
+			return nil, ctx.Err()
+		}
+		probe = &stateProbe{c: c.Store, id: id}
+		for _, a := range k.Driver.Actions {
+			probe.acts = append(probe.acts, a.Do)
+		}
+		got, err = carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock, Observe: probe.observe})
+		if err == nil || !dupKey || !startRefused(err) {
+			break
+		}
+		// refusing a repeated key is I-NET-50's other legal option: the rest of the script is
+		// still compared, driven with the reading's input on a fresh execution
+		k, dupKey = ref, false
 	}
 	x.judged++
 	at := fmt.Sprintf("seed %d round %d, execution %s", s.Seed, s.Round, id)
 	last := len(s.Steps) - 1
-	got, err := carrier.DriveWireWith(ctx, c.Store, id, k.Script, k.Driver, carrier.DriveOptions{Crashes: want.Crashes, Clock: clock})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -338,6 +358,12 @@ func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Misma
 			m.Step, m.Args = last, at+" (compared up to the choices "+strings.Join(ours, ", ")+")"
 			return m, nil
 		}
+	}
+	_ = probe.observe(ctx, -1)
+	if probe.first != nil {
+		m := probe.first
+		m.Step, m.Args = last, at+", "+m.Args
+		return m, nil
 	}
 	for i := range wants {
 		if m := runMismatch(k, wants[i], gots[i], func([]string) []string { return ours }); m != nil {

@@ -48,12 +48,15 @@ type xgen struct {
 	blocks []explore.Step
 	acts   []explore.Step
 	parks  int
+	// x draws what later generations added (explore_gen_more.go), apart from r, so that the
+	// scripts r alone makes stay as they were
+	x *rand.Rand
 }
 
 // exploreGen makes round's script of a run seeded seed; ext and wave2 say what the kernel serves.
 func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 	g := &xgen{r: rand.New(rand.NewSource(seed*104729 + int64(round))), values: exploreValues(), ext: ext, wave2: wave2,
-		clock: flowscript.DefaultClock}
+		clock: flowscript.DefaultClock, x: rand.New(rand.NewSource(seed*7919 + int64(round) + 1))}
 	g.names = append(g.names, exploreNames...)
 	g.r.Shuffle(len(g.names), func(i, j int) { g.names[i], g.names[j] = g.names[j], g.names[i] })
 	// the normal forms side by side, often: a kernel that normalises one serves the other
@@ -78,7 +81,7 @@ func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 		b, _ := json.Marshal([]flowscript.Stmt{{Op: "execute", ID: id, Tool: []string{"counter", "echo"}[g.r.Intn(2)], Input: raw(`{"key":` + string(mustJSON(id)) + `}`)}})
 		g.blocks = append(g.blocks, explore.Step{Op: xFlow + "execute", Args: b})
 	}
-	g.acts = append(g.acts, action(flowscript.DriverAction{Do: "start", Input: raw(g.value())}))
+	g.acts = append(g.acts, action(flowscript.DriverAction{Do: "start", Input: g.startInput(crash)}))
 	if crash {
 		g.acts = append(g.acts, action(flowscript.DriverAction{Do: "recover"}))
 	}
@@ -90,6 +93,7 @@ func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 		// appending nothing
 		g.acts = append(g.acts, action(flowscript.DriverAction{Do: "resume", EventType: g.name(), Payload: raw(g.value())}))
 	}
+	g.ending()
 	s.Steps = append(append(s.Steps, g.blocks...), g.acts...)
 	return s
 }
@@ -147,6 +151,7 @@ func (g *xgen) block() {
 	case k == 8:
 		id := g.name()
 		body = g.answered(flowscript.Stmt{Op: "execute", ID: id, Kind: "human"})
+		g.wrongGate(id)
 		g.resume(id)
 	case k == 9:
 		gate := g.name()

@@ -82,10 +82,14 @@ const exploreCallLimit = 3 * time.Second
 // TestExploreRejectsBrokenKernels (docs/performance.md gives the find rate): a kernel leaving
 // the list is a regression of the exploration.
 var exploreRejects = []string{
-	"budget-leaks", "code-quota-as-typed", "code-step-failed-as-typed", "code-typed-as-step-failed", "counter-shared",
-	"crash-needs-log", "deliver-drops-message", "drops-branch-emits", "drops-migrated-input", "ignores-execution-budget",
-	"parallel-reversed", "rerun-served-effect", "resume-kernel-type-through", "resume-reopens-terminal",
-	"resumeas-kernel-type-through", "timeout-recorded-typed",
+	"any-gate-name", "awaiting-when-idle", "budget-first-dimension", "budget-leaks",
+	"canonical-code-points", "canonical-escaped", "code-quota-as-typed", "code-step-failed-as-typed",
+	"code-typed-as-step-failed", "counter-shared", "crash-needs-log", "degraded-served-typed",
+	"deliver-drops-message", "drops-branch-emits", "drops-migrated-input", "human-any-gate",
+	"ignores-execution-budget", "join-names-last-failure", "json-first-key", "parallel-reversed",
+	"rerun-served-effect", "resume-kernel-type-through", "resume-reopens-terminal",
+	"resumeas-kernel-type-through", "resumeas-terminal-refused", "sequence-off-by-one",
+	"step-ids-nfc", "timeout-recorded-typed", "wakeat-relative", "wakeat-truncated",
 }
 
 // kernel/explore alone, with a fixed seed, rejects every broken kernel of exploreRejects, and no

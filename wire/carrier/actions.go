@@ -35,6 +35,9 @@ type DriveOptions struct {
 	// Clock sets the kernel's clock to the driver's virtual time with conformance.clock: the
 	// driver's clock at start and each fireTimers' time (then released).
 	Clock bool
+	// Observe, when set, is called after each driver action with the action's index: what the
+	// kernel shows of the execution between actions (its getState) can be read there.
+	Observe func(ctx context.Context, action int) error
 }
 
 // verdictPayload is the resume payload of a driver's in-doubt verdict (I-KERNEL-52).
@@ -410,6 +413,9 @@ func driveWire(ctx context.Context, c *Client, execID string, s *flowscript.Scri
 			return Run{}, errors.New("driver: the first action (after crash) must be start")
 		default:
 			err = w.act(ctx, act)
+		}
+		if err == nil && o.Observe != nil && started {
+			err = o.Observe(ctx, i)
 		}
 		if err != nil {
 			return Run{}, fmt.Errorf("actions[%d] %s: %w", i, act.Do, err)
