@@ -79,6 +79,7 @@ func TestG2Unwired(t *testing.T) {
 // outsideFlowScripts lists the kernel Hooks mutants no flow script can reach, and why; every other
 // Hooks mutant must fail goldens check.
 var outsideFlowScripts = map[string]string{
+	"kernel-hook/runtime/parallel-last-failure":     "which branch a failed join names shows only when two branches of one parallel fail, and no golden has two; proven through the broken kernel join-names-last-failure (kernel/parallel/error-paths)",
 	"kernel-hook/runtime/negotiate-recomputed":      "negotiateBudget is a Go method of the flow context, not one of the 13 syscalls a flow script makes",
 	"kernel-hook/runtime/stamps-unmatchable":        "an emit payload with no JSON form cannot be written in a JSON script",
 	"kernel-hook/runtime/run-writes-kind":           "the hook lives in Context.Run with an inline effect; a script's run is a toolId call, as kernel.Context.Call and a wire client make it",

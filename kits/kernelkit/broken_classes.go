@@ -36,7 +36,7 @@ func classBrokenKernels() []Broken {
 			[]string{"S5.ingress.gate-match"}, "kernel/ingress/human-gates", carrier.SlipHumanAnyGate),
 		{Name: "kernel-gate-resume", Defect: "parks a human step whose id is a kernel event type on that gate and takes a resume naming it, appending the caller's STEP_COMPLETED",
 			Clauses: []string{"S5.ingress.kernel-namespace"}, CaughtBy: []string{"kernel/ingress/human-gates"},
-			kernel: kernel.Hooks{HumanKernelGate: true}, carrier: carrier.Hooks{Slip: carrier.SlipKernelGateResume}},
+			choices: kernel.Choices{HumanKernelGate: true}, carrier: carrier.Hooks{Slip: carrier.SlipKernelGateResume}},
 		{Name: "degraded-served-typed", Defect: "serves a degraded typed failure, re-driven, as the typed failure it degraded from (-32021) instead of running the step again",
 			Clauses: []string{"S41.typed.untyped-at-least-once"}, CaughtBy: []string{"kernel/redrive/degraded-rerun"}, kernel: kernel.Hooks{ServeDegradedTyped: true}},
 		{Name: "serves-after-live-decision", Defect: "serves (skips) a re-driven emit the log holds stamped even after a decision the re-run recorded live",

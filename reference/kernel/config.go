@@ -110,6 +110,7 @@ type Choices struct {
 	ContinuedSuffix string // continueAsNew starts <id><suffix> instead of <id>.next (I-KERNEL-16)
 	HumanGatePrefix string // a human step parks on the gate <prefix><step id> instead of its step id (I-KERNEL-22)
 	DegradeBare     bool   // a degraded typed failure's STEP_FAILED error is {message} alone, without degraded and channel (I-KERNEL-13)
+	HumanKernelGate bool   // a human step whose id is a kernel event type parks on that gate instead of being refused (I-KERNEL-22)
 }
 
 // Hooks are mutants: each one, when set, disables one rule of spec §3.
@@ -173,7 +174,6 @@ type Hooks struct {
 	WakeAtRelative       bool // a derived wakeAt is the timeout alone, not now + timeout
 	SleepRelative        bool // sleep records its duration alone as the wakeAt, relative to nothing
 	ParallelLastFailure  bool // a failed parallel names its last failing branch, not its first
-	HumanKernelGate      bool // a human step whose id is a kernel event type parks on that gate (I-KERNEL-22's other option)
 	ServeDegradedTyped   bool // a degraded typed failure is served on replay as the typed failure it degraded from
 	TimersNotScheduled   bool // a timed park schedules nothing in the TimerStore
 	CorrelationDropped   bool // suspend records no correlationKey

@@ -28,7 +28,7 @@ func (c *Context) execute(syscall string, task Task, input any) (json.RawMessage
 		return nil, &SyscallError{Syscall: syscall, Reason: "empty step id"}
 	}
 	if task.Kind == KindHuman {
-		if isReserved(task.ID) || manifest.IsKernelEventType(task.ID) && !r.rt.cfg.Hooks.HumanKernelGate {
+		if isReserved(task.ID) || manifest.IsKernelEventType(task.ID) && !r.rt.cfg.Choices.HumanKernelGate {
 			return nil, &SyscallError{Syscall: syscall, Reason: "a human step's id names its gate and may not be reserved or a kernel event type"}
 		}
 		return c.human(task, input)
