@@ -16,28 +16,17 @@ import (
 // hands the carrier that reading (the json-first-key defect): the rest of the request is as strict
 // as ever.
 func firstKeyWins(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.Header.Get("Content-Type"), carrier.ContentTypeStream) {
-			h.ServeHTTP(w, r)
-			return
+	return rereadUnary(h, jsonstrict.Options{}, func(b []byte, se *jsonstrict.Error) []byte {
+		if se.Kind != jsonstrict.Duplicate {
+			return b
 		}
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var out bytes.Buffer
+		if firstKeys(d, &out) != nil {
+			return b
 		}
-		var se *jsonstrict.Error
-		if err := jsonstrict.Check(b, jsonstrict.Options{}); errors.As(err, &se) && se.Kind == jsonstrict.Duplicate {
-			d := json.NewDecoder(bytes.NewReader(b))
-			d.UseNumber()
-			var out bytes.Buffer
-			if firstKeys(d, &out) == nil {
-				b = out.Bytes()
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		r.ContentLength = int64(len(b))
-		h.ServeHTTP(w, r)
+		return out.Bytes()
 	})
 }
 
@@ -45,6 +34,24 @@ func firstKeyWins(h http.Handler) http.Handler {
 // repeated key, U+FFFD for invalid bytes, the nearest double of a number — and hands the carrier
 // that reading (the json-parse kernel: I-NET-50's second option, certified with a recommendation).
 func jsonParseReads(h http.Handler) http.Handler {
+	return rereadUnary(h, jsonstrict.Options{ExactDoublesIn: "params"}, func(b []byte, se *jsonstrict.Error) []byte {
+		var v any
+		if se.Kind == jsonstrict.Syntax || se.Kind == jsonstrict.TooDeep || json.Unmarshal(b, &v) != nil {
+			return b
+		}
+		var out bytes.Buffer
+		e := json.NewEncoder(&out)
+		e.SetEscapeHTML(false)
+		if e.Encode(v) != nil {
+			return b
+		}
+		return out.Bytes()
+	})
+}
+
+// rereadUnary hands h a unary request that strict JSON (opts) refuses as read reads it; a stream,
+// and a request strict JSON takes, pass as they are.
+func rereadUnary(h http.Handler, opts jsonstrict.Options, read func([]byte, *jsonstrict.Error) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Header.Get("Content-Type"), carrier.ContentTypeStream) {
 			h.ServeHTTP(w, r)
@@ -56,16 +63,8 @@ func jsonParseReads(h http.Handler) http.Handler {
 			return
 		}
 		var se *jsonstrict.Error
-		if err := jsonstrict.Check(b, jsonstrict.Options{ExactDoublesIn: "params"}); errors.As(err, &se) && se.Kind != jsonstrict.Syntax && se.Kind != jsonstrict.TooDeep {
-			var v any
-			if json.Unmarshal(b, &v) == nil {
-				var out bytes.Buffer
-				e := json.NewEncoder(&out)
-				e.SetEscapeHTML(false)
-				if e.Encode(v) == nil {
-					b = out.Bytes()
-				}
-			}
+		if err := jsonstrict.Check(b, opts); errors.As(err, &se) {
+			b = read(b, se)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		r.ContentLength = int64(len(b))
