@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof seed-rate clean deploysim stability release release-snapshot
+.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof explore-seeds seed-rate clean deploysim stability release release-snapshot
 
 build: ## build the CLI into bin/
 	$(GO) build -o bin/loom-conform ./cmd/loom-conform
@@ -56,6 +56,10 @@ stability: build ## certify each built-in store and the reference kernel (as ser
 	@mkdir -p test-results
 	LOOM_STABILITY_LOAD="scripts/load.sh $(STABILITY_LOAD) on $$(nproc) cores" scripts/with-services.sh scripts/load.sh $(STABILITY_LOAD) -- \
 		sh -c 'cd bench && $(GO) run ./cmd/stability -bin ../bin/loom-conform -runs $(STABILITY_RUNS) -out ../test-results/stability.md -doc ../docs/performance.md'
+
+explore-seeds: ## the explorations over many seeds: every reference store (memory, SQLite, PostgreSQL) 20 seeds a seam, the reference kernel 30 (the default suite runs 5 and 8)
+	LOOM_EXPLORE_SEEDS=20 scripts/with-services.sh $(GO) test -count=1 -run 'TestExploreSeeds' ./kits ./reference/stores/sqlite ./reference/stores/postgres
+	LOOM_EXPLORE_SEEDS=30 $(GO) test -count=1 -run '^TestExploreReferencePasses$$' ./kits/kernelkit
 
 seed-rate: ## how often each concurrency check catches its broken store or dispatcher over 100 seeds (fails below 99 %)
 	LOOM_KITS_SEED_RATE=100 $(GO) test -tags seedrate -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken/... | grep -E 'seed rate|FAIL|^ok'

@@ -4,13 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/loom-kernel/loom-conform/internal/exploretest"
 	"github.com/loom-kernel/loom-conform/kits"
 	"github.com/loom-kernel/loom-conform/kits/explore"
 	"github.com/loom-kernel/loom-conform/reference/stores/memory"
@@ -37,10 +36,7 @@ func runExplore(t *testing.T, h http.Handler, seed int64, rounds int) kits.Resul
 // The reference kernel behind the carrier, Wave 2 on, agrees with itself in process on every
 // generated flow script, over many seeds (I-WIRE-80: a legal kernel is never blamed).
 func TestExploreReferencePasses(t *testing.T) {
-	seeds := 30
-	if s := os.Getenv("EXPLORE_SEEDS"); s != "" {
-		seeds, _ = strconv.Atoi(s)
-	}
+	seeds := exploretest.Count(t, 8) // make explore-seeds: 30 and more
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		c, _, err := carrier.NewProfile(memory.NewEventStore(), true, carrier.Options{Features: carrier.Wave2()})
 		if err != nil {

@@ -139,10 +139,10 @@ func hookMutants() []hookMutant {
 		h("decision-seq-in-payload", "at profile 1.24.0 and later, writes the folded seq into the DECISION_RECORDED payload", golden,
 			func(h *Hooks) { h.DecisionSeqInPayload = true }, by("goldens/HookMutantsFailCheck", "goldens/V124EventBytesUnchanged"), replay, "S4.v1_24.wire-unchanged"),
 		h("retry-same-attempt", "records a re-run of a failed step with its previous attempt number", golden, func(h *Hooks) { h.RetrySameAttempt = true }, goldens, replay),
-		h("sleep-relative", "records sleep's duration alone as its wakeAt, relative to nothing", golden, func(h *Hooks) { h.SleepRelative = true }, goldens, replay, "S5.timer.durable-wakeat"),
+		h("sleep-relative", "records sleep's duration alone as its wakeAt, relative to nothing", golden, func(h *Hooks) { h.SleepRelative = true }, goldens, replay),
 		h("parallel-last-failure", "a failed parallel names its last failing branch, not its first", "kits/kernelkit:TestBrokenKernelsRejected",
 			func(h *Hooks) { h.ParallelLastFailure = true }, by("kernel/parallel/error-paths"), "I-WIRE-11"),
-		h("serve-degraded-typed", "a degraded typed failure is served on replay as the typed failure it degraded from", golden, func(h *Hooks) { h.ServeDegradedTyped = true }, goldens, replay, "S41.typed.untyped-at-least-once"),
+		h("serve-degraded-typed", "a degraded typed failure is served on replay as the typed failure it degraded from", golden, func(h *Hooks) { h.ServeDegradedTyped = true }, goldens, replay),
 	}
 }
 
