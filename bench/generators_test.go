@@ -99,6 +99,8 @@ var unreachedWhy = map[string]string{
 	"state_json.go: (State).MarshalJSON":    "its error: a State whose raw values are not JSON, built in Go",
 	"state_json.go: CanonicalState":         "an alias of MarshalJSON for callers",
 	"state_json.go: Equal":                  "a comparison for callers",
+	"sort_keys.go: sortBytewise":            "its radix path: an object of 256 keys or more, which no generated log's state holds (TestSortBytewiseAgrees holds it to slices.Sort)",
+	"sort_keys.go: prefix8":                 "the radix path's digit: an object of 256 keys or more, which no generated log's state holds",
 	"state_json.go: (*State).UnmarshalJSON": "the encoding/json entry to ParseState",
 	"state_json.go: (Frame).tree":           "a frame without attempt: only a State built in Go",
 	"state_json.go: ParseState":             "a snapshot that is not JSON: the protocol carries it inside a JSON request (the CLI's --snapshot meets it)",
