@@ -21,7 +21,7 @@ const goTestStore = "LOOM_KITS_TEST_STORE"
 func TestGoTestVerdictHelper(t *testing.T) {
 	name := os.Getenv(goTestStore)
 	if name == "" {
-		t.Skip("only run by TestGoTestGivesCertifyVerdict")
+		return // only TestGoTestGivesCertifyVerdict runs it, as a child process with a store named
 	}
 	for _, b := range broken.EventStores() {
 		if b.Name == name {
