@@ -184,6 +184,19 @@ func raceClaims(ctx context.Context, c *DispatcherCase, ts []string, n, workers 
 		}
 		return false
 	}
+	// claimAck claims once as worker and acks what it got; each delivery (or error) is recorded.
+	claimAck := func(worker string) (bool, error) {
+		l, ok, err := claimOne(ctx, c, claimReq(worker, longTTL, ts...))
+		if err == nil && ok {
+			err = queueOf(c).Ack(ctx, l)
+		}
+		if err != nil || ok {
+			mu.Lock()
+			gots = append(gots, got{worker, l, err})
+			mu.Unlock()
+		}
+		return ok, err
+	}
 	// First in lockstep: each round releases every worker at once to claim once (and ack what it
 	// got), so a round's claims start together — the workers, parked on the gate, are made
 	// runnable together — whatever else the machine or this process runs. Free-running workers on
@@ -197,17 +210,8 @@ func raceClaims(ctx context.Context, c *DispatcherCase, ts []string, n, workers 
 			go func() {
 				defer wg.Done()
 				defer c.Recover()
-				name := fmt.Sprintf("kit-w%d", w+1)
 				<-gate
-				l, ok, err := claimOne(ctx, c, claimReq(name, longTTL, ts...))
-				if err == nil && ok {
-					err = queueOf(c).Ack(ctx, l)
-				}
-				if err != nil || ok {
-					mu.Lock()
-					gots = append(gots, got{name, l, err})
-					mu.Unlock()
-				}
+				_, _ = claimAck(fmt.Sprintf("kit-w%d", w+1))
 			}()
 		}
 		close(gate)
@@ -230,17 +234,11 @@ func raceClaims(ctx context.Context, c *DispatcherCase, ts []string, n, workers 
 					// Everything arrived: a few more claims must find nothing.
 					empty = max(empty, awaitClaims-quietClaims)
 				}
-				l, ok, err := claimOne(ctx, c, claimReq(name, longTTL, ts...))
-				if err == nil && ok {
-					err = queueOf(c).Ack(ctx, l)
+				ok, err := claimAck(name)
+				if err != nil {
+					return
 				}
-				if err != nil || ok {
-					mu.Lock()
-					gots = append(gots, got{name, l, err})
-					mu.Unlock()
-					if err != nil {
-						return
-					}
+				if ok {
 					continue
 				}
 				empty++
