@@ -15,8 +15,8 @@ export CGO_ENABLED ?= 0
 
 .PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof explore-seeds seed-rate clean deploysim stability release release-snapshot
 
-build: ## build the CLI into bin/
-	$(GO) build -o bin/loom-conform ./cmd/loom-conform
+build: ## build the CLI into bin/: loom-conform and loom-conform-full, which it runs for the verbs it does not serve
+	$(GO) build -o bin/ ./cmd/loom-conform ./cmd/loom-conform-full
 
 test: ## run the whole suite through gotestsum (JUnit XML to $(JUNIT)); starts a throwaway PostgreSQL unless LOOM_CONFORM_POSTGRES_DSN is set; with CI=true fails on any skip but a kit's capability verdict
 	@mkdir -p $(dir $(JUNIT)) && rm -rf $(PROOFS) && mkdir -p $(PROOFS)/run-$$(date +%s%N)
@@ -26,14 +26,14 @@ test: ## run the whole suite through gotestsum (JUnit XML to $(JUNIT)); starts a
 	@$(MAKE) --no-print-directory coverage
 
 coverage: ## linked and proven clause coverage from the proof records of the last `make test`; fails when a registered mutant has no recorded kill or spec MUST proven < 90 %
-	$(GO) run ./cmd/loom-conform spec --coverage --strict --proofs "$$(ls -d $(PROOFS)/run-* | tail -1)" > test-results/coverage.txt || { tail -60 test-results/coverage.txt; exit 1; }
+	$(GO) run ./cmd/loom-conform-full spec --coverage --strict --proofs "$$(ls -d $(PROOFS)/run-* | tail -1)" > test-results/coverage.txt || { tail -60 test-results/coverage.txt; exit 1; }
 	@sed -n '/^mutants:/,$$p' test-results/coverage.txt | head -40
 
 ci: lint test fitness build ## what CI runs
 
 fitness: ## run every fitness gate (spec §10); JSON and JUnit reports in test-results/
 	@mkdir -p test-results
-	scripts/with-services.sh $(GO) run ./cmd/loom-conform fitness --json test-results/fitness.json --junit test-results/fitness.xml
+	scripts/with-services.sh $(GO) run ./cmd/loom-conform-full fitness --json test-results/fitness.json --junit test-results/fitness.xml
 
 g2-proof: ## run the G2 ratio gate 20 times on a slowed kernel and 20 times on the real one (needs ≥ 19 right verdicts each)
 	LOOM_CONFORM_G2_PROOF_RUNS=20 $(GO) test -count=1 -run TestG2GateCatchesSlowUnwiredPath -v -timeout 30m ./fitness
@@ -76,20 +76,20 @@ lint: ## gofmt, go mod tidy (no diff), go vet, actionlint (the workflows and, th
 	cd bench && LOOM_GEN_REACH=1 $(GO) test -count=1 -run '^TestGeneratorReach$$' .
 
 docs: ## regenerate generated documentation (interpretations, event catalogue, fitness gates, the HTML report's screenshots: needs Chromium; the report matrix example: starts a throwaway PostgreSQL)
-	$(GO) run ./cmd/loom-conform spec --interpretations > docs/interpretations.md
-	$(GO) run ./cmd/loom-conform fitness --list --markdown > docs/fitness.md
+	$(GO) run ./cmd/loom-conform-full spec --interpretations > docs/interpretations.md
+	$(GO) run ./cmd/loom-conform-full fitness --list --markdown > docs/fitness.md
 	$(GO) test ./reference/fold -run TestEventsDocCurrent -update >/dev/null
 	CI=true $(GO) test -count=1 ./certify -run '^TestHTMLReportInBrowser$$' -update-screenshots >/dev/null
-	CI=true scripts/with-services.sh $(GO) test -count=1 ./cmd/loom-conform -run '^TestMatrixDocExample$$' -update-matrix-doc >/dev/null
+	CI=true scripts/with-services.sh $(GO) test -count=1 ./cmd/loom-conform-full -run '^TestMatrixDocExample$$' -update-matrix-doc >/dev/null
 
 certify: ## the main job: certify the embedded SQLite store
-	$(GO) run ./cmd/loom-conform certify all --builtin sqlite
+	$(GO) run ./cmd/loom-conform-full certify all --builtin sqlite
 
 vectors: ## run the fold vectors against the reference fold
-	$(GO) run ./cmd/loom-conform vectors
+	$(GO) run ./cmd/loom-conform-full vectors
 
 goldens: ## re-run the golden-log corpus (replay, fixture, G2) against the reference kernel
-	$(GO) run ./cmd/loom-conform goldens check
+	$(GO) run ./cmd/loom-conform-full goldens check
 
 gen-vectors: ## regenerate the generated fold vectors (review the diff)
 	$(GO) generate ./vectors
@@ -98,9 +98,9 @@ fuzz-self: build ## vectors fuzz of the reference against itself over the protoc
 	bin/loom-conform vectors fuzz --exec 'bin/loom-conform vectors --serve' --count 100000 --seed 1
 SEEDS ?= 1000
 deploysim: ## long deploy-simulation sweep: SEEDS seeds per scenario (make deploysim SEEDS=10000)
-	$(GO) run ./cmd/loom-conform deploysim --seeds $(SEEDS) --junit test-results/deploysim.xml
+	$(GO) run ./cmd/loom-conform-full deploysim --seeds $(SEEDS) --junit test-results/deploysim.xml
 
-# The release this source heads for (cmd/loom-conform/version.go); a build that is not a release
+# The release this source heads for (manifest/version.go); a build that is not a release
 # reports it with -devel.
 NEXT_RELEASE := $(shell sed -n 's/^const HarnessVersion = "\(.*\)"$$/\1/p' manifest/version.go)
 

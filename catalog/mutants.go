@@ -52,10 +52,10 @@ func Mutants() []spec.Mutant {
 	return out
 }
 
-// cliMutants lists the broken verbs the tests of cmd/loom-conform reject (it cannot be imported).
+// cliMutants lists the broken verbs the tests of cmd/loom-conform-full reject (it cannot be imported).
 func cliMutants() []spec.Mutant {
 	return []spec.Mutant{
 		{ID: "cli/compat/exits-zero-when-incompatible", Kind: "cli", Defect: "loom-conform compat reports an incompatibility but exits 0",
-			Clauses: []string{"S9.compat.exit-nonzero"}, CaughtBy: []string{"cli/compat-exit-codes"}, Where: "cmd/loom-conform:TestCompatExitCodes"},
+			Clauses: []string{"S9.compat.exit-nonzero"}, CaughtBy: []string{"cli/compat-exit-codes"}, Where: "cmd/loom-conform-full:TestCompatExitCodes"},
 	}
 }

@@ -15,7 +15,7 @@ import (
 type ciFiles struct{ workflow, script, makefile string }
 
 var (
-	runsFitnessVerb = regexp.MustCompile(`(?m)^[^#\n]*(go|\$\(GO\)) run \./cmd/loom-conform fitness\b`)
+	runsFitnessVerb = regexp.MustCompile(`(?m)^[^#\n]*(go|\$\(GO\)) run \./cmd/loom-conform-full fitness\b`)
 	runsMakeFitness = regexp.MustCompile(`(?m)^\s*make fitness\s*$`)
 )
 

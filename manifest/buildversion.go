@@ -1,20 +1,44 @@
 package manifest
 
 import (
-	"regexp"
 	"runtime/debug"
 	"strings"
-	"sync"
 )
 
 // ModulePath is this harness's Go module.
 const ModulePath = "github.com/loom-kernel/loom-conform"
 
-// versionForms are a module version a tag names (v1.2.3, v1.2.3-rc.1) and the tail of one Go
-// derives from a commit (v0.0.0-20260101120000-abcdef123456), compiled on first use.
-var versionForms = sync.OnceValues(func() (*regexp.Regexp, *regexp.Regexp) {
-	return regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`), regexp.MustCompile(`[0-9]{14}-[0-9a-f]{12}$`)
-})
+// tagged reports whether v is a module version a tag names: v1.2.3, or v1.2.3-rc.1 (a
+// pre-release of letters, digits, dots and dashes). Read by hand, not by a pattern: every command
+// computes its version at start (I-PERF-10).
+func tagged(v string) bool {
+	rest, ok := strings.CutPrefix(v, "v")
+	for i := range 3 {
+		n := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if !ok || n == 0 {
+			return false
+		}
+		rest = rest[n:]
+		if i < 2 {
+			rest, ok = strings.CutPrefix(rest, ".")
+		}
+	}
+	if rest == "" {
+		return true
+	}
+	pre, ok := strings.CutPrefix(rest, "-")
+	return ok && pre != "" && strings.Trim(pre, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-") == ""
+}
+
+// pseudo reports whether v ends as a version Go derives from a commit does
+// (v0.0.0-20260101120000-abcdef123456): fourteen digits, a dash, twelve lower-case hex digits.
+func pseudo(v string) bool {
+	if len(v) < 27 {
+		return false
+	}
+	t := v[len(v)-27:]
+	return t[14] == '-' && strings.Trim(t[:14], "0123456789") == "" && strings.Trim(t[15:], "0123456789abcdef") == ""
+}
 
 // BuildVersion is the version this build of the harness reports, on the command line and on the
 // Go route alike: stamped, the linker's stamp of a release build, when given; else the tag the
@@ -35,7 +59,6 @@ func VersionOf(stamped string, bi *debug.BuildInfo) string {
 	if stamped != "" {
 		return strings.TrimPrefix(stamped, "v")
 	}
-	tagged, pseudo := versionForms()
 	own := bi != nil && (bi.Main.Path == ModulePath || bi.Main.Path == "")
 	var mod *debug.Module
 	switch {
@@ -52,7 +75,7 @@ func VersionOf(stamped string, bi *debug.BuildInfo) string {
 			}
 		}
 	}
-	if mod != nil && tagged.MatchString(mod.Version) && !pseudo.MatchString(mod.Version) {
+	if mod != nil && tagged(mod.Version) && !pseudo(mod.Version) {
 		return strings.TrimPrefix(mod.Version, "v")
 	}
 	v := HarnessVersion + "-devel"

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -56,4 +57,24 @@ func dep(version, replace string) *debug.BuildInfo {
 		d.Replace = &debug.Module{Path: ModulePath, Version: replace}
 	}
 	return &debug.BuildInfo{Main: debug.Module{Path: "example.com/my-store", Version: "(devel)"}, Deps: []*debug.Module{d}}
+}
+
+// The hand-read version forms agree with the patterns they replace, on tags, pre-releases,
+// pseudo-versions and near misses.
+func TestVersionFormsAgreeWithPatterns(t *testing.T) {
+	tag := regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+	pseu := regexp.MustCompile(`[0-9]{14}-[0-9a-f]{12}$`)
+	for _, v := range []string{
+		"v1.2.3", "v0.1.0", "v10.20.30", "v1.2.3-rc.1", "v1.2.3-rc-1.x", "v1.2.3-", "v1.2", "1.2.3", "v1.2.3.4",
+		"v1..3", "v1.2.3+meta", "v1.2.3-rc_1", "v", "", "vx.y.z", "v1.2.3-é",
+		"v0.0.0-20260101120000-abcdef123456", "v1.2.4-0.20260101120000-abcdef123456", "v0.0.0-2026010112000-abcdef123456",
+		"v0.0.0-20260101120000-ABCDEF123456", "v0.0.0-20260101120000-abcdef12345", "20260101120000-abcdef123456", "x20260101120000_abcdef123456",
+	} {
+		if got, want := tagged(v), tag.MatchString(v); got != want {
+			t.Errorf("tagged(%q) = %v, want %v", v, got, want)
+		}
+		if got, want := pseudo(v), pseu.MatchString(v); got != want {
+			t.Errorf("pseudo(%q) = %v, want %v", v, got, want)
+		}
+	}
 }

@@ -6,13 +6,14 @@
 #                                           and the source heads for VERSION (manifest.HarnessVersion); then builds
 #   scripts/release.sh --snapshot VERSION   builds without those checks (a dry run; what the tests do)
 #
-# Into DIST (default dist/VERSION): loom-conform_VERSION_OS_ARCH, with .exe on Windows, for linux,
+# Into DIST (default dist/VERSION): loom-conform_VERSION_OS_ARCH and loom-conform-full_VERSION_OS_ARCH
+# (the fast front and the whole command line it runs from beside it), with .exe on Windows, for linux,
 # darwin and windows on amd64 and arm64 -- static (CGO_ENABLED=0), -trimpath, the version stamped
 # with -ldflags -X main.version=VERSION -- and SHA256SUMS over them (check with sha256sum -c).
 # PLATFORMS="linux/amd64 windows/arm64" narrows the set; GOBUILDFLAGS replaces -trimpath (the tests
 # set it empty to share their build cache). IMAGE=1 also builds the FROM scratch image
-# loom-conform:VERSION (Dockerfile) from the linux binary of this machine's architecture; nothing is
-# pulled.
+# loom-conform:VERSION (Dockerfile) from the linux binaries of this machine's architecture; nothing
+# is pulled.
 set -euo pipefail
 die() { echo "release: $*" >&2; exit 2; }
 
@@ -37,12 +38,14 @@ rm -rf "$dist"
 mkdir -p "$dist"
 for p in $platforms; do
   os=${p%/*} arch=${p#*/}
-  name="loom-conform_${version}_${os}_${arch}"
-  if [ "$os" = windows ]; then name+=.exe; fi
-  echo "release: building $name" >&2
-  # shellcheck disable=SC2086 # GOBUILDFLAGS is a list of flags
-  CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build ${GOBUILDFLAGS--trimpath} -buildvcs=false \
-    -ldflags "-s -w -X main.version=$version" -o "$dist/$name" ./cmd/loom-conform
+  for cmd in loom-conform loom-conform-full; do
+    name="${cmd}_${version}_${os}_${arch}"
+    if [ "$os" = windows ]; then name+=.exe; fi
+    echo "release: building $name" >&2
+    # shellcheck disable=SC2086 # GOBUILDFLAGS is a list of flags
+    CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build ${GOBUILDFLAGS--trimpath} -buildvcs=false \
+      -ldflags "-s -w -X main.version=$version" -o "$dist/$name" "./cmd/$cmd"
+  done
 done
 
 (
@@ -54,11 +57,10 @@ echo "release: $dist/SHA256SUMS" >&2
 
 if [ "${IMAGE:-}" = 1 ]; then
   arch=$(go env GOARCH)
-  bin="$dist/loom-conform_${version}_linux_${arch}"
-  [ -f "$bin" ] || die "IMAGE=1 needs the linux/$arch binary: add it to PLATFORMS"
+  [ -f "$dist/loom-conform_${version}_linux_${arch}" ] || die "IMAGE=1 needs the linux/$arch binaries: add it to PLATFORMS"
   ctx=$(mktemp -d)
   trap 'rm -rf "$ctx"' EXIT
-  cp "$bin" "$ctx/loom-conform"
+  for cmd in loom-conform loom-conform-full; do cp "$dist/${cmd}_${version}_linux_${arch}" "$ctx/$cmd"; done
   echo "release: building the image loom-conform:$version" >&2
   # BuildKit where buildx is installed, else the classic builder (both build FROM scratch offline).
   docker buildx version >/dev/null 2>&1 || export DOCKER_BUILDKIT=0

@@ -17,6 +17,6 @@ func TestInterpretationsDocCurrent(t *testing.T) {
 		t.Fatalf("read docs/interpretations.md: %v (run make docs)", err)
 	}
 	if !bytes.Equal(got, b.Bytes()) {
-		t.Fatal("docs/interpretations.md is stale: run `make docs` (go run ./cmd/loom-conform spec --interpretations > docs/interpretations.md)")
+		t.Fatal("docs/interpretations.md is stale: run `make docs` (go run ./cmd/loom-conform-full spec --interpretations > docs/interpretations.md)")
 	}
 }

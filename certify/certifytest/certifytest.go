@@ -1,5 +1,5 @@
-// Package certifytest builds what the certification tests run against: the loom-conform binary
-// (static, CGO_ENABLED=0), a local `FROM scratch` bridge image holding only that binary, and the
+// Package certifytest builds what the certification tests run against: the loom-conform-full binary
+// (every verb; static, CGO_ENABLED=0), a local `FROM scratch` bridge image holding only that binary, and the
 // Docker gate (with CI=true a missing Docker engine fails the test; otherwise it skips with how to
 // enable it). Builds happen once per test binary and are shared by every test in it; the binaries
 // land in one directory per module checkout (SharedDir), shared by all test binaries under a file
@@ -41,10 +41,10 @@ const ImageLabel = "org.loom-conform.test"
 // Dockerfile is the bridge image: the static binary and nothing else, serving the SQLite store
 // on port 8080. Extra arguments (a different --backend) replace the command.
 const Dockerfile = `FROM scratch
-COPY loom-conform /loom-conform
+COPY loom-conform-full /loom-conform-full
 WORKDIR /data
 EXPOSE 8080
-ENTRYPOINT ["/loom-conform", "serve-store", "--listen", "0.0.0.0:8080"]
+ENTRYPOINT ["/loom-conform-full", "serve-store", "--listen", "0.0.0.0:8080"]
 CMD ["--backend", "sqlite", "--file", "/data/loom.db"]
 `
 
@@ -83,7 +83,8 @@ func ModuleRoot() (string, error) {
 	}
 }
 
-// Binary builds ./cmd/loom-conform (CGO_ENABLED=0, static, linux) and returns its path. It is
+// Binary builds ./cmd/loom-conform-full, the whole command line (CGO_ENABLED=0, static, linux),
+// and returns its path. It is
 // built once per test binary into a directory shared by every test binary of this module
 // (SharedDir), under a file lock, so the packages `go test ./...` runs in parallel do not each
 // link their own copy: when the binary there is up to date, `go build` only checks it (well under
@@ -96,7 +97,7 @@ func ModuleRoot() (string, error) {
 func Binary(t testing.TB) string {
 	t.Helper()
 	binary.once.Do(func() {
-		binary.val, binary.err = sharedBuild("bridge", "loom-conform", "./cmd/loom-conform",
+		binary.val, binary.err = sharedBuild("bridge", "loom-conform-full", "./cmd/loom-conform-full",
 			"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	})
 	if binary.err != nil {

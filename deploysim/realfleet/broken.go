@@ -45,7 +45,7 @@ func Mutants() []spec.Mutant {
 	var out []spec.Mutant
 	for _, b := range brokenWorkers() {
 		out = append(out, spec.Mutant{ID: "fleet/real/" + b.Name, Kind: "fleet", Defect: b.Defect, Clauses: b.Clauses,
-			CaughtBy: []string{b.Catch}, Where: "cmd/loom-conform:TestDeploysimRealBrokenWorker"})
+			CaughtBy: []string{b.Catch}, Where: "cmd/loom-conform-full:TestDeploysimRealBrokenWorker"})
 	}
 	return out
 }

@@ -16,7 +16,7 @@ import (
 
 // Index is what evidence resolves against. The caller builds it from the kernel manifest, the
 // check catalog and kits, the mutant registry, the fitness gates, the golden corpus and the
-// deploy-simulation scenarios (cmd/loom-conform does; tests build small ones).
+// deploy-simulation scenarios (cmd/loom-conform-full does; tests build small ones).
 type Index struct {
 	Versions  map[string]string // version constant -> value
 	Checks    map[string]bool   // known check ids

@@ -65,10 +65,10 @@ func Checks() []spec.Check {
 		t("fold/one-envelope-decoder", "TestOneEnvelopeDecoder", "S4.envelope.shape", "I-FOLD-22", "I-FOLD-23"),
 		t("fold/integers-by-value", "TestEnvelopeIntegersByValue", "S4.envelope.shape", "I-FOLD-22"),
 		t("fold/error-precedence", "TestErrorPrecedence", "I-FOLD-1", "I-FOLD-23"),
-		{ID: "cli/fold", Kind: spec.KindTest, Clauses: []string{"S4.fold.step-failed-not-fatal", "S4.snapshot.every-k", "S2.state.shape"}, Where: "cmd/loom-conform:TestFoldCommand"},
-		{ID: "cli/fold-serve-agree", Kind: spec.KindTest, Clauses: []string{"I-FOLD-21", "I-FOLD-22", "I-FOLD-23"}, Where: "cmd/loom-conform:TestFoldAndServeAgree"},
-		{ID: "cli/fold-bad-input", Kind: spec.KindTest, Clauses: []string{"S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"}, Where: "cmd/loom-conform:TestFoldBadInput"},
-		{ID: "cli/digest", Kind: spec.KindTest, Clauses: []string{"S3.emit.identity"}, Where: "cmd/loom-conform:TestDigestCommand"},
+		{ID: "cli/fold", Kind: spec.KindTest, Clauses: []string{"S4.fold.step-failed-not-fatal", "S4.snapshot.every-k", "S2.state.shape"}, Where: "cmd/loom-conform-full:TestFoldCommand"},
+		{ID: "cli/fold-serve-agree", Kind: spec.KindTest, Clauses: []string{"I-FOLD-21", "I-FOLD-22", "I-FOLD-23"}, Where: "cmd/loom-conform-full:TestFoldAndServeAgree"},
+		{ID: "cli/fold-bad-input", Kind: spec.KindTest, Clauses: []string{"S4.envelope.shape", "I-FOLD-1", "I-FOLD-11"}, Where: "cmd/loom-conform-full:TestFoldBadInput"},
+		{ID: "cli/digest", Kind: spec.KindTest, Clauses: []string{"S3.emit.identity"}, Where: "cmd/loom-conform-full:TestDigestCommand"},
 		t("fold/state-round-trip", "TestStateRoundTrip", "S2.state.shape", "I-FOLD-16", "S3.snapshot.equivalence"),
 	}
 }
