@@ -50,8 +50,8 @@ done
 
 (
   cd "$dist"
-  if command -v sha256sum >/dev/null; then sha256sum loom-conform_* > SHA256SUMS
-  else shasum -a 256 loom-conform_* > SHA256SUMS; fi
+  if command -v sha256sum >/dev/null; then sha256sum loom-conform_* loom-conform-full_* > SHA256SUMS
+  else shasum -a 256 loom-conform_* loom-conform-full_* > SHA256SUMS; fi
 )
 echo "release: $dist/SHA256SUMS" >&2
 
