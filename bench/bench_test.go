@@ -16,11 +16,12 @@ import (
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
 
-// buildCLI builds loom-conform (of the enclosing checkout) into dir.
+// buildCLI builds loom-conform (of the enclosing checkout) into dir, and beside it jsondecode, the
+// fold's baseline end to end (Stages runs it).
 func buildCLI(tb testing.TB, dir string) string {
 	tb.Helper()
 	bin := filepath.Join(dir, "loom-conform")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/loom-conform")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/loom-conform", "./internal/jsonbase/jsondecode")
 	cmd.Dir = ".." // the main module: its own dependencies, not this module's
 	// Pure Go, as make build and the release build it (a cgo build pays the dynamic loader).
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loom-kernel/loom-conform/fitness"
 	"github.com/loom-kernel/loom-conform/internal/cputime"
+	"github.com/loom-kernel/loom-conform/internal/jsonbase"
 	"github.com/loom-kernel/loom-conform/reference/fold"
 )
 
@@ -109,11 +109,12 @@ type Stage struct {
 }
 
 // Stages measures the command's stages on one log file, interleaved over rounds, each the fastest
-// round: the baseline (encoding/json's bare decode), the process start (`loom-conform version`),
-// reading the file, decoding it (fold.DecodeLogBytes: every envelope kept), decoding and folding
-// it (fold.FoldBytes, the command's path for a file up to 64 MiB), writing the state
-// (fold.AppendState), and the command end to end (child CPU). A regression shows in the stage
-// that grew.
+// round: the baseline (encoding/json's bare decode end to end: jsondecode, built beside cli, a
+// child process reading the file as the command does), the same decode in this process, the
+// process start (`loom-conform version`), reading the file, decoding it (fold.DecodeLogBytes:
+// every envelope kept), decoding and folding it (fold.FoldBytes, the command's path for a file up
+// to 64 MiB), writing the state (fold.AppendState), and the command end to end (child CPU). A
+// regression shows in the stage that grew.
 func Stages(cli, file string, rounds int) ([]Stage, error) {
 	log, err := os.ReadFile(file)
 	if err != nil {
@@ -141,7 +142,8 @@ func Stages(cli, file string, rounds int) ([]Stage, error) {
 		name string
 		run  func() (time.Duration, error)
 	}{
-		{"encoding/json, bare decode (the baseline)", inProc(func() error { return fitness.JSONDecode(log) })},
+		{"encoding/json, bare decode end to end: `jsondecode LOG` (child; the baseline)", child(filepath.Join(filepath.Dir(cli), "jsondecode"), file)},
+		{"encoding/json, bare decode in process", inProc(func() error { return jsonbase.Decode(log) })},
 		{"start: `loom-conform version` (child)", child(cli, "version")},
 		{"read: the file into memory", inProc(func() error { _, err := os.ReadFile(file); return err })},
 		{"decode: fold.DecodeLogBytes", inProc(func() error { _, err := fold.DecodeLogBytes(log); return err })},

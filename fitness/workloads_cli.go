@@ -2,31 +2,35 @@ package fitness
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 
 	"github.com/loom-kernel/loom-conform/internal/loggen"
-	"github.com/loom-kernel/loom-conform/spi"
 )
 
 // The command-line workloads run loom-conform as a user does, a child process each time, and
 // charge each side the CPU time of the children it ran (timeBatch): they keep the binary's start
 // and its fold end to end from regressing (I-PERF-10, I-PERF-11).
 
+// cliBins are the programs the command-line workloads run, in dir (which the caller removes).
+type cliBins struct {
+	cli, hello, decode, dir string
+}
+
 // cliBinaries builds loom-conform from the module at root, the way `make build` does (pure Go; with
-// tags, when a test asks for a mutant), and a hello-world program with the same toolchain, into a
-// fresh directory. It returns their paths and the directory, which the caller removes.
-func cliBinaries(root, tags string) (cli, hello, dir string, err error) {
+// tags, when a test asks for a mutant), and with the same toolchain a hello-world program and the
+// baseline decoder (internal/jsonbase/jsondecode), into a fresh directory.
+func cliBinaries(root, tags string) (b cliBins, err error) {
 	if root == "" {
 		root = "."
 	}
-	if dir, err = os.MkdirTemp("", "loom-conform-cli-"); err != nil {
-		return "", "", "", err
+	dir, err := os.MkdirTemp("", "loom-conform-cli-")
+	if err != nil {
+		return cliBins{}, err
 	}
-	cli, hello = filepath.Join(dir, "loom-conform"), filepath.Join(dir, "hello")
+	b = cliBins{cli: filepath.Join(dir, "loom-conform"), hello: filepath.Join(dir, "hello"), decode: filepath.Join(dir, "jsondecode"), dir: dir}
 	src := filepath.Join(dir, "hellosrc")
 	files := map[string]string{
 		"go.mod":  "module hello\n\ngo 1.21\n",
@@ -39,26 +43,26 @@ func cliBinaries(root, tags string) (cli, hello, dir string, err error) {
 			}
 		}
 	}
-	for _, b := range []struct{ dir, out, pkg string }{{root, cli, "./cmd/loom-conform"}, {src, hello, "."}} {
+	for _, p := range []struct{ dir, out, pkg string }{{root, b.cli, "./cmd/loom-conform"}, {src, b.hello, "."}, {root, b.decode, "./internal/jsonbase/jsondecode"}} {
 		if err != nil {
 			break
 		}
-		args := []string{"build", "-o", b.out}
-		if b.pkg != "." && tags != "" {
+		args := []string{"build", "-o", p.out}
+		if p.pkg == "./cmd/loom-conform" && tags != "" {
 			args = append(args, "-tags", tags)
 		}
-		cmd := exec.Command("go", append(args, b.pkg)...)
-		cmd.Dir = b.dir
+		cmd := exec.Command("go", append(args, p.pkg)...)
+		cmd.Dir = p.dir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, berr := cmd.CombinedOutput(); berr != nil {
-			err = fmt.Errorf("go build %s: %v: %s", b.pkg, berr, bytes.TrimSpace(out))
+			err = fmt.Errorf("go build %s: %v: %s", p.pkg, berr, bytes.TrimSpace(out))
 		}
 	}
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", "", "", err
+		return cliBins{}, err
 	}
-	return cli, hello, dir, nil
+	return b, nil
 }
 
 // runQuiet runs a program with its output discarded.
@@ -75,60 +79,49 @@ func runQuiet(prog string, args ...string) func() error {
 // cliStart: A starts a hello-world Go binary built by the same toolchain, B `loom-conform version`:
 // what every command pays before it does its own work, against the floor of any Go program.
 func cliStart(o WorkloadOptions) (Pair, error) {
-	cli, hello, dir, err := cliBinaries(o.Root, o.BuildTags)
+	b, err := cliBinaries(o.Root, o.BuildTags)
 	if err != nil {
 		return Pair{}, err
 	}
-	return Pair{A: runQuiet(hello), B: runQuiet(cli, "version"), Close: func() error { return os.RemoveAll(dir) }}, nil
+	return Pair{A: runQuiet(b.hello), B: runQuiet(b.cli, "version"), Close: func() error { return os.RemoveAll(b.dir) }}, nil
 }
 
 // cliFold returns the workload of one generated log of 100 000 envelopes (loggen: "pairs" or
-// "mix"): A decodes it with encoding/json in this process (each line into an spi.Envelope,
-// payloads raw: the bare decode), B runs `loom-conform fold LOG` on the same bytes in a file.
+// "mix"), end to end on both sides, each a child process of the same toolchain reading the same
+// file: A decodes it with encoding/json (jsonbase: each line into an spi.Envelope, payloads raw:
+// the bare decode), B runs `loom-conform fold LOG`. Both pay a start, the reading of the file and
+// their fresh memory, which on some machines cost several times what they cost on others: with
+// the decode in this process, those costs fell on one side only and the verdict moved with the
+// machine.
 func cliFold(kind string) Workload {
 	return func(o WorkloadOptions) (Pair, error) {
 		log := loggen.Pairs(100_000)
 		if kind == "mix" {
 			log = loggen.Mix(100_000)
 		}
-		cli, _, dir, err := cliBinaries(o.Root, o.BuildTags)
+		b, err := cliBinaries(o.Root, o.BuildTags)
 		if err != nil {
 			return Pair{}, err
 		}
-		file := filepath.Join(dir, kind+".ndjson")
+		file := filepath.Join(b.dir, kind+".ndjson")
 		if err := os.WriteFile(file, log, 0o600); err != nil {
-			os.RemoveAll(dir)
+			os.RemoveAll(b.dir)
 			return Pair{}, err
 		}
-		fold := func() error {
-			cmd := exec.Command(cli, "fold", file)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr // stdout: discarded by the child's writes to the null device
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("loom-conform fold %s: %v: %s", kind, err, bytes.TrimSpace(stderr.Bytes()))
-			}
-			return nil
-		}
-		return Pair{A: func() error { return JSONDecode(log) }, B: fold, WithGC: true,
-			Close: func() error { return os.RemoveAll(dir) }}, nil
+		return Pair{A: runDiscarding(b.decode, file), B: runDiscarding(b.cli, "fold", file),
+			Close: func() error { return os.RemoveAll(b.dir) }}, nil
 	}
 }
 
-// JSONDecode is the baseline the fold's speed is stated against: encoding/json decoding each
-// NDJSON line of log into an spi.Envelope, payload and metadata kept raw.
-func JSONDecode(log []byte) error {
-	for len(log) > 0 {
-		i := bytes.IndexByte(log, '\n')
-		if i < 0 {
-			i = len(log)
+// runDiscarding runs a program with its standard output on the null device (no pipe to drain).
+func runDiscarding(prog string, args ...string) func() error {
+	return func() error {
+		cmd := exec.Command(prog, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s %v: %v: %s", filepath.Base(prog), args, err, bytes.TrimSpace(stderr.Bytes()))
 		}
-		if line := bytes.TrimSpace(log[:i]); len(line) > 0 {
-			var e spi.Envelope
-			if err := json.Unmarshal(line, &e); err != nil {
-				return err
-			}
-		}
-		log = log[min(i+1, len(log)):]
+		return nil
 	}
-	return nil
 }

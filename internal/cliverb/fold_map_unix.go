@@ -14,7 +14,7 @@ func mapLog(f *os.File, size int64) (b []byte, release func(), err error) {
 	if size == 0 {
 		return []byte{}, func() {}, nil
 	}
-	b, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	b, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
 	if err != nil {
 		b, err = readWhole(f, size)
 		return b, func() {}, err
