@@ -12,8 +12,8 @@ import (
 	"github.com/loom-kernel/loom-conform/internal/cliverb"
 )
 
-// FullEnv names the loom-conform-full binary to run when it is neither beside this one nor on
-// PATH (a test, or an install that keeps the two apart).
+// FullEnv, when set, names the loom-conform-full binary to run, before the one beside this binary
+// and the one on PATH (a test, or an install that keeps the two apart).
 const FullEnv = "LOOM_CONFORM_FULL"
 
 // fullName is the name loom-conform-full has beside a binary named self: self with its leading
