@@ -43,7 +43,7 @@ func exploreChecks() []kitCheck {
 		ours = append(ours, f.clauses...)
 	}
 	doc := "seeded random flow scripts of the golden grammar — nested parallels with failing branches, human steps and gates (and refused resumes), timers, budgets over several dimensions, emits and decisions, typed, untyped and degraded failures, crashes and recoveries (conformance extension), resumeAs onto a parked and an ended execution, receive (Wave 2), hostile ids and values, start inputs naming a key twice (the last member's reading, or refused) — driven over the wire and in process: each execution's log, folded state and canonical text are the in-process run's, and getState's sequence, status, suspendedOn and awaitingDriver after every driver action say what its state and log say, up to the choices " +
-		strings.Join(ours, ", ") + " (required), and exactly (recommended); the first difference is shrunk to a minimal flow script"
+		strings.Join(ours, ", ") + " (required), and exactly (recommended); every third round, a script of raw wire calls (out-of-order calls at a parallel, re-drives after a park, a human step named as a kernel event type and its resumes, a budget over two dimensions) answered as the reference kernel served in process answers them; the first difference is shrunk to a minimal script"
 	return []kitCheck{choiceCheck(ExploreCheck, spec.Must, doc, kkExplore, ExploreClauses(), ours)}
 }
 
@@ -61,6 +61,9 @@ func ExploreClauses() []string {
 		add(cs)
 	}
 	for _, cs := range exploreEventClauses {
+		add(cs)
+	}
+	for _, cs := range exploreWireClauses {
 		add(cs)
 	}
 	add(exploreStateClauses)
@@ -115,7 +118,13 @@ func kkExplore(ctx context.Context, c *Case) error {
 	ext := serves(hs, carrier.MethodConformanceCrash) && serves(hs, carrier.MethodConformanceClock)
 	wave2 := slices.ContainsFunc(hs.Syscalls, func(s manifest.Syscall) bool { return s.Name == "receive" })
 	x := &explorer{c: c, hs: hs}
-	err = x.rounds(ctx, func(round int) explore.Script { return exploreGen(c.Seed, round, ext, wave2) })
+	defer x.close()
+	err = x.rounds(ctx, func(round int) explore.Script {
+		if wireRound(round) {
+			return exploreWireGen(c.Seed, round)
+		}
+		return exploreGen(c.Seed, round, ext, wave2)
+	})
 	if err == nil && x.judged == 0 {
 		return c.Unknown("no generated flow script could be run by the in-process reference (%d tried): nothing was compared", x.invalid)
 	}
@@ -131,6 +140,15 @@ type explorer struct {
 	// shrinking: a replay the kernel leaves unanswered ends shrinking (errNoAnswer) with the
 	// smallest script found so far, rather than spending the call limit on every candidate.
 	shrinking bool
+	// ref is the reference kernel served in process for wire scripts, started on first use.
+	ref *refServer
+}
+
+// close stops what the explorer started.
+func (x *explorer) close() {
+	if x.ref != nil {
+		x.ref.close()
+	}
 }
 
 // exploreShrinkBudget bounds the replays shrinking one finding makes.
@@ -282,6 +300,9 @@ func crashAnchored(body, acts []json.RawMessage) error {
 // replay drives s over the wire and in process and returns the first difference (nil when the
 // runs agree, or when s is no case the reference runs: nothing to compare).
 func (x *explorer) replay(ctx context.Context, s explore.Script) (*explore.Mismatch, error) {
+	if len(s.Steps) > 0 && strings.HasPrefix(s.Steps[0].Op, xWire) {
+		return x.replayWire(ctx, s)
+	}
 	c := x.c
 	k, err := ExploreCase(s)
 	if err != nil || clients.InexpressibleWithExtension(k.Script, k.Driver) != "" {

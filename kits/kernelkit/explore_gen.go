@@ -51,12 +51,15 @@ type xgen struct {
 	// x draws what later generations added (explore_gen_more.go), apart from r, so that the
 	// scripts r alone makes stay as they were
 	x *rand.Rand
+	// dupKey: the start input names a key twice (unless the script crashes), so that certify's
+	// default rounds read a repeated key whatever the seed
+	dupKey bool
 }
 
 // exploreGen makes round's script of a run seeded seed; ext and wave2 say what the kernel serves.
 func exploreGen(seed int64, round int, ext, wave2 bool) explore.Script {
 	g := &xgen{r: rand.New(rand.NewSource(seed*104729 + int64(round))), values: exploreValues(), ext: ext, wave2: wave2,
-		clock: flowscript.DefaultClock, x: rand.New(rand.NewSource(seed*7919 + int64(round) + 1))}
+		clock: flowscript.DefaultClock, x: rand.New(rand.NewSource(seed*7919 + int64(round) + 1)), dupKey: round%6 == 1}
 	g.names = append(g.names, exploreNames...)
 	g.r.Shuffle(len(g.names), func(i, j int) { g.names[i], g.names[j] = g.names[j], g.names[i] })
 	// the normal forms side by side, often: a kernel that normalises one serves the other

@@ -9,13 +9,13 @@ import (
 // What kernel/explore's generator draws from its second source (xgen.x): refused resumes at a
 // human step's park, resumeAs onto an ended execution, and a start input naming a key twice.
 
-// startInput is the start action's input: a corpus value, or sometimes an object naming its key
-// twice with two values (explore_json.go).
+// startInput is the start action's input: a corpus value, or sometimes (always in the rounds that
+// set dupKey) an object naming its key twice with two values (explore_json.go).
 // A crashed start is not one: a refused start leaves nothing to recover, so a script with a crash
 // keeps a plain input.
 func (g *xgen) startInput(crash bool) json.RawMessage {
 	v := raw(g.value())
-	if !crash && g.x.Intn(5) == 0 {
+	if !crash && (g.dupKey || g.x.Intn(5) == 0) {
 		return dupKeyInput(g.values[g.x.Intn(len(g.values))], string(v))
 	}
 	return v

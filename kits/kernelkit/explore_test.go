@@ -79,13 +79,16 @@ const exploreCallLimit = 3 * time.Second
 // the list is a regression of the exploration.
 var exploreRejects = []string{
 	"any-gate-name", "awaiting-when-idle", "budget-first-dimension", "budget-leaks",
-	"canonical-code-points", "canonical-escaped", "code-quota-as-typed", "code-step-failed-as-typed",
-	"code-typed-as-step-failed", "counter-shared", "crash-needs-log", "degraded-served-typed",
-	"deliver-drops-message", "drops-branch-emits", "drops-migrated-input", "human-any-gate",
-	"ignores-execution-budget", "join-names-last-failure", "json-first-key", "parallel-reversed",
-	"rerun-served-effect", "resume-kernel-type-through", "resume-reopens-terminal",
-	"resumeas-kernel-type-through", "resumeas-terminal-refused", "sequence-off-by-one",
-	"step-ids-nfc", "timeout-recorded-typed", "wakeat-relative", "wakeat-truncated",
+	"busy-scope-as-syscall", "call-after-join", "canonical-code-points", "canonical-escaped",
+	"code-not-runnable-as-refused", "code-quota-as-typed", "code-refused-as-not-runnable",
+	"code-step-failed-as-typed", "code-syscall-as-params", "code-typed-as-step-failed",
+	"counter-shared", "crash-needs-log", "degraded-served-typed", "deliver-drops-message",
+	"drops-branch-emits", "drops-migrated-input", "human-any-gate", "ignores-execution-budget",
+	"join-early", "join-names-last-failure", "json-first-key", "kernel-gate-resume",
+	"parallel-reversed", "rerun-served-effect", "resume-kernel-type-through",
+	"resume-reopens-terminal", "resume-while-running-recorded", "resumeas-kernel-type-through",
+	"resumeas-terminal-refused", "sequence-off-by-one", "serves-after-live-decision", "step-ids-nfc",
+	"timeout-recorded-typed", "wakeat-relative", "wakeat-truncated",
 }
 
 // kernel/explore alone, with a fixed seed, rejects every broken kernel of exploreRejects, and no
@@ -185,4 +188,32 @@ func replayOn(t *testing.T, h http.Handler, s explore.Script) *explore.Mismatch 
 		t.Fatal(err)
 	}
 	return m
+}
+
+// The kernels of the classes an independent kernel slipped through (classBrokenKernels) that break
+// a required clause are each rejected by kernel/explore alone, at certify's default rounds, on
+// every one of several seeds: the exploration finds each class without the check written for it.
+func TestExploreRejectsClassKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives every class kernel")
+	}
+	seeds := exploretest.Count(t, 5) // make explore-seeds: more
+	for _, b := range classBrokenKernels() {
+		if spec.RequirementOf(b.Clauses) == spec.Recommended {
+			continue
+		}
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := int64(1); seed <= int64(seeds); seed++ {
+				h, err := NewBroken(b.Name, memory.NewEventStore(), carrier.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := runExplore(t, h, seed, DefaultExplore)
+				if r.Verdict != kits.Fail || r.Requirement != spec.Required {
+					t.Errorf("kernel/wire/%s [%s]: kernel/explore alone, seed %d, %d rounds = %s (%s), want a required failure", b.Name, ExploreRule, seed, DefaultExplore, r.Verdict, firstLine(r.Message))
+				}
+			}
+		})
+	}
 }
