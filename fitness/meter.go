@@ -22,6 +22,10 @@ type Pair struct {
 	// it: for pairs whose sides allocate very differently (decoding every envelope vs folding
 	// them), collection is part of what the ratio compares (I-PERF-4).
 	WithGC bool
+	// MinBatch, when longer than the run's, is the CPU time one timed batch aims at: a pair
+	// WithGC whose unit of work is short wants batches that hold several collections, or the
+	// rounds a collection lands in make the A/A noise alone exceed what can be judged.
+	MinBatch time.Duration
 }
 
 // Measure runs rounds interleaved rounds of p and returns the per-round ratios. A batch is
@@ -81,7 +85,7 @@ func startMeter(p Pair, minBatch time.Duration) (*meter, error) {
 		debug.SetGCPercent(gc)
 	}
 	m := &meter{p: p, undo: func() { debug.SetGCPercent(gc); runtime.GOMAXPROCS(procs) }}
-	if err := m.calibrate(minBatch); err != nil {
+	if err := m.calibrate(max(minBatch, p.MinBatch)); err != nil {
 		m.stop()
 		return nil, err
 	}

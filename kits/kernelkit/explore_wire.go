@@ -93,7 +93,7 @@ func exploreWireGen(seed int64, round int) explore.Script {
 	}
 	// a parallel: calls out of order while its branches run (at the top, a join), two failing
 	// branches at least (the join names the first), calls in a branch already joined
-	n := 2 + r.Intn(2)
+	n := 3 + r.Intn(2)
 	add("parallel", wireArgs{Args: json.RawMessage(`{"branches":` + fmt.Sprint(n) + `}`)})
 	for i := range n {
 		if r.Intn(2) == 0 {
@@ -108,7 +108,7 @@ func exploreWireGen(seed int64, round int) explore.Script {
 	early := []call{{"execute", wireArgs{Args: step("early")}}, {"parallel", wireArgs{Args: join}}}
 	r.Shuffle(len(early), func(i, j int) { early[i], early[j] = early[j], early[i] })
 	add(early[0].op, early[0].a)
-	ok := r.Intn(n - 1) // branches after it fail
+	ok := r.Intn(n - 2) // the branches after it fail: two at least
 	for i := range n {
 		if i == 1 {
 			add(early[1].op, early[1].a)
