@@ -132,6 +132,9 @@ type worker struct {
 
 	lease spi.Lease
 	lost  atomic.Bool
+	// abandon ends the drive of the lease held (handle's run context): its appends fail, so a
+	// drive that cannot go on safely records nothing.
+	abandon context.CancelFunc
 }
 
 var errLeaseLost = errors.New("the worker's lease is lost; it stops")
@@ -150,6 +153,7 @@ func (w *worker) handle(ctx context.Context, l spi.Lease) {
 	w.lease = l
 	w.lost.Store(false)
 	runCtx, cancel := context.WithCancel(ctx)
+	w.abandon = cancel
 	beat := make(chan struct{})
 	go func() {
 		defer close(beat)
@@ -205,8 +209,16 @@ func (w *worker) drive(ctx context.Context, l spi.Lease) bool {
 func (w *worker) effect(tool string, fn kernel.Effect) kernel.Effect {
 	return func(ec *kernel.EffectContext, in json.RawMessage) (any, error) {
 		ctx := ec.Context()
+		// A heartbeat or the ledger that fails ends the drive, recording nothing: returned as the
+		// effect's error, it was recorded as the step's failure (and the execution's, when the
+		// flow does not catch it) by a worker whose fence still held — under load a heartbeat
+		// that merely timed out failed the execution. The lease then expires and another worker
+		// re-drives it.
 		if _, err := w.d.Heartbeat(ctx, w.lease, w.cfg.TTL); err != nil {
-			w.lost.Store(true)
+			if errors.Is(err, spi.ErrLeaseLost) {
+				w.lost.Store(true)
+			}
+			w.abandon()
 			return nil, errLeaseLost
 		}
 		exec := w.lease.Package.ExecutionID
@@ -224,6 +236,7 @@ func (w *worker) effect(tool string, fn kernel.Effect) kernel.Effect {
 		}
 		if _, err := w.pool.Exec(ctx, `INSERT INTO deploysim_effects (execution_id, step, attempt, tool, worker, completed_before) VALUES ($1,$2,$3,$4,$5,$6)`,
 			exec, ec.StepID(), ec.Attempt(), tool, w.cfg.Name, done); err != nil {
+			w.abandon()
 			return nil, fmt.Errorf("recording the effect: %w", err)
 		}
 		return fn(ec, in)
