@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # Pure-Go build everywhere (modernc SQLite, pgx): the static bridge image shares the test build cache.
 export CGO_ENABLED ?= 0
 
-.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof explore-seeds seed-rate clean deploysim stability release release-snapshot
+.PHONY: build test coverage ci bench perf-doc perf-cli fuzz fuzz-self lint docs vectors gen-vectors goldens certify fitness g2-proof explore-seeds seed-rate seed-rate-bridge clean deploysim stability release release-snapshot
 
 build: ## build the CLI into bin/: loom-conform and loom-conform-full, which it runs for the verbs it does not serve
 	$(GO) build -o bin/ ./cmd/loom-conform ./cmd/loom-conform-full
@@ -62,7 +62,10 @@ explore-seeds: ## the explorations over many seeds: every reference store (memor
 	LOOM_EXPLORE_SEEDS=30 $(GO) test -count=1 -run '^TestExploreReferencePasses$$' ./kits/kernelkit
 
 seed-rate: ## how often each concurrency check catches its broken store or dispatcher over 100 seeds (fails below 99 %)
-	LOOM_KITS_SEED_RATE=100 $(GO) test -tags seedrate -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken/... | grep -E 'seed rate|FAIL|^ok'
+	LOOM_KITS_SEED_RATE=100 $(GO) test -tags seedrate -run '^(TestSeedDependence|TestExploreRaceRate)$$' -v -timeout 60m ./kits/broken/... | grep -E 'seed rate|explore rate|FAIL|^ok'
+
+seed-rate-bridge: ## the same, the stores served behind the store bridge over loopback HTTP (the route of a store in another language), for the round-trip-window stores
+	LOOM_KITS_SEED_RATE=100 LOOM_KITS_SEED_RATE_BRIDGE=1 LOOM_KITS_SEED_RATE_RUN='roundtrip$$' $(GO) test -tags seedrate -run '^TestSeedDependence$$' -v -timeout 60m ./kits/broken/ | grep -E 'seed rate|FAIL|^ok'
 
 fuzz: ## bounded fuzzing and long property runs (FUZZTIME per target)
 	scripts/fuzz.sh $(FUZZTIME)

@@ -114,8 +114,9 @@ func TestBrokenStoresCertifiedIffOnlyChoices(t *testing.T) {
 				return
 			}
 			url := serve(t, b.New(), nil)
+			seed := int64(5)
 			run := func(strict bool, only []string) *certify.Report {
-				cfg := certify.Config{Kinds: []string{b.kind}, Seed: 5, Strict: strict}
+				cfg := certify.Config{Kinds: []string{b.kind}, Seed: seed, Strict: strict}
 				if only != nil {
 					cfg.Run = "^(" + strings.Join(quoteAll(only), "|") + ")$"
 				}
@@ -127,6 +128,17 @@ func TestBrokenStoresCertifiedIffOnlyChoices(t *testing.T) {
 			}
 			if !onlyChoices {
 				rep := run(false, b.catches)
+				// A round-trip window is seen behind the bridge on at least 99 % of seeds (I-COV-5,
+				// make seed-rate-bridge), so one of three seeds rejects it — but for the fenced
+				// append's race, which shows only to a read inside the window (the exception).
+				roundTrip := strings.HasSuffix(b.Name, "-roundtrip") && !slices.Contains(b.catches, "eventstore/fence-race")
+				for roundTrip && masked(rep, b.catches) && seed < 7 {
+					seed++
+					rep = run(false, b.catches)
+				}
+				if roundTrip && masked(rep, b.catches) {
+					t.Fatalf("%s (%s): %v pass over the bridge on seeds 5, 6 and 7, want a rejection (I-COV-5)", b.Name, b.Defect, b.catches)
+				}
 				if masked(rep, b.catches) {
 					// The bridge stands between the store and the caller: a cancellation never
 					// reaches the store (I-BRIDGE-5), a race may not show through its round trips,

@@ -59,7 +59,7 @@ func ArchiveStoreKit() Kit[spi.ArchiveStore] {
 			Requires: []string{spi.MethodReplaceSegments},
 			Doc:      "readers racing replaceSegments only ever see the range before or after a whole replacement (rounds and limit as readers-whole-append)", Run: asReadersWholeReplace},
 		{ID: "archivestore/explore", Clauses: asExplore().clauses(), Level: spec.Must,
-			Doc: "seeded scripts of appends, re-appends (of the same envelopes, of different ones, of a double's twins), segment replacements and deletes, and reads, over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with payloads from the round-trip corpus, answer as the in-memory reference does (the first difference is shrunk to a minimal script)", Run: asExplore().run},
+			Doc: "seeded scripts of appends, re-appends (of the same envelopes, of different ones, of a double's twins), segment replacements and deletes, and reads, over ids that differ by one delimiter, a case, a normal form, a prefix or a long tail (1 024 bytes and past it), with payloads from the round-trip corpus, answer as the in-memory reference does; about one step in five is two made at once on one id, each by its own client, answered as the reference answers them in one order or the other (the first difference is shrunk to a minimal script)", Run: asExplore().run},
 		{ID: "archivestore/reappend-keeps-once", Clauses: []string{"I-STORE-18"}, Level: spec.Must,
 			Doc: "re-archived equal envelopes are never stored twice, whether the store answers success or a conflict", Run: asKeepsOnce},
 		{ID: "archivestore/reappend-different-values", Clauses: []string{"I-STORE-18"}, Level: spec.Must,

@@ -35,6 +35,7 @@ func asExplore() xSeam[spi.ArchiveStore] {
 		args:    asxArgsFor,
 		touched: xReadBack("read"),
 		names:   xNames,
+		atOnce:  []string{"append", "read", "replaceSegments"},
 	}
 }
 

@@ -29,7 +29,7 @@ func brExplore() xSeam[spi.BranchRegistry] {
 			{"get", "", 4, with("I-STORE-20")},
 			{"listChildren", "", 3, with("I-STORE-20")},
 		},
-		extra:     []string{"I-STORE-25", "I-STORE-28", "I-STORE-29", "I-STORE-54", "I-STORE-72"},
+		extra:     []string{"I-STORE-25", "I-STORE-28", "I-STORE-29", "I-STORE-54", "I-STORE-56", "I-STORE-72"},
 		order:     map[string]string{"listChildren": "I-STORE-28"},
 		reference: func() spi.BranchRegistry { return memory.NewBranchRegistry() },
 		side: func(s spi.BranchRegistry, ids []string, ref bool) xSide {
@@ -38,6 +38,7 @@ func brExplore() xSeam[spi.BranchRegistry] {
 		args:    brxArgsFor,
 		touched: xReadBack("get", "register"),
 		names:   xNames,
+		atOnce:  []string{"register", "get"},
 	}
 }
 
@@ -111,6 +112,9 @@ func (x *brxSide) choice(st explore.Step) string {
 	a := xArgsOf(st)
 	if st.Op != "register" {
 		return ""
+	}
+	if _, taken := x.reg[a.ID]; taken && (a.To == a.ID || a.To == -1 || a.Seq < 0) {
+		return "I-STORE-56" // invalid and the id taken: invalid argument first is ours
 	}
 	if old, ok := x.reg[a.ID]; ok {
 		same := old

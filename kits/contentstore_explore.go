@@ -46,6 +46,7 @@ func csExplore() xSeam[spi.ContentStore] {
 		args:    csxArgsFor,
 		touched: csTouched,
 		names:   xNames,
+		atOnce:  []string{"put", "get", "putStream"},
 	}
 }
 

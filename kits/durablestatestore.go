@@ -35,7 +35,7 @@ func DurableStateStoreKit() Kit[spi.DurableStateStore] {
 		{ID: "durablestatestore/no-lost-update", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "racing read-modify-write increments under compare-and-set lose no update", Run: dsNoLostUpdate},
 		{ID: "durablestatestore/delete-races-set", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-5"}, Level: spec.Must,
-			Doc: "a set and a delete racing on the version a key has: exactly one wins, and the key then holds the set's value or is gone (24 rounds)", Run: dsDeleteRacesSet},
+			Doc: "five sets and a delete racing on the version a key has, the first set sent with the delete and the others 25 µs apart: exactly one wins, and the key then holds the winning set's value or is gone (384 rounds)", Run: dsDeleteRacesSet},
 		{ID: "durablestatestore/delete", Clauses: []string{"S7.plugin.pinned", "I-PLUGIN-6", "I-PLUGIN-5"}, Level: spec.Must,
 			Doc: "delete removes the key; a conditional delete on a stale version is a conflict and keeps it", Run: dsDelete},
 		{ID: "durablestatestore/delete-absent", Clauses: []string{"I-PLUGIN-18"}, Level: spec.Must,

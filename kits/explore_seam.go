@@ -67,6 +67,9 @@ type xSeam[T any] struct {
 	seed  string
 	// cleanup, when set, settles what a replay left on the target (a dispatcher's leases).
 	cleanup func(ctx context.Context, target xSide)
+	// atOnce lists the operations a script may make two at a time, each by its own client
+	// (explore_together.go); their apply must be safe on one target side from two goroutines.
+	atOnce []string
 }
 
 // clauses lists every clause the exploration may cite: each operation's, then extra.
@@ -79,7 +82,11 @@ func (x xSeam[T]) clauses() []string {
 			}
 		}
 	}
-	for _, c := range x.extra {
+	extra := x.extra
+	if len(x.atOnce) > 0 {
+		extra = append(slices.Clone(extra), "I-STORE-14") // answers of steps made at once
+	}
+	for _, c := range extra {
 		if !slices.Contains(out, c) {
 			out = append(out, c)
 		}
@@ -139,7 +146,21 @@ func (x xSeam[T]) gen(seed int64, round int, declared func(string) bool) explore
 			}
 		}
 	}
-	for tries := 0; len(s.Steps) < x.steps && tries < 20*x.steps; tries++ {
+	// Steps made two at once come between the others, drawn from a source of their own, so the
+	// walk of single steps draws what it drew before they existed.
+	rt := rand.New(rand.NewSource(seed*7919 + int64(round) + 1<<40))
+	idT := func() int {
+		if rt.Intn(3) == 0 {
+			return hot[0]
+		}
+		return hot[rt.Intn(len(hot))]
+	}
+	for made, tries := 0, 0; made < x.steps && tries < 20*x.steps; tries++ {
+		if len(first) == 0 && len(x.atOnce) > 0 && rt.Intn(togetherEvery) == 0 {
+			if st, ok := x.genTogether(ctx, rt, ref, idT, declared); ok {
+				s.Steps = append(s.Steps, st)
+			}
+		}
 		op, pick := ops[r.Intn(len(ops))], id
 		if len(first) > 0 {
 			h := first[0]
@@ -155,13 +176,16 @@ func (x xSeam[T]) gen(seed int64, round int, declared func(string) bool) explore
 		}
 		ref.follow(st, ref.apply(ctx, st))
 		s.Steps = append(s.Steps, st)
+		made++
 	}
 	return s
 }
 
 // replay applies s to c's target and to a fresh reference, with this replay's own names, and
 // returns the first answer where they part. A refusal as an invalid argument of a step naming an id
-// past spi.MaxIDBytes is the target's right (I-STORE-80): the script ends there, agreeing.
+// past spi.MaxIDBytes is the target's right (I-STORE-80): the script ends there, agreeing. A
+// Together step is made on the target at once and compared with the reference answering its steps
+// one after the other, in every order (together).
 func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)) explore.Replay {
 	return func(ctx context.Context, s explore.Script) (*explore.Mismatch, error) {
 		store, err := target(ctx)
@@ -174,52 +198,95 @@ func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)
 			defer x.cleanup(context.WithoutCancel(ctx), tgt)
 		}
 		var named []int
+		var applied []explore.Step // the steps the reference has made, one after the other
 		for i, st := range s.Steps {
-			for _, n := range x.names(st) {
-				if !slices.Contains(named, n) {
-					named = append(named, n)
-				}
+			steps := []explore.Step{st}
+			if st.Op == explore.Together {
+				steps = st.Together
 			}
-			choice := ref.choice(st)
-			want := ref.apply(ctx, st)
-			ref.follow(st, want)
-			got := tgt.apply(ctx, st)
-			tgt.follow(st, got)
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if got.refusal == "invalid argument" && want.refusal == "" && x.namesTooLong(st, ids) {
-				return nil, nil
-			}
-			m := x.compare(st, want, got)
-			if m != nil && choice != "" && !slices.Equal(m.Clauses, []string{x.precision}) {
-				m.Clauses = []string{choice} // the answer rests on the choice
-			}
-			for _, read := range x.touched(st, named) {
-				if m != nil {
-					break
-				}
-				// what a write did shows in what it touched: read it back on both sides
-				m = x.compare(read, ref.apply(ctx, read), tgt.apply(ctx, read))
-				if m != nil {
-					m.Op = st.Op + " then " + read.Op
-					switch {
-					case !slices.Equal(m.Clauses, x.opClauses(read.Op)):
-						// the read's answer rests on a choice of its own (precision, order)
-					case choice != "":
-						m.Clauses = []string{choice}
-					default:
-						m.Clauses = x.opClauses(st.Op)
+			for _, sub := range steps {
+				for _, n := range x.names(sub) {
+					if !slices.Contains(named, n) {
+						named = append(named, n)
 					}
 				}
 			}
+			var m *explore.Mismatch
+			var tooLong bool
+			if st.Op == explore.Together {
+				// its answers and what it touched are compared inside, order by order
+				ref, steps, m, tooLong = x.together(ctx, st, ids, applied, named, tgt, c.Recover)
+			} else {
+				var choice string
+				choice, m, tooLong = x.step(ctx, ref, tgt, st, ids)
+				if m == nil {
+					m = x.readBack(ctx, ref, tgt, st, choice, named)
+				}
+			}
+			applied = append(applied, steps...)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if tooLong {
+				return nil, nil
+			}
 			if m != nil {
-				m.Step, m.Args = i, xShowArgs(st, ids, x.names)
+				m.Step = i
+				if m.Args == "" {
+					m.Args = xShowArgs(st, ids, x.names)
+				}
 				return m, nil
 			}
 		}
 		return nil, nil
 	}
+}
+
+// step makes st on both sides and compares the answers: it returns the choice whose zone st is in,
+// the mismatch (citing that choice when it rests on one) and whether the target refused a name
+// past spi.MaxIDBytes (its right).
+func (x xSeam[T]) step(ctx context.Context, ref, tgt xSide, st explore.Step, ids []string) (string, *explore.Mismatch, bool) {
+	choice := ref.choice(st)
+	want := ref.apply(ctx, st)
+	ref.follow(st, want)
+	got := tgt.apply(ctx, st)
+	tgt.follow(st, got)
+	return choice, x.judge(st, choice, want, got), x.refusedTooLong(st, ids, want, got)
+}
+
+// judge compares one answer; a difference in a choice's zone cites the choice.
+func (x xSeam[T]) judge(st explore.Step, choice string, want, got xAnswer) *explore.Mismatch {
+	m := x.compare(st, want, got)
+	if m != nil && choice != "" && !slices.Equal(m.Clauses, []string{x.precision}) {
+		m.Clauses = []string{choice} // the answer rests on the choice
+	}
+	return m
+}
+
+func (x xSeam[T]) refusedTooLong(st explore.Step, ids []string, want, got xAnswer) bool {
+	return got.refusal == "invalid argument" && want.refusal == "" && x.namesTooLong(st, ids)
+}
+
+// readBack reads back what write step st touched on both sides: what a write did shows in what it
+// touched, and a write to one id shows on another it must not change.
+func (x xSeam[T]) readBack(ctx context.Context, ref, tgt xSide, st explore.Step, choice string, named []int) *explore.Mismatch {
+	for _, read := range x.touched(st, named) {
+		m := x.compare(read, ref.apply(ctx, read), tgt.apply(ctx, read))
+		if m == nil {
+			continue
+		}
+		m.Op = st.Op + " then " + read.Op
+		switch {
+		case !slices.Equal(m.Clauses, x.opClauses(read.Op)):
+			// the read's answer rests on a choice of its own (precision, order)
+		case choice != "":
+			m.Clauses = []string{choice}
+		default:
+			m.Clauses = x.opClauses(st.Op)
+		}
+		return m
+	}
+	return nil
 }
 
 func (x xSeam[T]) namesTooLong(st explore.Step, ids []string) bool {

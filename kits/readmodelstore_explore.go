@@ -38,6 +38,7 @@ func rmExplore() xSeam[spi.ReadModelStore] {
 		args:    rmxArgsFor,
 		touched: rmTouched,
 		names:   xNames,
+		atOnce:  []string{"upsert"},
 	}
 }
 

@@ -37,6 +37,7 @@ func ssExplore() xSeam[spi.SnapshotStore] {
 		args:    ssxArgsFor,
 		touched: xReadBack("loadLatest", "save", "pruneSnapshots", "deleteExecution"),
 		names:   xNames,
+		atOnce:  []string{"save", "loadLatest", "deleteExecution"},
 	}
 }
 

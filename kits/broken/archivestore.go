@@ -67,7 +67,7 @@ func ArchiveStores() []Store[spi.ArchiveStore] {
 		}},
 		{"archive-swallows-conflict", "a different envelope at an archived sequence is ignored and the rest stored", "archivestore/reappend-different-conflict", func() spi.ArchiveStore { return archiveSwallowsConflict{newAS()} }},
 		{"archive-race", "compare-then-insert without a lock: racing archivers both win", "archivestore/concurrent-archivers", func() spi.ArchiveStore {
-			return archiveRace{newAS(), &sync.Mutex{}, map[string]map[int64]spi.Envelope{}, false}
+			return archiveRace{newAS(), &sync.Mutex{}, map[string]map[int64]spi.Envelope{}, paceHeld}
 		}},
 		{"replace-too-much", "replaceSegments also drops the envelope after the range", "archivestore/replace-segments", func() spi.ArchiveStore { return replaceTooMuch{newAS()} }},
 		{"empty-replace-noop", "replaceSegments with no envelopes changes nothing", "archivestore/replace-segments", func() spi.ArchiveStore { return emptyReplaceNoop{newAS()} }},

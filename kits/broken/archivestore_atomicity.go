@@ -58,9 +58,9 @@ func (s replaceVisibleMidway) ReplaceSegments(ctx context.Context, id string, r 
 // --- archive compares, then inserts, without holding anything in between.
 type archiveRace struct {
 	as
-	mu      *sync.Mutex
-	data    map[string]map[int64]spi.Envelope
-	natural bool // the window is one yield (see gap), not a held pause
+	mu   *sync.Mutex
+	data map[string]map[int64]spi.Envelope
+	pace pace // how the window opens (see gap)
 }
 
 func (s archiveRace) Append(ctx context.Context, id string, events []spi.Envelope) error {
@@ -76,7 +76,7 @@ func (s archiveRace) Append(ctx context.Context, id string, events []spi.Envelop
 		}
 	}
 	s.mu.Unlock()
-	gap(s.natural, func() { time.Sleep(300 * time.Microsecond) }) // the window
+	gap(s.pace, func() { time.Sleep(300 * time.Microsecond) }) // the window
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.data[id] == nil {

@@ -45,7 +45,7 @@ func BranchRegistries() []Store[spi.BranchRegistry] {
 			return cyclesAllowed{newBR(), &sync.Mutex{}, map[string]spi.Branch{}}
 		}},
 		{"register-race", "check-then-write registration: racing registrations both win", "branchregistry/concurrent-register", func() spi.BranchRegistry {
-			return registerRace{newBR(), &sync.Mutex{}, map[string]spi.Branch{}, false}
+			return registerRace{newBR(), &sync.Mutex{}, map[string]spi.Branch{}, paceHeld}
 		}},
 		{"zero-for-unknown", "get of an unknown id returns an empty branch, not not-found", "branchregistry/register-get", func() spi.BranchRegistry { return zeroForUnknown{newBR()} }},
 		{"children-like-prefix", "listChildren matches parent ids by prefix, so children of parents extending the id are listed", "branchregistry/list-children", func() spi.BranchRegistry {

@@ -95,9 +95,9 @@ func (r cyclesAllowed) Get(ctx context.Context, id string) (spi.Branch, error) {
 // --- register checks, then writes, without holding anything in between.
 type registerRace struct {
 	br
-	mu      *sync.Mutex
-	data    map[string]spi.Branch
-	natural bool // the window is one yield (see gap), not a held pause
+	mu   *sync.Mutex
+	data map[string]spi.Branch
+	pace pace // how the window opens (see gap)
 }
 
 func (r registerRace) Register(ctx context.Context, b spi.Branch) error {
@@ -113,7 +113,7 @@ func (r registerRace) Register(ctx context.Context, b spi.Branch) error {
 		}
 		return spi.ErrAlreadyExists
 	}
-	gap(r.natural, func() { time.Sleep(300 * time.Microsecond) })
+	gap(r.pace, func() { time.Sleep(300 * time.Microsecond) })
 	r.mu.Lock()
 	r.data[b.ID] = b
 	r.mu.Unlock()

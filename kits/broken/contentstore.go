@@ -55,7 +55,7 @@ func classContentStores() []classStore[spi.ContentStore] {
 		class("json-content-normalised", "content that parses as JSON is kept in a JSON column and read back re-encoded (keys sorted, spacing and escapes dropped)", "contentstore/json-content-bytes", []string{"I-PLUGIN-1", "I-PLUGIN-12"},
 			func() C { return jsonContentNormalised{newCS(), &sync.Mutex{}, map[string][]byte{}} }),
 		class("put-race-refused", "put looks the digest up, then inserts; a put racing another of the same bytes hits the unique key and is refused", "contentstore/put-idempotent", []string{"I-PLUGIN-1"},
-			func() C { return putRaceRefused{newContentTable(), false} }),
+			func() C { return putRaceRefused{newContentTable(), paceHeld} }),
 		class("owner-before-digest", "getFor looks the owner's content up before it validates the digest, so a malformed digest asked for through an owner's access is not found (breaks only a recommendation)", "contentstore/refusal-order", []string{"I-STORE-56"},
 			func() C { return ownerBeforeDigest{newCS()} }),
 		class("content-written-in-parts", "content is written under its digest in 64 KiB parts, one statement each; readers see it grow (each part stays visible until a reader has looked)", "contentstore/readers-whole-content", []string{"I-PLUGIN-2", "I-PLUGIN-13"},

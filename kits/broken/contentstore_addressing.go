@@ -125,7 +125,7 @@ func (s jsonContentNormalised) PutStream(ctx context.Context, r io.Reader) (spi.
 // racing ones collide.
 type putRaceRefused struct {
 	contentTable
-	natural bool // the window is one yield (see gap), not a held pause
+	pace pace // how the window opens (see gap)
 }
 
 func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, error) {
@@ -136,7 +136,7 @@ func (s putRaceRefused) Put(ctx context.Context, data []byte) (spi.ContentRef, e
 	if ok {
 		return ref, nil
 	}
-	gap(s.natural, yield)
+	gap(s.pace, yield)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.content[ref.Digest]; ok {

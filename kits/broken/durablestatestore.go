@@ -17,7 +17,7 @@ func newDS() ds { return ds{memory.NewDurableStateStore()} }
 func DurableStateStores() []Store[spi.DurableStateStore] {
 	return []Store[spi.DurableStateStore]{
 		{"last-write-wins", "the version precondition is ignored", "durablestatestore/conditional-set", func() spi.DurableStateStore { return lastWriteWins{newDS()} }},
-		{"lost-update", "check-then-act compare-and-set: racing increments overwrite each other", "durablestatestore/no-lost-update", func() spi.DurableStateStore { return checkThenSet{newDS(), &sync.Mutex{}, false} }},
+		{"lost-update", "check-then-act compare-and-set: racing increments overwrite each other", "durablestatestore/no-lost-update", func() spi.DurableStateStore { return checkThenSet{newDS(), &sync.Mutex{}, paceHeld} }},
 		{"create-overwrites", "a create-only set (ifVersion 0) overwrites a present key", "durablestatestore/conditional-set", func() spi.DurableStateStore { return createOverwrites{newDS()} }},
 		{"version-restarts", "versions restart at 1 after a delete, so a version read before it matches again (ABA)", "durablestatestore/versions-not-reused", func() spi.DurableStateStore {
 			return versionRestarts{&sync.Mutex{}, map[string]spi.StateEntry{}}

@@ -19,8 +19,8 @@ func (s lastWriteWins) Set(ctx context.Context, key string, v json.RawMessage, p
 // --- check-then-act: the version is compared, then the write happens outside the lock.
 type checkThenSet struct {
 	ds
-	mu      *sync.Mutex
-	natural bool // the window is one yield (see gap), not a held pause
+	mu   *sync.Mutex
+	pace pace // how the window opens (see gap)
 }
 
 func (s checkThenSet) Set(ctx context.Context, key string, v json.RawMessage, pre spi.Precondition) (int64, error) {
@@ -32,7 +32,7 @@ func (s checkThenSet) Set(ctx context.Context, key string, v json.RawMessage, pr
 		if cur.Version != *pre.IfVersion {
 			return 0, spi.StateConflict(key, pre, cur.Version)
 		}
-		gap(s.natural, yield)
+		gap(s.pace, yield)
 	}
 	return s.ds.Set(ctx, key, v, spi.Precondition{})
 }

@@ -11,8 +11,8 @@ import (
 // --- lost concurrent append: check, then act; the later writer rewrites the whole log.
 type checkThenAct struct {
 	es
-	mu      *sync.Mutex
-	natural bool // the window is one yield (see gap), not a held pause
+	mu   *sync.Mutex
+	pace pace // how the window opens (see gap)
 }
 
 func (s checkThenAct) Append(ctx context.Context, id string, events []spi.Envelope, opts spi.AppendOptions) error {
@@ -23,7 +23,7 @@ func (s checkThenAct) Append(ctx context.Context, id string, events []spi.Envelo
 	if events[0].Sequence != lastSeq(log)+1 {
 		return &spi.ConflictError{ExecutionID: id, Expected: events[0].Sequence, Actual: lastSeq(log) + 1}
 	}
-	gap(s.natural, func() { time.Sleep(300 * time.Microsecond) }) // the window
+	gap(s.pace, func() { time.Sleep(300 * time.Microsecond) }) // the window
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_ = s.es.DeleteExecution(ctx, id)

@@ -11,14 +11,14 @@ import (
 
 // fenceBook is fencing owned by a wrapper, with selectable defects.
 type fenceBook struct {
-	mu      sync.Mutex
-	tokens  map[string]int64
-	racy    bool // acquire reads, waits, then writes: concurrent acquires share a token
-	stale   bool // accepts any token not above the current one (a zombie writes)
-	ignore  bool // acquireFenceIf ignores its expectation
-	down    bool // tokens are unique but each lower than the last one issued (a choice, I-STORE-100)
-	low     int64
-	natural bool // racy acquires yield once (see gap) instead of pausing
+	mu     sync.Mutex
+	tokens map[string]int64
+	racy   bool // acquire reads, waits, then writes: concurrent acquires share a token
+	stale  bool // accepts any token not above the current one (a zombie writes)
+	ignore bool // acquireFenceIf ignores its expectation
+	down   bool // tokens are unique but each lower than the last one issued (a choice, I-STORE-100)
+	low    int64
+	pace   pace // how the window opens (see gap)
 }
 
 // fresh is the next token for id: the current one + 1, or with down the next of a book-wide
@@ -44,7 +44,7 @@ func (b *fenceBook) acquire(id string, expected int64) (spi.Fence, error) {
 	next := b.fresh(id) // racy: read before the pause, so concurrent acquires share it
 	if b.racy {
 		b.mu.Unlock()
-		gap(b.natural, func() { time.Sleep(300 * time.Microsecond) })
+		gap(b.pace, func() { time.Sleep(300 * time.Microsecond) })
 		b.mu.Lock()
 	}
 	b.tokens[id] = next

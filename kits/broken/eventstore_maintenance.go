@@ -42,12 +42,12 @@ func (s deletesPastThrough) DeleteThrough(ctx context.Context, id string, throug
 // --- deleteThrough counts in appends that land while it runs (a concurrent append is lost).
 type throughRace struct {
 	es
-	natural bool // the window is one yield (see gap), not a held pause
+	pace pace // how the window opens (see gap)
 }
 
 func (s throughRace) DeleteThrough(ctx context.Context, id string, through int64) error {
 	before, _ := s.es.Read(ctx, id)
-	gap(s.natural, func() { time.Sleep(2 * time.Millisecond) })
+	gap(s.pace, func() { time.Sleep(2 * time.Millisecond) })
 	after, _ := s.es.Read(ctx, id)
 	return s.es.DeleteThrough(ctx, id, through+lastSeq(after)-lastSeq(before))
 }

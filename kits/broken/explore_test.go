@@ -17,16 +17,9 @@ import (
 // why: its defect needs concurrency (two clients racing a window), cancellation or the wall clock,
 // which a sequential script against the reference cannot show.
 var exploreMisses = map[string]string{
-	"snapshotstore/save-delete-then-insert":      "readers racing a re-save see the gap: needs concurrency",
-	"durablestatestore/set-value-then-version":   "readers racing a set see the gap: needs concurrency",
-	"durablestatestore/set-delete-then-insert":   "readers racing a set see the gap: needs concurrency",
-	"archivestore/archive-append-visible-midway": "readers racing an append see it half done: needs concurrency",
-	"archivestore/replace-visible-midway":        "readers racing a replacement see it half done: needs concurrency",
-	"readmodelstore/upsert-delete-then-insert":   "readers racing an upsert see the gap: needs concurrency",
+	"durablestatestore/set-value-then-version":   "readers racing a set see the gap: needs concurrency, and the durable-state exploration makes no two steps at once (a side names versions in the order it sees them)",
+	"durablestatestore/set-delete-then-insert":   "readers racing a set see the gap: needs concurrency, and the durable-state exploration makes no two steps at once (a side names versions in the order it sees them)",
 	"contentstore/commits-after-cancel":          "a stream cancelled through its context: needs cancellation mid-stream",
-	"contentstore/put-race-refused":              "two puts of the same bytes racing: needs concurrency",
-	"contentstore/content-written-in-parts":      "readers racing a put see it half written: needs concurrency",
-	"contentstore/content-rewritten-in-parts":    "readers racing a re-put see it half written: needs concurrency",
 	"eventstore/commit-then-report-cancel":       "a cancelled append: needs cancellation mid-call",
 	"eventstore/lands-after-cancel":              "a cancelled append: needs cancellation mid-call",
 	"eventstore/torn-on-cancel":                  "a cancelled append: needs cancellation mid-call",
@@ -46,6 +39,20 @@ var exploreMisses = map[string]string{
 	"eventstore/malformed-sealing":               "sealingCapability legitimately differs between stores: not compared (eventstore/sealing-capability)",
 	"eventstore/delete-unwritten-keeps-fence":    "needs acquireFence, then deleteExecution before any append, then an append with the old token: a walk the generator rarely takes in 40 scripts (eventstore/delete-execution-fences aims at it)",
 	"eventstore/copy-onto-trimmed":               "copyPrefix onto an id deleteThrough emptied: a choice (I-STORE-52) the exploration's model does not align, so it does not aim there",
+}
+
+// exploreRaces are the broken stores of the seams whose scripts make two steps at once
+// (kits/explore_together.go) that only such a pair can show, each with the pair it takes: the
+// exploration rejects one when a pair of its script meets the window, so either verdict is right
+// (the race checks, sized by make seed-rate, reject each on every seed).
+var exploreRaces = map[string]string{
+	"snapshotstore/save-delete-then-insert":      "save ∥ loadLatest of one execution, the read landing in the gap",
+	"archivestore/archive-append-visible-midway": "append ∥ read of one execution, the read landing midway",
+	"archivestore/replace-visible-midway":        "replaceSegments ∥ read of one execution, the read landing midway",
+	"readmodelstore/upsert-delete-then-insert":   "upsert ∥ upsert of one document, one landing in the other's gap",
+	"contentstore/put-race-refused":              "put ∥ put of the same bytes",
+	"contentstore/content-written-in-parts":      "put ∥ get of new content of 64 KiB or more (the corpus holds none: seen by contentstore/readers-whole-content)",
+	"contentstore/content-rewritten-in-parts":    "put ∥ get of stored content of 64 KiB or more (the corpus holds none: seen by contentstore/readers-whole-content)",
 }
 
 // A natural-window store (a name ending -natural, kits/broken/natural.go) races over one yield
@@ -96,7 +103,7 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			limit := verdictLimit
-			if _, listed := exploreMisses[seam+"/"+b.Name]; listed || strings.HasSuffix(b.Name, "-natural") {
+			if _, listed := exploreMisses[seam+"/"+b.Name]; listed || exploreRaces[seam+"/"+b.Name] != "" || strings.HasSuffix(b.Name, "-natural") {
 				limit = missLimit
 			}
 			rs, err := kits.Run(context.Background(), kit, b.Factory(), kits.Options{Run: "^" + seam + "/explore$", Timeout: limit, Seed: 7})
@@ -129,10 +136,10 @@ func exploredBy[T any](t *testing.T, seam string, kit kits.Kit[T], stores []brok
 			}
 		case r.Verdict == kits.Pass:
 			missed = append(missed, b.Name)
-			if _, listed := exploreMisses[key]; !listed && !strings.HasSuffix(b.Name, "-natural") {
+			if _, listed := exploreMisses[key]; !listed && exploreRaces[key] == "" && !strings.HasSuffix(b.Name, "-natural") {
 				t.Errorf("%s (%s, violates %v): the exploration passed it, want it rejected", key, b.Defect, violated)
 			}
-		case exploreMisses[key] != "" || strings.HasSuffix(b.Name, "-natural"):
+		case exploreMisses[key] != "" || exploreRaces[key] != "" || strings.HasSuffix(b.Name, "-natural"):
 			missed = append(missed, b.Name) // a held-open window may outlast the time limit
 		default:
 			t.Errorf("%s: verdict %s, want fail or pass: %s", key, r.Verdict, firstLine(r.Message))

@@ -8,9 +8,12 @@ import (
 )
 
 // --- a conditional delete reads the key's version, compares it, then deletes unconditionally in a
-// second statement (a natural window between them), so a set on the same version that lands
+// second statement (a natural or round-trip window between them), so a set on the same version that lands
 // between them succeeds and is then deleted.
-type deleteCheckThenDelete struct{ ds }
+type deleteCheckThenDelete struct {
+	ds
+	pace pace
+}
 
 func (s deleteCheckThenDelete) Delete(ctx context.Context, key string, pre spi.Precondition) error {
 	if pre.IfVersion == nil || key == "" {
@@ -23,6 +26,6 @@ func (s deleteCheckThenDelete) Delete(ctx context.Context, key string, pre spi.P
 	if cur.Version != *pre.IfVersion {
 		return spi.StateConflict(key, pre, cur.Version)
 	}
-	gap(true, yield)
+	gap(s.pace, yield)
 	return s.ds.Delete(ctx, key, spi.Precondition{})
 }

@@ -13,14 +13,29 @@ func yield() { time.Sleep(time.Millisecond) }
 // a transaction cost. (A write that readers may see half-done holds its window instead.)
 const midway = 100 * time.Microsecond
 
+// pace is how a racy store opens its window between a check and its act, or between the parts of
+// one write: held (the zero value: a pause, or a window held until a reader saw it, sized so the
+// checks see it), natural (one yield of the processor and nothing more: the correct logic with its
+// lock released between two critical sections) or roundTrip (one request and its answer over a
+// loopback TCP connection, loopback.go: what a client-side check costs a real store before its
+// write, the window of the Redis store with its fence checked in the client).
+type pace uint8
+
+const (
+	paceHeld pace = iota
+	paceNatural
+	paceRoundTrip
+)
+
 // gap is the window of a check-then-act store between its check and its act: held as held does
-// (a pause of a round trip's length), or, when natural, one yield of the processor and nothing
-// more — the correct logic with its lock released between the two critical sections, the window
-// a real store has over one natural round trip.
-func gap(natural bool, held func()) {
-	if natural {
+// when the pace is paceHeld, otherwise the pace's own window.
+func gap(p pace, held func()) {
+	switch p {
+	case paceNatural:
 		runtime.Gosched()
-		return
+	case paceRoundTrip:
+		roundTripOnce()
+	default:
+		held()
 	}
-	held()
 }

@@ -18,7 +18,7 @@ func classSnapshotStores() []classStore[spi.SnapshotStore] {
 		class("state-merged", "a second save merges the new state's keys into the old state", "snapshotstore/save-replaces-whole", []string{"I-STORE-15", "I-STORE-32"},
 			func() S { return stateMergedStore{newSS(), &sync.Mutex{}, map[string]map[string]json.RawMessage{}} }),
 		class("latest-pointer-race", "save moves a latest pointer with check-then-act, so racing saves can leave a lower snapshot latest", "snapshotstore/concurrent-saves", []string{"I-STORE-15", "I-STORE-14"},
-			func() S { return latestPointerRace{newSS(), &sync.Mutex{}, map[string]spi.Snapshot{}, false} }),
+			func() S { return latestPointerRace{newSS(), &sync.Mutex{}, map[string]spi.Snapshot{}, paceHeld} }),
 		class("save-skips-float-equal", "a save whose state equals the stored one through float64 is skipped as unchanged, so a state differing only in a number a double cannot hold is lost", "snapshotstore/roundtrip-precision", []string{"I-STORE-29", "I-STORE-25"},
 			func() S { return saveSkipsFloatEqual{newSS(), &sync.Mutex{}, map[string]json.RawMessage{}} }),
 		class("delimited-prefix-scan", "snapshots are keyed <id>/<sequence> and loadLatest scans the key prefix <id>/, so x loads the latest snapshot of x/q", "snapshotstore/ids-apart-every-method", []string{"I-STORE-4", "I-STORE-27"},

@@ -87,9 +87,9 @@ func (s saveDeleteThenInsert) Save(ctx context.Context, sn spi.Snapshot) error {
 // and the write are two statements, so racing saves can leave a lower snapshot as latest.
 type latestPointerRace struct {
 	ss
-	mu      *sync.Mutex
-	latest  map[string]spi.Snapshot
-	natural bool // the window is one yield (see gap), not a held pause
+	mu     *sync.Mutex
+	latest map[string]spi.Snapshot
+	pace   pace // how the window opens (see gap)
 }
 
 func (s latestPointerRace) Save(ctx context.Context, sn spi.Snapshot) error {
@@ -102,7 +102,7 @@ func (s latestPointerRace) Save(ctx context.Context, sn spi.Snapshot) error {
 	if ok && cur.Sequence > sn.Sequence {
 		return nil
 	}
-	gap(s.natural, func() { time.Sleep(midway) })
+	gap(s.pace, func() { time.Sleep(midway) })
 	s.mu.Lock()
 	s.latest[sn.ExecutionID] = sn
 	s.mu.Unlock()

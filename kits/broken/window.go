@@ -2,7 +2,6 @@ package broken
 
 import (
 	"context"
-	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -14,24 +13,25 @@ import (
 // that reads the written item while the write runs rejects the store on every seed and any
 // machine, and a check that does not never does.
 //
-// A natural window (naturalWindow) holds nothing: hold yields the processor once, as a real store's
-// goroutine does while it waits on the round trip of its next statement, and returns. That is the
-// window of the correct logic with its lock released between two statements, and whether a reader
-// lands in it depends on the scheduler: the kits' checks are sized to see it on 99 % of seeds
-// (make seed-rate, docs/performance.md).
+// A natural window (windowAt(paceNatural)) holds nothing: hold yields the processor once and
+// returns, the window of the correct logic with its lock released between two statements; a
+// round-trip window (windowAt(paceRoundTrip)) makes one loopback round trip, as a real store's
+// goroutine waits on the round trip of its next statement. Whether a reader lands in either
+// depends on the scheduler: the kits' checks are sized to see them on 99 % of seeds (make
+// seed-rate, docs/performance.md).
 type window struct {
 	started *atomic.Int64 // reads begun
 	seen    *atomic.Int64 // the highest read (by start order) that has finished
-	natural bool          // hold yields once instead of waiting for a reader
+	pace    pace          // paceHeld waits for a reader; the others open their own window (gap)
 }
 
 // holdLimit bounds a hold when no reader comes.
 const holdLimit = 2 * time.Second
 
-func newWindow() window { return window{&atomic.Int64{}, &atomic.Int64{}, false} }
+func newWindow() window { return windowAt(paceHeld) }
 
-// naturalWindow is a window that is not held open (see window).
-func naturalWindow() window { return window{&atomic.Int64{}, &atomic.Int64{}, true} }
+// windowAt is a window opened at pace p (see window).
+func windowAt(p pace) window { return window{&atomic.Int64{}, &atomic.Int64{}, p} }
 
 // read runs one read of the store and records it.
 func (w window) read(f func()) {
@@ -50,8 +50,8 @@ func (w window) read(f func()) {
 // hold returns once a read that began after the call has finished, or after holdLimit, or when
 // ctx ends (the caller gave up on the write).
 func (w window) hold(ctx context.Context) {
-	if w.natural {
-		runtime.Gosched()
+	if w.pace != paceHeld {
+		gap(w.pace, nil)
 		return
 	}
 	after := w.started.Load()

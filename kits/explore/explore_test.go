@@ -79,3 +79,26 @@ func TestFindingFileRoundTrips(t *testing.T) {
 		t.Errorf("FileName() = %q", f.FileName())
 	}
 }
+
+func TestTogetherStepsRoundTripAndAreChecked(t *testing.T) {
+	race := Step{Op: Together, Together: []Step{{Client: 1, Op: "save", Args: Args(map[string]int{"id": 1})}, {Client: 2, Op: "loadLatest", Args: Args(map[string]int{"id": 1})}}}
+	f := Finding{Script: Script{Check: "snapshotstore/explore", Steps: []Step{{Op: "save"}, race}}}
+	s, err := ParseScript(f.File())
+	if err != nil || len(s.Steps) != 2 || len(s.Steps[1].Together) != 2 || s.Steps[1].Together[1].Op != "loadLatest" {
+		t.Fatalf("ParseScript(File()) = %+v, %v, want the together step back", s, err)
+	}
+	if got, want := race.String(), `client 1: save {"id":1} ∥ client 2: loadLatest {"id":1}`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	for bad, why := range map[string]string{
+		`{"check":"x","steps":[{"op":"together","together":[{"op":"a"}]}]}`:                                                      "want 2 to 4",
+		`{"check":"x","steps":[{"op":"together","together":[{"op":"a"},{"op":"b"},{"op":"c"},{"op":"d"},{"op":"e"}]}]}`:          "want 2 to 4",
+		`{"check":"x","steps":[{"op":"a","together":[{"op":"a"},{"op":"b"}]}]}`:                                                  `want op "together"`,
+		`{"check":"x","steps":[{"op":"together","together":[{"op":"a"},{"op":"together","together":[{"op":"a"},{"op":"b"}]}]}]}`: "inside another",
+		`{"check":"x","steps":[{"op":"together","together":[{"op":"a"},{"op":""}]}]}`:                                            `steps[0].together[1]: no "op"`,
+	} {
+		if _, err := ParseScript([]byte(bad)); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseScript(%s) = %v, want an error saying %q", bad, err, why)
+		}
+	}
+}
