@@ -40,7 +40,7 @@ var esExploreClauses = map[string][]string{
 // esExploreExtra are the clauses a differing answer cites beside an operation's own: a fenced
 // refusal (a zombie's write), and the choices of esModel.choice, the order of several refusals and
 // a number a double cannot hold.
-var esExploreExtra = []string{"S6.fencing.zombie", "I-STORE-50", "I-STORE-25", "I-STORE-66", "I-STORE-67", "I-STORE-68", "I-STORE-69", "I-STORE-71", "I-STORE-28"}
+var esExploreExtra = []string{"S6.fencing.zombie", "I-STORE-50", "I-STORE-25", "I-STORE-66", "I-STORE-67", "I-STORE-68", "I-STORE-69", "I-STORE-71", "I-STORE-28", "I-STORE-14"}
 
 // EventStoreExploreClauses lists every clause eventstore/explore may cite.
 func EventStoreExploreClauses() []string {
@@ -66,6 +66,19 @@ var esExploreOps = []struct {
 	{"observe", spi.MethodAppendIfUnchanged, 1}, {"appendIfUnchanged", spi.MethodAppendIfUnchanged, 2},
 	{"deleteThrough", spi.MethodDeleteThrough, 1}, {"copyPrefix", spi.MethodCopyPrefix, 1},
 	{"deleteExecution", spi.MethodDeleteExecution, 1}, {"listExecutionsPage", spi.MethodListExecutionsPage, 1},
+}
+
+// esAtOnce are the operations a script may make two at once on one id (explore_together.go): not
+// those that hand out a token or an anchor, which a side names in the order it received them.
+var esAtOnce = []string{"append", "appendIfUnchanged", "read", "readRange", "deleteThrough", "copyPrefix", "deleteExecution"}
+
+func esOpMethod(name string) string {
+	for _, op := range esExploreOps {
+		if op.name == name {
+			return op.method
+		}
+	}
+	return ""
 }
 
 // exploreIDs are the ids a script names, as suffixes of a per-replay base: groups of ids a store
@@ -149,12 +162,11 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 	}
 	ref := newESReference()
 	base, ids := exploreIDsAt("gen~")
-	id := func() int { return hot[r.Intn(len(hot))] }
-	s := explore.Script{Check: "eventstore/explore", Seed: seed, Round: round}
-	for len(s.Steps) < steps {
-		a := esArgs{ID: id()}
+	// draw draws op's arguments on id first from r, naming any other id with id, mostly right for
+	// the reference's state (ok false: no sensible step now).
+	draw := func(r *rand.Rand, first int, id func() int, op string) (esArgs, bool) {
+		a := esArgs{ID: first}
 		next := ref.model.next[a.ID]
-		op := ops[r.Intn(len(ops))]
 		switch op {
 		case "append", "appendIfUnchanged":
 			a.Seq, a.N = next, 1+r.Intn(3)
@@ -179,7 +191,7 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 			}
 			if op == "appendIfUnchanged" {
 				if a.Anchor = pick(r, ref.anchorOf, a.ID); a.Anchor == 0 {
-					continue
+					return a, false
 				}
 			}
 		case "readRange":
@@ -198,9 +210,46 @@ func esGen(ctx context.Context, seed int64, round, steps int, declared func(stri
 		case "listExecutionsPage":
 			a.Limit = 1 + r.Intn(3)
 		}
+		return a, true
+	}
+	// Steps made two at once (esAtOnce) come between the others, drawn from a source of their own,
+	// so the walk of single steps draws what it drew before they existed.
+	rt := rand.New(rand.NewSource(seed*7919 + int64(round) + 1<<40))
+	var pairOps []string
+	for _, op := range esAtOnce {
+		if m := esOpMethod(op); m == "" || declared(m) {
+			pairOps = append(pairOps, op)
+		}
+	}
+	s := explore.Script{Check: "eventstore/explore", Seed: seed, Round: round}
+	for made := 0; made < steps; {
+		if len(pairOps) > 0 && rt.Intn(togetherEvery) == 0 {
+			h := hot[rt.Intn(len(hot))] // both on one id
+			st := explore.Step{Op: explore.Together}
+			for client := 1; client <= 2; client++ {
+				op := pairOps[rt.Intn(len(pairOps))]
+				if a, ok := draw(rt, h, func() int { return hot[rt.Intn(len(hot))] }, op); ok {
+					st.Together = append(st.Together, explore.Step{Client: client, Op: op, Args: explore.Args(a)})
+				}
+			}
+			if len(st.Together) == 2 {
+				for _, sub := range st.Together {
+					_, _, _ = ref.step(ctx, base, ids, sub)
+				}
+				s.Steps = append(s.Steps, st)
+			}
+		}
+		id := func() int { return hot[r.Intn(len(hot))] }
+		first := id()
+		op := ops[r.Intn(len(ops))]
+		a, ok := draw(r, first, id, op)
+		if !ok {
+			continue
+		}
 		st := explore.Step{Op: op, Args: explore.Args(a)}
 		_, _, _ = ref.step(ctx, base, ids, st)
 		s.Steps = append(s.Steps, st)
+		made++
 		if op == "append" {
 			last = &a
 		}
@@ -528,42 +577,100 @@ func listMine(ctx context.Context, l spi.ExecutionLister, base string, ids []str
 func esReplay(c *EventStoreCase) explore.Replay {
 	return func(ctx context.Context, s explore.Script) (*explore.Mismatch, error) {
 		base, ids := exploreIDsAt(c.ExecID("x") + "~")
-		ref := newESReference()
-		target := &esSide{store: c.Store, values: ref.values, metas: ref.metas}
+		refs := newOracle(func(applied []explore.Step) *esSide {
+			ref := newESReference()
+			for _, a := range applied {
+				_, _, _ = ref.step(ctx, base, ids, a)
+			}
+			return ref
+		})
+		target := &esSide{store: c.Store, values: refs.cands[0].ref.values, metas: refs.cands[0].ref.metas}
 		for i, st := range s.Steps {
-			want, several, choice := ref.step(ctx, base, ids, st)
-			got := target.apply(ctx, base, ids, st)
+			var m *explore.Mismatch
+			var tooLong bool
+			tgtRead := readOnce(func(read explore.Step) xAnswer { return target.apply(ctx, base, ids, read) })
+			if st.Op == explore.Together {
+				got := atOnce(st, func(sub explore.Step) xAnswer { return target.apply(ctx, base, ids, sub) }, c.Recover)
+				m, tooLong = refs.together(st, func(sub explore.Step) bool { return len(esTouched(sub)) > 0 }, func(ref *esSide, order []explore.Step, perm []int) (*explore.Mismatch, bool) {
+					var m *explore.Mismatch
+					for i, sub := range order {
+						want, several, choice := ref.step(ctx, base, ids, sub)
+						if esRefusedTooLong(sub, ids, want, got[perm[i]]) {
+							return nil, true
+						}
+						if m == nil {
+							if m = esAnswer(sub, want, got[perm[i]], several, choice); m != nil {
+								m.Args = esShowArgs(sub, ids)
+							}
+						}
+					}
+					for _, sub := range order {
+						if m != nil {
+							break
+						}
+						if m = esReadBack(ctx, base, ids, ref, tgtRead, sub); m != nil {
+							m.Args = esShowArgs(sub, ids)
+						}
+					}
+					return m, false
+				})
+			} else {
+				got := target.apply(ctx, base, ids, st)
+				m, tooLong = refs.step(st, func(ref *esSide) (*explore.Mismatch, bool) {
+					want, several, choice := ref.step(ctx, base, ids, st)
+					if esRefusedTooLong(st, ids, want, got) {
+						return nil, true
+					}
+					if m := esAnswer(st, want, got, several, choice); m != nil {
+						return m, false
+					}
+					return esReadBack(ctx, base, ids, ref, tgtRead, st), false
+				})
+			}
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if got.refusal == "invalid argument" && want.refusal == "" && esTooLong(st, ids) {
+			if tooLong {
 				return nil, nil // a name past spi.MaxIDBytes may be refused (I-STORE-80)
 			}
-			m := esCompare(st, want, got, several)
-			if m != nil && choice != "" && !slices.Equal(m.Clauses, []string{"I-STORE-25"}) {
-				m.Clauses = []string{choice} // the answer rests on the choice
-			}
-			for _, touched := range esTouched(st) {
-				if m != nil {
-					break
-				}
-				// what a write did shows in the logs it touched: read them back on both sides
-				read := explore.Step{Op: "read", Args: explore.Args(esArgs{ID: touched})}
-				m = esCompare(read, ref.apply(ctx, base, ids, read), target.apply(ctx, base, ids, read), nil)
-				if m != nil {
-					m.Op = st.Op + " then read"
-					if !slices.Equal(m.Clauses, []string{"I-STORE-25"}) {
-						m.Clauses = esExploreClauses[st.Op]
-					}
-				}
-			}
 			if m != nil {
-				m.Step, m.Args = i, esShowArgs(st, ids)
+				m.Step = i
+				if m.Args == "" {
+					m.Args = esShowArgs(st, ids)
+				}
 				return m, nil
 			}
 		}
 		return nil, nil
 	}
+}
+
+func esRefusedTooLong(st explore.Step, ids []string, want, got xAnswer) bool {
+	return got.refusal == "invalid argument" && want.refusal == "" && esTooLong(st, ids)
+}
+
+// esAnswer compares one answer; a difference in a choice's zone cites the choice.
+func esAnswer(st explore.Step, want, got xAnswer, several []string, choice string) *explore.Mismatch {
+	m := esCompare(st, want, got, several)
+	if m != nil && choice != "" && !slices.Equal(m.Clauses, []string{"I-STORE-25"}) {
+		m.Clauses = []string{choice} // the answer rests on the choice
+	}
+	return m
+}
+
+// esReadBack reads back, on both sides, the logs write step st may have changed.
+func esReadBack(ctx context.Context, base string, ids []string, ref *esSide, tgtRead func(explore.Step) xAnswer, st explore.Step) *explore.Mismatch {
+	for _, touched := range esTouched(st) {
+		read := explore.Step{Op: "read", Args: explore.Args(esArgs{ID: touched})}
+		if m := esCompare(read, ref.apply(ctx, base, ids, read), tgtRead(read), nil); m != nil {
+			m.Op = st.Op + " then read"
+			if !slices.Equal(m.Clauses, []string{"I-STORE-25"}) {
+				m.Clauses = esExploreClauses[st.Op]
+			}
+			return m
+		}
+	}
+	return nil
 }
 
 // esTooLong reports whether a step names an id past spi.MaxIDBytes.

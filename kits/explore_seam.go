@@ -184,8 +184,8 @@ func (x xSeam[T]) gen(seed int64, round int, declared func(string) bool) explore
 // replay applies s to c's target and to a fresh reference, with this replay's own names, and
 // returns the first answer where they part. A refusal as an invalid argument of a step naming an id
 // past spi.MaxIDBytes is the target's right (I-STORE-80): the script ends there, agreeing. A
-// Together step is made on the target at once and compared with the reference answering its steps
-// one after the other, in every order (together).
+// Together step is made on the target at once and compared with the reference making its steps one
+// after the other, in every order (explore_together.go).
 func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)) explore.Replay {
 	return func(ctx context.Context, s explore.Script) (*explore.Mismatch, error) {
 		store, err := target(ctx)
@@ -193,12 +193,18 @@ func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)
 			return nil, err
 		}
 		_, ids := exploreIDsAt(c.ExecID("x") + "~")
-		ref, tgt := x.side(x.reference(), ids, true), x.side(store, ids, false)
+		tgt := x.side(store, ids, false)
 		if x.cleanup != nil {
 			defer x.cleanup(context.WithoutCancel(ctx), tgt)
 		}
+		refs := newOracle(func(applied []explore.Step) xSide {
+			ref := x.side(x.reference(), ids, true)
+			for _, a := range applied {
+				ref.follow(a, ref.apply(ctx, a))
+			}
+			return ref
+		})
 		var named []int
-		var applied []explore.Step // the steps the reference has made, one after the other
 		for i, st := range s.Steps {
 			steps := []explore.Step{st}
 			if st.Op == explore.Together {
@@ -213,17 +219,31 @@ func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)
 			}
 			var m *explore.Mismatch
 			var tooLong bool
+			tgtRead := readOnce(func(read explore.Step) xAnswer { return tgt.apply(ctx, read) })
 			if st.Op == explore.Together {
-				// its answers and what it touched are compared inside, order by order
-				ref, steps, m, tooLong = x.together(ctx, st, ids, applied, named, tgt, c.Recover)
-			} else {
-				var choice string
-				choice, m, tooLong = x.step(ctx, ref, tgt, st, ids)
-				if m == nil {
-					m = x.readBack(ctx, ref, tgt, st, choice, named)
+				got := atOnce(st, func(sub explore.Step) xAnswer { return tgt.apply(ctx, sub) }, c.Recover)
+				m, tooLong = refs.together(st, x.writes, func(ref xSide, order []explore.Step, perm []int) (*explore.Mismatch, bool) {
+					return x.madeInOrder(ctx, ref, tgtRead, order, perm, got, ids, named)
+				})
+				for k, sub := range st.Together {
+					tgt.follow(sub, got[k])
 				}
+			} else {
+				got := tgt.apply(ctx, st)
+				tgt.follow(st, got)
+				m, tooLong = refs.step(st, func(ref xSide) (*explore.Mismatch, bool) {
+					choice := ref.choice(st)
+					want := ref.apply(ctx, st)
+					ref.follow(st, want)
+					if x.refusedTooLong(st, ids, want, got) {
+						return nil, true
+					}
+					if m := x.judge(st, choice, want, got); m != nil {
+						return m, false
+					}
+					return x.readBack(ctx, ref, tgtRead, st, choice, named), false
+				})
 			}
-			applied = append(applied, steps...)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -242,16 +262,33 @@ func (x xSeam[T]) replay(c *Case[T], target func(ctx context.Context) (T, error)
 	}
 }
 
-// step makes st on both sides and compares the answers: it returns the choice whose zone st is in,
-// the mismatch (citing that choice when it rests on one) and whether the target refused a name
-// past spi.MaxIDBytes (its right).
-func (x xSeam[T]) step(ctx context.Context, ref, tgt xSide, st explore.Step, ids []string) (string, *explore.Mismatch, bool) {
-	choice := ref.choice(st)
-	want := ref.apply(ctx, st)
-	ref.follow(st, want)
-	got := tgt.apply(ctx, st)
-	tgt.follow(st, got)
-	return choice, x.judge(st, choice, want, got), x.refusedTooLong(st, ids, want, got)
+// madeInOrder makes steps made at once on ref in order (perm: their positions in the Together step,
+// whose answers got holds by position) and compares each answer, then what each touched.
+func (x xSeam[T]) madeInOrder(ctx context.Context, ref xSide, tgtRead func(explore.Step) xAnswer, order []explore.Step, perm []int, got []xAnswer, ids []string, named []int) (*explore.Mismatch, bool) {
+	var m *explore.Mismatch
+	choices := make([]string, len(order))
+	for i, sub := range order {
+		choices[i] = ref.choice(sub)
+		want := ref.apply(ctx, sub)
+		ref.follow(sub, want)
+		if x.refusedTooLong(sub, ids, want, got[perm[i]]) {
+			return nil, true
+		}
+		if m == nil {
+			if m = x.judge(sub, choices[i], want, got[perm[i]]); m != nil {
+				m.Args = xShowArgs(sub, ids, x.names)
+			}
+		}
+	}
+	for i, sub := range order {
+		if m != nil {
+			break
+		}
+		if m = x.readBack(ctx, ref, tgtRead, sub, choices[i], named); m != nil {
+			m.Args = xShowArgs(sub, ids, x.names)
+		}
+	}
+	return m, false
 }
 
 // judge compares one answer; a difference in a choice's zone cites the choice.
@@ -269,9 +306,9 @@ func (x xSeam[T]) refusedTooLong(st explore.Step, ids []string, want, got xAnswe
 
 // readBack reads back what write step st touched on both sides: what a write did shows in what it
 // touched, and a write to one id shows on another it must not change.
-func (x xSeam[T]) readBack(ctx context.Context, ref, tgt xSide, st explore.Step, choice string, named []int) *explore.Mismatch {
+func (x xSeam[T]) readBack(ctx context.Context, ref xSide, tgtRead func(explore.Step) xAnswer, st explore.Step, choice string, named []int) *explore.Mismatch {
 	for _, read := range x.touched(st, named) {
-		m := x.compare(read, ref.apply(ctx, read), tgt.apply(ctx, read))
+		m := x.compare(read, ref.apply(ctx, read), tgtRead(read))
 		if m == nil {
 			continue
 		}
@@ -288,6 +325,9 @@ func (x xSeam[T]) readBack(ctx context.Context, ref, tgt xSide, st explore.Step,
 	}
 	return nil
 }
+
+// writes reports whether st may change what the target holds (a read does not).
+func (x xSeam[T]) writes(st explore.Step) bool { return len(x.touched(st, []int{0})) > 0 }
 
 func (x xSeam[T]) namesTooLong(st explore.Step, ids []string) bool {
 	for _, i := range x.names(st) {

@@ -3,6 +3,7 @@ package kits
 import (
 	"context"
 	"math/rand"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -11,19 +12,189 @@ import (
 	"github.com/loom-kernel/loom-conform/spec"
 )
 
-// Two clients at once. A seam that lists operations in xSeam.atOnce has its scripts make, now
-// and then, two of them at the same time on one id, each by its own client (an explore.Together
-// step): two saves of one execution, two registrations of one branch, an archive call and a read.
-// The target answers them concurrently; the reference answers them one after the other, and the
-// target's answers must be the reference's in one of the orders (linearizability, I-STORE-14, for
-// each pair). The reference cannot be forked, so each order is tried on a fresh reference that
-// first makes every step the script made before (cheap: a script is a few dozen in-memory steps).
-// The operations listed must be safe to apply to a target side from two goroutines (their apply
-// keeps no bookkeeping; follow runs after both, in the order that matched).
+// Two clients at once. A seam that lists operations in xSeam.atOnce (the EventStore: esAtOnce) has
+// its scripts make, now and then, two of them at the same time on one id, each by its own client
+// (an explore.Together step): two saves of one execution, an append and a deleteThrough, an archive
+// call and a read. The target answers them concurrently; the reference answers them one after the
+// other, and the target's answers, and what it holds after them, must be the reference's in one of
+// the orders (linearizability, I-STORE-14). Two orders may agree on every answer and every read yet
+// leave different states (two saves at one sequence that no read shows yet), so the oracle keeps
+// every reference state the target may be in, and a later step keeps those that answer as the
+// target does. The reference cannot be forked, so each order is made on a fresh reference that
+// first makes every step its candidate made before (cheap: a script is a few dozen in-memory
+// steps). The operations made at once must be safe to apply to a target side from two goroutines
+// (their apply keeps no bookkeeping).
 
-// togetherEvery is how often, one step in so many, a script of a seam with atOnce operations
-// makes two at once.
+// togetherEvery is how often, one step in so many, a script of a seam with operations made at once
+// makes two.
 const togetherEvery = 5
+
+// maxCandidates bounds the reference states an oracle keeps; past it the first are kept. Each pair
+// of a script adds at most one, and most pairs' answers tell their order at once.
+const maxCandidates = 16
+
+// oracle is the reference states a target may be in after the steps so far.
+type oracle[R any] struct {
+	fresh func(applied []explore.Step) R // a reference that made applied, one after the other
+	cands []candidate[R]
+}
+
+type candidate[R any] struct {
+	ref     R
+	applied []explore.Step
+}
+
+func newOracle[R any](fresh func(applied []explore.Step) R) *oracle[R] {
+	return &oracle[R]{fresh: fresh, cands: []candidate[R]{{ref: fresh(nil)}}}
+}
+
+// step makes st on every candidate through judge, which compares it with the target's answer
+// (and what st touched) and reports a refused name past spi.MaxIDBytes (tooLong: the script ends
+// agreeing). Candidates that disagree drop out; when none is left, the mismatch that binds least
+// (a choice before a rule) is returned.
+func (o *oracle[R]) step(st explore.Step, judge func(ref R) (m *explore.Mismatch, tooLong bool)) (*explore.Mismatch, bool) {
+	var kept []candidate[R]
+	var least *explore.Mismatch
+	for _, c := range o.cands {
+		m, tooLong := judge(c.ref)
+		switch {
+		case tooLong:
+			return nil, true
+		case m == nil:
+			kept = append(kept, candidate[R]{c.ref, append(slices.Clip(c.applied), st)})
+		default:
+			least = bindsLeast(least, m)
+		}
+	}
+	if len(kept) == 0 {
+		return least, false
+	}
+	o.cands = kept
+	return nil, false
+}
+
+// together makes the steps of Together step st, which the target has answered, on a fresh
+// reference per candidate and per order, through judge (given the steps in that order); every
+// order that agrees is a candidate after it. When at most one of the steps writes (writes), every
+// order that agrees leaves the same state, and the first is enough.
+func (o *oracle[R]) together(st explore.Step, writes func(explore.Step) bool, judge func(ref R, order []explore.Step, perm []int) (m *explore.Mismatch, tooLong bool)) (*explore.Mismatch, bool) {
+	writers := 0
+	for _, sub := range st.Together {
+		if writes(sub) {
+			writers++
+		}
+	}
+	var kept []candidate[R]
+	var least *explore.Mismatch
+	for _, c := range o.cands {
+		found := false
+		for _, perm := range orders(len(st.Together)) {
+			if found && writers <= 1 {
+				break // this candidate's state after the steps is the one found
+			}
+			order := make([]explore.Step, len(perm))
+			for i, k := range perm {
+				order[i] = st.Together[k]
+			}
+			ref := o.fresh(c.applied)
+			m, tooLong := judge(ref, order, perm)
+			switch {
+			case tooLong:
+				return nil, true
+			case m == nil:
+				kept, found = append(kept, candidate[R]{ref, slices.Concat(c.applied, order)}), true
+			default:
+				least = bindsLeast(least, m)
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return madeAtOnce(st, least), false
+	}
+	// Orders whose writes commute leave equal references (the reference stores are plain values in
+	// memory): one of them is enough.
+	o.cands = o.cands[:0]
+	for _, k := range kept {
+		if len(o.cands) < maxCandidates && !slices.ContainsFunc(o.cands, func(c candidate[R]) bool { return reflect.DeepEqual(c.ref, k.ref) }) {
+			o.cands = append(o.cands, k)
+		}
+	}
+	return nil, false
+}
+
+// bindsLeast is the one of two mismatches that binds least: a recommendation before a requirement,
+// else the first.
+func bindsLeast(a, b *explore.Mismatch) *explore.Mismatch {
+	if a == nil || spec.RequirementOf(b.Clauses) == spec.Recommended && spec.RequirementOf(a.Clauses) == spec.Required {
+		return b
+	}
+	return a
+}
+
+// madeAtOnce is m, the mismatch of Together step st, saying so: its operation names the steps made
+// at once, and a required one cites I-STORE-14 (linearizability) beside the operation's clauses.
+func madeAtOnce(st explore.Step, m *explore.Mismatch) *explore.Mismatch {
+	var ops []string
+	for _, sub := range st.Together {
+		ops = append(ops, sub.Op)
+	}
+	m.Op += " (made at once: " + strings.Join(ops, " ∥ ") + ")"
+	if spec.RequirementOf(m.Clauses) == spec.Required && !slices.Contains(m.Clauses, "I-STORE-14") {
+		m.Clauses = append(slices.Clone(m.Clauses), "I-STORE-14")
+	}
+	return m
+}
+
+// atOnce makes the steps of Together step st on the target, each in its own goroutine, released
+// together, and returns their answers by position. recov is deferred first in each goroutine
+// (Case.Recover).
+func atOnce[A any](st explore.Step, apply func(explore.Step) A, recov func()) []A {
+	got := make([]A, len(st.Together))
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for k, sub := range st.Together {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer recov()
+			<-start
+			got[k] = apply(sub)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return got
+}
+
+// readOnce answers each read once per step of a script, however many candidates compare it: the
+// target holds the same between them.
+func readOnce(read func(explore.Step) xAnswer) func(explore.Step) xAnswer {
+	seen := map[string]xAnswer{}
+	return func(st explore.Step) xAnswer {
+		k := st.String()
+		if a, ok := seen[k]; ok {
+			return a
+		}
+		a := read(st)
+		seen[k] = a
+		return a
+	}
+}
+
+// orders lists every order of n steps (2 in the scripts made; a script file may hold up to 4).
+func orders(n int) [][]int {
+	if n <= 1 {
+		return [][]int{{0}}
+	}
+	var out [][]int
+	for _, rest := range orders(n - 1) {
+		for at := 0; at <= len(rest); at++ {
+			p := append(append(append([]int(nil), rest[:at]...), n-1), rest[at:]...)
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // genTogether draws a Together step: two of the operations in x.atOnce the target declares, on
 // one id, both with arguments drawn from the reference's state before either (so both may be
@@ -66,95 +237,6 @@ func (x xSeam[T]) genTogether(ctx context.Context, r *rand.Rand, ref xSide, id f
 		ref.follow(sub, ref.apply(ctx, sub))
 	}
 	return st, true
-}
-
-// together makes st's steps on the target at once, then looks for an order of them in which a
-// fresh reference, having made applied first, answers as the target did and then holds what the
-// target holds (the reads of what the steps touched agree). It returns that reference and the
-// steps in that order; or, when no order matches, the mismatch of the order whose first difference
-// binds least (a choice before a rule), citing I-STORE-14 beside the operation's clauses. tooLong
-// reports the target refusing a name past spi.MaxIDBytes (its right). recov is deferred first in
-// each goroutine that calls the target (Case.Recover).
-func (x xSeam[T]) together(ctx context.Context, st explore.Step, ids []string, applied []explore.Step, named []int, tgt xSide, recov func()) (ref xSide, order []explore.Step, m *explore.Mismatch, tooLong bool) {
-	got := make([]xAnswer, len(st.Together))
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for k, sub := range st.Together {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer recov()
-			<-start
-			got[k] = tgt.apply(ctx, sub)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	var best *explore.Mismatch
-	for _, perm := range orders(len(st.Together)) {
-		fresh := x.side(x.reference(), ids, true)
-		for _, a := range applied {
-			fresh.follow(a, fresh.apply(ctx, a))
-		}
-		order = order[:0]
-		var choices []string
-		var pm *explore.Mismatch
-		for _, k := range perm {
-			sub := st.Together[k]
-			choice := fresh.choice(sub)
-			want := fresh.apply(ctx, sub)
-			fresh.follow(sub, want)
-			order, choices = append(order, sub), append(choices, choice)
-			if x.refusedTooLong(sub, ids, want, got[k]) {
-				return fresh, order, nil, true
-			}
-			if pm == nil {
-				if pm = x.judge(sub, choice, want, got[k]); pm != nil {
-					pm.Args = xShowArgs(sub, ids, x.names)
-				}
-			}
-		}
-		for i, sub := range order {
-			if pm == nil {
-				if pm = x.readBack(ctx, fresh, tgt, sub, choices[i], named); pm != nil {
-					pm.Args = xShowArgs(sub, ids, x.names)
-				}
-			}
-		}
-		if pm == nil {
-			for _, k := range perm {
-				tgt.follow(st.Together[k], got[k])
-			}
-			return fresh, order, nil, false
-		}
-		if best == nil || spec.RequirementOf(pm.Clauses) == spec.Recommended && spec.RequirementOf(best.Clauses) == spec.Required {
-			best = pm
-		}
-	}
-	var others []string
-	for _, sub := range st.Together {
-		others = append(others, sub.Op)
-	}
-	best.Op = best.Op + " (made at once: " + strings.Join(others, " ∥ ") + ")"
-	if spec.RequirementOf(best.Clauses) == spec.Required && !slices.Contains(best.Clauses, "I-STORE-14") {
-		best.Clauses = append(slices.Clone(best.Clauses), "I-STORE-14")
-	}
-	return nil, nil, best, false
-}
-
-// orders lists every order of n steps (2 in the scripts made; a script file may hold up to 4).
-func orders(n int) [][]int {
-	if n <= 1 {
-		return [][]int{{0}}
-	}
-	var out [][]int
-	for _, rest := range orders(n - 1) {
-		for at := 0; at <= len(rest); at++ {
-			p := append(append(append([]int(nil), rest[:at]...), n-1), rest[at:]...)
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func (x xSeam[T]) opMethod(name string) string {
