@@ -169,7 +169,9 @@ func claimOne(ctx context.Context, c *DispatcherCase, r spi.ClaimRequest) (spi.L
 // stallNote says what a queue that delivers nothing may be stalled behind: the packages of other
 // checks this case's claims received and left leased ("" when none). A dispatcher that claims
 // only from the head of its queue stalls every package behind them (I-DISPATCH-12, I-CERT-61).
-func stallNote(c *DispatcherCase) string {
+// A check cut short by its time limit says it too, whether the limit met it between two claims
+// or inside one (kits/run.go).
+func stallNote[T any](c *Case[T]) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.ahead) == 0 {

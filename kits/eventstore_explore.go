@@ -40,7 +40,7 @@ var esExploreClauses = map[string][]string{
 // esExploreExtra are the clauses a differing answer cites beside an operation's own: a fenced
 // refusal (a zombie's write), and the choices of esModel.choice, the order of several refusals and
 // a number a double cannot hold.
-var esExploreExtra = []string{"S6.fencing.zombie", "I-STORE-50", "I-STORE-25", "I-STORE-66", "I-STORE-67", "I-STORE-68", "I-STORE-69", "I-STORE-71", "I-STORE-28", "I-STORE-14"}
+var esExploreExtra = []string{"S6.fencing.zombie", "I-STORE-50", "I-STORE-25", "I-STORE-66", "I-STORE-67", "I-STORE-68", "I-STORE-69", "I-STORE-71", "I-STORE-28", "I-STORE-14", "I-STORE-52"}
 
 // EventStoreExploreClauses lists every clause eventstore/explore may cite.
 func EventStoreExploreClauses() []string {
@@ -331,6 +331,10 @@ func (m *esModel) choice(x *esSide, st explore.Step) string {
 			return "I-STORE-68"
 		}
 
+	case "copyPrefix":
+		if m.next[a.To] > 0 && !m.stored[a.To] {
+			return "I-STORE-52" // onto a target once written and now empty: a fresh one or already exists
+		}
 	case "deleteExecution":
 		if !m.stored[a.ID] {
 			return "I-STORE-71"

@@ -223,14 +223,17 @@ func runOne[T any](parent context.Context, kit Kit[T], ch *Check[T], factory Fac
 	// cutShort is the verdict of a check that did not finish its work within its time limit: unknown,
 	// never pass or fail (DESIGN §7.1), saying how far it came and how to give it more time.
 	cutShort := func(what string) Result {
-		how := "it did not finish its work"
+		how, stall := "it did not finish its work", ""
 		if c := running.Load(); c != nil {
 			if p := c.progress(); p != "" {
 				how = "it " + p
 			}
+			if note := stallNote(c); note != "" {
+				stall = "; " + note
+			}
 		}
-		return finish(Unknown, fmt.Sprintf("%s: %s within the time limit of %s (%s); no verdict: raise the limit with certify --timeout (kits.Options.Timeout)",
-			ch.ID, what, opts.Timeout, how))
+		return finish(Unknown, fmt.Sprintf("%s: %s within the time limit of %s (%s)%s; no verdict: raise the limit with certify --timeout (kits.Options.Timeout)",
+			ch.ID, what, opts.Timeout, how, stall))
 	}
 
 	var o outcome
